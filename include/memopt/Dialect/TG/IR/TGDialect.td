@@ -1,0 +1,55 @@
+//===- TGDialect.td - Training-graph dialect definition ----*- tablegen -*-===//
+//
+// The training-graph (tg) dialect holds a whole network, and later its whole
+// training step, as value-semantics tensor operations. It is the level at
+// which autodiff and the memory passes reason about the graph.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMOPT_DIALECT_TG_IR_TGDIALECT_TD
+#define MEMOPT_DIALECT_TG_IR_TGDIALECT_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+
+def TG_Dialect : Dialect {
+  let name = "tg";
+  let cppNamespace = "::memopt::tg";
+  let summary = "Tensor-level training-graph dialect of memopt";
+  let description = [{
+    Operations on statically shaped tensors in NCHW layout with value
+    semantics: the forward operators of convolutional networks as imported
+    from ONNX. Every op infers its result type and verifies its attributes,
+    so that a malformed graph is rejected where it is built, not where it is
+    executed.
+
+    Function arguments and results carry the roles the runtime needs:
+    `tg.input` (a data input), `tg.param` (a trainable initializer),
+    `tg.state` (a non-trainable initializer such as BatchNorm running
+    statistics) and `tg.output`. Their values are the ONNX names, which are
+    kept so that trained values can be written back under them.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let hasConstantMaterializer = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// Names of the argument and result attributes that give an ONNX name
+    /// and its role to a function argument or result.
+    static constexpr llvm::StringLiteral kInputAttrName = "tg.input";
+    static constexpr llvm::StringLiteral kParamAttrName = "tg.param";
+    static constexpr llvm::StringLiteral kStateAttrName = "tg.state";
+    static constexpr llvm::StringLiteral kOutputAttrName = "tg.output";
+  }];
+}
+
+class TG_Op<string mnemonic, list<Trait> traits = []>
+    : Op<TG_Dialect, mnemonic, traits>;
+
+// Tensors handled by the dialect: static shapes, floating-point elements.
+def TG_FloatElement : AnyTypeOf<[F32, F16, BF16]>;
+def TG_Tensor : StaticShapeTensorOf<[F32, F16, BF16]>;
+def TG_4DTensor : 4DTensorOf<[F32, F16, BF16]>;
+def TG_1DTensor : 1DTensorOf<[F32, F16, BF16]>;
+
+#endif // MEMOPT_DIALECT_TG_IR_TGDIALECT_TD

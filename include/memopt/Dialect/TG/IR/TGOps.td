@@ -1,0 +1,398 @@
+//===- TGOps.td - Operations of the tg dialect -------------*- tablegen -*-===//
+//
+// Forward operators of convolutional networks on NCHW tensors. Attribute
+// conventions follow ONNX where ONNX is unambiguous (pads are
+// [begin..., end...] per spatial axis) so that the importer is a direct map;
+// BatchNorm momentum follows PyTorch because the training step reproduces
+// PyTorch's running-statistics update.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMOPT_DIALECT_TG_IR_TGOPS_TD
+#define MEMOPT_DIALECT_TG_IR_TGOPS_TD
+
+include "memopt/Dialect/TG/IR/TGDialect.td"
+include "memopt/Dialect/TG/IR/TGEnums.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Constants
+//===----------------------------------------------------------------------===//
+
+def TG_ConstantOp : TG_Op<"constant",
+    [ConstantLike, Pure, InferTypeOpAdaptor]> {
+  let summary = "A constant tensor";
+  let description = [{
+    A tensor whose value is known at compile time, such as a scale factor or
+    a constant operand of an arithmetic op. Trainable weights are not
+    constants: they are function arguments marked `tg.param`.
+
+    ```mlir
+    %c = tg.constant dense<1.0> : tensor<1x1x1x1xf32>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs AnyStaticShapeTensor:$output);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Convolutions
+//===----------------------------------------------------------------------===//
+
+def TG_Conv2DOp : TG_Op<"conv2d", [Pure, InferTypeOpAdaptor]> {
+  let summary = "2-D convolution (cross-correlation) in NCHW";
+  let description = [{
+    `input` is N x C x H x W, `weight` is O x C/groups x kH x kW and the
+    optional `bias` has O elements. `pads` is [top, left, bottom, right]
+    (ONNX order). The output is N x O x H' x W' with
+    H' = (H + top + bottom - dilation_h * (kH - 1) - 1) / stride_h + 1.
+  }];
+  let arguments = (ins TG_4DTensor:$input, TG_4DTensor:$weight,
+                       Optional<TG_1DTensor>:$bias,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
+                       DefaultValuedAttr<I64Attr, "1">:$groups);
+  let results = (outs TG_4DTensor:$output);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def TG_ConvTranspose2DOp : TG_Op<"conv_transpose2d", [Pure, InferTypeOpAdaptor]> {
+  let summary = "2-D transposed convolution in NCHW";
+  let description = [{
+    The adjoint of `tg.conv2d`: `input` is N x C x H x W, `weight` is
+    C x O/groups x kH x kW, the optional `bias` has O elements. The output
+    height is (H - 1) * stride_h - top - bottom + dilation_h * (kH - 1) +
+    output_padding_h + 1.
+  }];
+  let arguments = (ins TG_4DTensor:$input, TG_4DTensor:$weight,
+                       Optional<TG_1DTensor>:$bias,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$output_padding,
+                       DefaultValuedAttr<I64Attr, "1">:$groups);
+  let results = (outs TG_4DTensor:$output);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization
+//===----------------------------------------------------------------------===//
+
+def TG_BatchNormOp : TG_Op<"batch_norm", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Batch normalization in training mode";
+  let description = [{
+    Normalizes `input` (N x C x ...) with the statistics of the batch:
+    `output = (input - mean) * inv_std * scale + bias` where `mean` and the
+    biased variance are taken over every axis but the channel axis and
+    `inv_std = 1 / sqrt(var + epsilon)`.
+
+    The op also yields the updated running statistics with PyTorch's rule,
+    `new = (1 - momentum) * running + momentum * batch`, using the unbiased
+    batch variance for `new_running_var`; and the batch mean and inverse
+    standard deviation that the backward pass reuses.
+  }];
+  let arguments = (ins TG_Tensor:$input, TG_1DTensor:$scale,
+                       TG_1DTensor:$bias, TG_1DTensor:$running_mean,
+                       TG_1DTensor:$running_var,
+                       DefaultValuedAttr<F64Attr, "1e-5">:$epsilon,
+                       DefaultValuedAttr<F64Attr, "0.1">:$momentum);
+  let results = (outs TG_Tensor:$output, TG_1DTensor:$new_running_mean,
+                      TG_1DTensor:$new_running_var, TG_1DTensor:$saved_mean,
+                      TG_1DTensor:$saved_inv_std);
+  let assemblyFormat = [{
+    $input `,` $scale `,` $bias `,` $running_mean `,` $running_var attr-dict
+    `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def TG_BatchNormInferenceOp : TG_Op<"batch_norm_inference",
+    [Pure, InferTypeOpAdaptor]> {
+  let summary = "Batch normalization with given statistics";
+  let description = [{
+    `output = (input - mean) / sqrt(var + epsilon) * scale + bias`, per
+    channel (axis 1), with fixed `mean` and `var`.
+  }];
+  let arguments = (ins TG_Tensor:$input, TG_1DTensor:$scale,
+                       TG_1DTensor:$bias, TG_1DTensor:$mean, TG_1DTensor:$var,
+                       DefaultValuedAttr<F64Attr, "1e-5">:$epsilon);
+  let results = (outs TG_Tensor:$output);
+  let assemblyFormat = [{
+    $input `,` $scale `,` $bias `,` $mean `,` $var attr-dict
+    `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+class TG_UnaryOp<string mnemonic, string formula, list<Trait> traits = []>
+    : TG_Op<mnemonic, !listconcat(traits,
+        [Pure, Elementwise, SameOperandsAndResultType, InferTypeOpInterface])> {
+  let summary = "Elementwise " # formula;
+  let description = "Computes `" # formula # "` for every element.";
+  let arguments = (ins TG_Tensor:$input);
+  let results = (outs TG_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def TG_ReluOp : TG_UnaryOp<"relu", "max(x, 0)">;
+def TG_SigmoidOp : TG_UnaryOp<"sigmoid", "1 / (1 + exp(-x))">;
+def TG_TanhOp : TG_UnaryOp<"tanh", "tanh(x)">;
+def TG_NegOp : TG_UnaryOp<"neg", "-x"> { let hasFolder = 1; }
+def TG_ExpOp : TG_UnaryOp<"exp", "exp(x)">;
+def TG_LogOp : TG_UnaryOp<"log", "log(x)">;
+def TG_SqrtOp : TG_UnaryOp<"sqrt", "sqrt(x)">;
+def TG_AbsOp : TG_UnaryOp<"abs", "|x|">;
+
+def TG_LeakyReluOp : TG_UnaryOp<"leaky_relu", "x >= 0 ? x : alpha * x"> {
+  let arguments = (ins TG_Tensor:$input,
+                       DefaultValuedAttr<F64Attr, "0.01">:$alpha);
+}
+
+def TG_ClipOp : TG_UnaryOp<"clip", "min(max(x, min), max)"> {
+  let arguments = (ins TG_Tensor:$input, F64Attr:$min, F64Attr:$max);
+  let hasVerifier = 1;
+}
+
+class TG_BinaryOp<string mnemonic, string formula>
+    : TG_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+  let summary = "Elementwise " # formula # " with broadcasting";
+  let description = [{
+    Applies the operator to every element pair after NumPy broadcasting of
+    the operand shapes (the ONNX rule). Both operands have one element type.
+  }];
+  let arguments = (ins TG_Tensor:$lhs, TG_Tensor:$rhs);
+  let results = (outs TG_Tensor:$output);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+  let hasFolder = 1;
+}
+
+def TG_AddOp : TG_BinaryOp<"add", "lhs + rhs">;
+def TG_SubOp : TG_BinaryOp<"sub", "lhs - rhs">;
+def TG_MulOp : TG_BinaryOp<"mul", "lhs * rhs">;
+def TG_DivOp : TG_BinaryOp<"div", "lhs / rhs">;
+
+def TG_DropoutOp : TG_Op<"dropout", [InferTypeOpAdaptor]> {
+  let summary = "Dropout in training mode";
+  let description = [{
+    Zeroes each element with probability `ratio` and scales the rest by
+    1 / (1 - ratio). `mask` holds the factor applied to every element (0 or
+    1 / (1 - ratio)) so that backward multiplies the incoming gradient by it.
+    The op draws random numbers, hence it is not `Pure`.
+  }];
+  let arguments = (ins TG_Tensor:$input, F64Attr:$ratio);
+  let results = (outs TG_Tensor:$output, TG_Tensor:$mask);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling and resizing
+//===----------------------------------------------------------------------===//
+
+def TG_MaxPool2DOp : TG_Op<"max_pool2d", [Pure, InferTypeOpAdaptor]> {
+  let summary = "2-D max pooling in NCHW";
+  let description = [{
+    Max over `kernel` windows; `pads` is [top, left, bottom, right] and
+    padded positions never win. With `ceil_mode` the output size rounds up,
+    as long as the last window starts inside the input or the top/left pad.
+  }];
+  let arguments = (ins TG_4DTensor:$input, DenseI64ArrayAttr:$kernel,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
+                       DefaultValuedAttr<BoolAttr, "false">:$ceil_mode);
+  let results = (outs TG_4DTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
+def TG_AvgPool2DOp : TG_Op<"avg_pool2d", [Pure, InferTypeOpAdaptor]> {
+  let summary = "2-D average pooling in NCHW";
+  let description = [{
+    Mean over `kernel` windows; `pads` is [top, left, bottom, right]. With
+    `count_include_pad` padded zeros count in the divisor.
+  }];
+  let arguments = (ins TG_4DTensor:$input, DenseI64ArrayAttr:$kernel,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
+                       DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
+                       DefaultValuedAttr<BoolAttr, "false">:$count_include_pad);
+  let results = (outs TG_4DTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
+def TG_GlobalAvgPoolOp : TG_Op<"global_avg_pool", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Mean over all spatial positions";
+  let description = "N x C x H x W to N x C x 1 x 1.";
+  let arguments = (ins TG_4DTensor:$input);
+  let results = (outs TG_4DTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
+def TG_ResizeOp : TG_Op<"resize", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Spatial resize of an NCHW tensor";
+  let description = [{
+    Resamples H and W to `sizes`. `scales` are the factors the source
+    coordinates are computed with (ONNX computes with the given scales, not
+    with sizes / input sizes); `coordinate_mode` and `nearest_mode` follow
+    the ONNX Resize attributes of the same names.
+
+    ```mlir
+    %up = tg.resize %x {mode = #tg<resize_mode nearest>,
+                        coordinate_mode = #tg<coordinate_mode asymmetric>,
+                        nearest_mode = #tg<nearest_mode floor>,
+                        sizes = array<i64: 64, 64>,
+                        scales = array<f64: 2.0, 2.0>}
+        : (tensor<1x8x32x32xf32>) -> tensor<1x8x64x64xf32>
+    ```
+  }];
+  let arguments = (ins TG_4DTensor:$input, TG_ResizeModeAttr:$mode,
+                       TG_CoordinateModeAttr:$coordinate_mode,
+                       DefaultValuedAttr<TG_NearestModeAttr,
+                           "NearestMode::round_prefer_floor">:$nearest_mode,
+                       DenseI64ArrayAttr:$sizes, DenseF64ArrayAttr:$scales);
+  let results = (outs TG_4DTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Shape manipulation
+//===----------------------------------------------------------------------===//
+
+def TG_ConcatOp : TG_Op<"concat", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Concatenation along one axis";
+  let description = [{
+    Joins the operands along `axis`; all other dimensions must agree.
+  }];
+  let arguments = (ins Variadic<TG_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs TG_Tensor:$output);
+  let assemblyFormat = [{
+    $inputs attr-dict `:` functional-type(operands, results)
+  }];
+  let hasFolder = 1;
+}
+
+def TG_SliceOp : TG_Op<"slice", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Strided crop";
+  let description = [{
+    Keeps, on every axis d, the indices starts[d], starts[d] + steps[d], ...
+    below ends[d]. Indices are normalized: 0 <= start < end <= dim and
+    step >= 1.
+  }];
+  let arguments = (ins TG_Tensor:$input, DenseI64ArrayAttr:$starts,
+                       DenseI64ArrayAttr:$ends, DenseI64ArrayAttr:$steps);
+  let results = (outs TG_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+}
+
+def TG_PadOp : TG_Op<"pad", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Padding of every axis";
+  let description = [{
+    `pads` holds the r begin paddings, then the r end paddings (ONNX
+    order), all non-negative. `mode` is constant (filled with `value`),
+    reflect (mirror without repeating the border; pads must be smaller than
+    the axis) or edge (repeat the border).
+  }];
+  let arguments = (ins TG_Tensor:$input, DenseI64ArrayAttr:$pads,
+                       DefaultValuedAttr<TG_PadModeAttr, "PadMode::constant">:$mode,
+                       DefaultValuedAttr<F64Attr, "0.0">:$value);
+  let results = (outs TG_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+}
+
+def TG_ReshapeOp : TG_Op<"reshape", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Reinterpretation of a tensor with another static shape";
+  let description = [{
+    Row-major reshape to `shape` (all dimensions positive, same element
+    count). ONNX Reshape and Flatten both import as this op.
+  }];
+  let arguments = (ins TG_Tensor:$input, DenseI64ArrayAttr:$shape);
+  let results = (outs TG_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def TG_TransposeOp : TG_Op<"transpose", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Permutation of the axes";
+  let description = "`output` dimension i is `input` dimension perm[i].";
+  let arguments = (ins TG_Tensor:$input, DenseI64ArrayAttr:$perm);
+  let results = (outs TG_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Linear algebra
+//===----------------------------------------------------------------------===//
+
+def TG_MatMulOp : TG_Op<"matmul", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Batched matrix product";
+  let description = [{
+    ONNX/NumPy MatMul on operands of rank >= 2: the last two axes multiply
+    (... x M x K times ... x K x N), the leading axes broadcast.
+  }];
+  let arguments = (ins TG_Tensor:$lhs, TG_Tensor:$rhs);
+  let results = (outs TG_Tensor:$output);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def TG_GemmOp : TG_Op<"gemm", [Pure, InferTypeOpAdaptor]> {
+  let summary = "General matrix multiply: alpha * op(A) * op(B) + beta * C";
+  let description = [{
+    ONNX Gemm: `a` and `b` have rank 2 and are transposed when `trans_a` /
+    `trans_b` is set; the optional `c` broadcasts to M x N.
+  }];
+  let arguments = (ins TG_Tensor:$a, TG_Tensor:$b, Optional<TG_Tensor>:$c,
+                       DefaultValuedAttr<F64Attr, "1.0">:$alpha,
+                       DefaultValuedAttr<F64Attr, "1.0">:$beta,
+                       DefaultValuedAttr<BoolAttr, "false">:$trans_a,
+                       DefaultValuedAttr<BoolAttr, "false">:$trans_b);
+  let results = (outs TG_Tensor:$output);
+  let assemblyFormat = [{
+    $a `,` $b (`,` $c^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+class TG_ReduceOp<string mnemonic, string what>
+    : TG_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+  let summary = "Reduction by " # what # " over axes";
+  let description = [{
+    Reduces over `axes` (sorted, distinct, in range; empty means all axes).
+    With `keepdims` the reduced axes stay with size 1.
+  }];
+  let arguments = (ins TG_Tensor:$input,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$axes,
+                       DefaultValuedAttr<BoolAttr, "true">:$keepdims);
+  let results = (outs TG_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
+def TG_ReduceSumOp : TG_ReduceOp<"reduce_sum", "sum">;
+def TG_ReduceMeanOp : TG_ReduceOp<"reduce_mean", "mean">;
+
+#endif // MEMOPT_DIALECT_TG_IR_TGOPS_TD

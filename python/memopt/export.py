@@ -1,0 +1,108 @@
+#!/usr/bin/python3
+"""Export a registry model to ONNX the way the compiler expects its input.
+
+Training mode matters: BatchNormalization then has training_mode=1 and three
+outputs (Y, running_mean, running_var), which the importer turns into a
+training step; constant folding is off so the graph is what PyTorch traced.
+
+Run: PYTHONPATH=/work/main/python /usr/bin/python3 -m memopt.export \\
+       --model resnet34-unet --batch 1 --input-shape 1,512,512 -o model.onnx
+"""
+import argparse
+import collections
+import sys
+import warnings
+
+import onnx
+import torch
+
+from memopt import models
+
+
+def export_model(name, path, batch, input_shape, seed=0, opset=17, **kw):
+    """Build `name` (kwargs go to the model), export to `path`, check, summarize.
+
+    Raises ValueError for a bad model name, kwarg or input shape.
+    Returns the dict described in `summarize`.
+    """
+    if batch < 1:
+        raise ValueError(f"batch must be >= 1, got {batch}")
+    torch.manual_seed(seed)
+    model = models.build(name, **kw)
+    model.check_input_shape(tuple(input_shape))
+    model.train()
+    x = torch.randn(batch, *input_shape)
+    # torch 1.13 warns once per BN that it drops the num_batches_tracked
+    # increment; expected (the compiler owns BN statistics), so keep stderr clean.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        torch.onnx.export(model, x, path, training=torch.onnx.TrainingMode.TRAINING,
+                          opset_version=opset, input_names=["input"], output_names=["output"],
+                          do_constant_folding=False)
+    proto = onnx.load(path)
+    onnx.checker.check_model(proto)
+    summary = summarize(proto)
+    summary["path"] = path
+    summary["parameters"] = sum(p.numel() for p in model.parameters())
+    return summary
+
+
+def summarize(proto):
+    """Op-type histogram (in order of first use), I/O shapes and initializer stats."""
+    def shape(value):
+        return [d.dim_value if d.HasField("dim_value") else d.dim_param
+                for d in value.type.tensor_type.shape.dim]
+
+    graph = proto.graph
+    return {
+        "ops": dict(collections.Counter(node.op_type for node in graph.node)),
+        "inputs": {v.name: shape(v) for v in graph.input},
+        "outputs": {v.name: shape(v) for v in graph.output},
+        "initializers": len(graph.initializer),
+    }
+
+
+def parse_shape(text):
+    """'C,H,W' -> (C, H, W) of positive ints."""
+    try:
+        dims = tuple(int(s) for s in text.split(","))
+    except ValueError:
+        dims = ()
+    if len(dims) != 3 or min(dims) < 1:
+        raise argparse.ArgumentTypeError(f"expected C,H,W with positive integers, got {text!r}")
+    return dims
+
+
+class _Parser(argparse.ArgumentParser):
+    """Argument errors as one line on stderr, exit 2 (no usage block)."""
+
+    def error(self, message):
+        self.exit(2, f"error: {message}\n")
+
+
+def main(argv=None):
+    parser = _Parser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", required=True, help=", ".join(models.MODELS))
+    parser.add_argument("--batch", type=int, default=1)
+    parser.add_argument("--input-shape", type=parse_shape, required=True, metavar="C,H,W")
+    parser.add_argument("--base", type=int, help="classic U-Net base width")
+    parser.add_argument("--depth", type=int, help="classic U-Net depth")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--opset", type=int, default=17)
+    parser.add_argument("-o", "--output", required=True)
+    args = parser.parse_args(argv)
+
+    kw = {k: v for k, v in (("base", args.base), ("depth", args.depth)) if v is not None}
+    kw["in_channels"] = args.input_shape[0]
+    try:
+        s = export_model(args.model, args.output, args.batch, args.input_shape,
+                         seed=args.seed, opset=args.opset, **kw)
+    except ValueError as e:
+        parser.error(str(e))
+    ops = " ".join(f"{k}:{v}" for k, v in s["ops"].items())
+    print(f"{s['path']} params={s['parameters']} {ops}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

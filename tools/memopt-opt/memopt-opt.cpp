@@ -1,0 +1,19 @@
+//===- memopt-opt.cpp - memopt's optimizer driver -------------------------===//
+//
+// MlirOptMain with memopt's dialects and passes plus the upstream passes that
+// are useful on its IR (canonicalize, cse, ...).
+//
+//===----------------------------------------------------------------------===//
+
+#include "memopt/InitAllDialects.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
+
+int main(int argc, char **argv) {
+  mlir::registerTransformsPasses();
+  mlir::DialectRegistry registry;
+  memopt::registerAllDialects(registry);
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "memopt optimizer driver\n", registry));
+}
