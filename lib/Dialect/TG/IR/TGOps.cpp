@@ -65,6 +65,12 @@ LogicalResult DropoutOp::verify() {
 }
 
 LogicalResult ResizeOp::verify() {
+  // This verifier runs before the inferred result type is checked: sizes and
+  // scales that the inference rejects are left to its diagnostics.
+  SmallVector<Type> inferred;
+  if (failed(inferReturnTypes(getContext(), std::nullopt, Adaptor(*this),
+                              inferred)))
+    return success();
   auto input = cast<RankedTensorType>(getInput().getType());
   ArrayRef<int64_t> sizes = getSizes();
   ArrayRef<double> scales = getScales();

@@ -100,6 +100,24 @@ LogicalResult checkSameElementType(std::optional<Location> loc,
   return success();
 }
 
+/// Checks the optional bias of a convolution against its output channels and
+/// the element types of input, weight and bias.
+LogicalResult checkConvOperands(std::optional<Location> loc,
+                                RankedTensorType input, RankedTensorType weight,
+                                Value bias, int64_t outChannels) {
+  if (!bias)
+    return checkSameElementType(loc, {input, weight},
+                                "'input', 'weight' and 'bias'");
+  FailureOr<RankedTensorType> biasType = rankedOperand(loc, bias, "bias", 1);
+  if (failed(biasType))
+    return failure();
+  if (biasType->getDimSize(0) != outChannels)
+    return fail(loc, "'bias' must have " + Twine(outChannels) +
+                         " elements, got " + Twine(biasType->getDimSize(0)));
+  return checkSameElementType(loc, {input, weight, *biasType},
+                              "'input', 'weight' and 'bias'");
+}
+
 /// Checks the four per-channel operands of a batch normalization.
 LogicalResult checkChannelOperands(std::optional<Location> loc,
                                    RankedTensorType input, ValueRange operands,
@@ -243,20 +261,8 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
   if (weight->getDimSize(1) * groups != channels)
     return fail(loc, "weight expects " + Twine(weight->getDimSize(1) * groups) +
                          " input channels, but 'input' has " + Twine(channels));
-  if (Value bias = adaptor.getBias()) {
-    FailureOr<RankedTensorType> biasType = rankedOperand(loc, bias, "bias", 1);
-    if (failed(biasType))
-      return failure();
-    if (biasType->getDimSize(0) != outChannels)
-      return fail(loc, "'bias' must have " + Twine(outChannels) +
-                           " elements, got " + Twine(biasType->getDimSize(0)));
-  }
-  if (failed(checkSameElementType(
-          loc,
-          adaptor.getBias()
-              ? ArrayRef<Type>({*input, *weight, adaptor.getBias().getType()})
-              : ArrayRef<Type>({*input, *weight}),
-          "'input', 'weight' and 'bias'")))
+  if (failed(checkConvOperands(loc, *input, *weight, adaptor.getBias(),
+                               outChannels)))
     return failure();
   ArrayRef<int64_t> strides = adaptor.getStrides(), pads = adaptor.getPads(),
                     dilations = adaptor.getDilations();
@@ -297,14 +303,9 @@ LogicalResult ConvTranspose2DOp::inferReturnTypes(
                          ") must divide the input channels (" +
                          Twine(channels) + ")");
   int64_t outChannels = weight->getDimSize(1) * groups;
-  if (Value bias = adaptor.getBias()) {
-    FailureOr<RankedTensorType> biasType = rankedOperand(loc, bias, "bias", 1);
-    if (failed(biasType))
-      return failure();
-    if (biasType->getDimSize(0) != outChannels)
-      return fail(loc, "'bias' must have " + Twine(outChannels) +
-                           " elements, got " + Twine(biasType->getDimSize(0)));
-  }
+  if (failed(checkConvOperands(loc, *input, *weight, adaptor.getBias(),
+                               outChannels)))
+    return failure();
   ArrayRef<int64_t> strides = adaptor.getStrides(), pads = adaptor.getPads(),
                     dilations = adaptor.getDilations(),
                     outputPadding = adaptor.getOutputPadding();
@@ -342,7 +343,8 @@ LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *,
            adaptor.getRunningVar()},
           {"scale", "bias", "running_mean", "running_var"})))
     return failure();
-  if (input->getNumElements() / input->getDimSize(1) < 2)
+  // Compared without dividing: a tensor may have zero channels.
+  if (input->getNumElements() < 2 * input->getDimSize(1))
     return fail(loc, "training-mode batch normalization needs more than one "
                      "value per channel");
   Type stats = adaptor.getRunningMean().getType();
@@ -637,6 +639,8 @@ LogicalResult GemmOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
     FailureOr<RankedTensorType> cType = rankedOperand(loc, c, "c");
     if (failed(cType))
       return failure();
+    if (cType->getElementType() != a->getElementType())
+      return fail(loc, "'c' must have the element type of 'a' and 'b'");
     SmallVector<int64_t> shape;
     if (cType->getRank() > 2 ||
         !OpTrait::util::getBroadcastedShape(cType->getShape(), {m, n}, shape) ||

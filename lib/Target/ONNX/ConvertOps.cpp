@@ -1,0 +1,775 @@
+//===- ConvertOps.cpp - ONNX operators to tg ops --------------------------===//
+//
+// One converter per ONNX operator family. Each reads the ONNX attributes,
+// resolves what must be static (pads, scales, axes) and builds tg ops whose
+// own shape inference checks the rest.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ConstantFolding.h"
+#include "GraphImporter.h"
+#include "OnnxAttributes.h"
+
+#include "memopt/Dialect/TG/IR/TGOps.h"
+#include "mlir/IR/TypeUtilities.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace memopt;
+using namespace memopt::onnx_import;
+
+namespace {
+/// Pads [begin..., end...] for ONNX auto_pad SAME_UPPER / SAME_LOWER.
+SmallVector<int64_t> samePads(ArrayRef<int64_t> in, ArrayRef<int64_t> kernel,
+                              ArrayRef<int64_t> strides,
+                              ArrayRef<int64_t> dilations, bool upper) {
+  size_t n = in.size();
+  SmallVector<int64_t> pads(2 * n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t out = (in[i] + strides[i] - 1) / strides[i];
+    int64_t span = (kernel[i] - 1) * dilations[i] + 1;
+    int64_t total = std::max<int64_t>((out - 1) * strides[i] + span - in[i], 0);
+    pads[i] = upper ? total / 2 : total - total / 2;
+    pads[i + n] = total - pads[i];
+  }
+  return pads;
+}
+} // namespace
+
+/// Reads strides, dilations and pads of a 2-D window op, resolving auto_pad.
+static LogicalResult
+windowAttrs(const onnx::NodeProto &node, ArrayRef<int64_t> inSpatial,
+            ArrayRef<int64_t> kernel, SmallVector<int64_t> &strides,
+            SmallVector<int64_t> &dilations, SmallVector<int64_t> &pads,
+            std::string &error) {
+  strides = attrInts(node, "strides", {1, 1});
+  dilations = attrInts(node, "dilations", {1, 1});
+  pads = attrInts(node, "pads", {0, 0, 0, 0});
+  if (strides.size() != 2 || dilations.size() != 2 || pads.size() != 4) {
+    error = "only 2-D windows are supported (strides, dilations and pads of "
+            "2, 2 and 4 values)";
+    return failure();
+  }
+  std::string autoPad = attrString(node, "auto_pad", "NOTSET");
+  if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER")
+    pads = samePads(inSpatial, kernel, strides, dilations,
+                    autoPad == "SAME_UPPER");
+  else if (autoPad == "VALID")
+    pads = {0, 0, 0, 0};
+  else if (autoPad != "NOTSET") {
+    error = "unsupported auto_pad '" + autoPad + "'";
+    return failure();
+  }
+  return success();
+}
+
+LogicalResult GraphImporter::convertConv() {
+  FailureOr<Value> x = input(0), w = input(1);
+  if (failed(x) || failed(w))
+    return failure();
+  auto xType = cast<RankedTensorType>(x->getType());
+  auto wType = cast<RankedTensorType>(w->getType());
+  if (xType.getRank() != 4 || wType.getRank() != 4)
+    return nodeError() << "only 2-D convolutions (4-D tensors) are supported, "
+                          "got input rank "
+                       << xType.getRank();
+  SmallVector<Value> operands = {*x, *w};
+  if (hasInput(2)) {
+    FailureOr<Value> b = input(2);
+    if (failed(b))
+      return failure();
+    operands.push_back(*b);
+  }
+  SmallVector<int64_t> strides, dilations, pads;
+  std::string error;
+  if (failed(windowAttrs(*node, xType.getShape().drop_front(2),
+                         wType.getShape().drop_front(2), strides, dilations,
+                         pads, error)))
+    return nodeError() << error;
+  FailureOr<tg::Conv2DOp> op = build<tg::Conv2DOp>(
+      operands,
+      {builder.getNamedAttr("strides", builder.getDenseI64ArrayAttr(strides)),
+       builder.getNamedAttr("pads", builder.getDenseI64ArrayAttr(pads)),
+       builder.getNamedAttr("dilations", builder.getDenseI64ArrayAttr(dilations)),
+       builder.getNamedAttr("groups", builder.getI64IntegerAttr(
+                                          attrInt(*node, "group", 1)))});
+  return failed(op) ? failure() : define(0, *op);
+}
+
+LogicalResult GraphImporter::convertConvTranspose() {
+  FailureOr<Value> x = input(0), w = input(1);
+  if (failed(x) || failed(w))
+    return failure();
+  auto xType = cast<RankedTensorType>(x->getType());
+  auto wType = cast<RankedTensorType>(w->getType());
+  if (xType.getRank() != 4 || wType.getRank() != 4)
+    return nodeError() << "only 2-D transposed convolutions (4-D tensors) are "
+                          "supported, got input rank "
+                       << xType.getRank();
+  SmallVector<Value> operands = {*x, *w};
+  if (hasInput(2)) {
+    FailureOr<Value> b = input(2);
+    if (failed(b))
+      return failure();
+    operands.push_back(*b);
+  }
+  SmallVector<int64_t> strides = attrInts(*node, "strides", {1, 1});
+  SmallVector<int64_t> dilations = attrInts(*node, "dilations", {1, 1});
+  SmallVector<int64_t> pads = attrInts(*node, "pads", {0, 0, 0, 0});
+  SmallVector<int64_t> outputPadding =
+      attrInts(*node, "output_padding", {0, 0});
+  SmallVector<int64_t> outputShape = attrInts(*node, "output_shape", {});
+  std::string autoPad = attrString(*node, "auto_pad", "NOTSET");
+  if (strides.size() != 2 || dilations.size() != 2 || pads.size() != 4 ||
+      outputPadding.size() != 2)
+    return nodeError() << "only 2-D windows are supported";
+  if (!outputShape.empty() || autoPad == "SAME_UPPER" ||
+      autoPad == "SAME_LOWER") {
+    // ONNX: total padding follows from the requested output size.
+    if (outputShape.empty())
+      for (int i = 0; i < 2; ++i)
+        outputShape.push_back(xType.getDimSize(2 + i) * strides[i]);
+    outputShape = SmallVector<int64_t>(
+        ArrayRef<int64_t>(outputShape).take_back(2));
+    for (int i = 0; i < 2; ++i) {
+      int64_t total = strides[i] * (xType.getDimSize(2 + i) - 1) +
+                      outputPadding[i] +
+                      (wType.getDimSize(2 + i) - 1) * dilations[i] + 1 -
+                      outputShape[i];
+      if (total < 0)
+        return nodeError() << "output_shape " << outputShape[i]
+                           << " is larger than the transposed convolution "
+                              "can produce";
+      bool lower = autoPad == "SAME_LOWER";
+      pads[i] = lower ? total - total / 2 : total / 2;
+      pads[i + 2] = total - pads[i];
+    }
+  } else if (autoPad == "VALID") {
+    pads = {0, 0, 0, 0};
+  }
+  FailureOr<tg::ConvTranspose2DOp> op = build<tg::ConvTranspose2DOp>(
+      operands,
+      {builder.getNamedAttr("strides", builder.getDenseI64ArrayAttr(strides)),
+       builder.getNamedAttr("pads", builder.getDenseI64ArrayAttr(pads)),
+       builder.getNamedAttr("dilations", builder.getDenseI64ArrayAttr(dilations)),
+       builder.getNamedAttr("output_padding",
+                            builder.getDenseI64ArrayAttr(outputPadding)),
+       builder.getNamedAttr("groups", builder.getI64IntegerAttr(
+                                          attrInt(*node, "group", 1)))});
+  return failed(op) ? failure() : define(0, *op);
+}
+
+LogicalResult GraphImporter::convertBatchNorm() {
+  FailureOr<Value> x = input(0), scale = input(1), bias = input(2);
+  FailureOr<Value> mean = input(3, Role::State), var = input(4, Role::State);
+  if (failed(x) || failed(scale) || failed(bias) || failed(mean) || failed(var))
+    return failure();
+  double epsilon = attrFloat(*node, "epsilon", 1e-5f);
+  bool training = attrInt(*node, "training_mode", 0) != 0;
+  if (!training) {
+    if (outputUsed(1) || outputUsed(2))
+      return nodeError() << "inference-mode BatchNormalization has no running "
+                            "statistics outputs to read";
+    FailureOr<tg::BatchNormInferenceOp> op = build<tg::BatchNormInferenceOp>(
+        {*x, *scale, *bias, *mean, *var},
+        {builder.getNamedAttr("epsilon", builder.getF64FloatAttr(epsilon))});
+    return failed(op) ? failure() : define(0, *op);
+  }
+  // ONNX weights the old running value by `momentum`; PyTorch (and tg)
+  // weight the batch statistic by it.
+  double onnxMomentum = attrFloat(*node, "momentum", 0.9f);
+  double momentum = 1.0 - onnxMomentum;
+  // float -> double conversion leaves noise such as 0.09999999403953552.
+  momentum = std::round(momentum * 1e6) / 1e6;
+  FailureOr<tg::BatchNormOp> op = build<tg::BatchNormOp>(
+      {*x, *scale, *bias, *mean, *var},
+      {builder.getNamedAttr("epsilon", builder.getF64FloatAttr(
+                                           std::round(epsilon * 1e12) / 1e12)),
+       builder.getNamedAttr("momentum", builder.getF64FloatAttr(momentum))},
+      /*numResults=*/5);
+  if (failed(op))
+    return failure();
+  for (int i = 0; i < 3; ++i)
+    if (failed(define(i, op->getResult(i))))
+      return failure();
+  return success();
+}
+
+LogicalResult GraphImporter::convertUnary() {
+  const std::string &op = node->op_type();
+  FailureOr<Value> x = input(0);
+  if (failed(x))
+    return failure();
+  if (op == "Identity")
+    return define(0, *x);
+  if (!isa<FloatType>(getElementTypeOrSelf(x->getType())))
+    return nodeError() << "operates on a non-float tensor";
+  FailureOr<Operation *> result = failure();
+  auto make = [&](auto tag, ArrayRef<NamedAttribute> attrs = {}) {
+    using OpT = decltype(tag);
+    FailureOr<OpT> built = build<OpT>({*x}, attrs);
+    result = failed(built) ? FailureOr<Operation *>(failure())
+                           : FailureOr<Operation *>(built->getOperation());
+  };
+  if (op == "Relu")
+    make(tg::ReluOp());
+  else if (op == "Sigmoid")
+    make(tg::SigmoidOp());
+  else if (op == "Tanh")
+    make(tg::TanhOp());
+  else if (op == "Neg")
+    make(tg::NegOp());
+  else if (op == "Exp")
+    make(tg::ExpOp());
+  else if (op == "Log")
+    make(tg::LogOp());
+  else if (op == "Sqrt")
+    make(tg::SqrtOp());
+  else if (op == "Abs")
+    make(tg::AbsOp());
+  else // LeakyRelu
+    make(tg::LeakyReluOp(),
+         {builder.getNamedAttr("alpha", builder.getF64FloatAttr(
+                                            attrFloat(*node, "alpha", 0.01f)))});
+  return failed(result) ? failure() : define(0, (*result)->getResult(0));
+}
+
+LogicalResult GraphImporter::convertClip() {
+  FailureOr<Value> x = input(0);
+  if (failed(x))
+    return failure();
+  double lo = -std::numeric_limits<double>::infinity();
+  double hi = std::numeric_limits<double>::infinity();
+  for (int i : {1, 2}) {
+    if (!hasInput(i))
+      continue;
+    FailureOr<const HostTensor *> bound =
+        requireConstant(i, i == 1 ? "min" : "max");
+    if (failed(bound))
+      return failure();
+    ((i == 1) ? lo : hi) = (*bound)->getDouble(0);
+  }
+  FailureOr<tg::ClipOp> op = build<tg::ClipOp>(
+      {*x}, {builder.getNamedAttr("min", builder.getF64FloatAttr(lo)),
+             builder.getNamedAttr("max", builder.getF64FloatAttr(hi))});
+  return failed(op) ? failure() : define(0, *op);
+}
+
+LogicalResult GraphImporter::convertBinary() {
+  // One operand may be a constant: it takes the other operand's element type.
+  int runtimeIndex = constantInput(0, false) ? 1 : 0;
+  FailureOr<Value> runtime = input(runtimeIndex);
+  if (failed(runtime))
+    return failure();
+  Type elementType = getElementTypeOrSelf(runtime->getType());
+  FailureOr<Value> other = inputAs(1 - runtimeIndex, elementType);
+  if (failed(other))
+    return failure();
+  Value lhs = runtimeIndex == 0 ? *runtime : *other;
+  Value rhs = runtimeIndex == 0 ? *other : *runtime;
+  const std::string &op = node->op_type();
+  FailureOr<Operation *> result = failure();
+  auto make = [&](auto tag) {
+    using OpT = decltype(tag);
+    FailureOr<OpT> built = build<OpT>({lhs, rhs}, {});
+    result = failed(built) ? FailureOr<Operation *>(failure())
+                           : FailureOr<Operation *>(built->getOperation());
+  };
+  if (op == "Add")
+    make(tg::AddOp());
+  else if (op == "Sub")
+    make(tg::SubOp());
+  else if (op == "Mul")
+    make(tg::MulOp());
+  else
+    make(tg::DivOp());
+  return failed(result) ? failure() : define(0, (*result)->getResult(0));
+}
+
+LogicalResult GraphImporter::convertPow() {
+  FailureOr<Value> x = input(0);
+  FailureOr<const HostTensor *> exponent = requireConstant(1, "exponent");
+  if (failed(x) || failed(exponent))
+    return failure();
+  if ((*exponent)->numElements() != 1)
+    return nodeError() << "only a scalar exponent is supported";
+  double e = (*exponent)->getDouble(0);
+  if (e == 1.0)
+    return define(0, *x);
+  if (e == 2.0) {
+    FailureOr<tg::MulOp> op = build<tg::MulOp>({*x, *x}, {});
+    return failed(op) ? failure() : define(0, *op);
+  }
+  if (e == 0.5) {
+    FailureOr<tg::SqrtOp> op = build<tg::SqrtOp>({*x}, {});
+    return failed(op) ? failure() : define(0, *op);
+  }
+  return nodeError() << "exponent " << e
+                     << " is not supported (supported: 0.5, 1, 2)";
+}
+
+LogicalResult GraphImporter::convertPool() {
+  FailureOr<Value> x = input(0);
+  if (failed(x))
+    return failure();
+  auto xType = cast<RankedTensorType>(x->getType());
+  if (xType.getRank() != 4)
+    return nodeError() << "only 2-D pooling (4-D tensors) is supported";
+  if (outputUsed(1))
+    return nodeError() << "the Indices output of MaxPool is not supported";
+  SmallVector<int64_t> kernel = attrInts(*node, "kernel_shape", {});
+  if (kernel.size() != 2)
+    return nodeError() << "kernel_shape must have 2 values";
+  SmallVector<int64_t> strides, dilations, pads;
+  std::string error;
+  if (failed(windowAttrs(*node, xType.getShape().drop_front(2), kernel,
+                         strides, dilations, pads, error)))
+    return nodeError() << error;
+  SmallVector<NamedAttribute> attrs = {
+      builder.getNamedAttr("kernel", builder.getDenseI64ArrayAttr(kernel)),
+      builder.getNamedAttr("strides", builder.getDenseI64ArrayAttr(strides)),
+      builder.getNamedAttr("pads", builder.getDenseI64ArrayAttr(pads)),
+      builder.getNamedAttr("ceil_mode", builder.getBoolAttr(
+                                            attrInt(*node, "ceil_mode", 0)))};
+  if (node->op_type() == "MaxPool") {
+    attrs.push_back(builder.getNamedAttr(
+        "dilations", builder.getDenseI64ArrayAttr(dilations)));
+    FailureOr<tg::MaxPool2DOp> op = build<tg::MaxPool2DOp>({*x}, attrs);
+    return failed(op) ? failure() : define(0, *op);
+  }
+  if (dilations != SmallVector<int64_t>{1, 1})
+    return nodeError() << "dilated average pooling is not supported";
+  attrs.push_back(builder.getNamedAttr(
+      "count_include_pad",
+      builder.getBoolAttr(attrInt(*node, "count_include_pad", 0))));
+  FailureOr<tg::AvgPool2DOp> op = build<tg::AvgPool2DOp>({*x}, attrs);
+  return failed(op) ? failure() : define(0, *op);
+}
+
+LogicalResult GraphImporter::convertGlobalAveragePool() {
+  FailureOr<Value> x = input(0);
+  if (failed(x))
+    return failure();
+  FailureOr<tg::GlobalAvgPoolOp> op = build<tg::GlobalAvgPoolOp>({*x}, {});
+  return failed(op) ? failure() : define(0, *op);
+}
+
+LogicalResult GraphImporter::convertResize() {
+  FailureOr<Value> x = input(0);
+  if (failed(x))
+    return failure();
+  auto xType = cast<RankedTensorType>(x->getType());
+  if (xType.getRank() != 4)
+    return nodeError() << "only 4-D (NCHW) tensors can be resized";
+  std::string mode = attrString(*node, "mode", "nearest");
+  std::optional<tg::ResizeMode> resizeMode =
+      mode == "nearest" ? std::optional(tg::ResizeMode::nearest)
+      : mode == "linear" ? std::optional(tg::ResizeMode::bilinear)
+                         : std::nullopt;
+  if (!resizeMode)
+    return nodeError() << "Resize mode '" << mode
+                       << "' is not supported; supported: nearest, linear";
+  std::string coord =
+      attrString(*node, "coordinate_transformation_mode", "half_pixel");
+  std::optional<tg::CoordinateMode> coordMode =
+      tg::symbolizeCoordinateMode(coord);
+  if (!coordMode)
+    return nodeError() << "coordinate_transformation_mode '" << coord
+                       << "' is not supported; supported: half_pixel, "
+                          "pytorch_half_pixel, align_corners, asymmetric";
+  std::string nearest = attrString(*node, "nearest_mode", "round_prefer_floor");
+  std::optional<tg::NearestMode> nearestMode = tg::symbolizeNearestMode(nearest);
+  if (!nearestMode)
+    return nodeError() << "nearest_mode '" << nearest << "' is not supported";
+  if (attrInt(*node, "exclude_outside", 0) != 0)
+    return nodeError() << "exclude_outside=1 is not supported";
+
+  // Inputs: X, roi, scales, sizes; an empty tensor counts as absent.
+  const HostTensor *scales = nullptr, *sizes = nullptr;
+  for (int i : {2, 3}) {
+    if (!hasInput(i))
+      continue;
+    FailureOr<const HostTensor *> t =
+        requireConstant(i, i == 2 ? "scales" : "sizes");
+    if (failed(t))
+      return failure();
+    if ((*t)->numElements() > 0)
+      (i == 2 ? scales : sizes) = *t;
+  }
+  if (!scales && !sizes)
+    return nodeError() << "Resize needs scales or sizes";
+  const HostTensor *given = sizes ? sizes : scales;
+  if (given->numElements() != 4)
+    return nodeError() << "Resize " << (sizes ? "sizes" : "scales")
+                       << " must have 4 values (N, C, H, W)";
+  SmallVector<int64_t> outSizes;
+  SmallVector<double> outScales;
+  for (int d = 0; d < 4; ++d) {
+    int64_t in = xType.getDimSize(d);
+    int64_t out = sizes ? sizes->getInt(d)
+                        : static_cast<int64_t>(std::floor(in * scales->getDouble(d)));
+    double scale = sizes ? static_cast<double>(out) / in : scales->getDouble(d);
+    if (d < 2) {
+      if (out != in)
+        return nodeError() << "Resize may only change H and W, not dimension "
+                           << d;
+      continue;
+    }
+    outSizes.push_back(out);
+    outScales.push_back(scale);
+  }
+  FailureOr<tg::ResizeOp> op = build<tg::ResizeOp>(
+      {*x},
+      {builder.getNamedAttr("mode", tg::ResizeModeAttr::get(context, *resizeMode)),
+       builder.getNamedAttr("coordinate_mode",
+                            tg::CoordinateModeAttr::get(context, *coordMode)),
+       builder.getNamedAttr("nearest_mode",
+                            tg::NearestModeAttr::get(context, *nearestMode)),
+       builder.getNamedAttr("sizes", builder.getDenseI64ArrayAttr(outSizes)),
+       builder.getNamedAttr("scales", builder.getDenseF64ArrayAttr(outScales))});
+  return failed(op) ? failure() : define(0, *op);
+}
+
+LogicalResult GraphImporter::convertConcat() {
+  SmallVector<Value> operands;
+  Type elementType;
+  for (int i = 0; i < node->input_size(); ++i) {
+    if (!constantInput(i, false)) {
+      FailureOr<Value> v = input(i);
+      if (failed(v))
+        return failure();
+      elementType = getElementTypeOrSelf(v->getType());
+      break;
+    }
+  }
+  for (int i = 0; i < node->input_size(); ++i) {
+    FailureOr<Value> v = inputAs(i, elementType);
+    if (failed(v))
+      return failure();
+    operands.push_back(*v);
+  }
+  int64_t rank = cast<RankedTensorType>(operands.front().getType()).getRank();
+  int64_t axis = attrInt(*node, "axis", 0);
+  if (axis < 0)
+    axis += rank;
+  FailureOr<tg::ConcatOp> op = build<tg::ConcatOp>(
+      operands, {builder.getNamedAttr("axis", builder.getI64IntegerAttr(axis))});
+  return failed(op) ? failure() : define(0, *op);
+}
+
+LogicalResult GraphImporter::convertSlice() {
+  FailureOr<Value> x = input(0);
+  FailureOr<const HostTensor *> starts = requireConstant(1, "starts");
+  FailureOr<const HostTensor *> ends = requireConstant(2, "ends");
+  if (failed(x) || failed(starts) || failed(ends))
+    return failure();
+  const HostTensor *axes = nullptr, *steps = nullptr;
+  if (hasInput(3)) {
+    FailureOr<const HostTensor *> t = requireConstant(3, "axes");
+    if (failed(t))
+      return failure();
+    axes = *t;
+  }
+  if (hasInput(4)) {
+    FailureOr<const HostTensor *> t = requireConstant(4, "steps");
+    if (failed(t))
+      return failure();
+    steps = *t;
+  }
+  auto type = cast<RankedTensorType>(x->getType());
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> begin(rank, 0), end(type.getShape()), step(rank, 1);
+  for (int64_t i = 0, n = (*starts)->numElements(); i < n; ++i) {
+    int64_t axis = axes ? axes->getInt(i) : i;
+    if (axis < 0)
+      axis += rank;
+    if (axis < 0 || axis >= rank || i >= (*ends)->numElements())
+      return nodeError() << "slice axis or ends out of range";
+    int64_t s = steps ? steps->getInt(i) : 1;
+    if (s <= 0)
+      return nodeError() << "Slice with step " << s
+                         << " of a run-time tensor is not supported (steps "
+                            "must be positive)";
+    begin[axis] = (*starts)->getInt(i);
+    end[axis] = (*ends)->getInt(i);
+    step[axis] = s;
+    if (normalizeSliceAxis(type.getDimSize(axis), begin[axis], end[axis], s) == 0)
+      return nodeError() << "Slice selects nothing along axis " << axis;
+  }
+  FailureOr<tg::SliceOp> op = build<tg::SliceOp>(
+      {*x}, {builder.getNamedAttr("starts", builder.getDenseI64ArrayAttr(begin)),
+             builder.getNamedAttr("ends", builder.getDenseI64ArrayAttr(end)),
+             builder.getNamedAttr("steps", builder.getDenseI64ArrayAttr(step))});
+  return failed(op) ? failure() : define(0, *op);
+}
+
+LogicalResult GraphImporter::convertPad() {
+  FailureOr<Value> x = input(0);
+  FailureOr<const HostTensor *> padsTensor = requireConstant(1, "pads");
+  if (failed(x) || failed(padsTensor))
+    return failure();
+  auto type = cast<RankedTensorType>(x->getType());
+  int64_t rank = type.getRank();
+  if ((*padsTensor)->numElements() != 2 * rank)
+    return nodeError() << "pads must have " << 2 * rank << " values";
+  if (hasInput(3))
+    return nodeError() << "the axes input of Pad is not supported";
+  double value = 0.0;
+  if (hasInput(2)) {
+    FailureOr<const HostTensor *> v = requireConstant(2, "constant_value");
+    if (failed(v))
+      return failure();
+    if ((*v)->numElements() > 0)
+      value = (*v)->getDouble(0);
+  }
+  std::string mode = attrString(*node, "mode", "constant");
+  std::optional<tg::PadMode> padMode = tg::symbolizePadMode(mode);
+  if (!padMode)
+    return nodeError() << "Pad mode '" << mode
+                       << "' is not supported; supported: constant, reflect, edge";
+  // Negative pads crop: a slice first, then the non-negative padding.
+  SmallVector<int64_t> pads, begin(rank, 0), end(type.getShape()), step(rank, 1);
+  bool crops = false;
+  for (int64_t i = 0; i < 2 * rank; ++i) {
+    int64_t p = (*padsTensor)->getInt(i);
+    pads.push_back(std::max<int64_t>(p, 0));
+    if (p >= 0)
+      continue;
+    crops = true;
+    if (i < rank)
+      begin[i] = -p;
+    else
+      end[i - rank] += p;
+  }
+  Value current = *x;
+  if (crops) {
+    for (int64_t d = 0; d < rank; ++d)
+      if (begin[d] >= end[d])
+        return nodeError() << "negative pads remove all of axis " << d;
+    FailureOr<tg::SliceOp> slice = build<tg::SliceOp>(
+        {current},
+        {builder.getNamedAttr("starts", builder.getDenseI64ArrayAttr(begin)),
+         builder.getNamedAttr("ends", builder.getDenseI64ArrayAttr(end)),
+         builder.getNamedAttr("steps", builder.getDenseI64ArrayAttr(step))});
+    if (failed(slice))
+      return failure();
+    current = *slice;
+  }
+  FailureOr<tg::PadOp> op = build<tg::PadOp>(
+      {current},
+      {builder.getNamedAttr("pads", builder.getDenseI64ArrayAttr(pads)),
+       builder.getNamedAttr("mode", tg::PadModeAttr::get(context, *padMode)),
+       builder.getNamedAttr("value", builder.getF64FloatAttr(value))});
+  return failed(op) ? failure() : define(0, *op);
+}
+
+LogicalResult GraphImporter::convertShapeOp() {
+  FailureOr<Value> x = input(0);
+  if (failed(x))
+    return failure();
+  SmallVector<const HostTensor *> inputs = {nullptr};
+  for (int i = 1; i < node->input_size(); ++i) {
+    if (!hasInput(i)) {
+      inputs.push_back(nullptr);
+      continue;
+    }
+    FailureOr<const HostTensor *> t = requireConstant(i, "shape or axes");
+    if (failed(t))
+      return failure();
+    inputs.push_back(*t);
+  }
+  SmallVector<int64_t> shape;
+  std::string error;
+  auto type = cast<RankedTensorType>(x->getType());
+  if (resolveShapeOp(*node, type.getShape(), inputs, shape, error) !=
+      ShapeOpResult::Resolved)
+    return nodeError() << error;
+  FailureOr<tg::ReshapeOp> op = build<tg::ReshapeOp>(
+      {*x}, {builder.getNamedAttr("shape", builder.getDenseI64ArrayAttr(shape))});
+  return failed(op) ? failure() : define(0, *op);
+}
+
+LogicalResult GraphImporter::convertTranspose() {
+  FailureOr<Value> x = input(0);
+  if (failed(x))
+    return failure();
+  int64_t rank = cast<RankedTensorType>(x->getType()).getRank();
+  SmallVector<int64_t> perm = attrInts(*node, "perm", {});
+  if (perm.empty())
+    for (int64_t d = rank - 1; d >= 0; --d)
+      perm.push_back(d);
+  FailureOr<tg::TransposeOp> op = build<tg::TransposeOp>(
+      {*x}, {builder.getNamedAttr("perm", builder.getDenseI64ArrayAttr(perm))});
+  return failed(op) ? failure() : define(0, *op);
+}
+
+LogicalResult GraphImporter::convertMatMul() {
+  FailureOr<Value> a = input(0), b = input(1);
+  if (failed(a) || failed(b))
+    return failure();
+  if (cast<RankedTensorType>(a->getType()).getRank() < 2 ||
+      cast<RankedTensorType>(b->getType()).getRank() < 2)
+    return nodeError() << "MatMul of 1-D tensors is not supported";
+  FailureOr<tg::MatMulOp> op = build<tg::MatMulOp>({*a, *b}, {});
+  return failed(op) ? failure() : define(0, *op);
+}
+
+LogicalResult GraphImporter::convertGemm() {
+  FailureOr<Value> a = input(0), b = input(1);
+  if (failed(a) || failed(b))
+    return failure();
+  SmallVector<Value> operands = {*a, *b};
+  if (hasInput(2)) {
+    FailureOr<Value> c = inputAs(2, getElementTypeOrSelf(a->getType()));
+    if (failed(c))
+      return failure();
+    operands.push_back(*c);
+  }
+  FailureOr<tg::GemmOp> op = build<tg::GemmOp>(
+      operands,
+      {builder.getNamedAttr("alpha", builder.getF64FloatAttr(
+                                         attrFloat(*node, "alpha", 1.0f))),
+       builder.getNamedAttr("beta", builder.getF64FloatAttr(
+                                        attrFloat(*node, "beta", 1.0f))),
+       builder.getNamedAttr("trans_a", builder.getBoolAttr(
+                                           attrInt(*node, "transA", 0))),
+       builder.getNamedAttr("trans_b", builder.getBoolAttr(
+                                           attrInt(*node, "transB", 0)))});
+  return failed(op) ? failure() : define(0, *op);
+}
+
+LogicalResult GraphImporter::convertReduce() {
+  FailureOr<Value> x = input(0);
+  if (failed(x))
+    return failure();
+  int64_t rank = cast<RankedTensorType>(x->getType()).getRank();
+  SmallVector<int64_t> axes = attrInts(*node, "axes", {});
+  if (hasInput(1)) {
+    FailureOr<const HostTensor *> t = requireConstant(1, "axes");
+    if (failed(t))
+      return failure();
+    axes.assign((*t)->ints.begin(), (*t)->ints.end());
+  }
+  if (axes.empty() && attrInt(*node, "noop_with_empty_axes", 0) != 0)
+    return define(0, *x);
+  for (int64_t &a : axes)
+    if (a < 0)
+      a += rank;
+  llvm::sort(axes);
+  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+  SmallVector<NamedAttribute> attrs = {
+      builder.getNamedAttr("axes", builder.getDenseI64ArrayAttr(axes)),
+      builder.getNamedAttr("keepdims",
+                           builder.getBoolAttr(attrInt(*node, "keepdims", 1)))};
+  if (node->op_type() == "ReduceSum") {
+    FailureOr<tg::ReduceSumOp> op = build<tg::ReduceSumOp>({*x}, attrs);
+    return failed(op) ? failure() : define(0, *op);
+  }
+  FailureOr<tg::ReduceMeanOp> op = build<tg::ReduceMeanOp>({*x}, attrs);
+  return failed(op) ? failure() : define(0, *op);
+}
+
+LogicalResult GraphImporter::convertDropout() {
+  FailureOr<Value> x = input(0);
+  if (failed(x))
+    return failure();
+  double ratio = attrFloat(*node, "ratio", 0.5f);
+  if (hasInput(1)) {
+    FailureOr<const HostTensor *> t = requireConstant(1, "ratio");
+    if (failed(t))
+      return failure();
+    ratio = (*t)->getDouble(0);
+  }
+  bool training = false;
+  if (hasInput(2)) {
+    FailureOr<const HostTensor *> t = requireConstant(2, "training_mode");
+    if (failed(t))
+      return failure();
+    training = (*t)->getInt(0) != 0;
+  }
+  if (outputUsed(1))
+    return nodeError() << "the mask output of Dropout is not supported";
+  if (!training || ratio == 0.0)
+    return define(0, *x);
+  FailureOr<tg::DropoutOp> op = build<tg::DropoutOp>(
+      {*x}, {builder.getNamedAttr("ratio", builder.getF64FloatAttr(ratio))},
+      /*numResults=*/2);
+  return failed(op) ? failure() : define(0, op->getOutput());
+}
+
+LogicalResult GraphImporter::convertCast() {
+  FailureOr<Value> x = input(0);
+  if (failed(x))
+    return failure();
+  int64_t to = attrInt(*node, "to", 0);
+  Type from = getElementTypeOrSelf(x->getType());
+  Type target;
+  switch (to) {
+  case onnx::TensorProto::FLOAT:
+    target = builder.getF32Type();
+    break;
+  case onnx::TensorProto::FLOAT16:
+    target = builder.getF16Type();
+    break;
+  case onnx::TensorProto::BFLOAT16:
+    target = builder.getBF16Type();
+    break;
+  default:
+    break;
+  }
+  if (target != from)
+    return nodeError() << "Cast of a run-time tensor to another element type "
+                          "is not supported";
+  return define(0, *x);
+}
+
+LogicalResult GraphImporter::convertShape() {
+  // The shape of a run-time value is static: it comes from its type. A weight
+  // keeps its dims in the initializer, so reading it adds no argument.
+  SmallVector<int64_t> shape;
+  auto it = slots.find(node->input(0));
+  if (it != slots.end() && !it->second.value && it->second.initializer) {
+    shape.assign(it->second.initializer->dims().begin(),
+                 it->second.initializer->dims().end());
+  } else {
+    FailureOr<RankedTensorType> type = inputType(0);
+    if (failed(type))
+      return failure();
+    shape.assign(type->getShape().begin(), type->getShape().end());
+  }
+  HostTensor proxy = HostTensor::makeInts(shape, {});
+  SmallVector<HostTensor> outputs;
+  std::string error;
+  const HostTensor *inputs[] = {&proxy};
+  if (foldNode(*node, inputs, outputs, error) != FoldResult::Folded)
+    return nodeError() << error;
+  defineConstant(0, std::move(outputs.front()));
+  return success();
+}
+
+LogicalResult GraphImporter::convertConstant() {
+  HostTensor tensor;
+  std::string error;
+  if (const onnx::AttributeProto *value = findAttr(*node, "value")) {
+    if (!readTensorProto(value->t(), tensor, error))
+      return nodeError() << error;
+  } else if (const onnx::AttributeProto *f = findAttr(*node, "value_float")) {
+    tensor = HostTensor::makeFloats({}, {f->f()});
+  } else if (const onnx::AttributeProto *fs = findAttr(*node, "value_floats")) {
+    std::vector<double> values(fs->floats().begin(), fs->floats().end());
+    int64_t n = values.size();
+    tensor = HostTensor::makeFloats({n}, std::move(values));
+  } else if (const onnx::AttributeProto *i = findAttr(*node, "value_int")) {
+    tensor = HostTensor::makeInts({}, {i->i()});
+  } else if (const onnx::AttributeProto *is = findAttr(*node, "value_ints")) {
+    std::vector<int64_t> values(is->ints().begin(), is->ints().end());
+    int64_t n = values.size();
+    tensor = HostTensor::makeInts({n}, std::move(values));
+  } else {
+    return nodeError() << "Constant without a supported value attribute";
+  }
+  defineConstant(0, std::move(tensor));
+  return success();
+}

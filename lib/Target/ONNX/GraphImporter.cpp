@@ -1,0 +1,447 @@
+//===- GraphImporter.cpp - ONNX graph to tg ops ---------------------------===//
+//
+// Walks the ONNX nodes in order. Values known at import time (constants and
+// everything computed from them, such as shape subgraphs) stay host tensors;
+// the rest become tg ops. Initializers become `@main` arguments the first
+// time a tg op reads them, so those only read by shape arithmetic do not.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GraphImporter.h"
+#include "ConstantFolding.h"
+#include "ModelLoader.h"
+
+#include "memopt/Dialect/TG/IR/TGDialect.h"
+#include "memopt/Dialect/TG/IR/TGOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace memopt;
+using namespace memopt::onnx_import;
+
+namespace {
+/// The tg element type of an ONNX element type, or null.
+Type elementTypeOf(MLIRContext *context, int32_t dtype) {
+  switch (dtype) {
+  case onnx::TensorProto::FLOAT:
+    return Float32Type::get(context);
+  case onnx::TensorProto::FLOAT16:
+    return Float16Type::get(context);
+  case onnx::TensorProto::BFLOAT16:
+    return BFloat16Type::get(context);
+  default:
+    return {};
+  }
+}
+
+std::string dtypeName(int32_t dtype) {
+  return onnx::TensorProto::DataType_IsValid(dtype)
+             ? llvm::StringRef(onnx::TensorProto::DataType_Name(
+                                   static_cast<onnx::TensorProto::DataType>(dtype)))
+                   .lower()
+             : "type " + std::to_string(dtype);
+}
+
+std::string shapeString(ArrayRef<int64_t> shape) {
+  return shape.empty() ? std::string("scalar")
+                       : llvm::join(llvm::map_range(shape,
+                                                    [](int64_t d) {
+                                                      return std::to_string(d);
+                                                    }),
+                                    "x");
+}
+} // namespace
+
+GraphImporter::GraphImporter(MLIRContext *context,
+                             const onnx::ModelProto &model,
+                             llvm::StringRef fileName)
+    : context(context), model(model), fileName(fileName.str()),
+      builder(context), loc(UnknownLoc::get(context)) {}
+
+InFlightDiagnostic GraphImporter::nodeError() {
+  InFlightDiagnostic diag = emitError(loc);
+  diag << "node '" << node->name() << "' (" << node->op_type() << "): ";
+  return diag;
+}
+
+//===----------------------------------------------------------------------===//
+// Signature
+//===----------------------------------------------------------------------===//
+
+LogicalResult GraphImporter::declareInputs() {
+  const onnx::GraphProto &graph = model.graph();
+  for (const onnx::TensorProto &init : graph.initializer())
+    slots[init.name()].initializer = &init;
+  Location fileLoc = FileLineColLoc::get(context, fileName, 0, 0);
+  for (const onnx::ValueInfoProto &input : graph.input()) {
+    if (slots.count(input.name()) && slots[input.name()].initializer)
+      continue; // IR version < 4 lists initializers as inputs too.
+    if (!input.type().has_tensor_type())
+      return emitError(fileLoc) << "graph input '" << input.name()
+                                << "' is not a tensor";
+    const onnx::TypeProto::Tensor &tensor = input.type().tensor_type();
+    Type elementType = elementTypeOf(context, tensor.elem_type());
+    if (!elementType)
+      return emitError(fileLoc)
+             << "graph input '" << input.name() << "' has element type "
+             << dtypeName(tensor.elem_type())
+             << "; memopt trains on float32, float16 or bfloat16 inputs";
+    if (!tensor.has_shape())
+      return emitError(fileLoc)
+             << "graph input '" << input.name()
+             << "' has no shape; give it one with --batch=N and "
+                "--input-shape=C,H,W";
+    SmallVector<int64_t> shape;
+    for (auto [i, dim] : llvm::enumerate(tensor.shape().dim())) {
+      if (!dim.has_dim_value() || dim.dim_value() <= 0) {
+        InFlightDiagnostic diag = emitError(fileLoc);
+        diag << "graph input '" << input.name() << "' has dynamic dimension "
+             << i;
+        if (dim.has_dim_param())
+          diag << " ('" << dim.dim_param() << "')";
+        diag << " that memopt cannot resolve; fix it with "
+             << (i == 0 ? "--batch=N" : "--input-shape=C,H,W");
+        return diag;
+      }
+      shape.push_back(dim.dim_value());
+    }
+    auto type = RankedTensorType::get(shape, elementType);
+    slots[input.name()].value = body->addArgument(type, fileLoc);
+    argAttrs.push_back(builder.getDictionaryAttr(builder.getNamedAttr(
+        tg::TGDialect::kInputAttrName, builder.getStringAttr(input.name()))));
+  }
+  return success();
+}
+
+FailureOr<Value> GraphImporter::argumentFor(const std::string &name, Role role) {
+  Slot &slot = slots[name];
+  const onnx::TensorProto &init = *slot.initializer;
+  Type elementType = elementTypeOf(context, init.data_type());
+  if (!elementType)
+    return nodeError() << "initializer '" << name << "' of element type "
+                       << dtypeName(init.data_type())
+                       << " feeds a computation; memopt computes in float32, "
+                          "float16 or bfloat16";
+  SmallVector<int64_t> shape(init.dims().begin(), init.dims().end());
+  Location argLoc = NameLoc::get(builder.getStringAttr(name),
+                                 FileLineColLoc::get(context, fileName, 0, 0));
+  slot.value = body->addArgument(RankedTensorType::get(shape, elementType),
+                                 argLoc);
+  StringRef attrName = role == Role::State ? tg::TGDialect::kStateAttrName
+                                           : tg::TGDialect::kParamAttrName;
+  argAttrs.push_back(builder.getDictionaryAttr(
+      builder.getNamedAttr(attrName, builder.getStringAttr(name))));
+  slot.initializer = nullptr;
+  return slot.value;
+}
+
+LogicalResult GraphImporter::declareOutputs(func::FuncOp func) {
+  SmallVector<Value> results;
+  SmallVector<Attribute> resultAttrs;
+  Location fileLoc = FileLineColLoc::get(context, fileName, 0, 0);
+  for (const onnx::ValueInfoProto &output : model.graph().output()) {
+    auto it = slots.find(output.name());
+    if (it == slots.end())
+      return emitError(fileLoc) << "graph output '" << output.name()
+                                << "' is not produced by any node";
+    Slot &slot = it->second;
+    Value value = slot.value;
+    if (!value && slot.constant) {
+      Type elementType = elementTypeOf(context, slot.constant->dtype);
+      if (!elementType)
+        return emitError(fileLoc) << "graph output '" << output.name()
+                                  << "' is a constant of element type "
+                                  << dtypeName(slot.constant->dtype);
+      value = materialize(*slot.constant, elementType);
+    }
+    if (!value && slot.initializer) {
+      node = nullptr;
+      return emitError(fileLoc) << "graph output '" << output.name()
+                                << "' is an initializer, not a computed value";
+    }
+    results.push_back(value);
+    resultAttrs.push_back(builder.getDictionaryAttr(builder.getNamedAttr(
+        tg::TGDialect::kOutputAttrName, builder.getStringAttr(output.name()))));
+  }
+  func::ReturnOp::create(builder, fileLoc, results);
+  func.setFunctionType(builder.getFunctionType(
+      body->getArgumentTypes(), ValueRange(results).getTypes()));
+  func.setAllArgAttrs(argAttrs);
+  func.setAllResultAttrs(resultAttrs);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Inputs and outputs of the current node
+//===----------------------------------------------------------------------===//
+
+bool GraphImporter::hasInput(int i) const {
+  return i < node->input_size() && !node->input(i).empty();
+}
+
+const HostTensor *GraphImporter::constantInput(int i, bool allowTrainable) {
+  if (!hasInput(i))
+    return nullptr;
+  auto it = slots.find(node->input(i));
+  if (it == slots.end() || it->second.value)
+    return nullptr;
+  Slot &slot = it->second;
+  if (slot.initializer) {
+    // A float initializer is a trainable weight: folding it away would
+    // freeze it. Only inputs that must be static (scales, pads) read it.
+    if (!allowTrainable && elementTypeOf(context, slot.initializer->data_type()))
+      return nullptr;
+    if (!slot.constant) {
+      HostTensor tensor;
+      std::string error;
+      if (!readTensorProto(*slot.initializer, tensor, error)) {
+        nodeError() << error;
+        return nullptr;
+      }
+      slot.constant = std::move(tensor);
+    }
+  }
+  return slot.constant ? &*slot.constant : nullptr;
+}
+
+FailureOr<const HostTensor *> GraphImporter::requireConstant(int i,
+                                                             StringRef what) {
+  if (const HostTensor *tensor = constantInput(i, /*allowTrainable=*/true))
+    return tensor;
+  return nodeError() << "input '" << (hasInput(i) ? node->input(i) : "")
+                     << "' (" << what
+                     << ") depends on run-time data; memopt needs it to be "
+                        "known at compile time to resolve static shapes";
+}
+
+FailureOr<Value> GraphImporter::input(int i, Role role) {
+  if (!hasInput(i))
+    return nodeError() << "required input " << i << " is missing";
+  const std::string &name = node->input(i);
+  Slot &slot = slots[name];
+  if (slot.value)
+    return slot.value;
+  if (slot.initializer)
+    return argumentFor(name, role);
+  Type elementType = elementTypeOf(context, slot.constant->dtype);
+  if (!elementType)
+    return nodeError() << "constant input '" << name << "' of element type "
+                       << dtypeName(slot.constant->dtype)
+                       << " feeds a computation; memopt computes in float32, "
+                          "float16 or bfloat16";
+  return materialize(*slot.constant, elementType);
+}
+
+FailureOr<Value> GraphImporter::inputAs(int i, Type elementType) {
+  if (hasInput(i)) {
+    Slot &slot = slots[node->input(i)];
+    if (!slot.value && !slot.initializer && slot.constant)
+      return materialize(*slot.constant, elementType);
+  }
+  return input(i);
+}
+
+FailureOr<RankedTensorType> GraphImporter::inputType(int i) {
+  FailureOr<Value> value = input(i);
+  if (failed(value))
+    return failure();
+  return cast<RankedTensorType>(value->getType());
+}
+
+Value GraphImporter::materialize(const HostTensor &tensor, Type elementType) {
+  return tg::ConstantOp::create(builder, loc, toElementsAttr(tensor, elementType));
+}
+
+bool GraphImporter::outputUsed(int output) const {
+  if (output >= node->output_size() || node->output(output).empty())
+    return false;
+  const std::string &name = node->output(output);
+  if (useCounts.count(name))
+    return true;
+  return llvm::any_of(model.graph().output(),
+                      [&](const onnx::ValueInfoProto &o) { return o.name() == name; });
+}
+
+LogicalResult GraphImporter::define(int output, Value value) {
+  if (output >= node->output_size() || node->output(output).empty())
+    return success();
+  const std::string &name = node->output(output);
+  slots[name].value = value;
+  return checkAgainstOnnxShape(name, value);
+}
+
+void GraphImporter::defineConstant(int output, HostTensor tensor) {
+  if (output >= node->output_size() || node->output(output).empty())
+    return;
+  slots[node->output(output)].constant = std::move(tensor);
+}
+
+LogicalResult GraphImporter::checkAgainstOnnxShape(const std::string &name,
+                                                   Value value) {
+  auto it = onnxShapes.find(name);
+  if (it == onnxShapes.end())
+    return success();
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getShape() == ArrayRef<int64_t>(it->second))
+    return success();
+  return nodeError() << "memopt infers shape " << shapeString(type.getShape())
+                     << " for '" << name << "' but ONNX shape inference gives "
+                     << shapeString(it->second);
+}
+
+//===----------------------------------------------------------------------===//
+// Building ops
+//===----------------------------------------------------------------------===//
+
+//===----------------------------------------------------------------------===//
+// Driver
+//===----------------------------------------------------------------------===//
+
+LogicalResult GraphImporter::importNode(const onnx::NodeProto &current,
+                                        int index) {
+  node = &current;
+  std::string name = current.name().empty()
+                         ? current.op_type() + "_" + std::to_string(index)
+                         : current.name();
+  loc = NameLoc::get(builder.getStringAttr(name),
+                     FileLineColLoc::get(context, fileName, index + 1, 0));
+  if (!current.domain().empty() && current.domain() != "ai.onnx")
+    return nodeError() << "operator '" << current.op_type() << "' of domain '"
+                       << current.domain() << "' is not supported";
+  for (int i = 0; i < current.input_size(); ++i)
+    if (!current.input(i).empty() && !slots.count(current.input(i)))
+      return nodeError() << "input '" << current.input(i)
+                         << "' is not defined before its use";
+
+  // Constant folding: a node whose inputs are all known is evaluated now.
+  bool allKnown = true;
+  SmallVector<const HostTensor *> known;
+  for (int i = 0; i < current.input_size(); ++i) {
+    const HostTensor *tensor = constantInput(i, /*allowTrainable=*/false);
+    if (hasInput(i) && !tensor)
+      allKnown = false;
+    known.push_back(tensor);
+  }
+  if (allKnown && current.op_type() != "Constant") {
+    SmallVector<HostTensor> outputs;
+    std::string error;
+    switch (foldNode(current, known, outputs, error)) {
+    case FoldResult::Folded:
+      for (auto [i, tensor] : llvm::enumerate(outputs))
+        defineConstant(i, std::move(tensor));
+      return success();
+    case FoldResult::Error:
+      return nodeError() << error;
+    case FoldResult::NotFoldable:
+      break;
+    }
+  }
+  return convertNode();
+}
+
+LogicalResult GraphImporter::convertNode() {
+  using Converter = LogicalResult (GraphImporter::*)();
+  static const llvm::StringMap<Converter> converters = {
+      {"Conv", &GraphImporter::convertConv},
+      {"ConvTranspose", &GraphImporter::convertConvTranspose},
+      {"BatchNormalization", &GraphImporter::convertBatchNorm},
+      {"Relu", &GraphImporter::convertUnary},
+      {"LeakyRelu", &GraphImporter::convertUnary},
+      {"Sigmoid", &GraphImporter::convertUnary},
+      {"Tanh", &GraphImporter::convertUnary},
+      {"Neg", &GraphImporter::convertUnary},
+      {"Exp", &GraphImporter::convertUnary},
+      {"Log", &GraphImporter::convertUnary},
+      {"Sqrt", &GraphImporter::convertUnary},
+      {"Abs", &GraphImporter::convertUnary},
+      {"Identity", &GraphImporter::convertUnary},
+      {"Clip", &GraphImporter::convertClip},
+      {"Add", &GraphImporter::convertBinary},
+      {"Sub", &GraphImporter::convertBinary},
+      {"Mul", &GraphImporter::convertBinary},
+      {"Div", &GraphImporter::convertBinary},
+      {"Pow", &GraphImporter::convertPow},
+      {"MaxPool", &GraphImporter::convertPool},
+      {"AveragePool", &GraphImporter::convertPool},
+      {"GlobalAveragePool", &GraphImporter::convertGlobalAveragePool},
+      {"Resize", &GraphImporter::convertResize},
+      {"Concat", &GraphImporter::convertConcat},
+      {"Slice", &GraphImporter::convertSlice},
+      {"Pad", &GraphImporter::convertPad},
+      {"Reshape", &GraphImporter::convertShapeOp},
+      {"Flatten", &GraphImporter::convertShapeOp},
+      {"Squeeze", &GraphImporter::convertShapeOp},
+      {"Unsqueeze", &GraphImporter::convertShapeOp},
+      {"Transpose", &GraphImporter::convertTranspose},
+      {"MatMul", &GraphImporter::convertMatMul},
+      {"Gemm", &GraphImporter::convertGemm},
+      {"ReduceSum", &GraphImporter::convertReduce},
+      {"ReduceMean", &GraphImporter::convertReduce},
+      {"Dropout", &GraphImporter::convertDropout},
+      {"Cast", &GraphImporter::convertCast},
+      {"Shape", &GraphImporter::convertShape},
+      {"Constant", &GraphImporter::convertConstant},
+  };
+  auto it = converters.find(node->op_type());
+  if (it == converters.end()) {
+    SmallVector<StringRef> names;
+    for (const auto &entry : converters)
+      names.push_back(entry.getKey());
+    llvm::sort(names);
+    return nodeError() << "unsupported ONNX operator '" << node->op_type()
+                       << "'; memopt imports " << llvm::join(names, ", ")
+                       << " (and folds shape arithmetic on constants)";
+  }
+  return (this->*(it->second))();
+}
+
+OwningOpRef<ModuleOp> GraphImporter::run() {
+  Location fileLoc = FileLineColLoc::get(context, fileName, 0, 0);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
+  module->getOperation()->setAttr("tg.onnx_opset",
+                                  builder.getI64IntegerAttr(
+                                      defaultOpsetVersion(model)));
+  module->getOperation()->setAttr("tg.onnx_model",
+                                  builder.getStringAttr(fileName));
+  if (!model.producer_name().empty())
+    module->getOperation()->setAttr(
+        "tg.onnx_producer",
+        builder.getStringAttr(model.producer_name() + " " +
+                              model.producer_version()));
+
+  const onnx::GraphProto &graph = model.graph();
+  for (const onnx::ValueInfoProto &info : llvm::concat<const onnx::ValueInfoProto>(
+           graph.value_info(), graph.output())) {
+    if (!info.type().has_tensor_type() || !info.type().tensor_type().has_shape())
+      continue;
+    SmallVector<int64_t> shape;
+    bool isStatic = true;
+    for (const auto &dim : info.type().tensor_type().shape().dim()) {
+      isStatic &= dim.has_dim_value();
+      shape.push_back(dim.dim_value());
+    }
+    if (isStatic)
+      onnxShapes[info.name()] = shape;
+  }
+  for (const onnx::NodeProto &n : graph.node())
+    for (const std::string &in : n.input())
+      ++useCounts[in];
+
+  builder.setInsertionPointToEnd(module->getBody());
+  auto func = func::FuncOp::create(builder, fileLoc, "main",
+                                   builder.getFunctionType({}, {}));
+  body = func.addEntryBlock();
+  builder.setInsertionPointToEnd(body);
+  if (failed(declareInputs()))
+    return nullptr;
+  for (auto [index, n] : llvm::enumerate(graph.node()))
+    if (failed(importNode(n, index)))
+      return nullptr;
+  builder.setInsertionPointToEnd(body);
+  if (failed(declareOutputs(func)) || failed(verify(*module)))
+    return nullptr;
+  return module;
+}

@@ -1,0 +1,150 @@
+//===- GraphImporter.h - ONNX graph to tg ops -------------------*- C++ -*-===//
+
+#ifndef MEMOPT_LIB_TARGET_ONNX_GRAPHIMPORTER_H
+#define MEMOPT_LIB_TARGET_ONNX_GRAPHIMPORTER_H
+
+#include "HostTensor.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <optional>
+
+namespace memopt::onnx_import {
+
+/// Builds `func.func @main` from a loaded, shape-inferred ONNX model. One
+/// instance imports one model.
+class GraphImporter {
+public:
+  GraphImporter(mlir::MLIRContext *context, const onnx::ModelProto &model,
+                llvm::StringRef fileName);
+
+  mlir::OwningOpRef<mlir::ModuleOp> run();
+
+private:
+  /// What the importer knows about an ONNX value name.
+  struct Slot {
+    mlir::Value value;                     // defined at run time
+    std::optional<HostTensor> constant;    // known at import time
+    const onnx::TensorProto *initializer = nullptr; // not yet materialized
+  };
+  enum class Role { Param, State };
+
+  // Set-up of the function signature.
+  mlir::LogicalResult declareInputs();
+  mlir::LogicalResult declareOutputs(mlir::func::FuncOp func);
+
+  // Per-node driving.
+  mlir::LogicalResult importNode(const onnx::NodeProto &node, int index);
+  mlir::LogicalResult convertNode();
+  mlir::LogicalResult checkAgainstOnnxShape(const std::string &name,
+                                            mlir::Value value);
+
+  // Access to the current node's inputs.
+  bool hasInput(int i) const;
+  mlir::FailureOr<mlir::Value> input(int i, Role role = Role::Param);
+  /// The value of input `i`, with a constant materialized in `elementType`.
+  mlir::FailureOr<mlir::Value> inputAs(int i, mlir::Type elementType);
+  /// The host value of input `i` when known at import time; float
+  /// initializers (weights) count only with `allowTrainable`.
+  const HostTensor *constantInput(int i, bool allowTrainable);
+  mlir::FailureOr<const HostTensor *> requireConstant(int i, llvm::StringRef what);
+  mlir::FailureOr<mlir::RankedTensorType> inputType(int i);
+  mlir::LogicalResult define(int output, mlir::Value value);
+  void defineConstant(int output, HostTensor tensor);
+  bool outputUsed(int output) const;
+
+  mlir::Value materialize(const HostTensor &tensor, mlir::Type elementType);
+  mlir::FailureOr<mlir::Value> argumentFor(const std::string &name, Role role);
+  mlir::InFlightDiagnostic nodeError();
+
+  /// Creates `OpT` with its result types inferred; diagnostics from the
+  /// inference carry the ONNX node's name and op type.
+  template <typename OpT>
+  mlir::FailureOr<OpT> build(mlir::ValueRange operands,
+                             llvm::ArrayRef<mlir::NamedAttribute> attrs,
+                             unsigned numResults = 1);
+
+  // Op families (ConvertOps.cpp).
+  mlir::LogicalResult convertConv();
+  mlir::LogicalResult convertConvTranspose();
+  mlir::LogicalResult convertBatchNorm();
+  mlir::LogicalResult convertUnary();
+  mlir::LogicalResult convertClip();
+  mlir::LogicalResult convertBinary();
+  mlir::LogicalResult convertPow();
+  mlir::LogicalResult convertPool();
+  mlir::LogicalResult convertGlobalAveragePool();
+  mlir::LogicalResult convertResize();
+  mlir::LogicalResult convertConcat();
+  mlir::LogicalResult convertSlice();
+  mlir::LogicalResult convertPad();
+  mlir::LogicalResult convertShapeOp();
+  mlir::LogicalResult convertTranspose();
+  mlir::LogicalResult convertMatMul();
+  mlir::LogicalResult convertGemm();
+  mlir::LogicalResult convertReduce();
+  mlir::LogicalResult convertDropout();
+  mlir::LogicalResult convertCast();
+  mlir::LogicalResult convertShape();
+  mlir::LogicalResult convertConstant();
+
+  mlir::MLIRContext *context;
+  const onnx::ModelProto &model;
+  std::string fileName;
+  mlir::OpBuilder builder;
+  mlir::Block *body = nullptr;
+  llvm::SmallVector<mlir::Attribute> argAttrs;
+  llvm::StringMap<Slot> slots;
+  llvm::StringMap<llvm::SmallVector<int64_t>> onnxShapes;
+  llvm::StringMap<int> useCounts;
+
+  // The node being converted.
+  const onnx::NodeProto *node = nullptr;
+  mlir::Location loc;
+};
+
+// Defined here because ConvertOps.cpp instantiates it for every tg op.
+template <typename OpT>
+mlir::FailureOr<OpT>
+GraphImporter::build(mlir::ValueRange operands,
+                     llvm::ArrayRef<mlir::NamedAttribute> attrs,
+                     unsigned numResults) {
+  // The op is created with placeholder result types, then its own inference
+  // sets them. Building through the inferring builder would abort on an
+  // invalid model instead of reporting it.
+  llvm::SmallVector<mlir::Type> placeholders(numResults, operands.front().getType());
+  auto op = OpT::create(builder, loc, placeholders, operands, attrs);
+  llvm::SmallVector<mlir::Type> types;
+  std::string messages;
+  mlir::LogicalResult inferred = mlir::success();
+  {
+    mlir::ScopedDiagnosticHandler capture(context, [&](mlir::Diagnostic &diag) {
+      if (!messages.empty())
+        messages += "; ";
+      messages += diag.str();
+      return mlir::success();
+    });
+    mlir::Operation *raw = op.getOperation();
+    inferred = OpT::inferReturnTypes(
+        context, loc, raw->getOperands(), raw->getRawDictionaryAttrs(),
+        raw->getPropertiesStorage(), raw->getRegions(), types);
+  }
+  if (mlir::failed(inferred)) {
+    op->erase();
+    return nodeError() << messages;
+  }
+  for (auto [result, type] : llvm::zip(op->getResults(), types))
+    result.setType(type);
+  return op;
+}
+
+} // namespace memopt::onnx_import
+
+#endif // MEMOPT_LIB_TARGET_ONNX_GRAPHIMPORTER_H

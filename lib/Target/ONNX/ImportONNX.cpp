@@ -1,0 +1,70 @@
+//===- ImportONNX.cpp - ONNX to tg dialect importer -----------------------===//
+
+#include "memopt/Target/ONNX/ImportONNX.h"
+#include "GraphImporter.h"
+#include "ModelLoader.h"
+
+#include "memopt/InitAllDialects.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/SourceMgr.h"
+
+using namespace mlir;
+using namespace memopt;
+
+OwningOpRef<ModuleOp> memopt::importONNX(llvm::MemoryBufferRef buffer,
+                                         MLIRContext *context,
+                                         const ONNXImportOptions &options) {
+  context->loadDialect<tg::TGDialect, func::FuncDialect>();
+  StringRef fileName = buffer.getBufferIdentifier();
+  Location fileLoc = FileLineColLoc::get(context, fileName, 0, 0);
+  onnx::ModelProto model;
+  std::string error;
+  if (!onnx_import::loadModel(buffer.getBuffer(), options, model, error)) {
+    emitError(fileLoc) << error;
+    return nullptr;
+  }
+  return onnx_import::GraphImporter(context, model, fileName).run();
+}
+
+namespace {
+llvm::cl::opt<int64_t> batchOption(
+    "batch", llvm::cl::desc("Batch size of every graph input (--import-onnx)"),
+    llvm::cl::init(0));
+llvm::cl::list<int64_t> inputShapeOption(
+    "input-shape",
+    llvm::cl::desc("C,H,W of every 4-D graph input (--import-onnx)"),
+    llvm::cl::CommaSeparated);
+} // namespace
+
+void memopt::registerImportONNXTranslation() {
+  TranslateToMLIRRegistration registration(
+      "import-onnx", "Import an ONNX model into the tg dialect",
+      [](llvm::SourceMgr &sourceMgr,
+         MLIRContext *context) -> OwningOpRef<Operation *> {
+        ONNXImportOptions options;
+        if (batchOption.getNumOccurrences()) {
+          if (batchOption <= 0) {
+            emitError(UnknownLoc::get(context))
+                << "--batch must be a positive integer, got " << batchOption;
+            return nullptr;
+          }
+          options.batch = batchOption;
+        }
+        if (inputShapeOption.getNumOccurrences()) {
+          if (inputShapeOption.size() != 3 ||
+              llvm::any_of(inputShapeOption, [](int64_t d) { return d <= 0; })) {
+            emitError(UnknownLoc::get(context))
+                << "--input-shape must be three positive integers C,H,W";
+            return nullptr;
+          }
+          options.inputShape.assign(inputShapeOption.begin(),
+                                    inputShapeOption.end());
+        }
+        const llvm::MemoryBuffer *buffer =
+            sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+        return importONNX(buffer->getMemBufferRef(), context, options);
+      },
+      [](DialectRegistry &registry) { registerAllDialects(registry); });
+}

@@ -1,0 +1,151 @@
+//===- ModelLoader.cpp - Parse, check, convert and infer ONNX -------------===//
+//
+// Compiled with C++ exceptions enabled: the ONNX library reports checker,
+// converter and inference failures by throwing. Every call into it is wrapped
+// here and turned into an error message.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ModelLoader.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <onnx/checker.h>
+#include <onnx/shape_inference/implementation.h>
+#include <onnx/version_converter/convert.h>
+
+#include <climits>
+#include <exception>
+
+using namespace memopt;
+using namespace memopt::onnx_import;
+
+int64_t memopt::onnx_import::defaultOpsetVersion(const onnx::ModelProto &model) {
+  for (const onnx::OperatorSetIdProto &opset : model.opset_import())
+    if (opset.domain().empty() || opset.domain() == "ai.onnx")
+      return opset.version();
+  return -1;
+}
+
+namespace {
+bool parseModel(llvm::StringRef bytes, onnx::ModelProto &model,
+                std::string &error) {
+  google::protobuf::io::CodedInputStream stream(
+      reinterpret_cast<const uint8_t *>(bytes.data()),
+      static_cast<int>(std::min<size_t>(bytes.size(), INT_MAX)));
+  // Models of large networks exceed protobuf's default 64 MiB limit.
+  stream.SetTotalBytesLimit(INT_MAX);
+  if (bytes.empty() || !model.ParseFromCodedStream(&stream) ||
+      !stream.ConsumedEntireMessage()) {
+    error = "not a valid ONNX model: the protobuf does not parse (the file is "
+            "truncated, corrupted or not ONNX)";
+    return false;
+  }
+  // Random bytes occasionally parse as a protobuf of unknown fields.
+  if (!model.has_graph() || model.ir_version() <= 0) {
+    error = "not a valid ONNX model: it has no graph or no IR version (the "
+            "file is corrupted or not ONNX)";
+    return false;
+  }
+  return true;
+}
+
+/// Fixes the shapes of the graph inputs from the overrides and drops every
+/// shape recorded at export time, so that inference recomputes them.
+bool applyShapeOverrides(onnx::ModelProto &model,
+                         const ONNXImportOptions &options, std::string &error) {
+  onnx::GraphProto *graph = model.mutable_graph();
+  std::set<std::string> initializers;
+  for (const onnx::TensorProto &init : graph->initializer())
+    initializers.insert(init.name());
+  bool overridden = false;
+  for (onnx::ValueInfoProto &input : *graph->mutable_input()) {
+    if (initializers.count(input.name()) ||
+        !input.type().has_tensor_type() ||
+        !input.type().tensor_type().has_shape())
+      continue;
+    onnx::TensorShapeProto *shape =
+        input.mutable_type()->mutable_tensor_type()->mutable_shape();
+    if (options.batch && shape->dim_size() >= 1) {
+      shape->mutable_dim(0)->set_dim_value(*options.batch);
+      overridden = true;
+    }
+    if (!options.inputShape.empty() && shape->dim_size() == 4) {
+      if (options.inputShape.size() != 3) {
+        error = "--input-shape must give C,H,W";
+        return false;
+      }
+      for (int i = 0; i < 3; ++i)
+        shape->mutable_dim(i + 1)->set_dim_value(options.inputShape[i]);
+      overridden = true;
+    }
+  }
+  if (overridden) {
+    graph->clear_value_info();
+    for (onnx::ValueInfoProto &output : *graph->mutable_output())
+      if (output.type().has_tensor_type())
+        output.mutable_type()->mutable_tensor_type()->clear_shape();
+  }
+  return true;
+}
+
+/// Runs `fn`, turning any exception of the ONNX library into `error`.
+template <typename Fn>
+bool guarded(const char *stage, std::string &error, Fn &&fn) {
+  try {
+    fn();
+    return true;
+  } catch (const std::exception &e) {
+    std::string what = e.what();
+    // ONNX messages span lines; keep the diagnostic on one.
+    for (char &c : what)
+      if (c == '\n')
+        c = ' ';
+    error = std::string(stage) + ": " + what;
+  } catch (...) {
+    error = std::string(stage) + ": unknown error";
+  }
+  return false;
+}
+} // namespace
+
+bool memopt::onnx_import::loadModel(llvm::StringRef bytes,
+                                    const ONNXImportOptions &options,
+                                    onnx::ModelProto &model,
+                                    std::string &error) {
+  if (!parseModel(bytes, model, error))
+    return false;
+  int64_t opset = defaultOpsetVersion(model);
+  if (opset < 0) {
+    error = "the model imports no default ONNX opset";
+    return false;
+  }
+  if (opset > kMaxSupportedOpset) {
+    error = "the model uses ONNX opset " + std::to_string(opset) +
+            ", newer than the newest supported (" +
+            std::to_string(kMaxSupportedOpset) +
+            "); export it with opset_version=" +
+            std::to_string(kMaxSupportedOpset);
+    return false;
+  }
+  if (!guarded("the model fails the ONNX checker", error,
+               [&] { onnx::checker::check_model(model); }))
+    return false;
+  if (opset < kMaxSupportedOpset &&
+      !guarded(("cannot convert the model from opset " + std::to_string(opset) +
+                " to " + std::to_string(kMaxSupportedOpset))
+                   .c_str(),
+               error, [&] {
+                 model = onnx::version_conversion::ConvertVersion(
+                     model, kMaxSupportedOpset);
+               }))
+    return false;
+  if (!applyShapeOverrides(model, options, error))
+    return false;
+  return guarded("ONNX shape inference failed", error, [&] {
+    onnx::ShapeInferenceOptions inference(/*check_type=*/true,
+                                          /*strict_mode=*/0,
+                                          /*data_prop=*/true);
+    onnx::shape_inference::InferShapes(
+        model, onnx::OpSchemaRegistry::Instance(), inference);
+  });
+}

@@ -1,0 +1,58 @@
+//===- OnnxAttributes.h - Typed access to ONNX node attributes --*- C++ -*-===//
+
+#ifndef MEMOPT_LIB_TARGET_ONNX_ONNXATTRIBUTES_H
+#define MEMOPT_LIB_TARGET_ONNX_ONNXATTRIBUTES_H
+
+#include "llvm/ADT/SmallVector.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <string>
+
+namespace memopt::onnx_import {
+
+inline const onnx::AttributeProto *findAttr(const onnx::NodeProto &node,
+                                            const std::string &name) {
+  for (const onnx::AttributeProto &attr : node.attribute())
+    if (attr.name() == name)
+      return &attr;
+  return nullptr;
+}
+
+inline int64_t attrInt(const onnx::NodeProto &node, const std::string &name,
+                       int64_t fallback) {
+  const onnx::AttributeProto *attr = findAttr(node, name);
+  return attr ? attr->i() : fallback;
+}
+
+inline float attrFloat(const onnx::NodeProto &node, const std::string &name,
+                       float fallback) {
+  const onnx::AttributeProto *attr = findAttr(node, name);
+  return attr ? attr->f() : fallback;
+}
+
+inline std::string attrString(const onnx::NodeProto &node,
+                              const std::string &name,
+                              const std::string &fallback) {
+  const onnx::AttributeProto *attr = findAttr(node, name);
+  return attr ? attr->s() : fallback;
+}
+
+inline llvm::SmallVector<int64_t> attrInts(const onnx::NodeProto &node,
+                                           const std::string &name,
+                                           llvm::SmallVector<int64_t> fallback) {
+  const onnx::AttributeProto *attr = findAttr(node, name);
+  if (!attr)
+    return fallback;
+  return llvm::SmallVector<int64_t>(attr->ints().begin(), attr->ints().end());
+}
+
+/// The node's input `i`, or "" when absent (ONNX marks skipped optional
+/// inputs with an empty name).
+inline std::string inputName(const onnx::NodeProto &node, int i) {
+  return i < node.input_size() ? node.input(i) : std::string();
+}
+
+} // namespace memopt::onnx_import
+
+#endif // MEMOPT_LIB_TARGET_ONNX_ONNXATTRIBUTES_H
