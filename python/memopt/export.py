@@ -22,8 +22,10 @@ from memopt import models
 def export_model(name, path, batch, input_shape, seed=0, opset=17, **kw):
     """Build `name` (kwargs go to the model), export to `path`, check, summarize.
 
-    Raises ValueError for a bad model name, kwarg or input shape.
-    Returns the dict described in `summarize`.
+    Raises ValueError for a bad model name, kwarg, input shape or opset,
+    OSError when `path` cannot be written.
+    Returns `summarize`'s dict plus "path" and "parameters" (the PyTorch
+    model's parameter count; BN running stats are initializers but not parameters).
     """
     if batch < 1:
         raise ValueError(f"batch must be >= 1, got {batch}")
@@ -97,7 +99,7 @@ def main(argv=None):
     try:
         s = export_model(args.model, args.output, args.batch, args.input_shape,
                          seed=args.seed, opset=args.opset, **kw)
-    except ValueError as e:
+    except (ValueError, OSError) as e:  # bad flags or unwritable -o path
         parser.error(str(e))
     ops = " ".join(f"{k}:{v}" for k, v in s["ops"].items())
     print(f"{s['path']} params={s['parameters']} {ops}")

@@ -179,14 +179,11 @@ LogicalResult GraphImporter::convertBatchNorm() {
   }
   // ONNX weights the old running value by `momentum`; PyTorch (and tg)
   // weight the batch statistic by it.
-  double onnxMomentum = attrFloat(*node, "momentum", 0.9f);
-  double momentum = 1.0 - onnxMomentum;
-  // float -> double conversion leaves noise such as 0.09999999403953552.
-  momentum = std::round(momentum * 1e6) / 1e6;
+  double momentum = shortestDecimal(
+      static_cast<float>(1.0 - attrFloat(*node, "momentum", 0.9f)));
   FailureOr<tg::BatchNormOp> op = build<tg::BatchNormOp>(
       {*x, *scale, *bias, *mean, *var},
-      {builder.getNamedAttr("epsilon", builder.getF64FloatAttr(
-                                           std::round(epsilon * 1e12) / 1e12)),
+      {builder.getNamedAttr("epsilon", builder.getF64FloatAttr(epsilon)),
        builder.getNamedAttr("momentum", builder.getF64FloatAttr(momentum))},
       /*numResults=*/5);
   if (failed(op))

@@ -7,6 +7,8 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <charconv>
+#include <cstdlib>
 #include <string>
 
 namespace memopt::onnx_import {
@@ -25,10 +27,20 @@ inline int64_t attrInt(const onnx::NodeProto &node, const std::string &name,
   return attr ? attr->i() : fallback;
 }
 
-inline float attrFloat(const onnx::NodeProto &node, const std::string &name,
-                       float fallback) {
+/// The double closest to the shortest decimal that round-trips `value`:
+/// ONNX stores float32, and 1e-5f printed as 9.9999997473787516E-6 in the
+/// IR would only confuse readers.
+inline double shortestDecimal(float value) {
+  char buffer[64];
+  auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  *result.ptr = '\0';
+  return std::strtod(buffer, nullptr);
+}
+
+inline double attrFloat(const onnx::NodeProto &node, const std::string &name,
+                        float fallback) {
   const onnx::AttributeProto *attr = findAttr(node, name);
-  return attr ? attr->f() : fallback;
+  return shortestDecimal(attr ? attr->f() : fallback);
 }
 
 inline std::string attrString(const onnx::NodeProto &node,
