@@ -74,15 +74,44 @@ func.func @binary_of_broadcast_constants() -> tensor<2x2xf32> {
 // Binary ops with a neutral element
 //===----------------------------------------------------------------------===//
 
+// x + (-0.0) is x bit for bit, so it folds.
 // CHECK-LABEL: func.func @add_zero
 // CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>)
 func.func @add_zero(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
   // CHECK-NOT: tg.add
   // CHECK: return %[[X]], %[[X]]
-  %zero = tg.constant dense<0.0> : tensor<2x3xf32>
+  %zero = tg.constant dense<-0.0> : tensor<2x3xf32>
   %0 = tg.add %x, %zero : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   %1 = tg.add %zero, %x : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   return %0, %1 : tensor<2x3xf32>, tensor<2x3xf32>
+}
+
+// -----
+
+// x + 0.0 maps x = -0.0 to +0.0, so it must not fold.
+// CHECK-LABEL: func.func @add_positive_zero
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>)
+func.func @add_positive_zero(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // CHECK: %[[ZERO:.*]] = tg.constant dense<0.000000e+00>
+  // CHECK: %[[R:.*]] = tg.add %[[X]], %[[ZERO]]
+  // CHECK: return %[[R]]
+  %zero = tg.constant dense<0.0> : tensor<2x3xf32>
+  %0 = tg.add %x, %zero : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// x - (-0.0) maps x = -0.0 to +0.0, so it must not fold.
+// CHECK-LABEL: func.func @sub_negative_zero
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>)
+func.func @sub_negative_zero(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // CHECK: %[[ZERO:.*]] = tg.constant dense<-0.000000e+00>
+  // CHECK: %[[R:.*]] = tg.sub %[[X]], %[[ZERO]]
+  // CHECK: return %[[R]]
+  %zero = tg.constant dense<-0.0> : tensor<2x3xf32>
+  %0 = tg.sub %x, %zero : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
 }
 
 // -----
@@ -94,7 +123,7 @@ func.func @add_broadcast_zero(%x: tensor<2x3xf32>)
     -> (tensor<2x3xf32>, tensor<2x3xf32>) {
   // CHECK-NOT: tg.add
   // CHECK: return %[[X]], %[[X]]
-  %zero = tg.constant dense<0.0> : tensor<1xf32>
+  %zero = tg.constant dense<-0.0> : tensor<1xf32>
   %0 = tg.add %x, %zero : (tensor<2x3xf32>, tensor<1xf32>) -> tensor<2x3xf32>
   %1 = tg.add %zero, %x : (tensor<1xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   return %0, %1 : tensor<2x3xf32>, tensor<2x3xf32>

@@ -23,12 +23,19 @@ OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
 }
 
 namespace {
-/// True when `value` is a constant splat equal to `neutral`.
+/// True when `value` is a constant splat bitwise equal to `neutral`. The
+/// comparison is bitwise because the signed zeros differ: x + (-0.0) is x for
+/// every x, but x + 0.0 turns -0.0 into +0.0, and folds must not change a
+/// single bit of the result.
 bool isSplatOf(Value value, double neutral) {
   DenseFPElementsAttr attr;
   if (!matchPattern(value, m_Constant(&attr)) || !attr.isSplat())
     return false;
-  return attr.getSplatValue<APFloat>().convertToDouble() == neutral;
+  APFloat splat = attr.getSplatValue<APFloat>();
+  APFloat expected(neutral);
+  bool lost;
+  expected.convert(splat.getSemantics(), APFloat::rmNearestTiesToEven, &lost);
+  return splat.bitwiseIsEqual(expected);
 }
 
 /// Folds a binary op: constants of one shape are evaluated; a neutral splat
@@ -53,7 +60,7 @@ OpFoldResult foldBinary(OpT op, typename OpT::FoldAdaptor adaptor,
 } // namespace
 
 OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
-  return foldBinary(*this, adaptor, 0.0, /*commutative=*/true,
+  return foldBinary(*this, adaptor, -0.0, /*commutative=*/true,
                     [](const APFloat &a, const APFloat &b) { return a + b; });
 }
 
