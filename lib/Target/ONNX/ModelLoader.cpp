@@ -15,6 +15,7 @@
 
 #include <climits>
 #include <exception>
+#include <set>
 
 using namespace memopt;
 using namespace memopt::onnx_import;
@@ -88,6 +89,58 @@ bool applyShapeOverrides(onnx::ModelProto &model,
   return true;
 }
 
+/// Before opset 14, a BatchNormalization is in training mode when it has more
+/// than one output, and may carry two more (saved mean and variance) that the
+/// converter to opset 14 rejects. Drops those when nothing reads them and
+/// returns the first output of every training-mode node, so that
+/// `markTrainingBatchNorms` can set `training_mode` once the model is at an
+/// opset that has the attribute.
+bool prepareLegacyBatchNorms(onnx::ModelProto &model,
+                             std::set<std::string> &training,
+                             std::string &error) {
+  onnx::GraphProto *graph = model.mutable_graph();
+  std::set<std::string> read;
+  for (const onnx::NodeProto &node : graph->node())
+    read.insert(node.input().begin(), node.input().end());
+  for (const onnx::ValueInfoProto &output : graph->output())
+    read.insert(output.name());
+  for (onnx::NodeProto &node : *graph->mutable_node()) {
+    if (node.op_type() != "BatchNormalization" || node.output_size() <= 1)
+      continue;
+    for (int i = 3; i < node.output_size(); ++i) {
+      if (read.count(node.output(i))) {
+        error = "node '" + node.name() +
+                "' (BatchNormalization): its saved mean/variance outputs are "
+                "read, which opsets 14 and newer do not support";
+        return false;
+      }
+    }
+    while (node.output_size() > 3)
+      node.mutable_output()->RemoveLast();
+    training.insert(node.output(0));
+  }
+  return true;
+}
+
+void markTrainingBatchNorms(onnx::ModelProto &model,
+                            const std::set<std::string> &training) {
+  for (onnx::NodeProto &node : *model.mutable_graph()->mutable_node()) {
+    if (node.op_type() != "BatchNormalization" || node.output_size() == 0 ||
+        !training.count(node.output(0)))
+      continue;
+    onnx::AttributeProto *attr = nullptr;
+    for (onnx::AttributeProto &a : *node.mutable_attribute())
+      if (a.name() == "training_mode")
+        attr = &a;
+    if (!attr) {
+      attr = node.add_attribute();
+      attr->set_name("training_mode");
+      attr->set_type(onnx::AttributeProto::INT);
+    }
+    attr->set_i(1);
+  }
+}
+
 /// Runs `fn`, turning any exception of the ONNX library into `error`.
 template <typename Fn>
 bool guarded(const char *stage, std::string &error, Fn &&fn) {
@@ -130,6 +183,9 @@ bool memopt::onnx_import::loadModel(llvm::StringRef bytes,
   if (!guarded("the model fails the ONNX checker", error,
                [&] { onnx::checker::check_model(model); }))
     return false;
+  std::set<std::string> trainingBatchNorms;
+  if (opset < 14 && !prepareLegacyBatchNorms(model, trainingBatchNorms, error))
+    return false;
   if (opset < kMaxSupportedOpset &&
       !guarded(("cannot convert the model from opset " + std::to_string(opset) +
                 " to " + std::to_string(kMaxSupportedOpset))
@@ -139,6 +195,7 @@ bool memopt::onnx_import::loadModel(llvm::StringRef bytes,
                      model, kMaxSupportedOpset);
                }))
     return false;
+  markTrainingBatchNorms(model, trainingBatchNorms);
   if (!applyShapeOverrides(model, options, error))
     return false;
   return guarded("ONNX shape inference failed", error, [&] {
