@@ -141,6 +141,33 @@ void markTrainingBatchNorms(onnx::ModelProto &model,
   }
 }
 
+void setStringAttr(onnx::NodeProto &node, const std::string &name,
+                   const std::string &value) {
+  for (onnx::AttributeProto &attr : *node.mutable_attribute()) {
+    if (attr.name() == name) {
+      attr.set_s(value);
+      return;
+    }
+  }
+  onnx::AttributeProto *attr = node.add_attribute();
+  attr->set_name(name);
+  attr->set_type(onnx::AttributeProto::STRING);
+  attr->set_s(value);
+}
+
+/// Upsample (opset 9) and Resize before opset 11 compute source coordinates
+/// as x / scale, rounding down for nearest; the converter turns them into
+/// Resize-11 with its default half_pixel mode. In a model converted from
+/// such an opset every Resize is one of those: restore their coordinates.
+void markLegacyResizes(onnx::ModelProto &model) {
+  for (onnx::NodeProto &node : *model.mutable_graph()->mutable_node()) {
+    if (node.op_type() != "Resize")
+      continue;
+    setStringAttr(node, "coordinate_transformation_mode", "asymmetric");
+    setStringAttr(node, "nearest_mode", "floor");
+  }
+}
+
 /// Runs `fn`, turning any exception of the ONNX library into `error`.
 template <typename Fn>
 bool guarded(const char *stage, std::string &error, Fn &&fn) {
@@ -196,6 +223,8 @@ bool memopt::onnx_import::loadModel(llvm::StringRef bytes,
                }))
     return false;
   markTrainingBatchNorms(model, trainingBatchNorms);
+  if (opset < 11)
+    markLegacyResizes(model);
   if (!applyShapeOverrides(model, options, error))
     return false;
   return guarded("ONNX shape inference failed", error, [&] {
