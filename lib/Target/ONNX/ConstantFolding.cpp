@@ -10,6 +10,9 @@
 #include "OnnxAttributes.h"
 
 #include "mlir/Dialect/Traits.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Sequence.h"
+#include "llvm/ADT/SmallSet.h"
 
 #include <algorithm>
 #include <cmath>
@@ -39,6 +42,29 @@ int64_t memopt::onnx_import::normalizeSliceAxis(int64_t dim, int64_t &start,
 }
 
 namespace {
+/// Folding evaluates shape arithmetic and small constants; a tensor bigger
+/// than this comes from a corrupted model, not from a shape computation.
+constexpr int64_t kMaxFoldedElements = int64_t(1) << 24;
+
+/// Checks the shape of a tensor that folding is about to create.
+bool checkFoldedShape(ArrayRef<int64_t> shape, std::string &error) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0) {
+      error = "folding would create a tensor with dimension " +
+              std::to_string(d);
+      return false;
+    }
+    if (d != 0 && n > kMaxFoldedElements / d) {
+      error = "folding would create a tensor of more than " +
+              std::to_string(kMaxFoldedElements) + " elements";
+      return false;
+    }
+    n *= d;
+  }
+  return true;
+}
+
 /// Builds a tensor of `shape` whose element at each output index is taken
 /// from `in` at the flat index `source(outputIndex)`.
 HostTensor gatherFrom(const HostTensor &in, ArrayRef<int64_t> shape,
@@ -94,6 +120,8 @@ bool broadcastAll(ArrayRef<const HostTensor *> tensors,
     }
     shape = next;
   }
+  if (!checkFoldedShape(shape, error))
+    return false;
   for (const HostTensor *t : tensors)
     expanded.push_back(gatherFrom(*t, shape, [&](ArrayRef<int64_t> index) {
       return broadcastSource(t->shape, index);
@@ -166,8 +194,11 @@ bool foldSlice(ArrayRef<const HostTensor *> inputs, HostTensor &out,
   int64_t rank = data.shape.size();
   SmallVector<int64_t> starts(rank, 0), ends(data.shape), steps(rank, 1);
   size_t count = inputs[1]->ints.size();
-  if (!inputs[2] || inputs[2]->ints.size() != count) {
-    error = "'starts' and 'ends' differ in length";
+  auto sameLength = [&](unsigned i) {
+    return inputs.size() <= i || !inputs[i] || inputs[i]->ints.size() == count;
+  };
+  if (!inputs[2] || !sameLength(2) || !sameLength(3) || !sameLength(4)) {
+    error = "starts, ends, axes and steps differ in length";
     return false;
   }
   for (size_t i = 0; i < count; ++i) {
@@ -276,6 +307,11 @@ ShapeOpResult memopt::onnx_import::resolveShapeOp(
         return ShapeOpResult::Error;
       }
     }
+    if (llvm::SmallSet<int64_t, 8>(axes.begin(), axes.end()).size() !=
+        axes.size()) {
+      error = op + " axes repeat an axis";
+      return ShapeOpResult::Error;
+    }
     if (op == "Unsqueeze") {
       auto src = inShape.begin();
       for (int64_t d = 0; d < outRank; ++d)
@@ -328,9 +364,17 @@ FoldResult memopt::onnx_import::foldNode(const onnx::NodeProto &node,
           {"Add", {std::plus<double>(), std::plus<int64_t>()}},
           {"Sub", {std::minus<double>(), std::minus<int64_t>()}},
           {"Mul", {std::multiplies<double>(), std::multiplies<int64_t>()}},
-          // ONNX integer division truncates toward zero, as C++ does.
+          // ONNX integer division truncates toward zero, as C++ does; the
+          // cases C++ leaves undefined (and x86 traps on) wrap instead.
           {"Div", {std::divides<double>(),
-                   [](int64_t a, int64_t b) { return b == 0 ? 0 : a / b; }}},
+                   [](int64_t a, int64_t b) -> int64_t {
+                     if (b == 0)
+                       return 0;
+                     if (b == -1)
+                       return static_cast<int64_t>(0 -
+                                                   static_cast<uint64_t>(a));
+                     return a / b;
+                   }}},
           {"Pow", {[](double a, double b) { return std::pow(a, b); },
                    [](int64_t a, int64_t b) {
                      return static_cast<int64_t>(std::pow(a, b));
@@ -416,6 +460,8 @@ FoldResult memopt::onnx_import::foldNode(const onnx::NodeProto &node,
     return done(HostTensor::makeInts({}, {in(0).numElements()}));
   if (op == "ConstantOfShape" && needInputs(1)) {
     SmallVector<int64_t> shape(in(0).ints.begin(), in(0).ints.end());
+    if (!checkFoldedShape(shape, error))
+      return FoldResult::Error;
     HostTensor value = HostTensor::makeFloats({1}, {0.0});
     if (const onnx::AttributeProto *attr = findAttr(node, "value"))
       if (!readTensorProto(attr->t(), value, error))
@@ -436,7 +482,11 @@ FoldResult memopt::onnx_import::foldNode(const onnx::NodeProto &node,
            delta = in(2).getDouble(0);
     if (delta == 0)
       return failWith("Range delta must not be 0");
-    int64_t n = std::max<int64_t>(std::ceil((limit - start) / delta), 0);
+    double count = std::max(std::ceil((limit - start) / delta), 0.0);
+    if (!(count <= kMaxFoldedElements)) // also NaN
+      return failWith("Range would create more than " +
+                      std::to_string(kMaxFoldedElements) + " elements");
+    int64_t n = static_cast<int64_t>(count);
     out.shape = {n};
     for (int64_t i = 0; i < n; ++i) {
       if (out.isFloat())
@@ -458,6 +508,10 @@ FoldResult memopt::onnx_import::foldNode(const onnx::NodeProto &node,
     for (const HostTensor *t : inputs) {
       if (static_cast<int64_t>(t->shape.size()) != rank)
         return failWith("concat inputs differ in rank");
+      for (int64_t d = 0; d < rank; ++d)
+        if (d != axis && t->shape[d] != in(0).shape[d])
+          return failWith("concat inputs differ in dimension " +
+                          std::to_string(d));
       out.shape[axis] += t->shape[axis];
     }
     int64_t outer = 1, inner = 1;
@@ -520,8 +574,10 @@ FoldResult memopt::onnx_import::foldNode(const onnx::NodeProto &node,
     }
   }
   if (op == "Expand" && needInputs(2)) {
-    HostTensor ones = HostTensor::makeFloats(
-        SmallVector<int64_t>(in(1).ints.begin(), in(1).ints.end()), {});
+    SmallVector<int64_t> shape(in(1).ints.begin(), in(1).ints.end());
+    if (!checkFoldedShape(shape, error))
+      return FoldResult::Error;
+    HostTensor ones = HostTensor::makeFloats(shape, {});
     ones.floats.assign(ones.numElements(), 0.0);
     HostTensor out;
     if (!broadcastBinary(in(0), castTo(ones, in(0).dtype), in(0).dtype,
@@ -536,6 +592,11 @@ FoldResult memopt::onnx_import::foldNode(const onnx::NodeProto &node,
     if (perm.empty())
       for (int64_t d = rank - 1; d >= 0; --d)
         perm.push_back(d);
+    SmallVector<int64_t> sorted(perm);
+    llvm::sort(sorted);
+    if (!llvm::equal(sorted, llvm::seq<int64_t>(0, rank)))
+      return failWith("perm is not a permutation of the " +
+                      std::to_string(rank) + " axes");
     SmallVector<int64_t> shape;
     for (int64_t p : perm)
       shape.push_back(in(0).shape[p]);

@@ -242,11 +242,10 @@ LogicalResult GraphImporter::convertClip() {
   for (int i : {1, 2}) {
     if (!hasInput(i))
       continue;
-    FailureOr<const HostTensor *> bound =
-        requireConstant(i, i == 1 ? "min" : "max");
+    FailureOr<double> bound = requireScalar(i, i == 1 ? "min" : "max");
     if (failed(bound))
       return failure();
-    ((i == 1) ? lo : hi) = (*bound)->getDouble(0);
+    ((i == 1) ? lo : hi) = *bound;
   }
   FailureOr<tg::ClipOp> op = build<tg::ClipOp>(
       {*x}, {builder.getNamedAttr("min", builder.getF64FloatAttr(lo)),
@@ -287,12 +286,10 @@ LogicalResult GraphImporter::convertBinary() {
 
 LogicalResult GraphImporter::convertPow() {
   FailureOr<Value> x = input(0);
-  FailureOr<const HostTensor *> exponent = requireConstant(1, "exponent");
+  FailureOr<double> exponent = requireScalar(1, "exponent");
   if (failed(x) || failed(exponent))
     return failure();
-  if ((*exponent)->numElements() != 1)
-    return nodeError() << "only a scalar exponent is supported";
-  double e = (*exponent)->getDouble(0);
+  double e = *exponent;
   if (e == 1.0)
     return define(0, *x);
   if (e == 2.0) {
@@ -477,13 +474,18 @@ LogicalResult GraphImporter::convertSlice() {
   }
   auto type = cast<RankedTensorType>(x->getType());
   int64_t rank = type.getRank();
+  int64_t n = (*starts)->numElements();
+  if ((*ends)->numElements() != n || (axes && axes->numElements() != n) ||
+      (steps && steps->numElements() != n))
+    return nodeError() << "starts, ends, axes and steps differ in length";
   SmallVector<int64_t> begin(rank, 0), end(type.getShape()), step(rank, 1);
-  for (int64_t i = 0, n = (*starts)->numElements(); i < n; ++i) {
+  for (int64_t i = 0; i < n; ++i) {
     int64_t axis = axes ? axes->getInt(i) : i;
     if (axis < 0)
       axis += rank;
-    if (axis < 0 || axis >= rank || i >= (*ends)->numElements())
-      return nodeError() << "slice axis or ends out of range";
+    if (axis < 0 || axis >= rank)
+      return nodeError() << "slice axis " << axis
+                         << " is out of range for rank " << rank;
     int64_t s = steps ? steps->getInt(i) : 1;
     if (s <= 0)
       return nodeError() << "Slice with step " << s
@@ -674,17 +676,17 @@ LogicalResult GraphImporter::convertDropout() {
     return failure();
   double ratio = attrFloat(*node, "ratio", 0.5f);
   if (hasInput(1)) {
-    FailureOr<const HostTensor *> t = requireConstant(1, "ratio");
+    FailureOr<double> t = requireScalar(1, "ratio");
     if (failed(t))
       return failure();
-    ratio = (*t)->getDouble(0);
+    ratio = *t;
   }
   bool training = false;
   if (hasInput(2)) {
-    FailureOr<const HostTensor *> t = requireConstant(2, "training_mode");
+    FailureOr<double> t = requireScalar(2, "training_mode");
     if (failed(t))
       return failure();
-    training = (*t)->getInt(0) != 0;
+    training = *t != 0.0;
   }
   if (outputUsed(1))
     return nodeError() << "the mask output of Dropout is not supported";
@@ -717,8 +719,11 @@ LogicalResult GraphImporter::convertCast() {
     break;
   }
   if (target != from)
-    return nodeError() << "Cast of a run-time tensor to another element type "
-                          "is not supported";
+    return nodeError() << "Cast of run-time tensor '" << node->input(0)
+                       << "' to another element type is not supported: "
+                          "memopt computes in one float type, and integer "
+                          "values (such as shapes) must be known at compile "
+                          "time";
   return define(0, *x);
 }
 

@@ -10,6 +10,7 @@
 #include "GraphImporter.h"
 #include "ConstantFolding.h"
 #include "ModelLoader.h"
+#include "OnnxAttributes.h"
 
 #include "memopt/Dialect/TG/IR/TGDialect.h"
 #include "memopt/Dialect/TG/IR/TGOps.h"
@@ -62,8 +63,11 @@ GraphImporter::GraphImporter(MLIRContext *context,
       builder(context), loc(UnknownLoc::get(context)) {}
 
 InFlightDiagnostic GraphImporter::nodeError() {
+  // The location names the node, also one without a name of its own.
+  auto nameLoc = dyn_cast<NameLoc>(loc);
   InFlightDiagnostic diag = emitError(loc);
-  diag << "node '" << node->name() << "' (" << node->op_type() << "): ";
+  diag << "node '" << (nameLoc ? nameLoc.getName().str() : node->name())
+       << "' (" << node->op_type() << "): ";
   return diag;
 }
 
@@ -144,9 +148,7 @@ LogicalResult GraphImporter::declareOutputs(func::FuncOp func) {
   Location fileLoc = FileLineColLoc::get(context, fileName, 0, 0);
   for (const onnx::ValueInfoProto &output : model.graph().output()) {
     auto it = slots.find(output.name());
-    if (it == slots.end())
-      return emitError(fileLoc) << "graph output '" << output.name()
-                                << "' is not produced by any node";
+    assert(it != slots.end() && "loadModel rejects undefined graph outputs");
     Slot &slot = it->second;
     Value value = slot.value;
     if (!value && slot.constant) {
@@ -215,6 +217,17 @@ FailureOr<const HostTensor *> GraphImporter::requireConstant(int i,
                      << "' (" << what
                      << ") depends on run-time data; memopt needs it to be "
                         "known at compile time to resolve static shapes";
+}
+
+FailureOr<double> GraphImporter::requireScalar(int i, StringRef what) {
+  FailureOr<const HostTensor *> tensor = requireConstant(i, what);
+  if (failed(tensor))
+    return failure();
+  if ((*tensor)->numElements() != 1)
+    return nodeError() << "input '" << node->input(i) << "' (" << what
+                       << ") must hold one value, got "
+                       << (*tensor)->numElements();
+  return (*tensor)->getDouble(0);
 }
 
 FailureOr<Value> GraphImporter::input(int i, Role role) {
@@ -303,10 +316,7 @@ LogicalResult GraphImporter::checkAgainstOnnxShape(const std::string &name,
 LogicalResult GraphImporter::importNode(const onnx::NodeProto &current,
                                         int index) {
   node = &current;
-  std::string name = current.name().empty()
-                         ? current.op_type() + "_" + std::to_string(index)
-                         : current.name();
-  loc = NameLoc::get(builder.getStringAttr(name),
+  loc = NameLoc::get(builder.getStringAttr(nodeName(current, index)),
                      FileLineColLoc::get(context, fileName, index + 1, 0));
   if (!current.domain().empty() && current.domain() != "ai.onnx")
     return nodeError() << "operator '" << current.op_type() << "' of domain '"

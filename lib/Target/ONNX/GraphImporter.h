@@ -55,6 +55,8 @@ private:
   /// initializers (weights) count only with `allowTrainable`.
   const HostTensor *constantInput(int i, bool allowTrainable);
   mlir::FailureOr<const HostTensor *> requireConstant(int i, llvm::StringRef what);
+  /// The single value of input `i`, which must be known at import time.
+  mlir::FailureOr<double> requireScalar(int i, llvm::StringRef what);
   mlir::FailureOr<mlir::RankedTensorType> inputType(int i);
   mlir::LogicalResult define(int output, mlir::Value value);
   void defineConstant(int output, HostTensor tensor);

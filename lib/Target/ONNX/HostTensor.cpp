@@ -70,9 +70,9 @@ double halfBitsToDouble(uint16_t bits, bool bfloat) {
       bfloat ? llvm::APFloat::BFloat() : llvm::APFloat::IEEEhalf();
   return llvm::APFloat(sem, llvm::APInt(16, bits)).convertToDouble();
 }
+} // namespace
 
-/// Byte size of one element in raw_data, or 0 if unsupported.
-size_t rawElementSize(int32_t dtype) {
+size_t memopt::onnx_import::rawElementSize(int32_t dtype) {
   switch (dtype) {
   case onnx::TensorProto::FLOAT:
   case onnx::TensorProto::INT32:
@@ -96,6 +96,7 @@ size_t rawElementSize(int32_t dtype) {
   }
 }
 
+namespace {
 /// Decodes one little-endian raw element.
 void decodeRaw(int32_t dtype, const char *p, HostTensor &out) {
   using namespace llvm::support;

@@ -46,6 +46,10 @@ struct HostTensor {
 /// True for the ONNX element types memopt can compute with at run time.
 bool isRuntimeFloatType(int32_t dtype);
 
+/// Byte size of one element of `dtype` in a TensorProto's raw_data, or 0 for
+/// the types memopt does not read (strings, complex numbers).
+size_t rawElementSize(int32_t dtype);
+
 /// Reads an ONNX TensorProto; fails (with `error` set) on external data or an
 /// element type it cannot represent.
 bool readTensorProto(const onnx::TensorProto &proto, HostTensor &out,

@@ -47,7 +47,8 @@ void memopt::registerImportONNXTranslation() {
         if (batchOption.getNumOccurrences()) {
           if (batchOption <= 0) {
             emitError(UnknownLoc::get(context))
-                << "--batch must be a positive integer, got " << batchOption;
+                << "--batch must be a positive integer, got "
+                << batchOption.getValue();
             return nullptr;
           }
           options.batch = batchOption;

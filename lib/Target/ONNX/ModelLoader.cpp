@@ -7,14 +7,21 @@
 //===----------------------------------------------------------------------===//
 
 #include "ModelLoader.h"
+#include "HostTensor.h"
+#include "OnnxAttributes.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/CrashRecoveryContext.h"
 
 #include <google/protobuf/io/coded_stream.h>
 #include <onnx/checker.h>
 #include <onnx/shape_inference/implementation.h>
 #include <onnx/version_converter/convert.h>
 
+#include <algorithm>
 #include <climits>
 #include <exception>
+#include <optional>
 #include <set>
 
 using namespace memopt;
@@ -168,22 +175,86 @@ void markLegacyResizes(onnx::ModelProto &model) {
   }
 }
 
-/// Runs `fn`, turning any exception of the ONNX library into `error`.
+/// The ONNX 1.12 checker lets through what makes its version converter or
+/// shape inference crash instead of throwing: graph outputs that nothing
+/// defines, raw_data of the wrong size and windows with a zero stride.
+/// Rejects those first.
+bool checkBeforeConversion(const onnx::ModelProto &model, std::string &error) {
+  auto checkTensor = [&](const onnx::TensorProto &tensor) {
+    if (!tensor.has_raw_data())
+      return true;
+    uint64_t count = 1;
+    for (int64_t d : tensor.dims())
+      count *= static_cast<uint64_t>(std::max<int64_t>(d, 0));
+    size_t elementSize = rawElementSize(tensor.data_type());
+    if (elementSize == 0 || tensor.raw_data().size() == count * elementSize)
+      return true;
+    error = "tensor '" + tensor.name() + "' holds " +
+            std::to_string(tensor.raw_data().size()) +
+            " bytes of raw data, expected " +
+            std::to_string(count * elementSize);
+    return false;
+  };
+  const onnx::GraphProto &graph = model.graph();
+  std::set<std::string> defined;
+  for (const onnx::ValueInfoProto &input : graph.input())
+    defined.insert(input.name());
+  for (const onnx::TensorProto &init : graph.initializer()) {
+    defined.insert(init.name());
+    if (!checkTensor(init))
+      return false;
+  }
+  for (auto [index, node] : llvm::enumerate(graph.node())) {
+    defined.insert(node.output().begin(), node.output().end());
+    for (const onnx::AttributeProto &attr : node.attribute()) {
+      if (attr.has_t() && !checkTensor(attr.t()))
+        return false;
+      if (attr.name() == "strides" &&
+          llvm::any_of(attr.ints(), [](int64_t s) { return s < 1; })) {
+        error = "node '" + nodeName(node, index) + "' (" + node.op_type() +
+                "): strides must be positive";
+        return false;
+      }
+    }
+  }
+  for (const onnx::ValueInfoProto &output : graph.output()) {
+    if (!defined.count(output.name())) {
+      error = "graph output '" + output.name() +
+              "' is not produced by any node";
+      return false;
+    }
+  }
+  return true;
+}
+
+/// Runs `fn`, turning any exception of the ONNX library into `error`, and
+/// any crash too: ONNX 1.12 dereferences and divides unchecked on models its
+/// checker accepts (a weight whose rank differs from the input's, say).
 template <typename Fn>
 bool guarded(const char *stage, std::string &error, Fn &&fn) {
-  try {
-    fn();
-    return true;
-  } catch (const std::exception &e) {
-    std::string what = e.what();
-    // ONNX messages span lines; keep the diagnostic on one.
-    for (char &c : what)
-      if (c == '\n')
-        c = ' ';
-    error = std::string(stage) + ": " + what;
-  } catch (...) {
-    error = std::string(stage) + ": unknown error";
+  llvm::CrashRecoveryContext::Enable();
+  llvm::CrashRecoveryContext recovery;
+  std::optional<std::string> thrown;
+  bool finished = recovery.RunSafely([&] {
+    try {
+      fn();
+    } catch (const std::exception &e) {
+      thrown = e.what();
+    } catch (...) {
+      thrown = "unknown error";
+    }
+  });
+  if (!finished) {
+    error = std::string(stage) +
+            ": the ONNX library crashed on this model, which is malformed in "
+            "a way the ONNX checker does not detect";
+    return false;
   }
+  if (!thrown)
+    return true;
+  // ONNX messages span lines; keep the diagnostic on one.
+  std::replace(thrown->begin(), thrown->end(), '\n', ' ');
+  error = std::string(stage) + ": " + *thrown;
   return false;
 }
 } // namespace
@@ -209,6 +280,8 @@ bool memopt::onnx_import::loadModel(llvm::StringRef bytes,
   }
   if (!guarded("the model fails the ONNX checker", error,
                [&] { onnx::checker::check_model(model); }))
+    return false;
+  if (!checkBeforeConversion(model, error))
     return false;
   std::set<std::string> trainingBatchNorms;
   if (opset < 14 && !prepareLegacyBatchNorms(model, trainingBatchNorms, error))

@@ -59,6 +59,13 @@ inline llvm::SmallVector<int64_t> attrInts(const onnx::NodeProto &node,
   return llvm::SmallVector<int64_t>(attr->ints().begin(), attr->ints().end());
 }
 
+/// The name diagnostics give the node at position `index` of its graph: its
+/// own, or "<op type>_<index>" when it has none.
+inline std::string nodeName(const onnx::NodeProto &node, size_t index) {
+  return node.name().empty() ? node.op_type() + "_" + std::to_string(index)
+                             : node.name();
+}
+
 /// The node's input `i`, or "" when absent (ONNX marks skipped optional
 /// inputs with an empty name).
 inline std::string inputName(const onnx::NodeProto &node, int i) {

@@ -1,0 +1,638 @@
+#!/usr/bin/python3
+"""Build the small ONNX models of the importer tests, one per case name.
+
+Usage: make_onnx.py CASE OUT.onnx
+
+Models are built with onnx.helper, opset 17 unless the case is about another
+opset, and pass the ONNX checker unless the case is about failing it. Graph
+outputs get symbolic dims (the ONNX 1.12 checker wants a shape) that shape
+inference replaces. A few cases write raw bytes instead of a model.
+"""
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+FLOAT = TensorProto.FLOAT
+INT64 = TensorProto.INT64
+INT64_MAX = 2**63 - 1
+
+
+def inp(name, shape, dtype=FLOAT):
+    return helper.make_tensor_value_info(name, dtype, shape)
+
+
+def out(name, rank, dtype=FLOAT):
+    return helper.make_tensor_value_info(
+        name, dtype, [f"{name}_d{i}" for i in range(rank)])
+
+
+def weight(name, shape):
+    """A float initializer with distinct, deterministic values."""
+    n = int(np.prod(shape))
+    values = (np.arange(n, dtype=np.float32) % 7 - 3) / 8
+    return numpy_helper.from_array(values.reshape(shape), name)
+
+
+def ints(name, values):
+    return numpy_helper.from_array(np.array(values, dtype=np.int64), name)
+
+
+def floats(name, values):
+    return numpy_helper.from_array(np.array(values, dtype=np.float32), name)
+
+
+def node(op, inputs, outputs, name=None, **attrs):
+    return helper.make_node(op, inputs, outputs, name=name or outputs[0],
+                            **attrs)
+
+
+def const(name, array):
+    """A Constant node producing `array` under `name`."""
+    return helper.make_node("Constant", [], [name], name=name,
+                            value=numpy_helper.from_array(array, name))
+
+
+def int_const(name, values):
+    return const(name, np.array(values, dtype=np.int64))
+
+
+def model(nodes, inputs, outputs, inits=(), opset=17, check=True):
+    graph = helper.make_graph(nodes, "test", inputs, outputs,
+                              initializer=list(inits))
+    m = helper.make_model(graph, producer_name="make_onnx",
+                          producer_version="1",
+                          opset_imports=[helper.make_opsetid("", opset)])
+    if check:
+        onnx.checker.check_model(m)
+    return m
+
+
+# --- Positive cases ----------------------------------------------------------
+
+def case_conv():
+    x = inp("x", [1, 4, 9, 9])
+    return model(
+        [node("Conv", ["x", "w_pads", "b_pads"], ["pads_strides"],
+              pads=[1, 2, 1, 0], strides=[2, 2]),
+         node("Conv", ["x", "w_group"], ["dilated_grouped"], group=2,
+              dilations=[2, 2]),
+         node("Conv", ["x", "w_upper"], ["same_upper"], auto_pad="SAME_UPPER",
+              strides=[2, 2]),
+         node("Conv", ["x", "w_lower"], ["same_lower"], auto_pad="SAME_LOWER",
+              strides=[2, 2]),
+         node("Conv", ["x", "w_valid"], ["valid"], auto_pad="VALID")],
+        [x],
+        [out(n, 4) for n in ("pads_strides", "dilated_grouped", "same_upper",
+                             "same_lower", "valid")],
+        [weight("w_pads", [8, 4, 3, 3]), weight("b_pads", [8]),
+         weight("w_group", [6, 2, 3, 3]), weight("w_upper", [2, 4, 4, 4]),
+         weight("w_lower", [2, 4, 4, 4]), weight("w_valid", [2, 4, 3, 3])])
+
+
+def case_conv_transpose():
+    x = inp("x", [1, 4, 5, 5])
+    return model(
+        [node("ConvTranspose", ["x", "w", "b"], ["output_padding"],
+              strides=[2, 2], pads=[1, 1, 1, 1], output_padding=[1, 1]),
+         node("ConvTranspose", ["x", "w"], ["output_shape"], strides=[2, 2],
+              output_shape=[10, 10]),
+         node("ConvTranspose", ["x", "w_grouped"], ["grouped"], group=2)],
+        [x],
+        [out("output_padding", 4), out("output_shape", 4), out("grouped", 4)],
+        [weight("w", [4, 2, 3, 3]), weight("b", [2]),
+         weight("w_grouped", [4, 3, 2, 2])])
+
+
+def bn_inits(prefix, c):
+    return [weight(f"{prefix}.weight", [c]), weight(f"{prefix}.bias", [c]),
+            floats(f"{prefix}.running_mean", [0.0] * c),
+            floats(f"{prefix}.running_var", [1.0] * c)]
+
+
+def bn_inputs(prefix, x):
+    return [x] + [f"{prefix}.{n}" for n in
+                  ("weight", "bias", "running_mean", "running_var")]
+
+
+def case_batch_norm_training():
+    return model(
+        [node("BatchNormalization", bn_inputs("bn1", "x"),
+              ["y1", "bn1.new_mean", "bn1.new_var"], training_mode=1,
+              momentum=0.9),
+         node("BatchNormalization", bn_inputs("bn2", "y1"), ["y2", "", ""],
+              training_mode=1, momentum=0.8, epsilon=1e-3)],
+        [inp("x", [2, 3, 4, 4])],
+        [out("y2", 4), out("bn1.new_mean", 1), out("bn1.new_var", 1)],
+        bn_inits("bn1", 3) + bn_inits("bn2", 3))
+
+
+def case_batch_norm_inference():
+    return model(
+        [node("BatchNormalization", bn_inputs("bn", "x"), ["y"],
+              epsilon=1e-3)],
+        [inp("x", [2, 3, 4, 4])], [out("y", 4)], bn_inits("bn", 3))
+
+
+def case_unary():
+    chain = ["Relu", "Sigmoid", "Tanh", "Neg", "Exp", "Log", "Sqrt", "Abs"]
+    nodes, prev = [], "x"
+    for op in chain:
+        name = op.lower()
+        nodes.append(node(op, [prev], [name]))
+        prev = name
+    nodes += [
+        node("LeakyRelu", [prev], ["leaky_relu"], alpha=0.2),
+        node("LeakyRelu", ["leaky_relu"], ["leaky_relu_default"]),
+        const("clip_min", np.array(-1.5, dtype=np.float32)),
+        node("Clip", ["leaky_relu_default", "clip_min", "clip_max"], ["clip"]),
+        node("Clip", ["clip", "", "clip_max"], ["clip_max_only"]),
+    ]
+    return model(nodes, [inp("x", [2, 3])], [out("clip_max_only", 2)],
+                 [floats("clip_max", 6.0)])
+
+
+def case_binary():
+    return model(
+        [node("Add", ["a", "b"], ["add"]),
+         const("offset", np.array([1, 2, 3, 4], dtype=np.float32)),
+         node("Sub", ["add", "offset"], ["sub"]),
+         const("two", np.array(2.0, dtype=np.float32)),
+         node("Mul", ["two", "sub"], ["mul"]),
+         node("Div", ["mul", "b"], ["div"]),
+         node("Pow", ["div", "two"], ["pow2"]),
+         const("half", np.array(0.5, dtype=np.float32)),
+         node("Pow", ["pow2", "half"], ["pow_half"]),
+         const("one", np.array([1.0], dtype=np.float32)),
+         node("Pow", ["pow_half", "one"], ["pow1"])],
+        [inp("a", [2, 3, 4]), inp("b", [3, 1])], [out("pow1", 3)])
+
+
+def case_pool():
+    return model(
+        [node("MaxPool", ["x"], ["max_ceil"], kernel_shape=[3, 3],
+              strides=[2, 2], pads=[1, 1, 1, 1], ceil_mode=1),
+         node("MaxPool", ["x"], ["max_dilated"], kernel_shape=[2, 2],
+              dilations=[2, 2]),
+         node("AveragePool", ["x"], ["avg_include_pad"], kernel_shape=[2, 2],
+              strides=[2, 2], pads=[0, 0, 1, 1], count_include_pad=1),
+         node("AveragePool", ["x"], ["avg_default"], kernel_shape=[3, 3]),
+         node("GlobalAveragePool", ["x"], ["global"])],
+        [inp("x", [1, 2, 8, 8])],
+        [out(n, 4) for n in ("max_ceil", "max_dilated", "avg_include_pad",
+                             "avg_default", "global")])
+
+
+def case_resize():
+    return model(
+        [node("Resize", ["x", "", "scales_up"], ["nearest"], mode="nearest",
+              coordinate_transformation_mode="asymmetric",
+              nearest_mode="floor"),
+         node("Resize", ["x", "", "", "sizes"], ["align_corners"],
+              mode="linear", coordinate_transformation_mode="align_corners"),
+         node("Resize", ["x", "", "scales_mixed"], ["pytorch_half_pixel"],
+              mode="linear",
+              coordinate_transformation_mode="pytorch_half_pixel")],
+        [inp("x", [1, 2, 4, 4])],
+        [out("nearest", 4), out("align_corners", 4),
+         out("pytorch_half_pixel", 4)],
+        [floats("scales_up", [1, 1, 2, 2]), ints("sizes", [1, 2, 7, 9]),
+         floats("scales_mixed", [1, 1, 0.5, 1.5])])
+
+
+def case_concat_slice():
+    return model(
+        [node("Concat", ["a", "b"], ["concat"], axis=-1),
+         node("Slice", ["concat", "starts", "ends", "axes", "steps"],
+              ["slice_steps"]),
+         node("Slice", ["concat", "neg_starts", "max_ends"], ["slice_tail"])],
+        [inp("a", [2, 3, 4]), inp("b", [2, 3, 2])],
+        [out("slice_steps", 3), out("slice_tail", 3)],
+        [ints("starts", [1, 0]), ints("ends", [6, 3]), ints("axes", [-1, 1]),
+         ints("steps", [2, 1]), ints("neg_starts", [-1, -2]),
+         ints("max_ends", [INT64_MAX, INT64_MAX])])
+
+
+def case_pad():
+    return model(
+        [node("Pad", ["x", "pads", "value"], ["constant"]),
+         node("Pad", ["x", "pads"], ["reflect"], mode="reflect"),
+         node("Pad", ["x", "pads"], ["edge"], mode="edge"),
+         node("Pad", ["x", "crop_pads"], ["crop"])],
+        [inp("x", [1, 2, 5, 5])],
+        [out(n, 4) for n in ("constant", "reflect", "edge", "crop")],
+        [ints("pads", [0, 0, 1, 2, 0, 0, 3, 4]), floats("value", [0.5]),
+         ints("crop_pads", [0, 0, -1, 2, 0, 0, 1, -2])])
+
+
+def case_shape_ops():
+    return model(
+        [node("Reshape", ["x", "shape"], ["reshape"]),
+         node("Flatten", ["x"], ["flatten"], axis=2),
+         node("Unsqueeze", ["x", "unsqueeze_axes"], ["unsqueeze"]),
+         node("Squeeze", ["unsqueeze", "squeeze_axes"], ["squeeze"]),
+         node("Squeeze", ["y"], ["squeeze_all"]),
+         node("Transpose", ["x"], ["transpose"], perm=[0, 2, 3, 1]),
+         node("Transpose", ["squeeze_all"], ["transpose_default"])],
+        [inp("x", [2, 3, 4, 5]), inp("y", [1, 6, 1, 7])],
+        [out("reshape", 3), out("flatten", 2), out("squeeze", 4),
+         out("transpose", 4), out("transpose_default", 2)],
+        [ints("shape", [0, -1, 10]), ints("unsqueeze_axes", [0, -1]),
+         ints("squeeze_axes", [0, 5])])
+
+
+def case_matmul_gemm():
+    return model(
+        [node("MatMul", ["a", "b"], ["matmul"]),
+         node("Gemm", ["x", "fc.weight", "fc.bias"], ["gemm"], transB=1,
+              alpha=0.5),
+         node("Gemm", ["x", "w2"], ["gemm_no_c"], transA=0, beta=2.0)],
+        [inp("a", [2, 3, 4]), inp("b", [4, 5]), inp("x", [2, 8])],
+        [out("matmul", 3), out("gemm", 2), out("gemm_no_c", 2)],
+        [weight("fc.weight", [16, 8]), weight("fc.bias", [16]),
+         weight("w2", [8, 3])])
+
+
+def case_reduce():
+    return model(
+        [node("ReduceSum", ["x", "axes"], ["sum_keep"]),
+         node("ReduceSum", ["x", "neg_axes"], ["sum_drop"], keepdims=0),
+         node("ReduceSum", ["x"], ["sum_all"], keepdims=0),
+         node("ReduceMean", ["x"], ["mean_keep"], axes=[1, 3]),
+         node("ReduceMean", ["x"], ["mean_drop"], axes=[-1], keepdims=0)],
+        [inp("x", [2, 3, 4, 5])],
+        [out("sum_keep", 4), out("sum_drop", 2), out("sum_all", 0),
+         out("mean_keep", 4), out("mean_drop", 3)],
+        [ints("axes", [2]), ints("neg_axes", [-1, 1])])
+
+
+def case_identity_dropout():
+    return model(
+        [node("Identity", ["x"], ["identity"]),
+         node("Dropout", ["identity"], ["inference"]),
+         node("Relu", ["inference"], ["relu"]),
+         node("Dropout", ["relu", "ratio", "training"], ["training_out"])],
+        [inp("x", [2, 3])], [out("training_out", 2)],
+        [floats("ratio", 0.5),
+         numpy_helper.from_array(np.array(True), "training")])
+
+
+def case_initializers():
+    """Float initializers become params in first-use order; int64 shapes
+    fold."""
+    return model(
+        [node("Conv", ["x", "conv2.weight"], ["c2"], pads=[1, 1, 1, 1]),
+         node("Conv", ["c2", "conv1.weight", "conv1.bias"], ["c1"]),
+         node("BatchNormalization", bn_inputs("bn", "c1"),
+              ["y", "", ""], training_mode=1),
+         node("Reshape", ["y", "flat_shape"], ["flat"]),
+         node("Gemm", ["flat", "conv2.weight_t", "fc.bias"], ["logits"],
+              transB=1),
+         const("folded", np.array([[1.0, 2.0, 3.0]], dtype=np.float32)),
+         node("Add", ["folded", "folded"], ["folded_sum"])],
+        [inp("x", [1, 2, 4, 4])],
+        [out("logits", 2), out("folded_sum", 2)],
+        [weight("conv1.weight", [3, 5, 3, 3]), weight("conv1.bias", [3]),
+         weight("conv2.weight", [5, 2, 3, 3]),
+         weight("conv2.weight_t", [7, 12]),
+         weight("fc.bias", [7]), ints("flat_shape", [1, -1]),
+         ints("unused_shape", [2, 2]), weight("unused.weight", [2])]
+        + bn_inits("bn", 3))
+
+
+def case_fold_reshape():
+    """torch's x.view(x.size(0), -1): Shape, Gather, Unsqueeze, Concat,
+    Cast."""
+    return model(
+        [node("Shape", ["x"], ["shape"]),
+         const("zero", np.array(0, dtype=np.int64)),
+         node("Gather", ["shape", "zero"], ["batch"], axis=0),
+         const("axes0", np.array([0], dtype=np.int64)),
+         node("Unsqueeze", ["batch", "axes0"], ["batch1"]),
+         const("minus1", np.array([-1], dtype=np.int64)),
+         node("Concat", ["batch1", "minus1"], ["dims"], axis=0),
+         node("Cast", ["dims"], ["dims64"], to=INT64),
+         node("Reshape", ["x", "dims64"], ["flat"])],
+        [inp("x", [2, 3, 4, 5])], [out("flat", 2)])
+
+
+def case_fold_pad():
+    """torch 1.13's export of F.pad(x, [dx // 2, dx - dx // 2, dy // 2,
+    dy - dy // 2]) with dx, dy the size differences of y and x (the classic
+    U-Net's skip alignment), followed by the skip concatenation."""
+    nodes = [
+        node("Shape", ["x"], ["x_shape"]),
+        node("Shape", ["y"], ["y_shape"]),
+        int_const("h_axis", 2), int_const("w_axis", 3), int_const("two", 2),
+        node("Gather", ["x_shape", "h_axis"], ["x_h"], axis=0),
+        node("Gather", ["y_shape", "h_axis"], ["y_h"], axis=0),
+        node("Gather", ["x_shape", "w_axis"], ["x_w"], axis=0),
+        node("Gather", ["y_shape", "w_axis"], ["y_w"], axis=0),
+        node("Sub", ["y_h", "x_h"], ["dy"]),
+        node("Sub", ["y_w", "x_w"], ["dx"]),
+        node("Div", ["dx", "two"], ["left"]),
+        node("Sub", ["dx", "left"], ["right"]),
+        node("Div", ["dy", "two"], ["top"]),
+        node("Sub", ["dy", "top"], ["bottom"]),
+        int_const("unsqueeze_axes", [0]),
+    ]
+    for name in ("left", "right", "top", "bottom"):
+        nodes.append(node("Unsqueeze", [name, "unsqueeze_axes"], [name + "1"]))
+    nodes += [
+        node("Concat", ["left1", "right1", "top1", "bottom1"], ["pad_list"],
+             axis=0),
+        int_const("first", [0]),
+        node("Shape", ["pad_list"], ["pad_list_shape"]),
+        node("Gather", ["pad_list_shape", "first"], ["given"], axis=0),
+        int_const("rank", 4),
+        node("Mul", ["rank", "two"], ["rank2"]),
+        node("Sub", ["rank2", "given"], ["missing"]),
+        node("Cast", ["pad_list"], ["pad_list64"], to=INT64),
+        node("ConstantOfShape", ["missing"], ["zeros"],
+             value=numpy_helper.from_array(np.array([0], dtype=np.int64))),
+        node("Concat", ["pad_list64", "zeros"], ["padded"], axis=0),
+        int_const("pairs_shape", [-1, 2]),
+        node("Reshape", ["padded", "pairs_shape"], ["pairs"]),
+        int_const("slice_axes", [0]), int_const("slice_starts", [-1]),
+        int_const("slice_ends", [-INT64_MAX]), int_const("slice_steps", [-1]),
+        node("Slice", ["pairs", "slice_starts", "slice_ends", "slice_axes",
+                       "slice_steps"], ["reversed"]),
+        node("Transpose", ["reversed"], ["transposed"], perm=[1, 0]),
+        int_const("flat_shape", [-1]),
+        node("Reshape", ["transposed", "flat_shape"], ["onnx_pads"]),
+        node("Cast", ["onnx_pads"], ["onnx_pads64"], to=INT64),
+        node("Pad", ["x", "onnx_pads64", ""], ["x_padded"], mode="constant"),
+        node("Concat", ["x_padded", "y"], ["cat"], axis=1),
+    ]
+    return model(nodes, [inp("x", [1, 2, 5, 6]), inp("y", [1, 3, 6, 9])],
+                 [out("cat", 4)])
+
+
+def case_opset11():
+    """Signatures that changed after opset 11: Clip, Pad, Resize, ReduceSum,
+    Squeeze."""
+    return model(
+        [node("Clip", ["x", "lo", "hi"], ["clip"]),
+         node("Pad", ["clip", "pads"], ["pad"], mode="reflect"),
+         node("Resize", ["pad", "roi", "scales"], ["resize"], mode="nearest",
+              coordinate_transformation_mode="asymmetric",
+              nearest_mode="floor"),
+         node("ReduceSum", ["resize"], ["sum"], axes=[2], keepdims=1),
+         node("Squeeze", ["sum"], ["squeeze"], axes=[2]),
+         node("Unsqueeze", ["squeeze"], ["unsqueeze"], axes=[0])],
+        [inp("x", [1, 2, 4, 4])], [out("unsqueeze", 4)],
+        [floats("lo", 0.0), floats("hi", 6.0),
+         ints("pads", [0, 0, 1, 1, 0, 0, 1, 1]), floats("roi", []),
+         floats("scales", [1, 1, 2, 2])],
+        opset=11)
+
+
+def case_opset13():
+    """Opset 13 has Squeeze/ReduceSum axes inputs but ReduceMean attrs, and
+    BatchNormalization without training_mode."""
+    return model(
+        [node("BatchNormalization", bn_inputs("bn", "x"), ["bn_out"]),
+         node("ReduceSum", ["bn_out", "axes"], ["sum"], keepdims=1),
+         node("Squeeze", ["sum", "axes"], ["squeeze"]),
+         node("ReduceMean", ["squeeze"], ["mean"], axes=[-1], keepdims=0),
+         node("Resize", ["x", "", "", "sizes"], ["resize"], mode="linear",
+              coordinate_transformation_mode="align_corners")],
+        [inp("x", [1, 3, 4, 4])], [out("mean", 2), out("resize", 4)],
+        bn_inits("bn", 3) + [ints("axes", [2]), ints("sizes", [1, 3, 8, 8])],
+        opset=13)
+
+
+def case_symbolic_batch():
+    return model(
+        [node("Conv", ["x", "w"], ["conv"], pads=[1, 1, 1, 1]),
+         node("Relu", ["conv"], ["y"])],
+        [inp("x", ["N", 3, "H", "W"])], [out("y", 4)],
+        [weight("w", [4, 3, 3, 3])])
+
+
+def case_static_input():
+    return model(
+        [node("Conv", ["x", "w"], ["conv"], pads=[1, 1, 1, 1]),
+         node("MaxPool", ["conv"], ["y"], kernel_shape=[2, 2],
+              strides=[2, 2])],
+        [inp("x", [2, 3, 8, 8])], [out("y", 4)],
+        [weight("w", [4, 3, 3, 3])])
+
+
+# --- Bad-input cases ---------------------------------------------------------
+
+def case_lstm():
+    return model(
+        [node("Relu", ["x"], ["r"]),
+         node("LSTM", ["r", "W", "R"], ["", "y_h"], name="encoder_lstm",
+              hidden_size=4)],
+        [inp("x", [5, 1, 3])], [out("y_h", 3)],
+        [weight("W", [1, 16, 3]), weight("R", [1, 16, 4])])
+
+
+def case_runtime_reshape():
+    """The target shape is read from a run-time tensor."""
+    return model(
+        [node("Mul", ["x", "x"], ["sq"]),
+         node("Reshape", ["sq", "shape"], ["y"], name="dynamic_reshape")],
+        [inp("x", [2, 6]), inp("shape", [2], INT64)], [out("y", 2)])
+
+
+def case_resize_cubic():
+    return model(
+        [node("Resize", ["x", "", "scales"], ["y"], name="upsample",
+              mode="cubic")],
+        [inp("x", [1, 1, 4, 4])], [out("y", 4)],
+        [floats("scales", [1, 1, 2, 2])])
+
+
+def case_resize_crop():
+    return model(
+        [node("Resize", ["x", "roi", "scales"], ["y"], name="crop_resize",
+              mode="linear",
+              coordinate_transformation_mode="tf_crop_and_resize")],
+        [inp("x", [1, 1, 4, 4])], [out("y", 4)],
+        [floats("roi", [0, 0, 0, 0, 1, 1, 1, 1]),
+         floats("scales", [1, 1, 2, 2])])
+
+
+def case_opset18():
+    return model([node("Relu", ["x"], ["y"])], [inp("x", [1, 4])],
+                 [out("y", 2)], opset=18, check=False)
+
+
+def case_checker_fail():
+    """Relu with two inputs: the schema allows one."""
+    return model([node("Relu", ["x", "x"], ["y"], name="bad_relu")],
+                 [inp("x", [1, 4])], [out("y", 2)], check=False)
+
+
+def case_int_input():
+    return model([node("Cast", ["x"], ["y"], to=FLOAT)],
+                 [inp("x", [1, 4], INT64)], [out("y", 2)])
+
+
+def case_conv_mismatch():
+    """The weight has 3 input channels, the input 4."""
+    return model(
+        [node("Relu", ["x"], ["r"]),
+         node("Conv", ["r", "w"], ["y"], name="conv_bad_channels")],
+        [inp("x", [1, 4, 8, 8])], [out("y", 4)],
+        [weight("w", [2, 3, 3, 3])], check=True)
+
+
+def case_runtime_cast_reshape():
+    """The target shape is computed from float data and cast to int64."""
+    return model(
+        [node("Cast", ["shape_values"], ["shape"], name="shape_cast",
+              to=INT64),
+         node("Reshape", ["x", "shape"], ["y"])],
+        [inp("x", [2, 6]), inp("shape_values", [2])], [out("y", 2)])
+
+
+def case_runtime_scales():
+    return model(
+        [node("Resize", ["x", "", "scales"], ["y"], name="upsample")],
+        [inp("x", [1, 1, 4, 4]), inp("scales", [4])], [out("y", 4)])
+
+
+def case_symbolic_spatial():
+    return model(
+        [node("Relu", ["x"], ["y"])],
+        [inp("x", [2, 3, "height", 8])], [out("y", 4)])
+
+
+def case_unnamed_node():
+    m = case_lstm()
+    for n in m.graph.node:
+        n.name = ""
+    return m
+
+
+def case_zero_stride():
+    return model(
+        [node("MaxPool", ["x"], ["y"], name="pool", kernel_shape=[2, 2],
+              strides=[0, 1])],
+        [inp("x", [1, 1, 4, 4])], [out("y", 4)])
+
+
+def case_short_raw_data():
+    m = model([node("Reshape", ["x", "shape"], ["y"])],
+              [inp("x", [2, 6])], [out("y", 2)], check=False)
+    shape = m.graph.initializer.add()
+    shape.name, shape.data_type = "shape", INT64
+    shape.dims.append(2)
+    shape.raw_data = b"\x03\x00"
+    return m
+
+
+def case_empty_clip_bound():
+    return model([node("Clip", ["x", "lo"], ["y"], name="clip")],
+                 [inp("x", [2, 3])], [out("y", 2)], [floats("lo", [])])
+
+
+def case_negative_constant_of_shape():
+    return model(
+        [int_const("dims", [-3]),
+         node("ConstantOfShape", ["dims"], ["zeros"], name="zeros"),
+         node("Shape", ["zeros"], ["shape"]),
+         node("Reshape", ["x", "shape"], ["y"])],
+        [inp("x", [2, 3])], [out("y", 1)])
+
+
+def case_huge_range():
+    return model(
+        [int_const("start", 0), int_const("limit", 10**12),
+         int_const("delta", 1),
+         node("Range", ["start", "limit", "delta"], ["r"], name="range"),
+         node("Shape", ["r"], ["shape"]),
+         node("Reshape", ["x", "shape"], ["y"])],
+        [inp("x", [2, 3])], [out("y", 1)])
+
+
+def case_slice_axes_length():
+    """Axes come from a Range that ONNX shape inference cannot evaluate."""
+    return model(
+        [int_const("start", 0), int_const("limit", 1), int_const("delta", 1),
+         node("Range", ["start", "limit", "delta"], ["axes"]),
+         node("Slice", ["x", "starts", "ends", "axes"], ["y"],
+              name="slice")],
+        [inp("x", [4, 4])], [out("y", 2)],
+        [ints("starts", [0, 0]), ints("ends", [2, 2])])
+
+
+def case_repeated_unsqueeze_axes():
+    return model([node("Unsqueeze", ["x", "axes"], ["y"], name="unsqueeze")],
+                 [inp("x", [2, 3])], [out("y", 4)], [ints("axes", [0, 0])])
+
+
+def case_folded_transpose_perm():
+    return model(
+        [node("Shape", ["x"], ["shape"]),
+         int_const("axes", [0]),
+         node("Unsqueeze", ["shape", "axes"], ["shape2"]),
+         node("Transpose", ["shape2"], ["t"], name="transpose", perm=[0, 5]),
+         node("Reshape", ["t", "flat"], ["t1"]),
+         node("Reshape", ["x", "t1"], ["y"])],
+        [inp("x", [2, 3])], [out("y", 2)], [ints("flat", [-1])])
+
+
+def case_int_min_division():
+    return model(
+        [int_const("a", [-2**63]), int_const("b", [-1]),
+         node("Div", ["a", "b"], ["q"], name="div"),
+         node("Reshape", ["x", "q"], ["y"], name="reshape")],
+        [inp("x", [2, 3])], [out("y", 1)])
+
+
+def case_undefined_output():
+    """An opset-13 model (so it goes through the version converter) whose
+    graph output no node produces; the ONNX 1.12 checker lets it through."""
+    return model([node("Relu", ["x"], ["y"])], [inp("x", [2, 3])],
+                 [out("z", 2)], opset=13)
+
+
+def case_weight_rank_mismatch():
+    """A 5-D weight for a 4-D input, which ONNX 1.12's shape inference reads
+    out of bounds on (the checker accepts it)."""
+    return model([node("Conv", ["x", "w"], ["y"], name="conv")],
+                 [inp("x", [1, 3, 8, 8]), inp("w", [2, 3, 3, 3, 2])],
+                 [out("y", 4)])
+
+
+def write_truncated(path):
+    data = case_conv().SerializeToString()
+    with open(path, "wb") as f:
+        f.write(data[: len(data) // 2])
+
+
+def write_random(path):
+    rng = np.random.default_rng(1234)
+    with open(path, "wb") as f:
+        f.write(rng.integers(0, 256, 4096, dtype=np.uint8).tobytes())
+
+
+def write_empty(path):
+    open(path, "wb").close()
+
+
+RAW = {"truncated": write_truncated, "random": write_random,
+       "empty": write_empty}
+
+
+def main(argv):
+    if len(argv) != 3:
+        sys.exit("usage: make_onnx.py CASE OUT.onnx")
+    case, path = argv[1], argv[2]
+    if case in RAW:
+        RAW[case](path)
+        return
+    build = globals().get("case_" + case)
+    if build is None:
+        sys.exit(f"make_onnx.py: unknown case '{case}'")
+    onnx.save(build(), path)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
