@@ -58,9 +58,10 @@ std::string shapeString(ArrayRef<int64_t> shape) {
 
 GraphImporter::GraphImporter(MLIRContext *context,
                              const onnx::ModelProto &model,
-                             llvm::StringRef fileName)
+                             llvm::StringRef fileName, int64_t sourceOpset)
     : context(context), model(model), fileName(fileName.str()),
-      builder(context), loc(UnknownLoc::get(context)) {}
+      sourceOpset(sourceOpset), builder(context),
+      loc(UnknownLoc::get(context)) {}
 
 InFlightDiagnostic GraphImporter::nodeError() {
   // The location names the node, also one without a name of its own.
@@ -414,6 +415,9 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   module->getOperation()->setAttr("tg.onnx_opset",
                                   builder.getI64IntegerAttr(
                                       defaultOpsetVersion(model)));
+  if (sourceOpset != defaultOpsetVersion(model))
+    module->getOperation()->setAttr("tg.onnx_source_opset",
+                                    builder.getI64IntegerAttr(sourceOpset));
   module->getOperation()->setAttr("tg.onnx_model",
                                   builder.getStringAttr(fileName));
   if (!model.producer_name().empty())

@@ -22,8 +22,9 @@ namespace memopt::onnx_import {
 /// instance imports one model.
 class GraphImporter {
 public:
+  /// `sourceOpset` is the opset the model had before conversion to 17.
   GraphImporter(mlir::MLIRContext *context, const onnx::ModelProto &model,
-                llvm::StringRef fileName);
+                llvm::StringRef fileName, int64_t sourceOpset);
 
   mlir::OwningOpRef<mlir::ModuleOp> run();
 
@@ -100,6 +101,7 @@ private:
   mlir::MLIRContext *context;
   const onnx::ModelProto &model;
   std::string fileName;
+  int64_t sourceOpset;
   mlir::OpBuilder builder;
   mlir::Block *body = nullptr;
   llvm::SmallVector<mlir::Attribute> argAttrs;

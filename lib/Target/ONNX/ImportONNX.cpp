@@ -21,11 +21,14 @@ OwningOpRef<ModuleOp> memopt::importONNX(llvm::MemoryBufferRef buffer,
   Location fileLoc = FileLineColLoc::get(context, fileName, 0, 0);
   onnx::ModelProto model;
   std::string error;
-  if (!onnx_import::loadModel(buffer.getBuffer(), options, model, error)) {
+  int64_t sourceOpset = -1;
+  if (!onnx_import::loadModel(buffer.getBuffer(), options, model, sourceOpset,
+                              error)) {
     emitError(fileLoc) << error;
     return nullptr;
   }
-  return onnx_import::GraphImporter(context, model, fileName).run();
+  return onnx_import::GraphImporter(context, model, fileName, sourceOpset)
+      .run();
 }
 
 namespace {

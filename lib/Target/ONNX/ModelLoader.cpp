@@ -262,10 +262,12 @@ bool guarded(const char *stage, std::string &error, Fn &&fn) {
 bool memopt::onnx_import::loadModel(llvm::StringRef bytes,
                                     const ONNXImportOptions &options,
                                     onnx::ModelProto &model,
+                                    int64_t &sourceOpset,
                                     std::string &error) {
   if (!parseModel(bytes, model, error))
     return false;
   int64_t opset = defaultOpsetVersion(model);
+  sourceOpset = opset;
   if (opset < 0) {
     error = "the model imports no default ONNX opset";
     return false;

@@ -18,8 +18,10 @@ namespace memopt::onnx_import {
 /// and runs ONNX shape inference. On failure returns false and sets `error`
 /// to a one-line cause. This is the only code of memopt that lets C++
 /// exceptions (thrown by the ONNX library) happen; none escapes it.
+/// `sourceOpset` receives the opset the model was exported with.
 bool loadModel(llvm::StringRef bytes, const ONNXImportOptions &options,
-               onnx::ModelProto &model, std::string &error);
+               onnx::ModelProto &model, int64_t &sourceOpset,
+               std::string &error);
 
 /// The version of the default ("" or "ai.onnx") opset the model imports, or
 /// -1 when it imports none.

@@ -37,8 +37,6 @@ void registerImportONNXTranslation();
 
 /// The newest ONNX opset the importer understands.
 constexpr int64_t kMaxSupportedOpset = 17;
-/// Models older than this are converted up to kMaxSupportedOpset.
-constexpr int64_t kMinNativeOpset = 11;
 
 } // namespace memopt
 

@@ -2,36 +2,23 @@
 //
 // Shape rules live in TGShapeInference.cpp and run through the
 // InferTypeOpInterface verifier; the verifiers here check what does not
-// affect the result type.
+// affect the result type. The ops of TGGradOps.td have both in
+// TGGradShapeInference.cpp.
 //
 //===----------------------------------------------------------------------===//
 
+#include "ShapeHelpers.h"
 #include "memopt/Dialect/TG/IR/TGOps.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
-#include "mlir/IR/TypeUtilities.h"
-
-#include <cmath>
 
 using namespace mlir;
 using namespace memopt::tg;
+using namespace memopt::tg::detail;
 
 static LogicalResult verifyEpsilon(Operation *op, double epsilon) {
-  if (!(epsilon > 0.0))
-    return op->emitOpError("'epsilon' must be positive, got ") << epsilon;
-  return success();
-}
-
-/// Per-channel operands share one element type, which may differ from the
-/// input's: mixed precision keeps statistics in f32 under a bf16 input.
-static LogicalResult verifyChannelTypes(Operation *op, ValueRange channels) {
-  Type type = getElementTypeOrSelf(channels.front().getType());
-  for (Value value : channels.drop_front())
-    if (getElementTypeOrSelf(value.getType()) != type)
-      return op->emitOpError(
-          "per-channel operands must have one element type");
-  return success();
+  return verifyAttrValue(op, "epsilon", epsilon, epsilon > 0.0, "positive");
 }
 
 LogicalResult BatchNormOp::verify() {
@@ -39,9 +26,8 @@ LogicalResult BatchNormOp::verify() {
       failed(verifyChannelTypes(*this, getOperands().drop_front())))
     return failure();
   double momentum = getMomentum().convertToDouble();
-  if (!(momentum >= 0.0 && momentum <= 1.0))
-    return emitOpError("'momentum' must be in [0, 1], got ") << momentum;
-  return success();
+  return verifyAttrValue(*this, "momentum", momentum,
+                         momentum >= 0.0 && momentum <= 1.0, "in [0, 1]");
 }
 
 LogicalResult BatchNormInferenceOp::verify() {
@@ -51,17 +37,14 @@ LogicalResult BatchNormInferenceOp::verify() {
 }
 
 LogicalResult ClipOp::verify() {
-  if (!(getMin().convertToDouble() <= getMax().convertToDouble()))
-    return emitOpError("'min' (") << getMin().convertToDouble() << ") must not exceed 'max' ("
-                                  << getMax().convertToDouble() << ")";
-  return success();
+  return verifyClipBounds(*this, getMin().convertToDouble(),
+                          getMax().convertToDouble());
 }
 
 LogicalResult DropoutOp::verify() {
   double ratio = getRatio().convertToDouble();
-  if (!(ratio >= 0.0 && ratio < 1.0))
-    return emitOpError("'ratio' must be in [0, 1), got ") << ratio;
-  return success();
+  return verifyAttrValue(*this, "ratio", ratio, ratio >= 0.0 && ratio < 1.0,
+                         "in [0, 1)");
 }
 
 LogicalResult ResizeOp::verify() {
@@ -72,19 +55,8 @@ LogicalResult ResizeOp::verify() {
                               inferred)))
     return success();
   auto input = cast<RankedTensorType>(getInput().getType());
-  ArrayRef<int64_t> sizes = getSizes();
-  ArrayRef<double> scales = getScales();
-  for (int i = 0; i < 2; ++i) {
-    // ONNX derives sizes as floor(in * scale); scales derived from sizes
-    // (out / in) round-trip only up to floating-point error.
-    double exact = input.getDimSize(2 + i) * scales[i];
-    if (std::fabs(exact - static_cast<double>(sizes[i])) >= 1.0)
-      return emitOpError("'sizes' [")
-             << sizes[0] << ", " << sizes[1] << "] disagree with 'scales' ["
-             << scales[0] << ", " << scales[1] << "] for input "
-             << input.getDimSize(2) << "x" << input.getDimSize(3);
-  }
-  return success();
+  return verifyResizeScales(*this, input.getShape().drop_front(2), getSizes(),
+                            getScales());
 }
 
 #define GET_OP_CLASSES

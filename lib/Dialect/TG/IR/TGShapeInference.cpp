@@ -7,99 +7,17 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ShapeHelpers.h"
 #include "memopt/Dialect/TG/IR/TGOps.h"
 
 #include "mlir/Dialect/Traits.h"
-#include "mlir/IR/TypeUtilities.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/STLExtras.h"
 
 using namespace mlir;
 using namespace memopt::tg;
+using namespace memopt::tg::detail;
 
 namespace {
-/// Emits `message` at `loc` when a location is known and returns failure.
-LogicalResult fail(std::optional<Location> loc, const Twine &message) {
-  return emitOptionalError(loc, message);
-}
-
-FailureOr<RankedTensorType> rankedOperand(std::optional<Location> loc,
-                                          Value value, StringRef name,
-                                          int64_t rank = -1) {
-  auto type = dyn_cast_if_present<RankedTensorType>(
-      value ? value.getType() : Type());
-  if (!type || !type.hasStaticShape())
-    return fail(loc, "'" + name + "' must be a statically shaped tensor");
-  if (rank >= 0 && type.getRank() != rank)
-    return fail(loc, "'" + name + "' must have rank " + Twine(rank) +
-                         ", got rank " + Twine(type.getRank()));
-  return type;
-}
-
-LogicalResult checkLength(std::optional<Location> loc, ArrayRef<int64_t> values,
-                          size_t expected, StringRef name) {
-  if (values.size() != expected)
-    return fail(loc, "'" + name + "' must have " + Twine(expected) +
-                         " elements, got " + Twine(values.size()));
-  return success();
-}
-
-LogicalResult checkAllAtLeast(std::optional<Location> loc,
-                              ArrayRef<int64_t> values, int64_t minimum,
-                              StringRef name) {
-  if (llvm::any_of(values, [&](int64_t v) { return v < minimum; }))
-    return fail(loc, "'" + name + "' must be >= " + Twine(minimum) +
-                         " in every element");
-  return success();
-}
-
-/// Checks strides, pads and dilations of a 2-D window op.
-LogicalResult checkWindow(std::optional<Location> loc,
-                          ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
-                          ArrayRef<int64_t> dilations) {
-  if (failed(checkLength(loc, strides, 2, "strides")) ||
-      failed(checkLength(loc, pads, 4, "pads")) ||
-      failed(checkLength(loc, dilations, 2, "dilations")) ||
-      failed(checkAllAtLeast(loc, strides, 1, "strides")) ||
-      failed(checkAllAtLeast(loc, pads, 0, "pads")) ||
-      failed(checkAllAtLeast(loc, dilations, 1, "dilations")))
-    return failure();
-  return success();
-}
-
-/// Output extent of a sliding window along one axis; fails when no window
-/// fits.
-FailureOr<int64_t> windowExtent(std::optional<Location> loc, int64_t in,
-                                int64_t kernel, int64_t stride, int64_t padLo,
-                                int64_t padHi, int64_t dilation, bool ceilMode,
-                                StringRef axis) {
-  int64_t span = dilation * (kernel - 1) + 1;
-  int64_t padded = in + padLo + padHi;
-  if (padded < span)
-    return fail(loc, "window of extent " + Twine(span) + " does not fit in " +
-                         axis + " of padded size " + Twine(padded));
-  int64_t out = (padded - span) / stride + 1;
-  if (ceilMode && (padded - span) % stride != 0) {
-    // PyTorch and ONNX drop a last window that would start in the bottom or
-    // right padding.
-    if (out * stride < in + padLo)
-      ++out;
-  }
-  return out;
-}
-
-RankedTensorType withShape(RankedTensorType type, ArrayRef<int64_t> shape) {
-  return RankedTensorType::get(shape, type.getElementType());
-}
-
-LogicalResult checkSameElementType(std::optional<Location> loc,
-                                   ArrayRef<Type> types, StringRef what) {
-  for (Type type : types)
-    if (getElementTypeOrSelf(type) != getElementTypeOrSelf(types.front()))
-      return fail(loc, what + " must have one element type");
-  return success();
-}
-
 /// Checks the optional bias of a convolution against its output channels and
 /// the element types of input, weight and bias.
 LogicalResult checkConvOperands(std::optional<Location> loc,
@@ -116,31 +34,6 @@ LogicalResult checkConvOperands(std::optional<Location> loc,
                          " elements, got " + Twine(biasType->getDimSize(0)));
   return checkSameElementType(loc, {input, weight, *biasType},
                               "'input', 'weight' and 'bias'");
-}
-
-/// Checks the four per-channel operands of a batch normalization.
-LogicalResult checkChannelOperands(std::optional<Location> loc,
-                                   RankedTensorType input, ValueRange operands,
-                                   ArrayRef<StringRef> names) {
-  if (input.getRank() < 2)
-    return fail(loc, "'input' must have rank >= 2 (N x C x ...)");
-  int64_t channels = input.getDimSize(1);
-  for (auto [value, name] : llvm::zip(operands, names)) {
-    FailureOr<RankedTensorType> type = rankedOperand(loc, value, name, 1);
-    if (failed(type))
-      return failure();
-    if (type->getDimSize(0) != channels)
-      return fail(loc, "'" + name + "' must have " + Twine(channels) +
-                           " elements (the channels of 'input'), got " +
-                           Twine(type->getDimSize(0)));
-  }
-  return success();
-}
-
-std::string shapeString(ArrayRef<int64_t> shape) {
-  return llvm::join(llvm::map_range(shape,
-                                    [](int64_t d) { return std::to_string(d); }),
-                    "x");
 }
 
 FailureOr<SmallVector<int64_t>> broadcastShape(std::optional<Location> loc,
@@ -246,36 +139,16 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
       rankedOperand(loc, adaptor.getInput(), "input", 4);
   FailureOr<RankedTensorType> weight =
       rankedOperand(loc, adaptor.getWeight(), "weight", 4);
-  if (failed(input) || failed(weight) ||
-      failed(checkWindow(loc, adaptor.getStrides(), adaptor.getPads(),
-                         adaptor.getDilations())))
+  if (failed(input) || failed(weight))
     return failure();
-  int64_t groups = adaptor.getGroups();
-  int64_t channels = input->getDimSize(1);
-  int64_t outChannels = weight->getDimSize(0);
-  if (groups < 1 || channels % groups != 0 || outChannels % groups != 0)
-    return fail(loc, "'groups' (" + Twine(groups) +
-                         ") must divide the input channels (" +
-                         Twine(channels) + ") and the output channels (" +
-                         Twine(outChannels) + ")");
-  if (weight->getDimSize(1) * groups != channels)
-    return fail(loc, "weight expects " + Twine(weight->getDimSize(1) * groups) +
-                         " input channels, but 'input' has " + Twine(channels));
-  if (failed(checkConvOperands(loc, *input, *weight, adaptor.getBias(),
-                               outChannels)))
+  FailureOr<SmallVector<int64_t>> shape = conv2dShape(
+      loc, input->getShape(), weight->getShape(), adaptor.getStrides(),
+      adaptor.getPads(), adaptor.getDilations(), adaptor.getGroups());
+  if (failed(shape) ||
+      failed(checkConvOperands(loc, *input, *weight, adaptor.getBias(),
+                               (*shape)[1])))
     return failure();
-  ArrayRef<int64_t> strides = adaptor.getStrides(), pads = adaptor.getPads(),
-                    dilations = adaptor.getDilations();
-  FailureOr<int64_t> h =
-      windowExtent(loc, input->getDimSize(2), weight->getDimSize(2), strides[0],
-                   pads[0], pads[2], dilations[0], false, "height");
-  FailureOr<int64_t> w =
-      windowExtent(loc, input->getDimSize(3), weight->getDimSize(3), strides[1],
-                   pads[1], pads[3], dilations[1], false, "width");
-  if (failed(h) || failed(w))
-    return failure();
-  results.push_back(
-      withShape(*input, {input->getDimSize(0), outChannels, *h, *w}));
+  results.push_back(withShape(*input, *shape));
   return success();
 }
 
@@ -286,43 +159,17 @@ LogicalResult ConvTranspose2DOp::inferReturnTypes(
       rankedOperand(loc, adaptor.getInput(), "input", 4);
   FailureOr<RankedTensorType> weight =
       rankedOperand(loc, adaptor.getWeight(), "weight", 4);
-  if (failed(input) || failed(weight) ||
-      failed(checkWindow(loc, adaptor.getStrides(), adaptor.getPads(),
-                         adaptor.getDilations())) ||
-      failed(checkLength(loc, adaptor.getOutputPadding(), 2, "output_padding")) ||
-      failed(checkAllAtLeast(loc, adaptor.getOutputPadding(), 0,
-                             "output_padding")))
+  if (failed(input) || failed(weight))
     return failure();
-  int64_t groups = adaptor.getGroups();
-  int64_t channels = input->getDimSize(1);
-  if (weight->getDimSize(0) != channels)
-    return fail(loc, "weight expects " + Twine(weight->getDimSize(0)) +
-                         " input channels, but 'input' has " + Twine(channels));
-  if (groups < 1 || channels % groups != 0)
-    return fail(loc, "'groups' (" + Twine(groups) +
-                         ") must divide the input channels (" +
-                         Twine(channels) + ")");
-  int64_t outChannels = weight->getDimSize(1) * groups;
-  if (failed(checkConvOperands(loc, *input, *weight, adaptor.getBias(),
-                               outChannels)))
+  FailureOr<SmallVector<int64_t>> shape = convTranspose2dShape(
+      loc, input->getShape(), weight->getShape(), adaptor.getStrides(),
+      adaptor.getPads(), adaptor.getDilations(), adaptor.getOutputPadding(),
+      adaptor.getGroups());
+  if (failed(shape) ||
+      failed(checkConvOperands(loc, *input, *weight, adaptor.getBias(),
+                               (*shape)[1])))
     return failure();
-  ArrayRef<int64_t> strides = adaptor.getStrides(), pads = adaptor.getPads(),
-                    dilations = adaptor.getDilations(),
-                    outputPadding = adaptor.getOutputPadding();
-  for (int i = 0; i < 2; ++i)
-    if (outputPadding[i] >= std::max(strides[i], dilations[i]))
-      return fail(loc, "'output_padding' must be smaller than the stride or "
-                       "the dilation");
-  SmallVector<int64_t> shape = {input->getDimSize(0), outChannels};
-  for (int i = 0; i < 2; ++i) {
-    int64_t extent = (input->getDimSize(2 + i) - 1) * strides[i] - pads[i] -
-                     pads[2 + i] + dilations[i] * (weight->getDimSize(2 + i) - 1) +
-                     outputPadding[i] + 1;
-    if (extent < 1)
-      return fail(loc, "transposed convolution yields an empty output");
-    shape.push_back(extent);
-  }
-  results.push_back(withShape(*input, shape));
+  results.push_back(withShape(*input, *shape));
   return success();
 }
 
@@ -378,23 +225,13 @@ static LogicalResult inferPool(std::optional<Location> loc, Value inputValue,
                                ArrayRef<int64_t> dilations, bool ceilMode,
                                SmallVectorImpl<Type> &results) {
   FailureOr<RankedTensorType> input = rankedOperand(loc, inputValue, "input", 4);
-  if (failed(input) || failed(checkLength(loc, kernel, 2, "kernel")) ||
-      failed(checkAllAtLeast(loc, kernel, 1, "kernel")) ||
-      failed(checkWindow(loc, strides, pads, dilations)))
+  if (failed(input))
     return failure();
-  for (int i = 0; i < 2; ++i)
-    if (pads[i] > kernel[i] / 2 || pads[i + 2] > kernel[i] / 2)
-      return fail(loc, "'pads' must be at most half the kernel size");
-  FailureOr<int64_t> h =
-      windowExtent(loc, input->getDimSize(2), kernel[0], strides[0], pads[0],
-                   pads[2], dilations[0], ceilMode, "height");
-  FailureOr<int64_t> w =
-      windowExtent(loc, input->getDimSize(3), kernel[1], strides[1], pads[1],
-                   pads[3], dilations[1], ceilMode, "width");
-  if (failed(h) || failed(w))
+  FailureOr<SmallVector<int64_t>> shape = pool2dShape(
+      loc, input->getShape(), kernel, strides, pads, dilations, ceilMode);
+  if (failed(shape))
     return failure();
-  results.push_back(withShape(
-      *input, {input->getDimSize(0), input->getDimSize(1), *h, *w}));
+  results.push_back(withShape(*input, *shape));
   return success();
 }
 
@@ -411,9 +248,8 @@ LogicalResult AvgPool2DOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &results) {
-  static const int64_t kNoDilation[] = {1, 1};
   return inferPool(loc, adaptor.getInput(), adaptor.getKernel(),
-                   adaptor.getStrides(), adaptor.getPads(), kNoDilation,
+                   adaptor.getStrides(), adaptor.getPads(), kUnitDilations,
                    adaptor.getCeilMode(), results);
 }
 
@@ -436,15 +272,9 @@ LogicalResult ResizeOp::inferReturnTypes(MLIRContext *,
                                          SmallVectorImpl<Type> &results) {
   FailureOr<RankedTensorType> input =
       rankedOperand(loc, adaptor.getInput(), "input", 4);
-  if (failed(input) || failed(checkLength(loc, adaptor.getSizes(), 2, "sizes")) ||
-      failed(checkAllAtLeast(loc, adaptor.getSizes(), 1, "sizes")))
+  if (failed(input) ||
+      failed(checkResizeAttrs(loc, adaptor.getSizes(), adaptor.getScales())))
     return failure();
-  ArrayRef<double> scales = adaptor.getScales();
-  if (scales.size() != 2)
-    return fail(loc, "'scales' must have 2 elements, got " +
-                         Twine(scales.size()));
-  if (llvm::any_of(scales, [](double s) { return !(s > 0.0); }))
-    return fail(loc, "'scales' must be positive");
   results.push_back(withShape(*input, {input->getDimSize(0),
                                        input->getDimSize(1),
                                        adaptor.getSizes()[0],
@@ -503,23 +333,12 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
       rankedOperand(loc, adaptor.getInput(), "input");
   if (failed(input))
     return failure();
-  size_t rank = input->getRank();
-  ArrayRef<int64_t> starts = adaptor.getStarts(), ends = adaptor.getEnds(),
-                    steps = adaptor.getSteps();
-  if (failed(checkLength(loc, starts, rank, "starts")) ||
-      failed(checkLength(loc, ends, rank, "ends")) ||
-      failed(checkLength(loc, steps, rank, "steps")) ||
-      failed(checkAllAtLeast(loc, steps, 1, "steps")))
+  FailureOr<SmallVector<int64_t>> shape =
+      sliceShape(loc, input->getShape(), adaptor.getStarts(),
+                 adaptor.getEnds(), adaptor.getSteps());
+  if (failed(shape))
     return failure();
-  SmallVector<int64_t> shape;
-  for (size_t d = 0; d < rank; ++d) {
-    if (starts[d] < 0 || starts[d] >= ends[d] || ends[d] > input->getDimSize(d))
-      return fail(loc, "slice [" + Twine(starts[d]) + ", " + Twine(ends[d]) +
-                           ") of axis " + Twine(d) + " is empty or outside [0, " +
-                           Twine(input->getDimSize(d)) + ")");
-    shape.push_back((ends[d] - starts[d] + steps[d] - 1) / steps[d]);
-  }
-  results.push_back(withShape(*input, shape));
+  results.push_back(withShape(*input, *shape));
   return success();
 }
 

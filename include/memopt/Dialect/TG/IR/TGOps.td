@@ -395,4 +395,6 @@ class TG_ReduceOp<string mnemonic, string what>
 def TG_ReduceSumOp : TG_ReduceOp<"reduce_sum", "sum">;
 def TG_ReduceMeanOp : TG_ReduceOp<"reduce_mean", "mean">;
 
+include "memopt/Dialect/TG/IR/TGGradOps.td"
+
 #endif // MEMOPT_DIALECT_TG_IR_TGOPS_TD

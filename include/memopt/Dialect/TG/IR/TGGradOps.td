@@ -1,0 +1,454 @@
+//===- TGGradOps.td - Backward, loss and optimizer ops -----*- tablegen -*-===//
+//
+// The ops that autodiff emits for the training step: gradients of the
+// forward ops whose adjoint is not itself a forward op, losses and optimizer
+// updates. Each follows PyTorch's autograd formula (or torch.optim's update)
+// for the forward op, so that a compiled step reproduces a PyTorch step.
+// Included at the end of TGOps.td.
+//
+// Gradients whose adjoint is a forward op have no op of their own: the data
+// gradient of conv_transpose2d is a tg.conv2d, that of a constant tg.pad a
+// tg.slice, that of tg.concat slices.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMOPT_DIALECT_TG_IR_TGGRADOPS_TD
+#define MEMOPT_DIALECT_TG_IR_TGGRADOPS_TD
+
+include "memopt/Dialect/TG/IR/TGOps.td"
+
+//===----------------------------------------------------------------------===//
+// Convolution gradients
+//===----------------------------------------------------------------------===//
+
+def TG_Conv2DBackwardDataOp : TG_Op<"conv2d_backward_data",
+    [Pure, InferTypeOpAdaptor]> {
+  let summary = "Gradient of tg.conv2d with respect to its input";
+  let description = [{
+    `grad_output` is the gradient of a `tg.conv2d` output, N x O x H' x W';
+    `weight` and the attributes are those of the convolution and
+    `input_shape` is the shape of its input, which a strided convolution does
+    not determine from its output. The result is the transposed convolution
+
+    ```
+    grad_input[n, c, h, w] = sum over o in the group of c, and kh, kw with
+        h + top = oh * stride_h + kh * dilation_h,
+        w + left = ow * stride_w + kw * dilation_w,
+      of grad_output[n, o, oh, ow] * weight[o, c mod (C / groups), kh, kw]
+    ```
+
+    where input positions that no window covers get 0. `tg.conv2d` of
+    `input_shape` with `weight` must yield the shape of `grad_output`.
+  }];
+  let arguments = (ins TG_4DTensor:$grad_output, TG_4DTensor:$weight,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
+                       DefaultValuedAttr<I64Attr, "1">:$groups,
+                       DenseI64ArrayAttr:$input_shape);
+  let results = (outs TG_4DTensor:$grad_input);
+  let assemblyFormat = [{
+    $grad_output `,` $weight attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def TG_Conv2DBackwardFilterOp : TG_Op<"conv2d_backward_filter",
+    [Pure, InferTypeOpAdaptor]> {
+  let summary = "Gradient of tg.conv2d with respect to its weight";
+  let description = [{
+    `grad_output` is the gradient of a `tg.conv2d` output, `input` the
+    convolution's input, the attributes are the convolution's and
+    `weight_shape` is the shape of its weight, O x C/groups x kH x kW:
+
+    ```
+    grad_weight[o, c, kh, kw] = sum over n, oh, ow of
+      grad_output[n, o, oh, ow] *
+      input[n, g * C / groups + c, oh * stride_h + kh * dilation_h - top,
+            ow * stride_w + kw * dilation_w - left]
+    ```
+
+    with g = o / (O / groups) and 0 for positions in the padding.
+    `tg.conv2d` of `input` with a weight of `weight_shape` must yield the
+    shape of `grad_output`. The bias gradient is a `tg.reduce_sum` of
+    `grad_output` over axes 0, 2, 3.
+  }];
+  let arguments = (ins TG_4DTensor:$grad_output, TG_4DTensor:$input,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
+                       DefaultValuedAttr<I64Attr, "1">:$groups,
+                       DenseI64ArrayAttr:$weight_shape);
+  let results = (outs TG_4DTensor:$grad_weight);
+  let assemblyFormat = [{
+    $grad_output `,` $input attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def TG_ConvTranspose2DBackwardFilterOp
+    : TG_Op<"conv_transpose2d_backward_filter", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Gradient of tg.conv_transpose2d with respect to its weight";
+  let description = [{
+    `grad_output` is the gradient of a `tg.conv_transpose2d` output,
+    N x O x H' x W', `input` the transposed convolution's input,
+    N x C x H x W, the attributes are its own and `weight_shape` is the shape
+    of its weight, C x O/groups x kH x kW:
+
+    ```
+    grad_weight[c, o, kh, kw] = sum over n, h, w of
+      input[n, c, h, w] *
+      grad_output[n, g * O / groups + o, h * stride_h + kh * dilation_h - top,
+                  w * stride_w + kw * dilation_w - left]
+    ```
+
+    with g = c / (C / groups) and 0 for positions outside `grad_output`.
+    `tg.conv_transpose2d` of `input` with a weight of `weight_shape` must
+    yield the shape of `grad_output`. (The input gradient of a transposed
+    convolution is a `tg.conv2d` of `grad_output` with the same weight.)
+  }];
+  let arguments = (ins TG_4DTensor:$grad_output, TG_4DTensor:$input,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$output_padding,
+                       DefaultValuedAttr<I64Attr, "1">:$groups,
+                       DenseI64ArrayAttr:$weight_shape);
+  let results = (outs TG_4DTensor:$grad_weight);
+  let assemblyFormat = [{
+    $grad_output `,` $input attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization gradient
+//===----------------------------------------------------------------------===//
+
+def TG_BatchNormBackwardOp : TG_Op<"batch_norm_backward",
+    [Pure, InferTypeOpAdaptor]> {
+  let summary = "Gradient of training-mode tg.batch_norm";
+  let description = [{
+    `grad_output` is the gradient of a `tg.batch_norm` output, `input` and
+    `scale` are its operands, `saved_mean` and `saved_inv_std` its batch
+    statistics. Because the statistics depend on the input, with M the
+    number of elements per channel and x_hat = (input - saved_mean) *
+    saved_inv_std (all per channel, sums over every axis but axis 1):
+
+    ```
+    grad_bias = sum(grad_output)
+    grad_scale = sum(grad_output * x_hat)
+    grad_input = scale * saved_inv_std / M *
+                 (M * grad_output - grad_bias - x_hat * grad_scale)
+    ```
+
+    as PyTorch's `native_batch_norm_backward` in training mode.
+  }];
+  let arguments = (ins TG_Tensor:$grad_output, TG_Tensor:$input,
+                       TG_1DTensor:$scale, TG_1DTensor:$saved_mean,
+                       TG_1DTensor:$saved_inv_std);
+  let results = (outs TG_Tensor:$grad_input, TG_1DTensor:$grad_scale,
+                      TG_1DTensor:$grad_bias);
+  let assemblyFormat = [{
+    $grad_output `,` $input `,` $scale `,` $saved_mean `,` $saved_inv_std
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise gradients
+//===----------------------------------------------------------------------===//
+
+// The gradient of an activation: `grad_output` times the derivative, which
+// reads the forward op's `saved` value (its output or its input).
+class TG_ActivationBackwardOp<string mnemonic, string forward, string saved,
+                              string formula>
+    : TG_Op<mnemonic,
+        [Pure, Elementwise, SameOperandsAndResultType, InferTypeOpInterface]> {
+  let summary = "Gradient of tg." # forward;
+  let description = "Computes `" # formula # "` for every element, where `" #
+      saved # "` is the " # saved # " of the forward `tg." # forward # "`.";
+  let arguments = !dag(ins, [TG_Tensor, TG_Tensor], ["grad_output", saved]);
+  let results = (outs TG_Tensor:$grad_input);
+  let assemblyFormat =
+      "$grad_output `,` $" # saved # " attr-dict `:` type($grad_output)";
+}
+
+// PyTorch's threshold_backward: a NaN output passes the gradient.
+def TG_ReluBackwardOp : TG_ActivationBackwardOp<"relu_backward", "relu",
+    "output", "output <= 0 ? 0 : grad_output">;
+def TG_SigmoidBackwardOp : TG_ActivationBackwardOp<"sigmoid_backward",
+    "sigmoid", "output", "grad_output * (1 - output) * output">;
+def TG_TanhBackwardOp : TG_ActivationBackwardOp<"tanh_backward", "tanh",
+    "output", "grad_output * (1 - output * output)">;
+
+def TG_LeakyReluBackwardOp : TG_ActivationBackwardOp<"leaky_relu_backward",
+    "leaky_relu", "input",
+    "input > 0 ? grad_output : alpha * grad_output"> {
+  let arguments = (ins TG_Tensor:$grad_output, TG_Tensor:$input,
+                       DefaultValuedAttr<F64Attr, "0.01">:$alpha);
+}
+
+def TG_ClipBackwardOp : TG_ActivationBackwardOp<"clip_backward", "clip",
+    "input", "min <= input && input <= max ? grad_output : 0"> {
+  let description = [{
+    Computes `min <= input && input <= max ? grad_output : 0` for every
+    element, where `input` is the input of the forward `tg.clip`. The
+    gradient passes at the bounds, as in the backward of `torch.clamp`.
+  }];
+  let arguments = (ins TG_Tensor:$grad_output, TG_Tensor:$input,
+                       F64Attr:$min, F64Attr:$max);
+  let hasVerifier = 1;
+}
+
+def TG_SignOp : TG_UnaryOp<"sign", "x > 0 ? 1 : (x < 0 ? -1 : 0)">;
+
+//===----------------------------------------------------------------------===//
+// Pooling and resizing gradients
+//===----------------------------------------------------------------------===//
+
+def TG_MaxPool2DBackwardOp : TG_Op<"max_pool2d_backward",
+    [Pure, InferTypeOpAdaptor]> {
+  let summary = "Gradient of tg.max_pool2d";
+  let description = [{
+    `grad_output` is the gradient of a `tg.max_pool2d` output, `input` the
+    pooling's input and the attributes are its own. Each window adds its
+    `grad_output` element to the input position that holds the window's
+    maximum; on ties that is the first position in row-major window order,
+    and a NaN wins over any number, as in PyTorch's max_pool2d indices.
+    Positions that are never a maximum get 0. `tg.max_pool2d` of `input`
+    must yield the shape of `grad_output`.
+  }];
+  let arguments = (ins TG_4DTensor:$grad_output, TG_4DTensor:$input,
+                       DenseI64ArrayAttr:$kernel,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
+                       DefaultValuedAttr<BoolAttr, "false">:$ceil_mode);
+  let results = (outs TG_4DTensor:$grad_input);
+  let assemblyFormat = [{
+    $grad_output `,` $input attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def TG_AvgPool2DBackwardOp : TG_Op<"avg_pool2d_backward",
+    [Pure, InferTypeOpAdaptor]> {
+  let summary = "Gradient of tg.avg_pool2d";
+  let description = [{
+    `grad_output` is the gradient of a `tg.avg_pool2d` output, the
+    attributes are the pooling's and `input_shape` is the shape of its
+    input. Each window adds grad_output / divisor to every input position it
+    covers, where the divisor is the one of the forward op: with
+    `count_include_pad` the window's size clipped to the padded input
+    (kH * kW except for a ceil-mode window that overhangs the padding),
+    otherwise the number of input positions it covers. `tg.avg_pool2d` of
+    `input_shape` must yield the shape of `grad_output`.
+  }];
+  let arguments = (ins TG_4DTensor:$grad_output, DenseI64ArrayAttr:$kernel,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
+                       DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
+                       DefaultValuedAttr<BoolAttr, "false">:$count_include_pad,
+                       DenseI64ArrayAttr:$input_shape);
+  let results = (outs TG_4DTensor:$grad_input);
+  let assemblyFormat = [{
+    $grad_output attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def TG_ResizeBackwardOp : TG_Op<"resize_backward", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Gradient of tg.resize";
+  let description = [{
+    `grad_output` is the gradient of a `tg.resize` output, the attributes
+    are the resize's and `input_shape` is the shape of its input. The result
+    is the adjoint of the interpolation: every output element adds
+    grad_output times its interpolation weight to each input element it was
+    computed from (nearest: the one source element; bilinear: the four
+    neighbours with their bilinear weights). `sizes` is optional because it
+    must equal the height and width of `grad_output`; `sizes` and `scales`
+    must agree for `input_shape` as in `tg.resize`.
+  }];
+  let arguments = (ins TG_4DTensor:$grad_output, TG_ResizeModeAttr:$mode,
+                       TG_CoordinateModeAttr:$coordinate_mode,
+                       DefaultValuedAttr<TG_NearestModeAttr,
+                           "NearestMode::round_prefer_floor">:$nearest_mode,
+                       OptionalAttr<DenseI64ArrayAttr>:$sizes,
+                       DenseF64ArrayAttr:$scales,
+                       DenseI64ArrayAttr:$input_shape);
+  let results = (outs TG_4DTensor:$grad_input);
+  let assemblyFormat = [{
+    $grad_output attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Shape gradients
+//===----------------------------------------------------------------------===//
+
+def TG_SliceBackwardOp : TG_Op<"slice_backward", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Gradient of tg.slice";
+  let description = [{
+    `grad_output` is the gradient of a `tg.slice` output, the attributes are
+    the slice's and `input_shape` is the shape of its input. The result is
+    zero but at the sliced positions: grad_input[starts + i * steps] =
+    grad_output[i] (per axis). `tg.slice` of `input_shape` must yield the
+    shape of `grad_output`.
+  }];
+  let arguments = (ins TG_Tensor:$grad_output, DenseI64ArrayAttr:$starts,
+                       DenseI64ArrayAttr:$ends, DenseI64ArrayAttr:$steps,
+                       DenseI64ArrayAttr:$input_shape);
+  let results = (outs TG_Tensor:$grad_input);
+  let assemblyFormat = [{
+    $grad_output attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def TG_BroadcastOp : TG_Op<"broadcast", [Pure, InferTypeOpAdaptor]> {
+  let summary = "NumPy broadcast to a shape";
+  let description = [{
+    Repeats `input` to `shape` by NumPy broadcasting: the input's axes align
+    with the last axes of `shape`, and each has either the size of its
+    target axis or size 1 (repeated). The gradient of a reduction and of a
+    broadcasting binary op needs it.
+
+    ```mlir
+    %b = tg.broadcast %x {shape = array<i64: 2, 8, 4, 4>}
+        : (tensor<8x1x1xf32>) -> tensor<2x8x4x4xf32>
+    ```
+  }];
+  let arguments = (ins TG_Tensor:$input, DenseI64ArrayAttr:$shape);
+  let results = (outs TG_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
+//===----------------------------------------------------------------------===//
+// Losses
+//===----------------------------------------------------------------------===//
+
+// A loss with reduction = mean: a rank-0 tensor of the prediction's element
+// type.
+class TG_LossOp<string mnemonic, string torchName, string formula>
+    : TG_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+  let summary = "Mean " # torchName # " of a prediction";
+  let description = "PyTorch's `" # torchName # "` with reduction = mean: `" #
+      formula # "` over all elements. `prediction` and `target` have one " #
+      "type; the result is a rank-0 tensor of their element type.";
+  let arguments = (ins TG_Tensor:$prediction, TG_Tensor:$target);
+  let results = (outs TG_Tensor:$loss);
+  let assemblyFormat = [{
+    $prediction `,` $target attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def TG_MSELossOp : TG_LossOp<"mse_loss", "MSELoss",
+    "mean((prediction - target)^2)">;
+def TG_L1LossOp : TG_LossOp<"l1_loss", "L1Loss",
+    "mean(|prediction - target|)">;
+def TG_BCELossOp : TG_LossOp<"bce_loss", "BCELoss",
+    "mean(-(target * max(log(prediction), -100) + "
+    "(1 - target) * max(log(1 - prediction), -100)))">;
+
+// The gradient of a mean loss with respect to the prediction; `grad_loss`
+// is the rank-0 gradient of the loss and N the number of elements.
+class TG_LossBackwardOp<string mnemonic, string forward, string formula>
+    : TG_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+  let summary = "Gradient of tg." # forward # " with respect to the prediction";
+  let description = "Computes `" # formula # "` for every element, N being " #
+      "the number of elements of `prediction`, as PyTorch's backward of " #
+      "the mean loss. `grad_loss` is the rank-0 gradient of the loss.";
+  let arguments = (ins TG_Tensor:$grad_loss, TG_Tensor:$prediction,
+                       TG_Tensor:$target);
+  let results = (outs TG_Tensor:$grad_prediction);
+  let assemblyFormat = [{
+    $grad_loss `,` $prediction `,` $target attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def TG_MSELossBackwardOp : TG_LossBackwardOp<"mse_loss_backward", "mse_loss",
+    "2 / N * (prediction - target) * grad_loss">;
+def TG_L1LossBackwardOp : TG_LossBackwardOp<"l1_loss_backward", "l1_loss",
+    "sign(prediction - target) * grad_loss / N">;
+def TG_BCELossBackwardOp : TG_LossBackwardOp<"bce_loss_backward", "bce_loss",
+    "grad_loss * (prediction - target) / "
+    "max((1 - prediction) * prediction, 1e-12) / N">;
+
+//===----------------------------------------------------------------------===//
+// Optimizer updates
+//===----------------------------------------------------------------------===//
+
+def TG_SGDUpdateOp : TG_Op<"sgd_update",
+    [Pure, Elementwise, SameOperandsAndResultType, InferTypeOpInterface]> {
+  let summary = "One step of torch.optim.SGD on a parameter";
+  let description = [{
+    The update of `torch.optim.SGD` (maximize = false), elementwise:
+
+    ```
+    g = grad + weight_decay * param
+    if momentum != 0:
+      buf = first_step ? g : momentum * momentum_buffer + (1 - dampening) * g
+      g = nesterov ? g + momentum * buf : buf
+    new_param = param - lr * g
+    new_momentum_buffer = buf
+    ```
+
+    The weight-decay term is only added when `weight_decay` is not 0. On the
+    first step the buffer is not read; with `momentum` = 0 it is neither
+    read nor changed (`new_momentum_buffer` is `momentum_buffer`). `lr`,
+    `momentum` and `weight_decay` must be non-negative; `nesterov` needs a
+    positive `momentum` and zero `dampening`.
+  }];
+  let arguments = (ins TG_Tensor:$param, TG_Tensor:$grad,
+                       TG_Tensor:$momentum_buffer,
+                       DefaultValuedAttr<F64Attr, "1e-3">:$lr,
+                       DefaultValuedAttr<F64Attr, "0.0">:$momentum,
+                       DefaultValuedAttr<F64Attr, "0.0">:$dampening,
+                       DefaultValuedAttr<F64Attr, "0.0">:$weight_decay,
+                       DefaultValuedAttr<BoolAttr, "false">:$nesterov,
+                       BoolAttr:$first_step);
+  let results = (outs TG_Tensor:$new_param, TG_Tensor:$new_momentum_buffer);
+  let assemblyFormat = [{
+    $param `,` $grad `,` $momentum_buffer attr-dict `:` type($param)
+  }];
+  let hasVerifier = 1;
+}
+
+def TG_AdamUpdateOp : TG_Op<"adam_update",
+    [Pure, Elementwise, SameOperandsAndResultType, InferTypeOpInterface]> {
+  let summary = "One step of torch.optim.Adam or AdamW on a parameter";
+  let description = [{
+    The update of `torch.optim.Adam` (`decoupled` = false) or
+    `torch.optim.AdamW` (`decoupled` = true), with amsgrad = false and
+    maximize = false, at the 1-based `step`, elementwise:
+
+    ```
+    g = decoupled ? grad : grad + weight_decay * param
+    p = decoupled ? param * (1 - lr * weight_decay) : param
+    new_exp_avg = beta1 * exp_avg + (1 - beta1) * g
+    new_exp_avg_sq = beta2 * exp_avg_sq + (1 - beta2) * g * g
+    denom = sqrt(new_exp_avg_sq) / sqrt(1 - beta2^step) + eps
+    new_param = p - lr / (1 - beta1^step) * new_exp_avg / denom
+    ```
+
+    PyTorch evaluates `new_exp_avg` as exp_avg + (1 - beta1) * (g - exp_avg)
+    (a lerp), which rounds differently from the formula above. `lr` and
+    `weight_decay` must be non-negative, `beta1` and `beta2` in [0, 1), `eps`
+    positive and `step` at least 1.
+  }];
+  let arguments = (ins TG_Tensor:$param, TG_Tensor:$grad, TG_Tensor:$exp_avg,
+                       TG_Tensor:$exp_avg_sq,
+                       DefaultValuedAttr<F64Attr, "1e-3">:$lr,
+                       DefaultValuedAttr<F64Attr, "0.9">:$beta1,
+                       DefaultValuedAttr<F64Attr, "0.999">:$beta2,
+                       DefaultValuedAttr<F64Attr, "1e-8">:$eps,
+                       DefaultValuedAttr<F64Attr, "0.0">:$weight_decay,
+                       DefaultValuedAttr<BoolAttr, "false">:$decoupled,
+                       I64Attr:$step);
+  let results = (outs TG_Tensor:$new_param, TG_Tensor:$new_exp_avg,
+                      TG_Tensor:$new_exp_avg_sq);
+  let assemblyFormat = [{
+    $param `,` $grad `,` $exp_avg `,` $exp_avg_sq attr-dict `:` type($param)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // MEMOPT_DIALECT_TG_IR_TGGRADOPS_TD

@@ -1,0 +1,147 @@
+//===- ShapeHelpers.h - Shape rules shared by tg ops ------------*- C++ -*-===//
+//
+// Checks and shape computations that forward and backward ops share, so that
+// a backward op recomputes the shape of its forward op with the very code
+// that infers it (conv2d_backward_data checks its operands against the
+// output size of conv2d). Private to the dialect library.
+//
+// Functions taking a `std::optional<Location>` diagnose at that location when
+// it is given (type inference); those taking an `Operation *` emit an op
+// error (verifiers).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMOPT_LIB_DIALECT_TG_IR_SHAPEHELPERS_H
+#define MEMOPT_LIB_DIALECT_TG_IR_SHAPEHELPERS_H
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Operation.h"
+#include "mlir/Support/LLVM.h"
+
+#include <optional>
+#include <string>
+
+namespace memopt::tg::detail {
+
+/// The dilations of the ops without a dilation attribute (average pooling).
+inline constexpr int64_t kUnitDilations[] = {1, 1};
+
+/// Emits `message` at `loc` when a location is known and returns failure.
+mlir::LogicalResult fail(std::optional<mlir::Location> loc,
+                         const llvm::Twine &message);
+
+/// The type of `value` when it is a statically shaped tensor of rank `rank`
+/// (any rank when negative).
+mlir::FailureOr<mlir::RankedTensorType>
+rankedOperand(std::optional<mlir::Location> loc, mlir::Value value,
+              llvm::StringRef name, int64_t rank = -1);
+
+mlir::LogicalResult checkLength(std::optional<mlir::Location> loc,
+                                llvm::ArrayRef<int64_t> values, size_t expected,
+                                llvm::StringRef name);
+
+mlir::LogicalResult checkAllAtLeast(std::optional<mlir::Location> loc,
+                                    llvm::ArrayRef<int64_t> values,
+                                    int64_t minimum, llvm::StringRef name);
+
+/// Checks a shape attribute: `rank` dimensions, each at least 1.
+mlir::LogicalResult checkShapeAttr(std::optional<mlir::Location> loc,
+                                   llvm::ArrayRef<int64_t> shape, size_t rank,
+                                   llvm::StringRef name);
+
+/// Checks strides, pads and dilations of a 2-D window op.
+mlir::LogicalResult checkWindow(std::optional<mlir::Location> loc,
+                                llvm::ArrayRef<int64_t> strides,
+                                llvm::ArrayRef<int64_t> pads,
+                                llvm::ArrayRef<int64_t> dilations);
+
+/// Output extent of a sliding window along one axis; fails when no window
+/// fits.
+mlir::FailureOr<int64_t> windowExtent(std::optional<mlir::Location> loc,
+                                      int64_t in, int64_t kernel,
+                                      int64_t stride, int64_t padLo,
+                                      int64_t padHi, int64_t dilation,
+                                      bool ceilMode, llvm::StringRef axis);
+
+mlir::RankedTensorType withShape(mlir::RankedTensorType type,
+                                 llvm::ArrayRef<int64_t> shape);
+
+/// Fails with "<what> must have one element type" unless all `types` agree.
+mlir::LogicalResult checkSameElementType(std::optional<mlir::Location> loc,
+                                         llvm::ArrayRef<mlir::Type> types,
+                                         llvm::StringRef what);
+
+/// Checks the per-channel operands of a batch normalization: rank 1 with as
+/// many elements as `input` has channels (axis 1).
+mlir::LogicalResult checkChannelOperands(std::optional<mlir::Location> loc,
+                                         mlir::RankedTensorType input,
+                                         mlir::ValueRange operands,
+                                         llvm::ArrayRef<llvm::StringRef> names);
+
+/// "2x3x4"; the empty string for rank 0.
+std::string shapeString(llvm::ArrayRef<int64_t> shape);
+
+//===----------------------------------------------------------------------===//
+// Output shapes of forward ops
+//===----------------------------------------------------------------------===//
+
+/// Output shape of tg.conv2d for an `input` and a `weight` shape (no bias).
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+conv2dShape(std::optional<mlir::Location> loc, llvm::ArrayRef<int64_t> input,
+            llvm::ArrayRef<int64_t> weight, llvm::ArrayRef<int64_t> strides,
+            llvm::ArrayRef<int64_t> pads, llvm::ArrayRef<int64_t> dilations,
+            int64_t groups);
+
+/// Output shape of tg.conv_transpose2d for an `input` and a `weight` shape.
+mlir::FailureOr<llvm::SmallVector<int64_t>> convTranspose2dShape(
+    std::optional<mlir::Location> loc, llvm::ArrayRef<int64_t> input,
+    llvm::ArrayRef<int64_t> weight, llvm::ArrayRef<int64_t> strides,
+    llvm::ArrayRef<int64_t> pads, llvm::ArrayRef<int64_t> dilations,
+    llvm::ArrayRef<int64_t> outputPadding, int64_t groups);
+
+/// Output shape of tg.max_pool2d (and of tg.avg_pool2d with unit dilations).
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+pool2dShape(std::optional<mlir::Location> loc, llvm::ArrayRef<int64_t> input,
+            llvm::ArrayRef<int64_t> kernel, llvm::ArrayRef<int64_t> strides,
+            llvm::ArrayRef<int64_t> pads, llvm::ArrayRef<int64_t> dilations,
+            bool ceilMode);
+
+/// Checks the `sizes` and `scales` of a resize: two positive values each.
+mlir::LogicalResult checkResizeAttrs(std::optional<mlir::Location> loc,
+                                     llvm::ArrayRef<int64_t> sizes,
+                                     llvm::ArrayRef<double> scales);
+
+/// Output shape of tg.slice.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+sliceShape(std::optional<mlir::Location> loc, llvm::ArrayRef<int64_t> input,
+           llvm::ArrayRef<int64_t> starts, llvm::ArrayRef<int64_t> ends,
+           llvm::ArrayRef<int64_t> steps);
+
+//===----------------------------------------------------------------------===//
+// Verifier checks
+//===----------------------------------------------------------------------===//
+
+/// Fails with "'<name>' must be <requirement>, got <value>" unless `holds`.
+mlir::LogicalResult verifyAttrValue(mlir::Operation *op, llvm::StringRef name,
+                                    double value, bool holds,
+                                    llvm::StringRef requirement);
+
+/// Per-channel operands share one element type, which may differ from the
+/// input's: mixed precision keeps statistics in f32 under a bf16 input.
+mlir::LogicalResult verifyChannelTypes(mlir::Operation *op,
+                                       mlir::ValueRange channels);
+
+/// The bounds of a clip: `min` must not exceed `max`.
+mlir::LogicalResult verifyClipBounds(mlir::Operation *op, double min,
+                                     double max);
+
+/// ONNX derives resize sizes as floor(in * scale); `sizes` must agree with
+/// `scales` for an input of height and width `inputHW` to less than a pixel.
+mlir::LogicalResult verifyResizeScales(mlir::Operation *op,
+                                       llvm::ArrayRef<int64_t> inputHW,
+                                       llvm::ArrayRef<int64_t> sizes,
+                                       llvm::ArrayRef<double> scales);
+
+} // namespace memopt::tg::detail
+
+#endif // MEMOPT_LIB_DIALECT_TG_IR_SHAPEHELPERS_H
