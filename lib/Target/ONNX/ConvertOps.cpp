@@ -65,16 +65,16 @@ windowAttrs(const onnx::NodeProto &node, ArrayRef<int64_t> inSpatial,
   return success();
 }
 
-LogicalResult GraphImporter::convertConv() {
+FailureOr<SmallVector<Value>> GraphImporter::convOperands() {
   FailureOr<Value> x = input(0), w = input(1);
   if (failed(x) || failed(w))
     return failure();
-  auto xType = cast<RankedTensorType>(x->getType());
-  auto wType = cast<RankedTensorType>(w->getType());
-  if (xType.getRank() != 4 || wType.getRank() != 4)
-    return nodeError() << "only 2-D convolutions (4-D tensors) are supported, "
-                          "got input rank "
-                       << xType.getRank();
+  int64_t xRank = cast<RankedTensorType>(x->getType()).getRank();
+  int64_t wRank = cast<RankedTensorType>(w->getType()).getRank();
+  if (xRank != 4 || wRank != 4)
+    return nodeError() << "only 2-D " << node->op_type()
+                       << " (4-D tensors) is supported, got input rank "
+                       << xRank << " and weight rank " << wRank;
   SmallVector<Value> operands = {*x, *w};
   if (hasInput(2)) {
     FailureOr<Value> b = input(2);
@@ -82,6 +82,15 @@ LogicalResult GraphImporter::convertConv() {
       return failure();
     operands.push_back(*b);
   }
+  return operands;
+}
+
+LogicalResult GraphImporter::convertConv() {
+  FailureOr<SmallVector<Value>> operands = convOperands();
+  if (failed(operands))
+    return failure();
+  auto xType = cast<RankedTensorType>((*operands)[0].getType());
+  auto wType = cast<RankedTensorType>((*operands)[1].getType());
   SmallVector<int64_t> strides, dilations, pads;
   std::string error;
   if (failed(windowAttrs(*node, xType.getShape().drop_front(2),
@@ -89,7 +98,7 @@ LogicalResult GraphImporter::convertConv() {
                          pads, error)))
     return nodeError() << error;
   FailureOr<tg::Conv2DOp> op = build<tg::Conv2DOp>(
-      operands,
+      *operands,
       {builder.getNamedAttr("strides", builder.getDenseI64ArrayAttr(strides)),
        builder.getNamedAttr("pads", builder.getDenseI64ArrayAttr(pads)),
        builder.getNamedAttr("dilations", builder.getDenseI64ArrayAttr(dilations)),
@@ -99,22 +108,11 @@ LogicalResult GraphImporter::convertConv() {
 }
 
 LogicalResult GraphImporter::convertConvTranspose() {
-  FailureOr<Value> x = input(0), w = input(1);
-  if (failed(x) || failed(w))
+  FailureOr<SmallVector<Value>> operands = convOperands();
+  if (failed(operands))
     return failure();
-  auto xType = cast<RankedTensorType>(x->getType());
-  auto wType = cast<RankedTensorType>(w->getType());
-  if (xType.getRank() != 4 || wType.getRank() != 4)
-    return nodeError() << "only 2-D transposed convolutions (4-D tensors) are "
-                          "supported, got input rank "
-                       << xType.getRank();
-  SmallVector<Value> operands = {*x, *w};
-  if (hasInput(2)) {
-    FailureOr<Value> b = input(2);
-    if (failed(b))
-      return failure();
-    operands.push_back(*b);
-  }
+  auto xType = cast<RankedTensorType>((*operands)[0].getType());
+  auto wType = cast<RankedTensorType>((*operands)[1].getType());
   SmallVector<int64_t> strides = attrInts(*node, "strides", {1, 1});
   SmallVector<int64_t> dilations = attrInts(*node, "dilations", {1, 1});
   SmallVector<int64_t> pads = attrInts(*node, "pads", {0, 0, 0, 0});
@@ -150,7 +148,7 @@ LogicalResult GraphImporter::convertConvTranspose() {
     pads = {0, 0, 0, 0};
   }
   FailureOr<tg::ConvTranspose2DOp> op = build<tg::ConvTranspose2DOp>(
-      operands,
+      *operands,
       {builder.getNamedAttr("strides", builder.getDenseI64ArrayAttr(strides)),
        builder.getNamedAttr("pads", builder.getDenseI64ArrayAttr(pads)),
        builder.getNamedAttr("dilations", builder.getDenseI64ArrayAttr(dilations)),

@@ -75,6 +75,8 @@ private:
                              unsigned numResults = 1);
 
   // Op families (ConvertOps.cpp).
+  /// Input, weight and optional bias of Conv / ConvTranspose, rank-checked.
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>> convOperands();
   mlir::LogicalResult convertConv();
   mlir::LogicalResult convertConvTranspose();
   mlir::LogicalResult convertBatchNorm();
