@@ -7,7 +7,7 @@ PACKAGES=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   libonnx-dev libprotobuf-dev protobuf-compiler
   python3-onnx python3-torch python3-torchvision
-  ninja-build cmake g++ ccache libgtest-dev
+  ninja-build cmake g++ ccache libgtest-dev libdnnl-dev
 )
 
 missing=()

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "memopt/Dialect/TG/Transforms/Passes.h"
 #include "memopt/InitAllDialects.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -12,6 +13,7 @@
 
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
+  memopt::tg::registerTGPasses();
   mlir::DialectRegistry registry;
   memopt::registerAllDialects(registry);
   return mlir::asMainReturnCode(

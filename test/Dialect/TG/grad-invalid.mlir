@@ -409,10 +409,12 @@ func.func @loss_backward_grad_type(%g: tensor<f16>, %p: tensor<4xf32>) {
 // Optimizer updates
 //===----------------------------------------------------------------------===//
 
-func.func @sgd_state_types(%p: tensor<4xf32>, %buf: tensor<4xbf16>) {
-  // expected-error @+1 {{'tg.sgd_update' op requires the same type for all operands and results}}
-  %0:2 = "tg.sgd_update"(%p, %p, %buf) <{first_step = false}>
-      : (tensor<4xf32>, tensor<4xf32>, tensor<4xbf16>)
+func.func @sgd_state_types(%p: tensor<4xf32>, %buf: tensor<4xbf16>,
+                           %step: tensor<i64>) {
+  // expected-error @+1 {{'tg.sgd_update' op failed to verify that 'momentum_buffer' has the type of 'param'}}
+  %0:2 = "tg.sgd_update"(%p, %p, %buf, %step)
+      <{momentum = 0.9 : f64, operandSegmentSizes = array<i32: 1, 1, 1, 1>}>
+      : (tensor<4xf32>, tensor<4xf32>, tensor<4xbf16>, tensor<i64>)
       -> (tensor<4xf32>, tensor<4xf32>)
   return
 }
@@ -421,16 +423,15 @@ func.func @sgd_state_types(%p: tensor<4xf32>, %buf: tensor<4xbf16>) {
 
 func.func @sgd_lr(%p: tensor<4xf32>) {
   // expected-error @+1 {{'tg.sgd_update' op 'lr' must be non-negative, got -1.000000e-01}}
-  %0:2 = tg.sgd_update %p, %p, %p {lr = -0.1, first_step = true}
-      : tensor<4xf32>
+  %0 = tg.sgd_update %p, %p {lr = -0.1} : tensor<4xf32>
   return
 }
 
 // -----
 
-func.func @sgd_momentum(%p: tensor<4xf32>) {
+func.func @sgd_momentum(%p: tensor<4xf32>, %step: tensor<i64>) {
   // expected-error @+1 {{'tg.sgd_update' op 'momentum' must be non-negative, got -9.000000e-01}}
-  %0:2 = tg.sgd_update %p, %p, %p {momentum = -0.9, first_step = true}
+  %0:2 = tg.sgd_update %p, %p, %p, step %step {momentum = -0.9}
       : tensor<4xf32>
   return
 }
@@ -439,8 +440,7 @@ func.func @sgd_momentum(%p: tensor<4xf32>) {
 
 func.func @sgd_weight_decay(%p: tensor<4xf32>) {
   // expected-error @+1 {{'tg.sgd_update' op 'weight_decay' must be non-negative, got -1.000000e-04}}
-  %0:2 = tg.sgd_update %p, %p, %p {weight_decay = -1.0e-4, first_step = true}
-      : tensor<4xf32>
+  %0 = tg.sgd_update %p, %p {weight_decay = -1.0e-4} : tensor<4xf32>
   return
 }
 
@@ -448,79 +448,108 @@ func.func @sgd_weight_decay(%p: tensor<4xf32>) {
 
 func.func @sgd_nesterov_without_momentum(%p: tensor<4xf32>) {
   // expected-error @+1 {{'tg.sgd_update' op 'nesterov' requires a positive 'momentum' and zero 'dampening'}}
-  %0:2 = tg.sgd_update %p, %p, %p {nesterov = true, first_step = true}
-      : tensor<4xf32>
+  %0 = tg.sgd_update %p, %p {nesterov = true} : tensor<4xf32>
   return
 }
 
 // -----
 
-func.func @sgd_nesterov_with_dampening(%p: tensor<4xf32>) {
+func.func @sgd_nesterov_with_dampening(%p: tensor<4xf32>, %step: tensor<i64>) {
   // expected-error @+1 {{'tg.sgd_update' op 'nesterov' requires a positive 'momentum' and zero 'dampening'}}
-  %0:2 = tg.sgd_update %p, %p, %p {momentum = 0.9, dampening = 0.1,
-                                   nesterov = true, first_step = false}
+  %0:2 = tg.sgd_update %p, %p, %p, step %step {momentum = 0.9, dampening = 0.1,
+                                               nesterov = true}
       : tensor<4xf32>
   return
 }
 
 // -----
 
-func.func @sgd_first_step_required(%p: tensor<4xf32>) {
-  // expected-error @+1 {{'tg.sgd_update' op requires attribute 'first_step'}}
-  %0:2 = tg.sgd_update %p, %p, %p {lr = 0.1} : tensor<4xf32>
+func.func @sgd_momentum_without_buffer(%p: tensor<4xf32>) {
+  // expected-error @+1 {{'tg.sgd_update' op with a non-zero 'momentum' takes a 'momentum_buffer' and a 'step'}}
+  %0 = tg.sgd_update %p, %p {momentum = 0.9} : tensor<4xf32>
   return
 }
 
 // -----
 
-func.func @adam_lr(%p: tensor<4xf32>) {
+func.func @sgd_momentum_without_step(%p: tensor<4xf32>) {
+  // expected-error @+1 {{'tg.sgd_update' op with a non-zero 'momentum' takes a 'momentum_buffer' and a 'step'}}
+  %0:2 = tg.sgd_update %p, %p, %p {momentum = 0.9} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @sgd_buffer_without_momentum(%p: tensor<4xf32>, %step: tensor<i64>) {
+  // expected-error @+1 {{'tg.sgd_update' op without 'momentum' takes no 'momentum_buffer' and no 'step'}}
+  %0:2 = tg.sgd_update %p, %p, %p, step %step {lr = 0.1} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @sgd_step_type(%p: tensor<4xf32>, %step: tensor<f32>) {
+  // expected-error @+1 {{'tg.sgd_update' op operand #3 must be 0D tensor of 64-bit signless integer values, but got 'tensor<f32>'}}
+  %0:2 = "tg.sgd_update"(%p, %p, %p, %step)
+      <{momentum = 0.9 : f64, operandSegmentSizes = array<i32: 1, 1, 1, 1>}>
+      : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>)
+      -> (tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @adam_lr(%p: tensor<4xf32>, %step: tensor<i64>) {
   // expected-error @+1 {{'tg.adam_update' op 'lr' must be non-negative, got -1.000000e-03}}
-  %0:3 = tg.adam_update %p, %p, %p, %p {lr = -1.0e-3, step = 1 : i64}
+  %0:3 = tg.adam_update %p, %p, %p, %p, step %step {lr = -1.0e-3}
       : tensor<4xf32>
   return
 }
 
 // -----
 
-func.func @adam_beta1(%p: tensor<4xf32>) {
+func.func @adam_beta1(%p: tensor<4xf32>, %step: tensor<i64>) {
   // expected-error @+1 {{'tg.adam_update' op 'beta1' must be in [0, 1), got 1.000000e+00}}
-  %0:3 = tg.adam_update %p, %p, %p, %p {beta1 = 1.0, step = 1 : i64}
+  %0:3 = tg.adam_update %p, %p, %p, %p, step %step {beta1 = 1.0}
       : tensor<4xf32>
   return
 }
 
 // -----
 
-func.func @adam_beta2(%p: tensor<4xf32>) {
+func.func @adam_beta2(%p: tensor<4xf32>, %step: tensor<i64>) {
   // expected-error @+1 {{'tg.adam_update' op 'beta2' must be in [0, 1), got -5.000000e-01}}
-  %0:3 = tg.adam_update %p, %p, %p, %p {beta2 = -0.5, step = 1 : i64}
+  %0:3 = tg.adam_update %p, %p, %p, %p, step %step {beta2 = -0.5}
       : tensor<4xf32>
   return
 }
 
 // -----
 
-func.func @adam_eps(%p: tensor<4xf32>) {
+func.func @adam_eps(%p: tensor<4xf32>, %step: tensor<i64>) {
   // expected-error @+1 {{'tg.adam_update' op 'eps' must be positive, got 0.000000e+00}}
-  %0:3 = tg.adam_update %p, %p, %p, %p {eps = 0.0, step = 1 : i64}
+  %0:3 = tg.adam_update %p, %p, %p, %p, step %step {eps = 0.0}
       : tensor<4xf32>
   return
 }
 
 // -----
 
-func.func @adam_weight_decay(%p: tensor<4xf32>) {
+func.func @adam_weight_decay(%p: tensor<4xf32>, %step: tensor<i64>) {
   // expected-error @+1 {{'tg.adam_update' op 'weight_decay' must be non-negative, got -1.000000e-02}}
-  %0:3 = tg.adam_update %p, %p, %p, %p {weight_decay = -1.0e-2, decoupled = true,
-                                        step = 1 : i64}
+  %0:3 = tg.adam_update %p, %p, %p, %p, step %step {weight_decay = -1.0e-2,
+                                                    decoupled = true}
       : tensor<4xf32>
   return
 }
 
 // -----
 
-func.func @adam_step(%p: tensor<4xf32>) {
-  // expected-error @+1 {{'tg.adam_update' op 'step' must be >= 1, got 0}}
-  %0:3 = tg.adam_update %p, %p, %p, %p {step = 0 : i64} : tensor<4xf32>
+func.func @adam_state_types(%p: tensor<4xf32>, %v: tensor<4xf16>,
+                            %step: tensor<i64>) {
+  // expected-error @+1 {{'tg.adam_update' op failed to verify that all of {param, grad, exp_avg, exp_avg_sq} have same type}}
+  %0:3 = "tg.adam_update"(%p, %p, %p, %v, %step)
+      : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf16>, tensor<i64>)
+      -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
   return
 }

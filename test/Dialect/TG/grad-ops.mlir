@@ -183,39 +183,37 @@ func.func @loss_backward(%g: tensor<f32>, %p: tensor<1x1x8x8xf32>,
       : tensor<1x1x8x8xf32>, tensor<1x1x8x8xf32>, tensor<1x1x8x8xf32>
 }
 
-// A first step, then a later step that reads the buffer.
+// Plain SGD keeps no state; with momentum the op reads and yields the
+// buffer and takes the step number.
 // CHECK-LABEL: func.func @sgd_update
-// CHECK-SAME: (%[[P:.*]]: tensor<6x4xf32>, %[[G:.*]]: tensor<6x4xf32>, %[[BUF:.*]]: tensor<6x4xf32>)
+// CHECK-SAME: (%[[P:.*]]: tensor<6x4xf32>, %[[G:.*]]: tensor<6x4xf32>, %[[BUF:.*]]: tensor<6x4xf32>, %[[STEP:.*]]: tensor<i64>)
 func.func @sgd_update(%p: tensor<6x4xf32>, %g: tensor<6x4xf32>,
-                      %buf: tensor<6x4xf32>)
-    -> (tensor<6x4xf32>, tensor<6x4xf32>, tensor<6x4xf32>, tensor<6x4xf32>) {
-  // CHECK: %[[P1:.*]], %[[BUF1:.*]] = tg.sgd_update %[[P]], %[[G]], %[[BUF]] {first_step = true, lr = 1.000000e-01 : f64} : tensor<6x4xf32>
-  %p1, %buf1 = tg.sgd_update %p, %g, %buf {lr = 0.1, first_step = true}
+                      %buf: tensor<6x4xf32>, %step: tensor<i64>)
+    -> (tensor<6x4xf32>, tensor<6x4xf32>, tensor<6x4xf32>) {
+  // CHECK: %[[P1:.*]] = tg.sgd_update %[[P]], %[[G]] {lr = 1.000000e-01 : f64} : tensor<6x4xf32>
+  %p1 = tg.sgd_update %p, %g {lr = 0.1} : tensor<6x4xf32>
+  // CHECK: %[[P2:.*]], %[[BUF2:.*]] = tg.sgd_update %[[P1]], %[[G]], %[[BUF]], step %[[STEP]] {lr = 1.000000e-01 : f64, momentum = 9.000000e-01 : f64, nesterov = true, weight_decay = 1.000000e-04 : f64} : tensor<6x4xf32>
+  %p2, %buf2 = tg.sgd_update %p1, %g, %buf, step %step {lr = 0.1, momentum = 0.9,
+                                                        weight_decay = 1.0e-4,
+                                                        nesterov = true}
       : tensor<6x4xf32>
-  // CHECK: %[[P2:.*]], %[[BUF2:.*]] = tg.sgd_update %[[P1]], %[[G]], %[[BUF1]] {first_step = false, lr = 1.000000e-01 : f64, momentum = 9.000000e-01 : f64, nesterov = true, weight_decay = 1.000000e-04 : f64} : tensor<6x4xf32>
-  %p2, %buf2 = tg.sgd_update %p1, %g, %buf1 {lr = 0.1, momentum = 0.9,
-                                             weight_decay = 1.0e-4,
-                                             nesterov = true,
-                                             first_step = false}
-      : tensor<6x4xf32>
-  // CHECK: return %[[P1]], %[[BUF1]], %[[P2]], %[[BUF2]]
-  return %p1, %buf1, %p2, %buf2
-      : tensor<6x4xf32>, tensor<6x4xf32>, tensor<6x4xf32>, tensor<6x4xf32>
+  // CHECK: return %[[P1]], %[[P2]], %[[BUF2]]
+  return %p1, %p2, %buf2 : tensor<6x4xf32>, tensor<6x4xf32>, tensor<6x4xf32>
 }
 
 // Adam with the default hyperparameters, then AdamW.
 // CHECK-LABEL: func.func @adam_update
-// CHECK-SAME: (%[[P:.*]]: tensor<6x4xf32>, %[[G:.*]]: tensor<6x4xf32>, %[[M:.*]]: tensor<6x4xf32>, %[[V:.*]]: tensor<6x4xf32>)
+// CHECK-SAME: (%[[P:.*]]: tensor<6x4xf32>, %[[G:.*]]: tensor<6x4xf32>, %[[M:.*]]: tensor<6x4xf32>, %[[V:.*]]: tensor<6x4xf32>, %[[STEP:.*]]: tensor<i64>)
 func.func @adam_update(%p: tensor<6x4xf32>, %g: tensor<6x4xf32>,
-                       %m: tensor<6x4xf32>, %v: tensor<6x4xf32>)
+                       %m: tensor<6x4xf32>, %v: tensor<6x4xf32>,
+                       %step: tensor<i64>)
     -> (tensor<6x4xf32>, tensor<6x4xf32>, tensor<6x4xf32>, tensor<6x4xf32>) {
-  // CHECK: %[[P1:.*]], %[[M1:.*]], %[[V1:.*]] = tg.adam_update %[[P]], %[[G]], %[[M]], %[[V]] {step = 1 : i64} : tensor<6x4xf32>
-  %p1, %m1, %v1 = tg.adam_update %p, %g, %m, %v {step = 1 : i64}
-      : tensor<6x4xf32>
-  // CHECK: %[[P2:.*]], %[[M2:.*]], %[[V2:.*]] = tg.adam_update %[[P1]], %[[G]], %[[M1]], %[[V1]] {beta1 = 8.000000e-01 : f64, beta2 = 5.000000e-01 : f64, decoupled = true, eps = 1.000000e-03 : f64, lr = 1.000000e-02 : f64, step = 2 : i64, weight_decay = 1.000000e-02 : f64} : tensor<6x4xf32>
-  %p2, %m2, %v2 = tg.adam_update %p1, %g, %m1, %v1 {
+  // CHECK: %[[P1:.*]], %[[M1:.*]], %[[V1:.*]] = tg.adam_update %[[P]], %[[G]], %[[M]], %[[V]], step %[[STEP]] : tensor<6x4xf32>
+  %p1, %m1, %v1 = tg.adam_update %p, %g, %m, %v, step %step : tensor<6x4xf32>
+  // CHECK: %[[P2:.*]], %[[M2:.*]], %[[V2:.*]] = tg.adam_update %[[P1]], %[[G]], %[[M1]], %[[V1]], step %[[STEP]] {beta1 = 8.000000e-01 : f64, beta2 = 5.000000e-01 : f64, decoupled = true, eps = 1.000000e-03 : f64, lr = 1.000000e-02 : f64, weight_decay = 1.000000e-02 : f64} : tensor<6x4xf32>
+  %p2, %m2, %v2 = tg.adam_update %p1, %g, %m1, %v1, step %step {
       lr = 1.0e-2, beta1 = 0.8, beta2 = 0.5, eps = 1.0e-3,
-      weight_decay = 1.0e-2, decoupled = true, step = 2 : i64}
+      weight_decay = 1.0e-2, decoupled = true}
       : tensor<6x4xf32>
   // CHECK: return %[[P2]], %[[M2]], %[[V2]], %[[P1]]
   return %p2, %m2, %v2, %p1

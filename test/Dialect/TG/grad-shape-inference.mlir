@@ -164,13 +164,14 @@ func.func @loss_types(%p: tensor<2x1x3x5xbf16>, %t: tensor<2x1x3x5xbf16>)
 // Elementwise gradients and updates take their operands' type, rank 0
 // included.
 // CHECK-LABEL: func.func @elementwise_rank0
-// CHECK-SAME: (%[[DY:.*]]: tensor<f16>, %[[Y:.*]]: tensor<f16>)
-func.func @elementwise_rank0(%dy: tensor<f16>, %y: tensor<f16>)
+// CHECK-SAME: (%[[DY:.*]]: tensor<f16>, %[[Y:.*]]: tensor<f16>, %[[STEP:.*]]: tensor<i64>)
+func.func @elementwise_rank0(%dy: tensor<f16>, %y: tensor<f16>,
+                             %step: tensor<i64>)
     -> (tensor<f16>, tensor<f16>, tensor<f16>) {
   // CHECK: %[[T:.*]] = tg.tanh_backward %[[DY]], %[[Y]] : tensor<f16>
   %0 = tg.tanh_backward %dy, %y : tensor<f16>
-  // CHECK: %[[P:.*]], %[[BUF:.*]] = tg.sgd_update %[[Y]], %[[T]], %[[Y]] {{.*}} : tensor<f16>
-  %p, %buf = tg.sgd_update %y, %0, %y {first_step = true} : tensor<f16>
+  // CHECK: %[[P:.*]], %[[BUF:.*]] = tg.sgd_update %[[Y]], %[[T]], %[[Y]], step %[[STEP]] {{.*}} : tensor<f16>
+  %p, %buf = tg.sgd_update %y, %0, %y, step %step {momentum = 0.9} : tensor<f16>
   // CHECK: return %[[T]], %[[P]], %[[BUF]]
   return %0, %p, %buf : tensor<f16>, tensor<f16>, tensor<f16>
 }

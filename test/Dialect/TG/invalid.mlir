@@ -44,6 +44,43 @@ func.func @role_not_a_string(%x: tensor<2xf32> {tg.state = 3 : i64}) {
 
 // -----
 
+// expected-error @+1 {{'tg.target' marks a function argument, not a result}}
+func.func @target_on_result(%x: tensor<2xf32>)
+    -> (tensor<2xf32> {tg.target = "target"}) {
+  return %x : tensor<2xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'tg.step' marks a function argument, not a result}}
+func.func @step_on_result(%x: tensor<i64>) -> (tensor<i64> {tg.step = "step"}) {
+  return %x : tensor<i64>
+}
+
+// -----
+
+// expected-error @+1 {{'tg.target' must be a non-empty string naming an ONNX value}}
+func.func @empty_target(%x: tensor<2xf32> {tg.target = ""}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tg.opt_state' must name '<parameter>.<slot>' with slot momentum_buffer, exp_avg or exp_avg_sq, got 'fc.weight.velocity'}}
+func.func @opt_state_unknown_slot(%x: tensor<2xf32> {tg.opt_state = "fc.weight.velocity"}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tg.opt_state' must name '<parameter>.<slot>' with slot momentum_buffer, exp_avg or exp_avg_sq, got 'exp_avg'}}
+func.func @opt_state_without_param(%x: tensor<2xf32>)
+    -> (tensor<2xf32> {tg.opt_state = "exp_avg"}) {
+  return %x : tensor<2xf32>
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // Result type
 //===----------------------------------------------------------------------===//

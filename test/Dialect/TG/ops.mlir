@@ -16,6 +16,36 @@ func.func @roles(%x: tensor<2x3xf32> {tg.input = "x"},
   return %x : tensor<2x3xf32>
 }
 
+// The signature of a training step: persistent state (parameters, running
+// statistics, optimizer state) is an argument and, updated, a result.
+// CHECK-LABEL: func.func @training_step_roles
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32> {tg.input = "x"},
+// CHECK-SAME: %{{.*}}: tensor<2x3xf32> {tg.target = "target"},
+// CHECK-SAME: %[[W:.*]]: tensor<2x3xf32> {tg.param = "fc.weight"},
+// CHECK-SAME: %[[S:.*]]: tensor<2x3xf32> {tg.state = "bn.running_mean"},
+// CHECK-SAME: %[[M:.*]]: tensor<2x3xf32> {tg.opt_state = "fc.weight.exp_avg"},
+// CHECK-SAME: %{{.*}}: tensor<2x3xf32> {tg.opt_state = "fc.weight.exp_avg_sq"},
+// CHECK-SAME: %{{.*}}: tensor<2x3xf32> {tg.opt_state = "fc.weight.momentum_buffer"},
+// CHECK-SAME: %{{.*}}: tensor<i64> {tg.step = "step"})
+// CHECK-SAME: -> (tensor<2x3xf32> {tg.output = "loss"}, tensor<2x3xf32> {tg.param = "fc.weight"},
+// CHECK-SAME: tensor<2x3xf32> {tg.state = "bn.running_mean"}, tensor<2x3xf32> {tg.opt_state = "fc.weight.exp_avg"})
+func.func @training_step_roles(%x: tensor<2x3xf32> {tg.input = "x"},
+                               %t: tensor<2x3xf32> {tg.target = "target"},
+                               %w: tensor<2x3xf32> {tg.param = "fc.weight"},
+                               %s: tensor<2x3xf32> {tg.state = "bn.running_mean"},
+                               %m: tensor<2x3xf32> {tg.opt_state = "fc.weight.exp_avg"},
+                               %v: tensor<2x3xf32> {tg.opt_state = "fc.weight.exp_avg_sq"},
+                               %b: tensor<2x3xf32> {tg.opt_state = "fc.weight.momentum_buffer"},
+                               %step: tensor<i64> {tg.step = "step"})
+    -> (tensor<2x3xf32> {tg.output = "loss"},
+        tensor<2x3xf32> {tg.param = "fc.weight"},
+        tensor<2x3xf32> {tg.state = "bn.running_mean"},
+        tensor<2x3xf32> {tg.opt_state = "fc.weight.exp_avg"}) {
+  // CHECK: return %[[X]], %[[W]], %[[S]], %[[M]]
+  return %x, %w, %s, %m : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>,
+                          tensor<2x3xf32>
+}
+
 // CHECK-LABEL: func.func @constant
 func.func @constant() -> (tensor<2x2xf32>, tensor<1xbf16>) {
   // CHECK: %[[C0:.*]] = tg.constant dense<{{\[}}[1.000000e+00, 2.000000e+00], [3.000000e+00, 4.000000e+00]]> : tensor<2x2xf32>

@@ -35,28 +35,56 @@ Operation *TGDialect::materializeConstant(OpBuilder &builder, Attribute value,
   return ConstantOp::create(builder, loc, elements);
 }
 
-/// The role attributes (tg.input, tg.param, tg.state, tg.output) name an ONNX
-/// value, so they must be non-empty strings on a function whose signature
-/// they describe.
+namespace {
+/// Where a role attribute may appear: arguments only (data, target, step),
+/// results only (outputs) or both (the persistent state that a training step
+/// reads and yields updated).
+enum class RolePlace { Argument, Result, Both };
+} // namespace
+
+static std::optional<RolePlace> rolePlace(StringRef name) {
+  if (name == TGDialect::kInputAttrName || name == TGDialect::kTargetAttrName ||
+      name == TGDialect::kStepAttrName)
+    return RolePlace::Argument;
+  if (name == TGDialect::kOutputAttrName)
+    return RolePlace::Result;
+  if (name == TGDialect::kParamAttrName || name == TGDialect::kStateAttrName ||
+      name == TGDialect::kOptStateAttrName)
+    return RolePlace::Both;
+  return std::nullopt;
+}
+
+/// The role attributes name an ONNX value (an optimizer state names its
+/// parameter and slot), so they must be non-empty strings on a function
+/// whose signature they describe.
 static LogicalResult verifyRoleAttr(Operation *op, NamedAttribute attr,
                                     bool isResult) {
   StringRef name = attr.getName().getValue();
-  bool isArgRole = name == TGDialect::kInputAttrName ||
-                   name == TGDialect::kParamAttrName ||
-                   name == TGDialect::kStateAttrName;
-  bool isResultRole = name == TGDialect::kOutputAttrName;
-  if (!isArgRole && !isResultRole)
+  std::optional<RolePlace> place = rolePlace(name);
+  if (!place)
     return op->emitError() << "unknown tg attribute '" << name << "'";
-  if (isResult && !isResultRole)
+  if (isResult && *place == RolePlace::Argument)
     return op->emitError() << "'" << name
                            << "' marks a function argument, not a result";
-  if (!isResult && !isArgRole)
+  if (!isResult && *place == RolePlace::Result)
     return op->emitError() << "'" << name
                            << "' marks a function result, not an argument";
   auto str = dyn_cast<StringAttr>(attr.getValue());
   if (!str || str.getValue().empty())
     return op->emitError() << "'" << name
                            << "' must be a non-empty string naming an ONNX value";
+  if (name == TGDialect::kOptStateAttrName) {
+    auto [param, slot] = str.getValue().rsplit('.');
+    if (param.empty() ||
+        !llvm::is_contained({TGDialect::kMomentumBufferSlot,
+                             TGDialect::kExpAvgSlot, TGDialect::kExpAvgSqSlot},
+                            slot))
+      return op->emitError()
+             << "'" << name << "' must name '<parameter>.<slot>' with slot "
+             << TGDialect::kMomentumBufferSlot << ", " << TGDialect::kExpAvgSlot
+             << " or " << TGDialect::kExpAvgSqSlot << ", got '"
+             << str.getValue() << "'";
+  }
   return success();
 }
 

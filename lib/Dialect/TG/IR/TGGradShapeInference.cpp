@@ -332,6 +332,25 @@ static LogicalResult verifyNonNegative(Operation *op, StringRef name,
   return verifyAttrValue(op, name, value, value >= 0.0, "non-negative");
 }
 
+/// The type of `param`, which the results of an optimizer update repeat.
+static FailureOr<RankedTensorType> paramType(std::optional<Location> loc,
+                                             Value param) {
+  return rankedOperand(loc, param, "param");
+}
+
+LogicalResult SGDUpdateOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  FailureOr<RankedTensorType> param = paramType(loc, adaptor.getParam());
+  if (failed(param))
+    return failure();
+  results.push_back(*param);
+  if (adaptor.getMomentumBuffer())
+    results.push_back(*param);
+  return success();
+}
+
 LogicalResult SGDUpdateOp::verify() {
   double momentum = getMomentum().convertToDouble();
   if (failed(verifyNonNegative(*this, "lr", getLr().convertToDouble())) ||
@@ -343,6 +362,27 @@ LogicalResult SGDUpdateOp::verify() {
       !(momentum > 0.0 && getDampening().convertToDouble() == 0.0))
     return emitOpError(
         "'nesterov' requires a positive 'momentum' and zero 'dampening'");
+  // torch.optim.SGD keeps a momentum buffer, initialized on the first step,
+  // exactly when the momentum is not zero.
+  bool hasMomentum = momentum != 0.0;
+  if (static_cast<bool>(getMomentumBuffer()) != hasMomentum ||
+      static_cast<bool>(getStep()) != hasMomentum)
+    return emitOpError(hasMomentum
+                           ? "with a non-zero 'momentum' takes a "
+                             "'momentum_buffer' and a 'step'"
+                           : "without 'momentum' takes no 'momentum_buffer' "
+                             "and no 'step'");
+  return success();
+}
+
+LogicalResult AdamUpdateOp::inferReturnTypes(MLIRContext *,
+                                             std::optional<Location> loc,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &results) {
+  FailureOr<RankedTensorType> param = paramType(loc, adaptor.getParam());
+  if (failed(param))
+    return failure();
+  results.append(3, *param);
   return success();
 }
 
@@ -350,17 +390,13 @@ LogicalResult AdamUpdateOp::verify() {
   double beta1 = getBeta1().convertToDouble();
   double beta2 = getBeta2().convertToDouble();
   double eps = getEps().convertToDouble();
-  if (failed(verifyNonNegative(*this, "lr", getLr().convertToDouble())) ||
-      failed(verifyAttrValue(*this, "beta1", beta1, beta1 >= 0.0 && beta1 < 1.0,
-                             "in [0, 1)")) ||
-      failed(verifyAttrValue(*this, "beta2", beta2, beta2 >= 0.0 && beta2 < 1.0,
-                             "in [0, 1)")) ||
-      failed(verifyAttrValue(*this, "eps", eps, eps > 0.0, "positive")) ||
-      failed(verifyNonNegative(*this, "weight_decay",
-                               getWeightDecay().convertToDouble())))
-    return failure();
-  int64_t step = getStep();
-  if (step < 1)
-    return emitOpError("'step' must be >= 1, got ") << step;
-  return success();
+  return success(
+      succeeded(verifyNonNegative(*this, "lr", getLr().convertToDouble())) &&
+      succeeded(verifyAttrValue(*this, "beta1", beta1,
+                                beta1 >= 0.0 && beta1 < 1.0, "in [0, 1)")) &&
+      succeeded(verifyAttrValue(*this, "beta2", beta2,
+                                beta2 >= 0.0 && beta2 < 1.0, "in [0, 1)")) &&
+      succeeded(verifyAttrValue(*this, "eps", eps, eps > 0.0, "positive")) &&
+      succeeded(verifyNonNegative(*this, "weight_decay",
+                                  getWeightDecay().convertToDouble())));
 }

@@ -24,10 +24,14 @@ def TG_Dialect : Dialect {
     executed.
 
     Function arguments and results carry the roles the runtime needs:
-    `tg.input` (a data input), `tg.param` (a trainable initializer),
-    `tg.state` (a non-trainable initializer such as BatchNorm running
-    statistics) and `tg.output`. Their values are the ONNX names, which are
-    kept so that trained values can be written back under them.
+    `tg.input` (a data input), `tg.target` (the training target),
+    `tg.param` (a trainable initializer), `tg.state` (a non-trainable
+    initializer such as BatchNorm running statistics), `tg.opt_state` (an
+    optimizer state tensor of a parameter, named `<param>.<slot>`),
+    `tg.step` (the 1-based step number) and `tg.output`. Parameters, states
+    and optimizer states are also results of a training step: their updated
+    values. The values are the ONNX names, which are kept so that trained
+    values can be written back under them.
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasConstantMaterializer = 1;
@@ -40,6 +44,16 @@ def TG_Dialect : Dialect {
     static constexpr llvm::StringLiteral kParamAttrName = "tg.param";
     static constexpr llvm::StringLiteral kStateAttrName = "tg.state";
     static constexpr llvm::StringLiteral kOutputAttrName = "tg.output";
+    static constexpr llvm::StringLiteral kTargetAttrName = "tg.target";
+    static constexpr llvm::StringLiteral kOptStateAttrName = "tg.opt_state";
+    static constexpr llvm::StringLiteral kStepAttrName = "tg.step";
+
+    /// The optimizer state slots a `tg.opt_state` name ends with, as
+    /// torch.optim names them.
+    static constexpr llvm::StringLiteral kMomentumBufferSlot =
+        "momentum_buffer";
+    static constexpr llvm::StringLiteral kExpAvgSlot = "exp_avg";
+    static constexpr llvm::StringLiteral kExpAvgSqSlot = "exp_avg_sq";
   }];
 }
 
@@ -51,5 +65,10 @@ def TG_FloatElement : AnyTypeOf<[F32, F16, BF16]>;
 def TG_Tensor : StaticShapeTensorOf<[F32, F16, BF16]>;
 def TG_4DTensor : 4DTensorOf<[F32, F16, BF16]>;
 def TG_1DTensor : 1DTensorOf<[F32, F16, BF16]>;
+
+// The 1-based step number of a training step, an operand of the optimizer
+// updates so that one compiled step serves every step.
+def TG_StepTensor : 0DTensorOf<[I64]>,
+    BuildableType<"::mlir::RankedTensorType::get({}, $_builder.getI64Type())">;
 
 #endif // MEMOPT_DIALECT_TG_IR_TGDIALECT_TD

@@ -377,48 +377,64 @@ def TG_BCELossBackwardOp : TG_LossBackwardOp<"bce_loss_backward", "bce_loss",
 //===----------------------------------------------------------------------===//
 
 def TG_SGDUpdateOp : TG_Op<"sgd_update",
-    [Pure, Elementwise, SameOperandsAndResultType, InferTypeOpInterface]> {
+    [Pure, AttrSizedOperandSegments, InferTypeOpAdaptor,
+     AllTypesMatch<["param", "grad", "new_param"]>,
+     OptionalTypesMatchWith<"'momentum_buffer' has the type of 'param'",
+                            "param", "momentum_buffer", "$_self">]> {
   let summary = "One step of torch.optim.SGD on a parameter";
   let description = [{
-    The update of `torch.optim.SGD` (maximize = false), elementwise:
+    The update of `torch.optim.SGD` (maximize = false), elementwise, at the
+    1-based `step`:
 
     ```
     g = grad + weight_decay * param
     if momentum != 0:
-      buf = first_step ? g : momentum * momentum_buffer + (1 - dampening) * g
+      buf = step == 1 ? g : momentum * momentum_buffer + (1 - dampening) * g
       g = nesterov ? g + momentum * buf : buf
     new_param = param - lr * g
     new_momentum_buffer = buf
     ```
 
-    The weight-decay term is only added when `weight_decay` is not 0. On the
-    first step the buffer is not read; with `momentum` = 0 it is neither
-    read nor changed (`new_momentum_buffer` is `momentum_buffer`). `lr`,
+    The weight-decay term is only added when `weight_decay` is not 0. With
+    a non-zero `momentum` the op takes the `momentum_buffer` and the `step`
+    (a rank-0 i64 tensor, so that one compiled step serves every step) and
+    yields `new_momentum_buffer`; on step 1 the buffer is not read. Without
+    momentum it has neither, as torch.optim.SGD keeps no state then. `lr`,
     `momentum` and `weight_decay` must be non-negative; `nesterov` needs a
     positive `momentum` and zero `dampening`.
+
+    ```mlir
+    %p1 = tg.sgd_update %p, %g {lr = 0.1} : tensor<6x4xf32>
+    %p2, %buf2 = tg.sgd_update %p, %g, %buf, step %step {momentum = 0.9}
+        : tensor<6x4xf32>
+    ```
   }];
   let arguments = (ins TG_Tensor:$param, TG_Tensor:$grad,
-                       TG_Tensor:$momentum_buffer,
+                       Optional<TG_Tensor>:$momentum_buffer,
+                       Optional<TG_StepTensor>:$step,
                        DefaultValuedAttr<F64Attr, "1e-3">:$lr,
                        DefaultValuedAttr<F64Attr, "0.0">:$momentum,
                        DefaultValuedAttr<F64Attr, "0.0">:$dampening,
                        DefaultValuedAttr<F64Attr, "0.0">:$weight_decay,
-                       DefaultValuedAttr<BoolAttr, "false">:$nesterov,
-                       BoolAttr:$first_step);
-  let results = (outs TG_Tensor:$new_param, TG_Tensor:$new_momentum_buffer);
+                       DefaultValuedAttr<BoolAttr, "false">:$nesterov);
+  let results = (outs TG_Tensor:$new_param,
+                      Optional<TG_Tensor>:$new_momentum_buffer);
   let assemblyFormat = [{
-    $param `,` $grad `,` $momentum_buffer attr-dict `:` type($param)
+    $param `,` $grad (`,` $momentum_buffer^)? (`,` `step` $step^)? attr-dict
+    `:` type($param)
   }];
   let hasVerifier = 1;
 }
 
 def TG_AdamUpdateOp : TG_Op<"adam_update",
-    [Pure, Elementwise, SameOperandsAndResultType, InferTypeOpInterface]> {
+    [Pure, InferTypeOpAdaptor,
+     AllTypesMatch<["param", "grad", "exp_avg", "exp_avg_sq"]>]> {
   let summary = "One step of torch.optim.Adam or AdamW on a parameter";
   let description = [{
     The update of `torch.optim.Adam` (`decoupled` = false) or
     `torch.optim.AdamW` (`decoupled` = true), with amsgrad = false and
-    maximize = false, at the 1-based `step`, elementwise:
+    maximize = false, at the 1-based `step` (a rank-0 i64 tensor, so that
+    one compiled step serves every step), elementwise:
 
     ```
     g = decoupled ? grad : grad + weight_decay * param
@@ -431,22 +447,27 @@ def TG_AdamUpdateOp : TG_Op<"adam_update",
 
     PyTorch evaluates `new_exp_avg` as exp_avg + (1 - beta1) * (g - exp_avg)
     (a lerp), which rounds differently from the formula above. `lr` and
-    `weight_decay` must be non-negative, `beta1` and `beta2` in [0, 1), `eps`
-    positive and `step` at least 1.
+    `weight_decay` must be non-negative, `beta1` and `beta2` in [0, 1) and
+    `eps` positive; `step` must be at least 1 when the step runs.
+
+    ```mlir
+    %p1, %m1, %v1 = tg.adam_update %p, %g, %m, %v, step %step {lr = 1.0e-3}
+        : tensor<6x4xf32>
+    ```
   }];
   let arguments = (ins TG_Tensor:$param, TG_Tensor:$grad, TG_Tensor:$exp_avg,
-                       TG_Tensor:$exp_avg_sq,
+                       TG_Tensor:$exp_avg_sq, TG_StepTensor:$step,
                        DefaultValuedAttr<F64Attr, "1e-3">:$lr,
                        DefaultValuedAttr<F64Attr, "0.9">:$beta1,
                        DefaultValuedAttr<F64Attr, "0.999">:$beta2,
                        DefaultValuedAttr<F64Attr, "1e-8">:$eps,
                        DefaultValuedAttr<F64Attr, "0.0">:$weight_decay,
-                       DefaultValuedAttr<BoolAttr, "false">:$decoupled,
-                       I64Attr:$step);
+                       DefaultValuedAttr<BoolAttr, "false">:$decoupled);
   let results = (outs TG_Tensor:$new_param, TG_Tensor:$new_exp_avg,
                       TG_Tensor:$new_exp_avg_sq);
   let assemblyFormat = [{
-    $param `,` $grad `,` $exp_avg `,` $exp_avg_sq attr-dict `:` type($param)
+    $param `,` $grad `,` $exp_avg `,` $exp_avg_sq `,` `step` $step attr-dict
+    `:` type($param)
   }];
   let hasVerifier = 1;
 }

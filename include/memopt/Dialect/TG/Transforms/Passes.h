@@ -1,0 +1,27 @@
+//===- Passes.h - Passes on the tg dialect ----------------------*- C++ -*-===//
+
+#ifndef MEMOPT_DIALECT_TG_TRANSFORMS_PASSES_H
+#define MEMOPT_DIALECT_TG_TRANSFORMS_PASSES_H
+
+#include "mlir/Pass/Pass.h"
+
+#include <memory>
+
+namespace memopt::tg {
+
+/// The loss that tg-autodiff differentiates: a tg loss op on the forward
+/// output and the target, or the forward function's own scalar output.
+enum class LossKind { mse, l1, bce, graph };
+
+/// The torch.optim optimizer whose update tg-autodiff emits.
+enum class OptimizerKind { sgd, adam, adamw };
+
+#define GEN_PASS_DECL
+#include "memopt/Dialect/TG/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "memopt/Dialect/TG/Transforms/Passes.h.inc"
+
+} // namespace memopt::tg
+
+#endif // MEMOPT_DIALECT_TG_TRANSFORMS_PASSES_H

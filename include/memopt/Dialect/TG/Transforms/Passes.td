@@ -1,0 +1,100 @@
+//===- Passes.td - Passes on the tg dialect ----------------*- tablegen -*-===//
+//
+// The transformations of memopt's training graph, starting with autodiff,
+// which turns the imported forward function into the whole training step.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMOPT_DIALECT_TG_TRANSFORMS_PASSES_TD
+#define MEMOPT_DIALECT_TG_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def Autodiff : Pass<"tg-autodiff", "::mlir::ModuleOp"> {
+  let summary = "Derive the training step (forward, loss, backward, "
+                "optimizer update) from the forward function";
+  let description = [{
+    Replaces the imported forward function `@main` by `@train_step`, one
+    function holding the whole training step:
+
+    1. the forward ops, unchanged;
+    2. the loss of the (single) forward output against a new `tg.target`
+       argument (`tg.mse_loss`, `tg.l1_loss` or `tg.bce_loss`, mean
+       reduction), or, with `loss=graph`, the forward function's own rank-0
+       first output;
+    3. reverse-mode gradients of every value that depends on a parameter
+       and reaches the loss, one backward rule per forward op, in reverse
+       forward order; a value with several uses sums its gradients with
+       `tg.add`;
+    4. one `tg.sgd_update` or `tg.adam_update` per parameter that has a
+       gradient, with torch.optim's semantics.
+
+    Arguments of `@train_step`: the data inputs (`tg.input`), the target
+    (`tg.target = "target"`, absent with `loss=graph`), the parameters
+    (`tg.param`), the non-trainable state (`tg.state`), the optimizer state
+    of each updated parameter (`tg.opt_state = "<param>.<slot>"`:
+    `momentum_buffer` for SGD with momentum, `exp_avg` and `exp_avg_sq` for
+    Adam/AdamW) and, when the optimizer needs it, the 1-based step number
+    (`tg.step = "step"`, `tensor<i64>`), so that one compiled step serves
+    every step. Results: the loss (`tg.output = "loss"`, rank 0), the other
+    forward outputs, then the updated parameters, states (BatchNorm running
+    statistics from `tg.batch_norm`'s `new_running_*` results) and optimizer
+    states, named as their arguments.
+
+    A parameter that the loss does not depend on has no gradient and, as in
+    torch.optim, is neither updated nor given optimizer state. An op with no
+    gradient rule, or a gradient the rules do not support (a reflect or edge
+    pad, a gradient through batch statistics), is an error at that op.
+  }];
+  let dependentDialects = ["::memopt::tg::TGDialect",
+                           "::mlir::func::FuncDialect"];
+  let options = [
+    Option<"loss", "loss", "::memopt::tg::LossKind",
+           "::memopt::tg::LossKind::mse",
+           "The loss of the forward output against the target",
+           [{::llvm::cl::values(
+             clEnumValN(::memopt::tg::LossKind::mse, "mse",
+                        "mean squared error (torch.nn.MSELoss)"),
+             clEnumValN(::memopt::tg::LossKind::l1, "l1",
+                        "mean absolute error (torch.nn.L1Loss)"),
+             clEnumValN(::memopt::tg::LossKind::bce, "bce",
+                        "binary cross-entropy (torch.nn.BCELoss)"),
+             clEnumValN(::memopt::tg::LossKind::graph, "graph",
+                        "the forward function's rank-0 first output"))}]>,
+    Option<"optimizer", "optimizer", "::memopt::tg::OptimizerKind",
+           "::memopt::tg::OptimizerKind::sgd", "The parameter update",
+           [{::llvm::cl::values(
+             clEnumValN(::memopt::tg::OptimizerKind::sgd, "sgd",
+                        "torch.optim.SGD"),
+             clEnumValN(::memopt::tg::OptimizerKind::adam, "adam",
+                        "torch.optim.Adam"),
+             clEnumValN(::memopt::tg::OptimizerKind::adamw, "adamw",
+                        "torch.optim.AdamW (decoupled weight decay)"))}]>,
+    Option<"lr", "lr", "double", "1e-3",
+           "Learning rate (torch.optim's default for Adam, AdamW and SGD)">,
+    Option<"momentum", "momentum", "double", "0.0", "SGD momentum">,
+    Option<"dampening", "dampening", "double", "0.0", "SGD dampening">,
+    Option<"nesterov", "nesterov", "bool", "false",
+           "SGD with Nesterov momentum">,
+    Option<"weightDecay", "weight-decay", "double", "0.0",
+           "L2 penalty (SGD, Adam) or decoupled decay (AdamW; torch's "
+           "default there is 0.01)">,
+    Option<"beta1", "beta1", "double", "0.9", "Adam beta1">,
+    Option<"beta2", "beta2", "double", "0.999", "Adam beta2">,
+    Option<"eps", "eps", "double", "1e-8", "Adam epsilon">,
+  ];
+  let statistics = [
+    Statistic<"numGradientOps", "gradient-ops",
+              "Ops emitted for the loss gradient and the backward pass">,
+    Statistic<"numUpdatedParams", "updated-params",
+              "Parameters with a gradient, updated by the optimizer">,
+    Statistic<"numFrozenParams", "frozen-params",
+              "Parameters the loss does not depend on (not updated)">,
+    Statistic<"numRunningStats", "running-stats",
+              "BatchNorm running statistics threaded to results">,
+    Statistic<"numOptStates", "optimizer-states",
+              "Optimizer state tensors added to the signature">,
+  ];
+}
+
+#endif // MEMOPT_DIALECT_TG_TRANSFORMS_PASSES_TD

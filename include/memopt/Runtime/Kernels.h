@@ -1,0 +1,270 @@
+//===- Kernels.h - CPU kernels of the memopt runtime -------------*- C++ -*-===//
+//
+// One function per tg op (forward, backward, loss, optimizer update) on
+// float32 NCHW tensors. The semantics are those of the op descriptions in
+// include/memopt/Dialect/TG/IR/TGOps.td and TGGradOps.td, i.e. PyTorch's.
+//
+// Conventions (docs/runtime.md has the details):
+// - Parameters come in the order: operands (`ConstTensor`, in the op's operand
+//   order; the rank-0 i64 `step` of the optimizer updates by value), results
+//   (`Tensor`, in the op's result order), attributes (in the op's order),
+//   then the workspace pointer where the kernel takes one.
+// - Attributes that only restate a result shape (`input_shape`,
+//   `weight_shape`, `sizes`, `keepdims`' effect) are read from the result
+//   view's shape.
+// - The caller owns all memory. Kernels never allocate, except the oneDNN
+//   convolutions on the first call with a given configuration (the
+//   primitive is then cached). Convolutions need a workspace of
+//   `...WorkspaceBytes(...)` bytes (possibly 0, then `workspace` may be
+//   null), aligned to 64 bytes.
+// - Results must not overlap operands, except where a kernel says so
+//   (elementwise kernels, optimizer updates and batch-norm running stats may
+//   be computed in place).
+// - Every kernel is deterministic: the same inputs give bit-identical results
+//   run to run (see docs/runtime.md for the oneDNN thread-count caveat).
+// - Invalid shapes or attributes abort with a message naming the kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMOPT_RUNTIME_KERNELS_H
+#define MEMOPT_RUNTIME_KERNELS_H
+
+#include "memopt/Runtime/Tensor.h"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+namespace memopt::rt {
+
+/// One value per spatial axis: height, then width.
+using Hw = std::array<int64_t, 2>;
+/// Window paddings in ONNX order: top, left, bottom, right.
+using Pads = std::array<int64_t, 4>;
+
+/// The enums of the tg dialect, with the same values.
+enum class ResizeMode : int32_t { Nearest = 0, Bilinear = 1 };
+enum class CoordinateMode : int32_t {
+  HalfPixel = 0,
+  PytorchHalfPixel = 1,
+  AlignCorners = 2,
+  Asymmetric = 3
+};
+enum class NearestMode : int32_t {
+  RoundPreferFloor = 0,
+  RoundPreferCeil = 1,
+  Floor = 2,
+  Ceil = 3
+};
+enum class PadMode : int32_t { Constant = 0, Reflect = 1, Edge = 2 };
+
+//===----------------------------------------------------------------------===//
+// Convolutions (oneDNN)
+//===----------------------------------------------------------------------===//
+
+/// tg.conv2d. `bias` may be absent (null data).
+size_t conv2dWorkspaceBytes(const Dims &input, const Dims &weight, bool hasBias,
+                            const Dims &output, Hw strides, Pads pads,
+                            Hw dilations, int64_t groups);
+void conv2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
+            Tensor output, Hw strides, Pads pads, Hw dilations, int64_t groups,
+            void *workspace);
+
+/// tg.conv2d_backward_data; `input_shape` is `gradInput.shape`.
+size_t conv2dBackwardDataWorkspaceBytes(const Dims &gradOutput,
+                                        const Dims &weight,
+                                        const Dims &gradInput, Hw strides,
+                                        Pads pads, Hw dilations,
+                                        int64_t groups);
+void conv2dBackwardData(ConstTensor gradOutput, ConstTensor weight,
+                        Tensor gradInput, Hw strides, Pads pads, Hw dilations,
+                        int64_t groups, void *workspace);
+
+/// tg.conv2d_backward_filter; `weight_shape` is `gradWeight.shape`.
+size_t conv2dBackwardFilterWorkspaceBytes(const Dims &gradOutput,
+                                          const Dims &input,
+                                          const Dims &gradWeight, Hw strides,
+                                          Pads pads, Hw dilations,
+                                          int64_t groups);
+void conv2dBackwardFilter(ConstTensor gradOutput, ConstTensor input,
+                          Tensor gradWeight, Hw strides, Pads pads,
+                          Hw dilations, int64_t groups, void *workspace);
+
+/// tg.conv_transpose2d. `bias` may be absent (null data).
+size_t convTranspose2dWorkspaceBytes(const Dims &input, const Dims &weight,
+                                     bool hasBias, const Dims &output,
+                                     Hw strides, Pads pads, Hw dilations,
+                                     Hw outputPadding, int64_t groups);
+void convTranspose2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
+                     Tensor output, Hw strides, Pads pads, Hw dilations,
+                     Hw outputPadding, int64_t groups, void *workspace);
+
+/// tg.conv_transpose2d_backward_filter; `weight_shape` is
+/// `gradWeight.shape`.
+size_t convTranspose2dBackwardFilterWorkspaceBytes(
+    const Dims &gradOutput, const Dims &input, const Dims &gradWeight,
+    Hw strides, Pads pads, Hw dilations, Hw outputPadding, int64_t groups);
+void convTranspose2dBackwardFilter(ConstTensor gradOutput, ConstTensor input,
+                                   Tensor gradWeight, Hw strides, Pads pads,
+                                   Hw dilations, Hw outputPadding,
+                                   int64_t groups, void *workspace);
+
+//===----------------------------------------------------------------------===//
+// Batch normalization
+//===----------------------------------------------------------------------===//
+
+/// tg.batch_norm (training mode). `newRunningMean`/`newRunningVar` may be
+/// `runningMean`/`runningVar` themselves.
+void batchNorm(ConstTensor input, ConstTensor scale, ConstTensor bias,
+               ConstTensor runningMean, ConstTensor runningVar, Tensor output,
+               Tensor newRunningMean, Tensor newRunningVar, Tensor savedMean,
+               Tensor savedInvStd, double epsilon, double momentum);
+
+/// tg.batch_norm_inference.
+void batchNormInference(ConstTensor input, ConstTensor scale, ConstTensor bias,
+                        ConstTensor mean, ConstTensor var, Tensor output,
+                        double epsilon);
+
+/// tg.batch_norm_backward.
+void batchNormBackward(ConstTensor gradOutput, ConstTensor input,
+                       ConstTensor scale, ConstTensor savedMean,
+                       ConstTensor savedInvStd, Tensor gradInput,
+                       Tensor gradScale, Tensor gradBias);
+
+//===----------------------------------------------------------------------===//
+// Elementwise (results may alias an operand of the same shape)
+//===----------------------------------------------------------------------===//
+
+void relu(ConstTensor input, Tensor output);
+void sigmoid(ConstTensor input, Tensor output);
+void tanh(ConstTensor input, Tensor output);
+void neg(ConstTensor input, Tensor output);
+void exp(ConstTensor input, Tensor output);
+void log(ConstTensor input, Tensor output);
+void sqrt(ConstTensor input, Tensor output);
+void abs(ConstTensor input, Tensor output);
+void sign(ConstTensor input, Tensor output);
+void leakyRelu(ConstTensor input, Tensor output, double alpha);
+void clip(ConstTensor input, Tensor output, double min, double max);
+
+/// NumPy-broadcasting binary ops; `output.shape` is the broadcast shape.
+void add(ConstTensor lhs, ConstTensor rhs, Tensor output);
+void sub(ConstTensor lhs, ConstTensor rhs, Tensor output);
+void mul(ConstTensor lhs, ConstTensor rhs, Tensor output);
+void div(ConstTensor lhs, ConstTensor rhs, Tensor output);
+
+/// tg.dropout. The random stream is a counter-based hash of (`seed`,
+/// element index): the same seed gives the same mask, whatever the schedule.
+/// The generated step passes a seed derived from the run seed and the step.
+void dropout(ConstTensor input, Tensor output, Tensor mask, double ratio,
+             uint64_t seed);
+
+void reluBackward(ConstTensor gradOutput, ConstTensor output,
+                  Tensor gradInput);
+void sigmoidBackward(ConstTensor gradOutput, ConstTensor output,
+                     Tensor gradInput);
+void tanhBackward(ConstTensor gradOutput, ConstTensor output,
+                  Tensor gradInput);
+void leakyReluBackward(ConstTensor gradOutput, ConstTensor input,
+                       Tensor gradInput, double alpha);
+void clipBackward(ConstTensor gradOutput, ConstTensor input, Tensor gradInput,
+                  double min, double max);
+
+//===----------------------------------------------------------------------===//
+// Pooling and resizing
+//===----------------------------------------------------------------------===//
+
+void maxPool2d(ConstTensor input, Tensor output, Hw kernel, Hw strides,
+               Pads pads, Hw dilations, bool ceilMode);
+void maxPool2dBackward(ConstTensor gradOutput, ConstTensor input,
+                       Tensor gradInput, Hw kernel, Hw strides, Pads pads,
+                       Hw dilations, bool ceilMode);
+
+void avgPool2d(ConstTensor input, Tensor output, Hw kernel, Hw strides,
+               Pads pads, bool ceilMode, bool countIncludePad);
+/// `input_shape` is `gradInput.shape`.
+void avgPool2dBackward(ConstTensor gradOutput, Tensor gradInput, Hw kernel,
+                       Hw strides, Pads pads, bool ceilMode,
+                       bool countIncludePad);
+
+void globalAvgPool(ConstTensor input, Tensor output);
+
+/// tg.resize; `sizes` is the height and width of `output`.
+void resize(ConstTensor input, Tensor output, ResizeMode mode,
+            CoordinateMode coordinateMode, NearestMode nearestMode,
+            std::array<double, 2> scales);
+/// tg.resize_backward; `input_shape` is `gradInput.shape`.
+void resizeBackward(ConstTensor gradOutput, Tensor gradInput, ResizeMode mode,
+                    CoordinateMode coordinateMode, NearestMode nearestMode,
+                    std::array<double, 2> scales);
+
+//===----------------------------------------------------------------------===//
+// Shape manipulation
+//===----------------------------------------------------------------------===//
+
+/// tg.concat of `count` operands.
+void concat(const ConstTensor *inputs, int count, Tensor output, int64_t axis);
+void slice(ConstTensor input, Tensor output, const Dims &starts,
+           const Dims &ends, const Dims &steps);
+void sliceBackward(ConstTensor gradOutput, Tensor gradInput,
+                   const Dims &starts, const Dims &ends, const Dims &steps);
+/// `pads` holds the rank begin paddings, then the rank end paddings.
+void pad(ConstTensor input, Tensor output, const Dims &pads, PadMode mode,
+         double value);
+/// A copy (nothing to do when `output.data == input.data`).
+void reshape(ConstTensor input, Tensor output);
+void transpose(ConstTensor input, Tensor output, const Dims &perm);
+/// tg.broadcast; the target `shape` is `output.shape`.
+void broadcast(ConstTensor input, Tensor output);
+/// `axes` sorted and distinct; empty means all axes.
+void reduceSum(ConstTensor input, Tensor output, const Dims &axes,
+               bool keepdims);
+void reduceMean(ConstTensor input, Tensor output, const Dims &axes,
+                bool keepdims);
+
+//===----------------------------------------------------------------------===//
+// Linear algebra
+//===----------------------------------------------------------------------===//
+
+void matmul(ConstTensor lhs, ConstTensor rhs, Tensor output);
+/// tg.gemm; `c` may be absent (null data).
+void gemm(ConstTensor a, ConstTensor b, ConstTensor c, Tensor output,
+          double alpha, double beta, bool transA, bool transB);
+
+//===----------------------------------------------------------------------===//
+// Losses (mean reduction; `loss` and `gradLoss` have rank 0)
+//===----------------------------------------------------------------------===//
+
+void mseLoss(ConstTensor prediction, ConstTensor target, Tensor loss);
+void l1Loss(ConstTensor prediction, ConstTensor target, Tensor loss);
+void bceLoss(ConstTensor prediction, ConstTensor target, Tensor loss);
+
+void mseLossBackward(ConstTensor gradLoss, ConstTensor prediction,
+                     ConstTensor target, Tensor gradPrediction);
+void l1LossBackward(ConstTensor gradLoss, ConstTensor prediction,
+                    ConstTensor target, Tensor gradPrediction);
+void bceLossBackward(ConstTensor gradLoss, ConstTensor prediction,
+                     ConstTensor target, Tensor gradPrediction);
+
+//===----------------------------------------------------------------------===//
+// Optimizer updates (results may alias the corresponding operands)
+//===----------------------------------------------------------------------===//
+
+/// tg.sgd_update at the 1-based `step` (the op's rank-0 i64 operand, passed
+/// by value). With `momentum` = 0 the op has no buffer: `momentumBuffer` and
+/// `newMomentumBuffer` are then ignored and may be absent (null data);
+/// otherwise both are required and the buffer is not read on step 1.
+void sgdUpdate(ConstTensor param, ConstTensor grad, ConstTensor momentumBuffer,
+               int64_t step, Tensor newParam, Tensor newMomentumBuffer,
+               double lr, double momentum, double dampening,
+               double weightDecay, bool nesterov);
+
+/// tg.adam_update at the 1-based `step` (the op's rank-0 i64 operand).
+void adamUpdate(ConstTensor param, ConstTensor grad, ConstTensor expAvg,
+                ConstTensor expAvgSq, int64_t step, Tensor newParam,
+                Tensor newExpAvg, Tensor newExpAvgSq, double lr, double beta1,
+                double beta2, double eps, double weightDecay, bool decoupled);
+
+} // namespace memopt::rt
+
+#endif // MEMOPT_RUNTIME_KERNELS_H

@@ -1,0 +1,513 @@
+//===- Autodiff.cpp - The training step from the forward function ---------===//
+//
+// tg-autodiff replaces the imported forward function @main by @train_step:
+// the forward ops, the loss, the reverse-mode gradients (GradientRules.cpp
+// holds one rule per forward op) and one optimizer update per parameter.
+// Parameters, BatchNorm running statistics and optimizer state are
+// arguments and results, so that every later pass sees the whole step and
+// the runtime can keep the state resident across steps.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GradientRules.h"
+
+#include "memopt/Dialect/TG/IR/TGOps.h"
+#include "memopt/Dialect/TG/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace memopt::tg {
+#define GEN_PASS_DEF_AUTODIFF
+#include "memopt/Dialect/TG/Transforms/Passes.h.inc"
+} // namespace memopt::tg
+
+using namespace mlir;
+using namespace memopt::tg;
+
+namespace {
+
+constexpr StringLiteral kForwardName = "main";
+constexpr StringLiteral kTrainStepName = "train_step";
+constexpr StringLiteral kTargetName = "target";
+constexpr StringLiteral kLossName = "loss";
+constexpr StringLiteral kStepName = "step";
+
+StringRef lossName(LossKind loss) {
+  switch (loss) {
+  case LossKind::mse:
+    return "mse";
+  case LossKind::l1:
+    return "l1";
+  case LossKind::bce:
+    return "bce";
+  case LossKind::graph:
+    return "graph";
+  }
+  llvm_unreachable("unknown loss");
+}
+
+/// Counts the ops a builder inserts (the gradient-ops statistic).
+struct CountingListener : public OpBuilder::Listener {
+  void notifyOperationInserted(Operation *, OpBuilder::InsertPoint) override {
+    ++count;
+  }
+  unsigned count = 0;
+};
+
+/// One argument of @train_step: its type, role attributes and location.
+struct Argument {
+  Type type;
+  DictionaryAttr attrs;
+  Location loc;
+};
+
+/// The optimizer state of one updated parameter: the argument indices of
+/// its slots in @train_step (momentum buffer, or exp_avg and exp_avg_sq).
+struct ParamUpdate {
+  unsigned param;
+  SmallVector<unsigned, 2> slots;
+};
+
+/// Builds @train_step from @main. Each stage either succeeds or emits a
+/// diagnostic and fails.
+class TrainStepBuilder {
+public:
+  TrainStepBuilder(const AutodiffOptions &options, func::FuncOp forward)
+      : options(options), forward(forward), builder(forward) {}
+
+  /// Creates @train_step before @main; on failure nothing is left behind.
+  LogicalResult build();
+
+  unsigned gradientOps = 0, frozenParams = 0, runningStats = 0, optStates = 0;
+  SmallVector<ParamUpdate> updates;
+
+private:
+  LogicalResult classifySignature();
+  void analyzeDependencies();
+  void createFunction();
+  LogicalResult emitLossAndBackward();
+  LogicalResult collectRunningStats();
+  void emitUpdatesAndReturn();
+
+  StringAttr roleName(DictionaryAttr attrs, StringRef role) const {
+    return attrs ? attrs.getAs<StringAttr>(role) : StringAttr();
+  }
+  DictionaryAttr roleAttrs(StringRef role, StringRef name) {
+    return builder.getDictionaryAttr(
+        builder.getNamedAttr(role, builder.getStringAttr(name)));
+  }
+  unsigned addArgument(Type type, DictionaryAttr attrs, Location loc) {
+    arguments.push_back({type, attrs, loc});
+    return arguments.size() - 1;
+  }
+
+  const AutodiffOptions &options;
+  func::FuncOp forward;
+  OpBuilder builder;
+
+  // @main's arguments by role (indices into @main's arguments) and the
+  // value that the loss is taken of (or, with loss=graph, is).
+  SmallVector<unsigned> inputs, params, states;
+  Value forwardLossRoot;
+  // Values of @main that depend on a parameter and reach the loss.
+  llvm::DenseSet<Value> forwardNeedsGrad;
+
+  // @train_step under construction.
+  SmallVector<Argument> arguments;
+  DenseMap<unsigned, unsigned> mainToStep; // argument index map
+  std::optional<unsigned> targetArg, stepArg;
+  func::FuncOp trainStep;
+  IRMapping mapping;
+  SmallVector<Operation *> forwardOps;
+  llvm::DenseSet<Value> needsGrad;
+  DenseMap<Value, Value> grads;
+  DenseMap<Value, Value> stateUpdates;
+  Value loss;
+};
+
+LogicalResult TrainStepBuilder::classifySignature() {
+  for (unsigned i = 0, e = forward.getNumArguments(); i < e; ++i) {
+    DictionaryAttr attrs = forward.getArgAttrDict(i);
+    if (roleName(attrs, TGDialect::kInputAttrName))
+      inputs.push_back(i);
+    else if (roleName(attrs, TGDialect::kParamAttrName))
+      params.push_back(i);
+    else if (roleName(attrs, TGDialect::kStateAttrName))
+      states.push_back(i);
+    else
+      return forward.emitOpError()
+             << "argument #" << i
+             << " has no tg.input, tg.param or tg.state role; autodiff needs "
+                "the role of every argument of the forward function";
+  }
+  unsigned numOutputs = forward.getNumResults();
+  if (numOutputs == 0)
+    return forward.emitOpError("has no output to take the loss of");
+  for (unsigned i = 0; i < numOutputs; ++i) {
+    if (!forward.getResultAttrOfType<StringAttr>(i, TGDialect::kOutputAttrName))
+      return forward.emitOpError()
+             << "result #" << i << " has no tg.output name";
+    auto type = dyn_cast<RankedTensorType>(forward.getResultTypes()[i]);
+    if (!type || !type.hasStaticShape() ||
+        !isa<FloatType>(type.getElementType()))
+      return forward.emitOpError()
+             << "result #" << i
+             << " must be a statically shaped float tensor, got "
+             << forward.getResultTypes()[i];
+  }
+  if (options.loss == LossKind::graph) {
+    auto type = cast<RankedTensorType>(forward.getResultTypes().front());
+    if (type.getRank() != 0)
+      return forward.emitOpError()
+             << "loss=graph needs a rank-0 first output (the model's own "
+                "loss), got "
+             << type;
+  } else if (numOutputs != 1) {
+    return forward.emitOpError()
+           << "loss=" << lossName(options.loss)
+           << " takes the loss of a single output, but the function has "
+           << numOutputs
+           << " outputs; use loss=graph for a model that computes its loss";
+  }
+  forwardLossRoot = forward.getBody().front().getTerminator()->getOperand(0);
+  return success();
+}
+
+/// A value needs a gradient when it depends on a parameter and the loss
+/// depends on it: the input of the first convolution, constants and the
+/// BatchNorm statistics that only feed the running averages need none.
+void TrainStepBuilder::analyzeDependencies() {
+  Block &body = forward.getBody().front();
+  llvm::DenseSet<Value> active;
+  for (unsigned i : params)
+    active.insert(forward.getArgument(i));
+  for (Operation &op : body.without_terminator())
+    if (llvm::any_of(op.getOperands(),
+                     [&](Value v) { return active.contains(v); }))
+      active.insert(op.result_begin(), op.result_end());
+
+  llvm::DenseSet<Value> reaches = {forwardLossRoot};
+  for (Operation &op : llvm::reverse(body.without_terminator()))
+    if (llvm::any_of(op.getResults(),
+                     [&](Value v) { return reaches.contains(v); }))
+      reaches.insert(op.operand_begin(), op.operand_end());
+
+  for (Value v : active)
+    if (reaches.contains(v))
+      forwardNeedsGrad.insert(v);
+}
+
+void TrainStepBuilder::createFunction() {
+  auto copyArgument = [&](unsigned i) {
+    mainToStep[i] =
+        addArgument(forward.getArgument(i).getType(), forward.getArgAttrDict(i),
+                    forward.getArgument(i).getLoc());
+  };
+  for (unsigned i : inputs)
+    copyArgument(i);
+  Location loc = forward.getLoc();
+  if (options.loss != LossKind::graph)
+    targetArg =
+        addArgument(forward.getResultTypes().front(),
+                    roleAttrs(TGDialect::kTargetAttrName, kTargetName),
+                    NameLoc::get(builder.getStringAttr(kTargetName), loc));
+  for (unsigned i : params)
+    copyArgument(i);
+  for (unsigned i : states)
+    copyArgument(i);
+
+  // Optimizer state for each parameter the loss depends on, as torch.optim
+  // creates it lazily for parameters that have a gradient.
+  bool sgd = options.optimizer == OptimizerKind::sgd;
+  SmallVector<StringRef, 2> slots;
+  if (!sgd)
+    slots = {TGDialect::kExpAvgSlot, TGDialect::kExpAvgSqSlot};
+  else if (options.momentum != 0.0)
+    slots = {TGDialect::kMomentumBufferSlot};
+  for (unsigned i : params) {
+    BlockArgument param = forward.getArgument(i);
+    if (!forwardNeedsGrad.contains(param)) {
+      ++frozenParams;
+      continue;
+    }
+    ParamUpdate update{mainToStep[i], {}};
+    StringRef name =
+        roleName(forward.getArgAttrDict(i), TGDialect::kParamAttrName);
+    for (StringRef slot : slots)
+      update.slots.push_back(addArgument(
+          param.getType(),
+          roleAttrs(TGDialect::kOptStateAttrName, (name + "." + slot).str()),
+          param.getLoc()));
+    optStates += slots.size();
+    updates.push_back(std::move(update));
+  }
+  if (!slots.empty() && !updates.empty())
+    stepArg = addArgument(RankedTensorType::get({}, builder.getI64Type()),
+                          roleAttrs(TGDialect::kStepAttrName, kStepName),
+                          NameLoc::get(builder.getStringAttr(kStepName), loc));
+
+  SmallVector<Type> types;
+  SmallVector<Location> locs;
+  SmallVector<Attribute> attrs;
+  for (const Argument &arg : arguments) {
+    types.push_back(arg.type);
+    locs.push_back(arg.loc);
+    attrs.push_back(arg.attrs ? arg.attrs : builder.getDictionaryAttr({}));
+  }
+  trainStep = func::FuncOp::create(builder, loc, kTrainStepName,
+                                   builder.getFunctionType(types, {}));
+  trainStep.setAllArgAttrs(attrs);
+  Block *entry = new Block();
+  trainStep.getBody().push_back(entry);
+  entry->addArguments(types, locs);
+
+  for (auto [mainIndex, stepIndex] : mainToStep)
+    mapping.map(forward.getArgument(mainIndex), entry->getArgument(stepIndex));
+  builder.setInsertionPointToEnd(entry);
+  for (Operation &op : forward.getBody().front().without_terminator())
+    forwardOps.push_back(builder.clone(op, mapping));
+  for (Value v : forwardNeedsGrad)
+    needsGrad.insert(mapping.lookup(v));
+}
+
+/// The seed of the backward pass: d loss / d loss = 1, of the loss's type.
+Value emitSeed(OpBuilder &builder, Location loc, Value loss) {
+  return memopt::tg::detail::emitScalarConstant(
+      builder, loc, cast<RankedTensorType>(loss.getType()).getElementType(),
+      1.0);
+}
+
+/// The loss op of the configured kind, then (counted as gradient ops) the
+/// seed and the gradient of the prediction.
+template <typename LossOp, typename LossBackwardOp>
+std::pair<Value, Value> emitLossOp(OpBuilder &builder, Location loc,
+                                   Value prediction, Value target,
+                                   CountingListener &counter) {
+  auto type = RankedTensorType::get(
+      {}, cast<RankedTensorType>(prediction.getType()).getElementType());
+  Value loss = LossOp::create(builder, loc, type, prediction, target);
+  builder.setListener(&counter);
+  Value grad =
+      LossBackwardOp::create(builder, loc, prediction.getType(),
+                             emitSeed(builder, loc, loss), prediction, target);
+  return {loss, grad};
+}
+
+LogicalResult TrainStepBuilder::emitLossAndBackward() {
+  Value root = mapping.lookup(forwardLossRoot);
+  if (!needsGrad.contains(root))
+    return forward.emitOpError(
+        "computes a loss that depends on no parameter; there is nothing to "
+        "train");
+
+  CountingListener counter;
+  Location loc = NameLoc::get(builder.getStringAttr(kLossName), root.getLoc());
+  Value target = targetArg ? trainStep.getArgument(*targetArg) : Value();
+  std::pair<Value, Value> lossAndGrad;
+  switch (options.loss) {
+  case LossKind::mse:
+    lossAndGrad = emitLossOp<MSELossOp, MSELossBackwardOp>(builder, loc, root,
+                                                           target, counter);
+    break;
+  case LossKind::l1:
+    lossAndGrad = emitLossOp<L1LossOp, L1LossBackwardOp>(builder, loc, root,
+                                                         target, counter);
+    break;
+  case LossKind::bce:
+    lossAndGrad = emitLossOp<BCELossOp, BCELossBackwardOp>(builder, loc, root,
+                                                           target, counter);
+    break;
+  case LossKind::graph:
+    builder.setListener(&counter);
+    lossAndGrad = {root, emitSeed(builder, loc, root)};
+    break;
+  }
+  loss = lossAndGrad.first;
+  grads[root] = lossAndGrad.second;
+
+  // Reverse forward order: all uses of a value are differentiated before
+  // its definition, so its gradient is complete when its op is reached.
+  for (Operation *op : llvm::reverse(forwardOps)) {
+    SmallVector<Value> resultGrads;
+    for (Value result : op->getResults())
+      resultGrads.push_back(grads.lookup(result));
+    if (llvm::none_of(resultGrads, [](Value g) { return g; }))
+      continue;
+    SmallVector<bool> wanted;
+    for (Value operand : op->getOperands())
+      wanted.push_back(needsGrad.contains(operand));
+    SmallVector<Value> operandGrads(op->getNumOperands());
+    if (failed(memopt::tg::detail::emitOperandGradients(
+            builder, op, resultGrads, wanted, operandGrads)))
+      return failure();
+    for (auto [operand, grad, want] :
+         llvm::zip_equal(op->getOperands(), operandGrads, wanted)) {
+      if (!want || !grad)
+        continue;
+      Value &sum = grads[operand];
+      sum = sum ? AddOp::create(builder, op->getLoc(), operand.getType(), sum,
+                                grad)
+                      .getResult()
+                : grad;
+    }
+  }
+  builder.setListener(nullptr);
+  gradientOps = counter.count;
+  return success();
+}
+
+/// Each tg.batch_norm yields the new running statistics of the state
+/// arguments it reads; they become the state results of the step.
+LogicalResult TrainStepBuilder::collectRunningStats() {
+  for (Operation *op : forwardOps) {
+    auto bn = dyn_cast<BatchNormOp>(op);
+    if (!bn)
+      continue;
+    for (auto [running, updated] :
+         {std::pair{bn.getRunningMean(), bn.getNewRunningMean()},
+          std::pair{bn.getRunningVar(), bn.getNewRunningVar()}}) {
+      auto arg = dyn_cast<BlockArgument>(running);
+      StringAttr name = arg ? trainStep.getArgAttrOfType<StringAttr>(
+                                  arg.getArgNumber(), TGDialect::kStateAttrName)
+                            : StringAttr();
+      if (!name)
+        continue;
+      if (!stateUpdates.try_emplace(running, updated).second)
+        return bn.emitOpError()
+               << "updates the running statistic '" << name.getValue()
+               << "' that another batch normalization updates too";
+      ++runningStats;
+    }
+  }
+  return success();
+}
+
+void TrainStepBuilder::emitUpdatesAndReturn() {
+  Block &entry = trainStep.getBody().front();
+  DenseMap<Value, Value> newValues = stateUpdates;
+  Value stepValue = stepArg ? entry.getArgument(*stepArg) : Value();
+  llvm::APFloat lr(options.lr), weightDecay(options.weightDecay);
+  for (const ParamUpdate &update : updates) {
+    BlockArgument param = entry.getArgument(update.param);
+    Value grad = grads.lookup(param);
+    Type type = param.getType();
+    Location loc = param.getLoc();
+    SmallVector<Value, 2> slots;
+    for (unsigned slot : update.slots)
+      slots.push_back(entry.getArgument(slot));
+    Operation *op;
+    if (options.optimizer == OptimizerKind::sgd) {
+      bool momentum = !slots.empty();
+      op = SGDUpdateOp::create(
+          builder, loc, type, momentum ? type : Type(), param, grad,
+          momentum ? slots[0] : Value(), momentum ? stepValue : Value(), lr,
+          llvm::APFloat(options.momentum), llvm::APFloat(options.dampening),
+          weightDecay, options.nesterov);
+    } else {
+      op = AdamUpdateOp::create(
+          builder, loc, type, type, type, param, grad, slots[0], slots[1],
+          stepValue, lr, llvm::APFloat(options.beta1),
+          llvm::APFloat(options.beta2), llvm::APFloat(options.eps), weightDecay,
+          options.optimizer == OptimizerKind::adamw);
+    }
+    newValues[param] = op->getResult(0);
+    for (auto [slot, result] :
+         llvm::zip_equal(slots, op->getResults().drop_front()))
+      newValues[slot] = result;
+  }
+
+  // Results: the loss, the other forward outputs, then every parameter,
+  // state and optimizer state, updated or passed through, named as its
+  // argument.
+  auto terminator =
+      cast<func::ReturnOp>(forward.getBody().front().getTerminator());
+  SmallVector<Value> results = {loss};
+  SmallVector<Attribute> resultAttrs = {
+      options.loss == LossKind::graph
+          ? forward.getResultAttrDict(0)
+          : roleAttrs(TGDialect::kOutputAttrName, kLossName)};
+  unsigned firstOutput = options.loss == LossKind::graph ? 1 : 0;
+  for (unsigned i = firstOutput, e = forward.getNumResults(); i < e; ++i) {
+    results.push_back(mapping.lookup(terminator.getOperand(i)));
+    resultAttrs.push_back(forward.getResultAttrDict(i));
+  }
+  for (auto [index, arg] : llvm::enumerate(entry.getArguments())) {
+    for (StringRef role : {TGDialect::kParamAttrName, TGDialect::kStateAttrName,
+                           TGDialect::kOptStateAttrName}) {
+      if (Attribute name = trainStep.getArgAttr(index, role)) {
+        results.push_back(newValues.lookup(arg) ? newValues.lookup(arg)
+                                                : Value(arg));
+        resultAttrs.push_back(
+            builder.getDictionaryAttr(builder.getNamedAttr(role, name)));
+      }
+    }
+  }
+  func::ReturnOp::create(builder, terminator.getLoc(), results);
+  trainStep.setFunctionType(builder.getFunctionType(
+      entry.getArgumentTypes(), ValueRange(results).getTypes()));
+  trainStep.setAllResultAttrs(resultAttrs);
+}
+
+LogicalResult TrainStepBuilder::build() {
+  if (failed(classifySignature()))
+    return failure();
+  analyzeDependencies();
+  createFunction();
+  if (failed(emitLossAndBackward()) || failed(collectRunningStats())) {
+    trainStep.erase();
+    return failure();
+  }
+  emitUpdatesAndReturn();
+  return success();
+}
+
+struct AutodiffPass : public memopt::tg::impl::AutodiffBase<AutodiffPass> {
+  using AutodiffBase::AutodiffBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto forward = module.lookupSymbol<func::FuncOp>(kForwardName);
+    if (!forward) {
+      module.emitError("tg-autodiff needs the forward function @")
+          << kForwardName << " (as memopt-translate --import-onnx produces)";
+      return signalPassFailure();
+    }
+    if (module.lookupSymbol(kTrainStepName)) {
+      module.emitError("tg-autodiff: the module already has a @")
+          << kTrainStepName;
+      return signalPassFailure();
+    }
+    if (!forward.getBody().hasOneBlock()) {
+      forward.emitOpError("must have a single block for autodiff");
+      return signalPassFailure();
+    }
+
+    AutodiffOptions options;
+    options.loss = loss;
+    options.optimizer = optimizer;
+    options.lr = lr;
+    options.momentum = momentum;
+    options.dampening = dampening;
+    options.nesterov = nesterov;
+    options.weightDecay = weightDecay;
+    options.beta1 = beta1;
+    options.beta2 = beta2;
+    options.eps = eps;
+    TrainStepBuilder stepBuilder(options, forward);
+    if (failed(stepBuilder.build()))
+      return signalPassFailure();
+    forward.erase();
+
+    numGradientOps = stepBuilder.gradientOps;
+    numUpdatedParams = stepBuilder.updates.size();
+    numFrozenParams = stepBuilder.frozenParams;
+    numRunningStats = stepBuilder.runningStats;
+    numOptStates = stepBuilder.optStates;
+  }
+};
+
+} // namespace

@@ -1,0 +1,168 @@
+//===- BatchNorm.cpp - Batch normalization ---------------------------------===//
+//
+// Training-mode batch normalization, its backward and the inference form, on
+// N x C x ... tensors. Per-channel sums run sequentially in double, so the
+// statistics are bit-reproducible and as accurate as PyTorch's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memopt/Runtime/Kernels.h"
+
+#include "Common.h"
+
+#include <cmath>
+
+namespace memopt::rt {
+using namespace detail;
+
+namespace {
+
+/// The N, C and spatial extents of a batch-norm input.
+struct Layout {
+  int64_t batch, channels, inner;
+  int64_t perChannel() const { return batch * inner; }
+  /// The first element of channel `c` in batch item `n`.
+  int64_t offset(int64_t n, int64_t c) const {
+    return (n * channels + c) * inner;
+  }
+};
+
+Layout layoutOf(const char *kernel, const Dims &input) {
+  require(input.size >= 2, kernel, "'input' must have rank >= 2 (N x C x ...)");
+  int64_t inner = 1;
+  for (int i = 2; i < input.size; ++i)
+    inner *= input[i];
+  return {input[0], input[1], inner};
+}
+
+void requireChannels(const char *kernel, const char *name, const Dims &shape,
+                     int64_t channels) {
+  requireShape(kernel, name, shape, Dims{channels});
+}
+
+} // namespace
+
+void batchNorm(ConstTensor input, ConstTensor scale, ConstTensor bias,
+               ConstTensor runningMean, ConstTensor runningVar, Tensor output,
+               Tensor newRunningMean, Tensor newRunningVar, Tensor savedMean,
+               Tensor savedInvStd, double epsilon, double momentum) {
+  const char *kernel = "batch_norm";
+  Layout l = layoutOf(kernel, input.shape);
+  requireShape(kernel, "output", output.shape, input.shape);
+  for (auto [name, shape] :
+       {std::pair{"scale", scale.shape}, {"bias", bias.shape},
+        {"running_mean", runningMean.shape}, {"running_var", runningVar.shape},
+        {"new_running_mean", newRunningMean.shape},
+        {"new_running_var", newRunningVar.shape},
+        {"saved_mean", savedMean.shape}, {"saved_inv_std", savedInvStd.shape}})
+    requireChannels(kernel, name, shape, l.channels);
+  require(l.perChannel() > 0, kernel, "empty batch");
+
+  const double count = static_cast<double>(l.perChannel());
+  for (int64_t c = 0; c < l.channels; ++c) {
+    double sum = 0;
+    for (int64_t n = 0; n < l.batch; ++n) {
+      const float *x = input.data + l.offset(n, c);
+      for (int64_t i = 0; i < l.inner; ++i)
+        sum += x[i];
+    }
+    double mean = sum / count;
+    double squares = 0;
+    for (int64_t n = 0; n < l.batch; ++n) {
+      const float *x = input.data + l.offset(n, c);
+      for (int64_t i = 0; i < l.inner; ++i) {
+        double d = x[i] - mean;
+        squares += d * d;
+      }
+    }
+    double var = squares / count;
+    // PyTorch divides by M - 1 for the running variance; with M = 1 that is
+    // a division by zero, as in PyTorch (which refuses such inputs).
+    double unbiased = squares / (count - 1);
+    float invStd = static_cast<float>(1.0 / std::sqrt(var + epsilon));
+    float meanF = static_cast<float>(mean);
+    float a = scale.data[c] * invStd;
+    float b = bias.data[c];
+    for (int64_t n = 0; n < l.batch; ++n) {
+      const float *x = input.data + l.offset(n, c);
+      float *y = output.data + l.offset(n, c);
+      for (int64_t i = 0; i < l.inner; ++i)
+        y[i] = (x[i] - meanF) * a + b;
+    }
+    newRunningMean.data[c] = static_cast<float>(
+        (1 - momentum) * runningMean.data[c] + momentum * mean);
+    newRunningVar.data[c] = static_cast<float>(
+        (1 - momentum) * runningVar.data[c] + momentum * unbiased);
+    savedMean.data[c] = meanF;
+    savedInvStd.data[c] = invStd;
+  }
+}
+
+void batchNormInference(ConstTensor input, ConstTensor scale, ConstTensor bias,
+                        ConstTensor mean, ConstTensor var, Tensor output,
+                        double epsilon) {
+  const char *kernel = "batch_norm_inference";
+  Layout l = layoutOf(kernel, input.shape);
+  requireShape(kernel, "output", output.shape, input.shape);
+  for (auto [name, shape] :
+       {std::pair{"scale", scale.shape}, {"bias", bias.shape},
+        {"mean", mean.shape}, {"var", var.shape}})
+    requireChannels(kernel, name, shape, l.channels);
+  for (int64_t c = 0; c < l.channels; ++c) {
+    float invStd = static_cast<float>(1.0 / std::sqrt(var.data[c] + epsilon));
+    float a = scale.data[c] * invStd;
+    float m = mean.data[c], b = bias.data[c];
+    for (int64_t n = 0; n < l.batch; ++n) {
+      const float *x = input.data + l.offset(n, c);
+      float *y = output.data + l.offset(n, c);
+      for (int64_t i = 0; i < l.inner; ++i)
+        y[i] = (x[i] - m) * a + b;
+    }
+  }
+}
+
+void batchNormBackward(ConstTensor gradOutput, ConstTensor input,
+                       ConstTensor scale, ConstTensor savedMean,
+                       ConstTensor savedInvStd, Tensor gradInput,
+                       Tensor gradScale, Tensor gradBias) {
+  const char *kernel = "batch_norm_backward";
+  Layout l = layoutOf(kernel, input.shape);
+  requireShape(kernel, "grad_output", gradOutput.shape, input.shape);
+  requireShape(kernel, "grad_input", gradInput.shape, input.shape);
+  for (auto [name, shape] :
+       {std::pair{"scale", scale.shape}, {"saved_mean", savedMean.shape},
+        {"saved_inv_std", savedInvStd.shape}, {"grad_scale", gradScale.shape},
+        {"grad_bias", gradBias.shape}})
+    requireChannels(kernel, name, shape, l.channels);
+
+  const double count = static_cast<double>(l.perChannel());
+  for (int64_t c = 0; c < l.channels; ++c) {
+    const double mean = savedMean.data[c], invStd = savedInvStd.data[c];
+    double sumGrad = 0, sumGradXhat = 0;
+    for (int64_t n = 0; n < l.batch; ++n) {
+      const float *x = input.data + l.offset(n, c);
+      const float *dy = gradOutput.data + l.offset(n, c);
+      for (int64_t i = 0; i < l.inner; ++i) {
+        sumGrad += dy[i];
+        sumGradXhat += dy[i] * ((x[i] - mean) * invStd);
+      }
+    }
+    // grad_input = scale * inv_std * (dy - mean(dy) - x_hat * mean(dy x_hat))
+    const double k = scale.data[c] * invStd;
+    const double meanGrad = sumGrad / count;
+    const double meanGradXhat = sumGradXhat / count;
+    for (int64_t n = 0; n < l.batch; ++n) {
+      const float *x = input.data + l.offset(n, c);
+      const float *dy = gradOutput.data + l.offset(n, c);
+      float *dx = gradInput.data + l.offset(n, c);
+      for (int64_t i = 0; i < l.inner; ++i) {
+        double xhat = (x[i] - mean) * invStd;
+        dx[i] = static_cast<float>(k * (dy[i] - meanGrad - xhat * meanGradXhat));
+      }
+    }
+    gradScale.data[c] = static_cast<float>(sumGradXhat);
+    gradBias.data[c] = static_cast<float>(sumGrad);
+  }
+}
+
+} // namespace memopt::rt

@@ -1,0 +1,556 @@
+//===- Conv.cpp - Convolutions through oneDNN ------------------------------===//
+//
+// tg.conv2d, its data and filter gradients, tg.conv_transpose2d and its
+// filter gradient, on oneDNN's C API (the runtime is built without
+// exceptions; the C++ API throws). All tensors use plain layouts (nchw;
+// oihw / goihw weights for convolutions, iohw / giohw for transposed ones,
+// which is PyTorch's C x O/groups x kH x kW), so no reorders are needed.
+//
+// A primitive is created on the first call with a configuration and cached
+// with its memory objects; later calls only swap data handles. Scratchpads
+// are user-managed: the caller passes the workspace that the
+// ...WorkspaceBytes query reports.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memopt/Runtime/Kernels.h"
+
+#include "Common.h"
+
+#include <oneapi/dnnl/dnnl.h>
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <mutex>
+
+namespace memopt::rt {
+using namespace detail;
+
+namespace {
+
+void check(dnnl_status_t status, const char *kernel, const char *call) {
+  if (status != dnnl_success)
+    fatal(kernel, std::string("oneDNN ") + call + " failed with status " +
+                      std::to_string(static_cast<int>(status)));
+}
+
+enum class ConvKind : int64_t {
+  Forward,
+  BackwardData,
+  BackwardFilter,
+  TransposedForward,
+  TransposedBackwardFilter
+};
+
+const char *kernelName(ConvKind kind) {
+  switch (kind) {
+  case ConvKind::Forward:
+    return "conv2d";
+  case ConvKind::BackwardData:
+    return "conv2d_backward_data";
+  case ConvKind::BackwardFilter:
+    return "conv2d_backward_filter";
+  case ConvKind::TransposedForward:
+    return "conv_transpose2d";
+  case ConvKind::TransposedBackwardFilter:
+    return "conv_transpose2d_backward_filter";
+  }
+  return "conv";
+}
+
+bool isTransposed(ConvKind kind) {
+  return kind == ConvKind::TransposedForward ||
+         kind == ConvKind::TransposedBackwardFilter;
+}
+
+/// Everything that determines a primitive. `src` and `dst` are the input
+/// and output of the forward op (convolution or transposed convolution),
+/// whichever direction the kernel computes; `weight` gives the window size.
+struct ConvConfig {
+  ConvKind kind;
+  Dims src, weight, dst;
+  bool hasBias;
+  Hw strides, dilations;
+  Pads pads;
+  Hw outputPadding;
+  int64_t groups;
+
+  /// The configuration as a flat array (no allocation: a cache lookup sits
+  /// on the hot path).
+  using Key = std::array<int64_t, 25>;
+  Key key() const {
+    Key k{};
+    size_t n = 0;
+    for (int64_t v : {static_cast<int64_t>(kind), int64_t(hasBias), groups})
+      k[n++] = v;
+    for (const Dims *d : {&src, &weight, &dst})
+      for (int i = 0; i < 4; ++i)
+        k[n++] = (*d)[i];
+    for (const auto *pair : {&strides, &dilations, &outputPadding})
+      for (int64_t v : *pair)
+        k[n++] = v;
+    for (int64_t v : pads)
+      k[n++] = v;
+    return k;
+  }
+};
+
+/// A cached primitive with one memory object per tensor argument, in the
+/// order of the kernel's Kernels.h signature (operands, then results).
+struct ConvPrimitive {
+  dnnl_primitive_desc_t pd = nullptr;
+  dnnl_primitive_t primitive = nullptr;
+  int args[4] = {};
+  dnnl_memory_t memories[4] = {};
+  int count = 0;
+  dnnl_memory_t scratchpad = nullptr;
+  size_t scratchpadBytes = 0;
+};
+
+dnnl_engine_t engine(const char *kernel) {
+  static dnnl_engine_t instance = [&] {
+    dnnl_engine_t e = nullptr;
+    check(dnnl_engine_create(&e, dnnl_cpu, 0), kernel, "engine_create");
+    return e;
+  }();
+  return instance;
+}
+
+dnnl_stream_t stream(const char *kernel) {
+  static dnnl_stream_t instance = [&] {
+    dnnl_stream_t s = nullptr;
+    check(dnnl_stream_create(&s, engine(kernel), dnnl_stream_default_flags),
+          kernel, "stream_create");
+    return s;
+  }();
+  return instance;
+}
+
+dnnl_memory_desc_t plainDesc(const char *kernel,
+                             std::initializer_list<int64_t> dims,
+                             dnnl_format_tag_t tag) {
+  dnnl_memory_desc_t md;
+  dnnl_dims_t d;
+  int n = 0;
+  for (int64_t v : dims)
+    d[n++] = v;
+  check(dnnl_memory_desc_init_by_tag(&md, static_cast<int>(dims.size()), d,
+                                     dnnl_f32, tag),
+        kernel, "memory_desc_init_by_tag");
+  return md;
+}
+
+/// The op descriptor of a convolution or a deconvolution.
+struct OpDesc {
+  dnnl_convolution_desc_t conv;
+  dnnl_deconvolution_desc_t deconv;
+  const void *get(bool transposed) const {
+    return transposed ? static_cast<const void *>(&deconv)
+                      : static_cast<const void *>(&conv);
+  }
+};
+
+/// The descriptor of the primitive for `c`; with `forwardOnly`, that of the
+/// forward op that a backward primitive takes as a hint.
+OpDesc makeDesc(const ConvConfig &c, bool forwardOnly) {
+  const char *kernel = kernelName(c.kind);
+  bool transposed = isTransposed(c.kind);
+  int64_t g = c.groups;
+  dnnl_memory_desc_t src = plainDesc(
+      kernel, {c.src[0], c.src[1], c.src[2], c.src[3]}, dnnl_nchw);
+  dnnl_memory_desc_t dst = plainDesc(
+      kernel, {c.dst[0], c.dst[1], c.dst[2], c.dst[3]}, dnnl_nchw);
+  // oneDNN's logical weight dims are (G,) O, I, kH, kW for both directions.
+  int64_t outChannels = c.dst[1], inChannels = c.src[1];
+  dnnl_memory_desc_t weights =
+      g == 1 ? plainDesc(kernel,
+                         {outChannels, inChannels, c.weight[2], c.weight[3]},
+                         transposed ? dnnl_iohw : dnnl_oihw)
+             : plainDesc(kernel,
+                         {g, outChannels / g, inChannels / g, c.weight[2],
+                          c.weight[3]},
+                         transposed ? dnnl_giohw : dnnl_goihw);
+  dnnl_memory_desc_t bias = plainDesc(kernel, {outChannels}, dnnl_x);
+  const dnnl_memory_desc_t *biasPtr = c.hasBias ? &bias : nullptr;
+  dnnl_dims_t strides = {c.strides[0], c.strides[1]};
+  dnnl_dims_t dilations = {c.dilations[0] - 1, c.dilations[1] - 1};
+  dnnl_dims_t padL = {c.pads[0], c.pads[1]};
+  // The output padding of a transposed convolution extends the bottom and
+  // right of its output: for oneDNN's consistency check it is negative
+  // padding on that side.
+  dnnl_dims_t padR = {c.pads[2] - c.outputPadding[0],
+                      c.pads[3] - c.outputPadding[1]};
+
+  OpDesc desc;
+  if (!transposed) {
+    if (forwardOnly || c.kind == ConvKind::Forward)
+      check(dnnl_dilated_convolution_forward_desc_init(
+                &desc.conv, dnnl_forward_training, dnnl_convolution_direct,
+                &src, &weights, forwardOnly ? nullptr : biasPtr, &dst, strides,
+                dilations, padL, padR),
+            kernel, "convolution_forward_desc_init");
+    else if (c.kind == ConvKind::BackwardData)
+      check(dnnl_dilated_convolution_backward_data_desc_init(
+                &desc.conv, dnnl_convolution_direct, &src, &weights, &dst,
+                strides, dilations, padL, padR),
+            kernel, "convolution_backward_data_desc_init");
+    else
+      check(dnnl_dilated_convolution_backward_weights_desc_init(
+                &desc.conv, dnnl_convolution_direct, &src, &weights, nullptr,
+                &dst, strides, dilations, padL, padR),
+            kernel, "convolution_backward_weights_desc_init");
+  } else {
+    if (forwardOnly || c.kind == ConvKind::TransposedForward)
+      check(dnnl_dilated_deconvolution_forward_desc_init(
+                &desc.deconv, dnnl_forward_training, dnnl_deconvolution_direct,
+                &src, &weights, forwardOnly ? nullptr : biasPtr, &dst, strides,
+                dilations, padL, padR),
+            kernel, "deconvolution_forward_desc_init");
+    else
+      check(dnnl_dilated_deconvolution_backward_weights_desc_init(
+                &desc.deconv, dnnl_deconvolution_direct, &src, &weights,
+                nullptr, &dst, strides, dilations, padL, padR),
+            kernel, "deconvolution_backward_weights_desc_init");
+  }
+  return desc;
+}
+
+ConvPrimitive create(const ConvConfig &c) {
+  const char *kernel = kernelName(c.kind);
+  bool transposed = isTransposed(c.kind);
+  bool forward =
+      c.kind == ConvKind::Forward || c.kind == ConvKind::TransposedForward;
+
+  dnnl_primitive_attr_t attr = nullptr;
+  check(dnnl_primitive_attr_create(&attr), kernel, "primitive_attr_create");
+  check(dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user),
+        kernel, "primitive_attr_set_scratchpad_mode");
+
+  dnnl_primitive_desc_t hint = nullptr;
+  if (!forward) {
+    OpDesc hintDesc = makeDesc(c, /*forwardOnly=*/true);
+    check(dnnl_primitive_desc_create(&hint, hintDesc.get(transposed), nullptr,
+                                     engine(kernel), nullptr),
+          kernel, "primitive_desc_create (forward hint)");
+  }
+  OpDesc desc = makeDesc(c, /*forwardOnly=*/false);
+  ConvPrimitive p;
+  check(dnnl_primitive_desc_create(&p.pd, desc.get(transposed), attr,
+                                   engine(kernel), hint),
+        kernel, "primitive_desc_create");
+  if (hint)
+    check(dnnl_primitive_desc_destroy(hint), kernel, "primitive_desc_destroy");
+  check(dnnl_primitive_attr_destroy(attr), kernel, "primitive_attr_destroy");
+  check(dnnl_primitive_create(&p.primitive, p.pd), kernel, "primitive_create");
+
+  // Arguments in the order of the Kernels.h signature.
+  struct Arg {
+    int arg;
+    dnnl_query_t query;
+  };
+  Arg args[4];
+  int count = 0;
+  switch (c.kind) {
+  case ConvKind::Forward:
+  case ConvKind::TransposedForward:
+    args[count++] = {DNNL_ARG_SRC, dnnl_query_src_md};
+    args[count++] = {DNNL_ARG_WEIGHTS, dnnl_query_weights_md};
+    if (c.hasBias)
+      args[count++] = {DNNL_ARG_BIAS, dnnl_query_weights_md};
+    args[count++] = {DNNL_ARG_DST, dnnl_query_dst_md};
+    break;
+  case ConvKind::BackwardData:
+    args[count++] = {DNNL_ARG_DIFF_DST, dnnl_query_diff_dst_md};
+    args[count++] = {DNNL_ARG_WEIGHTS, dnnl_query_weights_md};
+    args[count++] = {DNNL_ARG_DIFF_SRC, dnnl_query_diff_src_md};
+    break;
+  case ConvKind::BackwardFilter:
+  case ConvKind::TransposedBackwardFilter:
+    args[count++] = {DNNL_ARG_DIFF_DST, dnnl_query_diff_dst_md};
+    args[count++] = {DNNL_ARG_SRC, dnnl_query_src_md};
+    args[count++] = {DNNL_ARG_DIFF_WEIGHTS, dnnl_query_diff_weights_md};
+    break;
+  }
+  for (int i = 0; i < count; ++i) {
+    const Arg &a = args[i];
+    // The bias is the second weights descriptor.
+    int index = a.arg == DNNL_ARG_BIAS ? 1 : 0;
+    const dnnl_memory_desc_t *md =
+        dnnl_primitive_desc_query_md(p.pd, a.query, index);
+    require(md != nullptr, kernel,
+            "oneDNN reports no descriptor for an argument");
+    p.args[p.count] = a.arg;
+    check(dnnl_memory_create(&p.memories[p.count], md, engine(kernel),
+                             DNNL_MEMORY_NONE),
+          kernel, "memory_create");
+    ++p.count;
+  }
+  const dnnl_memory_desc_t *scratch =
+      dnnl_primitive_desc_query_md(p.pd, dnnl_query_scratchpad_md, 0);
+  p.scratchpadBytes = scratch ? dnnl_memory_desc_get_size(scratch) : 0;
+  if (p.scratchpadBytes)
+    check(dnnl_memory_create(&p.scratchpad, scratch, engine(kernel),
+                             DNNL_MEMORY_NONE),
+          kernel, "memory_create (scratchpad)");
+  return p;
+}
+
+/// The cached primitive of `config`. Primitives live until the process ends.
+ConvPrimitive &primitive(const ConvConfig &config) {
+  static std::mutex mutex;
+  static std::map<ConvConfig::Key, ConvPrimitive> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  ConvConfig::Key key = config.key();
+  auto it = cache.find(key);
+  if (it == cache.end())
+    it = cache.emplace(key, create(config)).first;
+  return it->second;
+}
+
+void execute(const ConvConfig &config, std::initializer_list<const void *> data,
+             void *workspace) {
+  const char *kernel = kernelName(config.kind);
+  ConvPrimitive &p = primitive(config);
+  require(static_cast<int>(data.size()) == p.count, kernel,
+          "argument count mismatch");
+  require(p.scratchpadBytes == 0 || workspace != nullptr, kernel,
+          "a workspace is required (see the ...WorkspaceBytes query)");
+  dnnl_exec_arg_t args[5];
+  int n = 0;
+  for (const void *handle : data) {
+    check(dnnl_memory_set_data_handle(p.memories[n], const_cast<void *>(handle)),
+          kernel, "memory_set_data_handle");
+    args[n] = {p.args[n], p.memories[n]};
+    ++n;
+  }
+  if (p.scratchpadBytes) {
+    check(dnnl_memory_set_data_handle(p.scratchpad, workspace), kernel,
+          "memory_set_data_handle (scratchpad)");
+    args[n++] = {DNNL_ARG_SCRATCHPAD, p.scratchpad};
+  }
+  check(dnnl_primitive_execute(p.primitive, stream(kernel), n, args), kernel,
+        "primitive_execute");
+  check(dnnl_stream_wait(stream(kernel)), kernel, "stream_wait");
+}
+
+//===----------------------------------------------------------------------===//
+// Shape checks
+//===----------------------------------------------------------------------===//
+
+void checkWindowAttrs(const char *kernel, Hw strides, Pads pads, Hw dilations,
+                      int64_t groups) {
+  for (int i = 0; i < 2; ++i) {
+    require(strides[i] >= 1, kernel, "strides must be >= 1");
+    require(dilations[i] >= 1, kernel, "dilations must be >= 1");
+  }
+  for (int64_t p : pads)
+    require(p >= 0, kernel, "pads must be >= 0");
+  require(groups >= 1, kernel, "groups must be >= 1");
+}
+
+/// The output shape of tg.conv2d for `input` and `weight`.
+Dims convOutputShape(const char *kernel, const Dims &input, const Dims &weight,
+                     Hw strides, Pads pads, Hw dilations, int64_t groups) {
+  requireRank(kernel, "input", input, 4);
+  requireRank(kernel, "weight", weight, 4);
+  checkWindowAttrs(kernel, strides, pads, dilations, groups);
+  require(input[1] % groups == 0 && weight[0] % groups == 0 &&
+              weight[1] * groups == input[1],
+          kernel, "channels do not match the weight and groups");
+  Dims out = {input[0], weight[0], 0, 0};
+  for (int i = 0; i < 2; ++i) {
+    int64_t span = dilations[i] * (weight[2 + i] - 1) + 1;
+    int64_t padded = input[2 + i] + pads[i] + pads[2 + i];
+    require(padded >= span, kernel, "the window does not fit in the input");
+    out[2 + i] = (padded - span) / strides[i] + 1;
+  }
+  return out;
+}
+
+/// The output shape of tg.conv_transpose2d for `input` and `weight`.
+Dims convTransposeOutputShape(const char *kernel, const Dims &input,
+                              const Dims &weight, Hw strides, Pads pads,
+                              Hw dilations, Hw outputPadding, int64_t groups) {
+  requireRank(kernel, "input", input, 4);
+  requireRank(kernel, "weight", weight, 4);
+  checkWindowAttrs(kernel, strides, pads, dilations, groups);
+  require(weight[0] == input[1] && input[1] % groups == 0, kernel,
+          "channels do not match the weight and groups");
+  Dims out = {input[0], weight[1] * groups, 0, 0};
+  for (int i = 0; i < 2; ++i) {
+    require(outputPadding[i] >= 0 &&
+                outputPadding[i] < std::max(strides[i], dilations[i]),
+            kernel, "output_padding must be smaller than the stride or the "
+                    "dilation");
+    out[2 + i] = (input[2 + i] - 1) * strides[i] - pads[i] - pads[2 + i] +
+                 dilations[i] * (weight[2 + i] - 1) + outputPadding[i] + 1;
+    require(out[2 + i] >= 1, kernel, "the output is empty");
+  }
+  return out;
+}
+
+void checkBias(const char *kernel, bool hasBias, const Dims &bias,
+               int64_t channels) {
+  if (hasBias)
+    requireShape(kernel, "bias", bias, Dims{channels});
+}
+
+ConvConfig forwardConfig(const Dims &input, const Dims &weight, bool hasBias,
+                         const Dims &biasShape, const Dims &output, Hw strides,
+                         Pads pads, Hw dilations, int64_t groups) {
+  const char *kernel = "conv2d";
+  requireShape(kernel, "output", output,
+               convOutputShape(kernel, input, weight, strides, pads, dilations,
+                               groups));
+  checkBias(kernel, hasBias, biasShape, weight[0]);
+  return {ConvKind::Forward, input, weight, output, hasBias,
+          strides,           dilations, pads,  Hw{0, 0}, groups};
+}
+
+ConvConfig backwardDataConfig(const Dims &gradOutput, const Dims &weight,
+                              const Dims &gradInput, Hw strides, Pads pads,
+                              Hw dilations, int64_t groups) {
+  const char *kernel = "conv2d_backward_data";
+  requireShape(kernel, "grad_output", gradOutput,
+               convOutputShape(kernel, gradInput, weight, strides, pads,
+                               dilations, groups));
+  return {ConvKind::BackwardData, gradInput, weight, gradOutput, false,
+          strides,                dilations, pads,   Hw{0, 0},   groups};
+}
+
+ConvConfig backwardFilterConfig(const Dims &gradOutput, const Dims &input,
+                                const Dims &gradWeight, Hw strides, Pads pads,
+                                Hw dilations, int64_t groups) {
+  const char *kernel = "conv2d_backward_filter";
+  requireShape(kernel, "grad_output", gradOutput,
+               convOutputShape(kernel, input, gradWeight, strides, pads,
+                               dilations, groups));
+  return {ConvKind::BackwardFilter, input, gradWeight, gradOutput, false,
+          strides,                  dilations, pads,   Hw{0, 0},   groups};
+}
+
+ConvConfig transposedConfig(ConvKind kind, const Dims &input,
+                            const Dims &weight, bool hasBias,
+                            const Dims &biasShape, const Dims &output,
+                            Hw strides, Pads pads, Hw dilations,
+                            Hw outputPadding, int64_t groups) {
+  const char *kernel = kernelName(kind);
+  requireShape(kernel, kind == ConvKind::TransposedForward ? "output"
+                                                           : "grad_output",
+               output,
+               convTransposeOutputShape(kernel, input, weight, strides, pads,
+                                        dilations, outputPadding, groups));
+  checkBias(kernel, hasBias, biasShape, output[1]);
+  return {kind,    input,     weight, output,        hasBias,
+          strides, dilations, pads,   outputPadding, groups};
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Public kernels
+//===----------------------------------------------------------------------===//
+
+size_t conv2dWorkspaceBytes(const Dims &input, const Dims &weight, bool hasBias,
+                            const Dims &output, Hw strides, Pads pads,
+                            Hw dilations, int64_t groups) {
+  return primitive(forwardConfig(input, weight, hasBias, Dims{weight[0]},
+                                 output, strides, pads, dilations, groups))
+      .scratchpadBytes;
+}
+
+void conv2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
+            Tensor output, Hw strides, Pads pads, Hw dilations, int64_t groups,
+            void *workspace) {
+  ConvConfig config =
+      forwardConfig(input.shape, weight.shape, bias.present(), bias.shape,
+                    output.shape, strides, pads, dilations, groups);
+  if (bias.present())
+    execute(config, {input.data, weight.data, bias.data, output.data},
+            workspace);
+  else
+    execute(config, {input.data, weight.data, output.data}, workspace);
+}
+
+size_t conv2dBackwardDataWorkspaceBytes(const Dims &gradOutput,
+                                        const Dims &weight,
+                                        const Dims &gradInput, Hw strides,
+                                        Pads pads, Hw dilations,
+                                        int64_t groups) {
+  return primitive(backwardDataConfig(gradOutput, weight, gradInput, strides,
+                                      pads, dilations, groups))
+      .scratchpadBytes;
+}
+
+void conv2dBackwardData(ConstTensor gradOutput, ConstTensor weight,
+                        Tensor gradInput, Hw strides, Pads pads, Hw dilations,
+                        int64_t groups, void *workspace) {
+  execute(backwardDataConfig(gradOutput.shape, weight.shape, gradInput.shape,
+                             strides, pads, dilations, groups),
+          {gradOutput.data, weight.data, gradInput.data}, workspace);
+}
+
+size_t conv2dBackwardFilterWorkspaceBytes(const Dims &gradOutput,
+                                          const Dims &input,
+                                          const Dims &gradWeight, Hw strides,
+                                          Pads pads, Hw dilations,
+                                          int64_t groups) {
+  return primitive(backwardFilterConfig(gradOutput, input, gradWeight, strides,
+                                        pads, dilations, groups))
+      .scratchpadBytes;
+}
+
+void conv2dBackwardFilter(ConstTensor gradOutput, ConstTensor input,
+                          Tensor gradWeight, Hw strides, Pads pads,
+                          Hw dilations, int64_t groups, void *workspace) {
+  execute(backwardFilterConfig(gradOutput.shape, input.shape, gradWeight.shape,
+                               strides, pads, dilations, groups),
+          {gradOutput.data, input.data, gradWeight.data}, workspace);
+}
+
+size_t convTranspose2dWorkspaceBytes(const Dims &input, const Dims &weight,
+                                     bool hasBias, const Dims &output,
+                                     Hw strides, Pads pads, Hw dilations,
+                                     Hw outputPadding, int64_t groups) {
+  return primitive(transposedConfig(ConvKind::TransposedForward, input, weight,
+                                    hasBias, Dims{output[1]}, output, strides,
+                                    pads, dilations, outputPadding, groups))
+      .scratchpadBytes;
+}
+
+void convTranspose2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
+                     Tensor output, Hw strides, Pads pads, Hw dilations,
+                     Hw outputPadding, int64_t groups, void *workspace) {
+  ConvConfig config = transposedConfig(
+      ConvKind::TransposedForward, input.shape, weight.shape, bias.present(),
+      bias.shape, output.shape, strides, pads, dilations, outputPadding,
+      groups);
+  if (bias.present())
+    execute(config, {input.data, weight.data, bias.data, output.data},
+            workspace);
+  else
+    execute(config, {input.data, weight.data, output.data}, workspace);
+}
+
+size_t convTranspose2dBackwardFilterWorkspaceBytes(
+    const Dims &gradOutput, const Dims &input, const Dims &gradWeight,
+    Hw strides, Pads pads, Hw dilations, Hw outputPadding, int64_t groups) {
+  return primitive(transposedConfig(ConvKind::TransposedBackwardFilter, input,
+                                    gradWeight, false, Dims(), gradOutput,
+                                    strides, pads, dilations, outputPadding,
+                                    groups))
+      .scratchpadBytes;
+}
+
+void convTranspose2dBackwardFilter(ConstTensor gradOutput, ConstTensor input,
+                                   Tensor gradWeight, Hw strides, Pads pads,
+                                   Hw dilations, Hw outputPadding,
+                                   int64_t groups, void *workspace) {
+  execute(transposedConfig(ConvKind::TransposedBackwardFilter, input.shape,
+                           gradWeight.shape, false, Dims(), gradOutput.shape,
+                           strides, pads, dilations, outputPadding, groups),
+          {gradOutput.data, input.data, gradWeight.data}, workspace);
+}
+
+} // namespace memopt::rt

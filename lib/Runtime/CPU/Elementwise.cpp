@@ -1,0 +1,191 @@
+//===- Elementwise.cpp - Elementwise ops and activation gradients ---------===//
+//
+// Unary ops, broadcasting binary ops, dropout and the activation gradients.
+// Results may alias an operand of the same shape: every element is read
+// before it is written.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memopt/Runtime/Kernels.h"
+
+#include "Common.h"
+
+#include <cmath>
+
+namespace memopt::rt {
+using namespace detail;
+
+namespace {
+
+template <typename F>
+void unary(const char *kernel, ConstTensor input, Tensor output, F f) {
+  requireShape(kernel, "output", output.shape, input.shape);
+  const int64_t n = input.numel();
+  for (int64_t i = 0; i < n; ++i)
+    output.data[i] = f(input.data[i]);
+}
+
+/// `f(a[i], b[i])` for operands of one shape.
+template <typename F>
+void zip(const char *kernel, const char *aName, ConstTensor a, ConstTensor b,
+         Tensor output, F f) {
+  requireShape(kernel, aName, a.shape, b.shape);
+  requireShape(kernel, "grad_input", output.shape, b.shape);
+  const int64_t n = b.numel();
+  for (int64_t i = 0; i < n; ++i)
+    output.data[i] = f(a.data[i], b.data[i]);
+}
+
+template <typename F>
+void binary(const char *kernel, ConstTensor lhs, ConstTensor rhs,
+            Tensor output, F f) {
+  if (lhs.shape == output.shape && rhs.shape == output.shape) {
+    const int64_t n = output.numel();
+    for (int64_t i = 0; i < n; ++i)
+      output.data[i] = f(lhs.data[i], rhs.data[i]);
+    return;
+  }
+  // With broadcasting the result must not alias an operand.
+  Dims ls = broadcastStrides(kernel, lhs.shape, output.shape);
+  Dims rs = broadcastStrides(kernel, rhs.shape, output.shape);
+  for (StridedWalk w(output.shape, ls, rs); !w.done(); w.next())
+    output.data[w.index()] = f(lhs.data[w.offset(0)], rhs.data[w.offset(1)]);
+}
+
+/// SplitMix64: a counter-based generator, so element i's random number only
+/// depends on the seed and i.
+uint64_t splitMix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+} // namespace
+
+void relu(ConstTensor input, Tensor output) {
+  // NaN propagates, as in torch.relu.
+  unary("relu", input, output, [](float x) { return x < 0 ? 0.0f : x; });
+}
+
+void sigmoid(ConstTensor input, Tensor output) {
+  unary("sigmoid", input, output,
+        [](float x) { return 1.0f / (1.0f + std::exp(-x)); });
+}
+
+void tanh(ConstTensor input, Tensor output) {
+  unary("tanh", input, output, [](float x) { return std::tanh(x); });
+}
+
+void neg(ConstTensor input, Tensor output) {
+  unary("neg", input, output, [](float x) { return -x; });
+}
+
+void exp(ConstTensor input, Tensor output) {
+  unary("exp", input, output, [](float x) { return std::exp(x); });
+}
+
+void log(ConstTensor input, Tensor output) {
+  unary("log", input, output, [](float x) { return std::log(x); });
+}
+
+void sqrt(ConstTensor input, Tensor output) {
+  unary("sqrt", input, output, [](float x) { return std::sqrt(x); });
+}
+
+void abs(ConstTensor input, Tensor output) {
+  unary("abs", input, output, [](float x) { return std::fabs(x); });
+}
+
+void sign(ConstTensor input, Tensor output) {
+  // NaN gives 0, as in torch.sign.
+  unary("sign", input, output,
+        [](float x) { return x > 0 ? 1.0f : (x < 0 ? -1.0f : 0.0f); });
+}
+
+void leakyRelu(ConstTensor input, Tensor output, double alpha) {
+  const float a = static_cast<float>(alpha);
+  unary("leaky_relu", input, output,
+        [a](float x) { return x >= 0 ? x : a * x; });
+}
+
+void clip(ConstTensor input, Tensor output, double min, double max) {
+  const float lo = static_cast<float>(min), hi = static_cast<float>(max);
+  require(lo <= hi, "clip", "min must not exceed max");
+  // NaN propagates, as in torch.clamp.
+  unary("clip", input, output, [lo, hi](float x) {
+    return x < lo ? lo : (x > hi ? hi : x);
+  });
+}
+
+void add(ConstTensor lhs, ConstTensor rhs, Tensor output) {
+  binary("add", lhs, rhs, output, [](float a, float b) { return a + b; });
+}
+
+void sub(ConstTensor lhs, ConstTensor rhs, Tensor output) {
+  binary("sub", lhs, rhs, output, [](float a, float b) { return a - b; });
+}
+
+void mul(ConstTensor lhs, ConstTensor rhs, Tensor output) {
+  binary("mul", lhs, rhs, output, [](float a, float b) { return a * b; });
+}
+
+void div(ConstTensor lhs, ConstTensor rhs, Tensor output) {
+  binary("div", lhs, rhs, output, [](float a, float b) { return a / b; });
+}
+
+void dropout(ConstTensor input, Tensor output, Tensor mask, double ratio,
+             uint64_t seed) {
+  const char *kernel = "dropout";
+  require(ratio >= 0 && ratio < 1, kernel, "ratio must be in [0, 1)");
+  requireShape(kernel, "output", output.shape, input.shape);
+  requireShape(kernel, "mask", mask.shape, input.shape);
+  const float keep = static_cast<float>(1.0 / (1.0 - ratio));
+  // An element is dropped when its 53-bit uniform number is below `ratio`.
+  const uint64_t seedHash = splitMix64(seed);
+  const int64_t n = input.numel();
+  for (int64_t i = 0; i < n; ++i) {
+    uint64_t bits = splitMix64(seedHash ^ static_cast<uint64_t>(i));
+    double u = static_cast<double>(bits >> 11) * 0x1.0p-53;
+    float m = u < ratio ? 0.0f : keep;
+    mask.data[i] = m;
+    output.data[i] = input.data[i] * m;
+  }
+}
+
+void reluBackward(ConstTensor gradOutput, ConstTensor output,
+                  Tensor gradInput) {
+  zip("relu_backward", "grad_output", gradOutput, output, gradInput,
+      [](float dy, float y) { return y <= 0 ? 0.0f : dy; });
+}
+
+void sigmoidBackward(ConstTensor gradOutput, ConstTensor output,
+                     Tensor gradInput) {
+  zip("sigmoid_backward", "grad_output", gradOutput, output, gradInput,
+      [](float dy, float y) { return dy * (1 - y) * y; });
+}
+
+void tanhBackward(ConstTensor gradOutput, ConstTensor output,
+                  Tensor gradInput) {
+  zip("tanh_backward", "grad_output", gradOutput, output, gradInput,
+      [](float dy, float y) { return dy * (1 - y * y); });
+}
+
+void leakyReluBackward(ConstTensor gradOutput, ConstTensor input,
+                       Tensor gradInput, double alpha) {
+  const float a = static_cast<float>(alpha);
+  zip("leaky_relu_backward", "grad_output", gradOutput, input, gradInput,
+      [a](float dy, float x) { return x > 0 ? dy : a * dy; });
+}
+
+void clipBackward(ConstTensor gradOutput, ConstTensor input, Tensor gradInput,
+                  double min, double max) {
+  const float lo = static_cast<float>(min), hi = static_cast<float>(max);
+  require(lo <= hi, "clip_backward", "min must not exceed max");
+  zip("clip_backward", "grad_output", gradOutput, input, gradInput,
+      [lo, hi](float dy, float x) {
+        return lo <= x && x <= hi ? dy : 0.0f;
+      });
+}
+
+} // namespace memopt::rt

@@ -1,0 +1,210 @@
+//===- Pooling.cpp - Max, average and global average pooling ---------------===//
+//
+// Windows follow PyTorch's CPU kernels: a max window starts at its first
+// position inside the input, keeps the first maximum in row-major order
+// (a NaN replaces the running maximum), and an average window's divisor
+// counts either the covered input positions or the window clipped to the
+// padded input (count_include_pad). Pads may be asymmetric as in ONNX: the
+// bottom/right pad clips the average divisor exactly as the top/left one.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memopt/Runtime/Kernels.h"
+
+#include "Common.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace memopt::rt {
+using namespace detail;
+
+namespace {
+
+/// Output extent along one axis, as tg's shape inference computes it.
+int64_t windowExtent(const char *kernel, int64_t in, int64_t size,
+                     int64_t stride, int64_t padLo, int64_t padHi,
+                     int64_t dilation, bool ceilMode) {
+  int64_t span = dilation * (size - 1) + 1;
+  int64_t padded = in + padLo + padHi;
+  require(padded >= span, kernel, "the window does not fit in the input");
+  int64_t out = (padded - span) / stride + 1;
+  // In ceil mode a last, partial window counts when it starts inside the
+  // input or the top/left padding.
+  if (ceilMode && (padded - span) % stride != 0 && out * stride < in + padLo)
+    ++out;
+  return out;
+}
+
+/// The shapes and window of a 2-D pooling.
+struct Window {
+  int64_t planes, inH, inW, outH, outW;
+  Hw kernel, strides, dilations;
+  Pads pads;
+};
+
+Window makeWindow(const char *kernel, const Dims &input, const Dims &output,
+                  Hw size, Hw strides, Pads pads, Hw dilations, bool ceilMode) {
+  requireRank(kernel, "input", input, 4);
+  for (int i = 0; i < 2; ++i) {
+    require(size[i] >= 1 && strides[i] >= 1 && dilations[i] >= 1, kernel,
+            "kernel, strides and dilations must be >= 1");
+    require(pads[i] >= 0 && pads[i + 2] >= 0 && pads[i] <= size[i] / 2 &&
+                pads[i + 2] <= size[i] / 2,
+            kernel, "pads must be in [0, kernel / 2]");
+  }
+  Dims expected = {
+      input[0], input[1],
+      windowExtent(kernel, input[2], size[0], strides[0], pads[0], pads[2],
+                   dilations[0], ceilMode),
+      windowExtent(kernel, input[3], size[1], strides[1], pads[1], pads[3],
+                   dilations[1], ceilMode)};
+  requireShape(kernel, "output", output, expected);
+  return {input[0] * input[1], input[2], input[3], expected[2], expected[3],
+          size, strides, dilations, pads};
+}
+
+/// The flat index in its plane of the maximum of window (oh, ow), or -1 if
+/// the window covers no input position.
+int64_t argmax(const Window &w, const float *plane, int64_t oh, int64_t ow) {
+  int64_t h0 = oh * w.strides[0] - w.pads[0];
+  int64_t w0 = ow * w.strides[1] - w.pads[1];
+  int64_t h1 = std::min(h0 + (w.kernel[0] - 1) * w.dilations[0] + 1, w.inH);
+  int64_t w1 = std::min(w0 + (w.kernel[1] - 1) * w.dilations[1] + 1, w.inW);
+  while (h0 < 0)
+    h0 += w.dilations[0];
+  while (w0 < 0)
+    w0 += w.dilations[1];
+  int64_t best = -1;
+  float bestValue = -std::numeric_limits<float>::infinity();
+  for (int64_t h = h0; h < h1; h += w.dilations[0])
+    for (int64_t x = w0; x < w1; x += w.dilations[1]) {
+      int64_t index = h * w.inW + x;
+      float v = plane[index];
+      if (best < 0 || v > bestValue || std::isnan(v)) {
+        best = index;
+        bestValue = v;
+      }
+    }
+  return best;
+}
+
+/// The clipped rows and columns of average window (oh, ow) and its divisor.
+struct AvgWindow {
+  int64_t h0, h1, w0, w1;
+  double divisor;
+};
+
+AvgWindow avgWindow(const Window &w, int64_t oh, int64_t ow,
+                    bool countIncludePad) {
+  int64_t h0 = oh * w.strides[0] - w.pads[0];
+  int64_t w0 = ow * w.strides[1] - w.pads[1];
+  int64_t h1 = std::min(h0 + w.kernel[0], w.inH + w.pads[2]);
+  int64_t w1 = std::min(w0 + w.kernel[1], w.inW + w.pads[3]);
+  int64_t padded = (h1 - h0) * (w1 - w0);
+  h0 = std::max<int64_t>(h0, 0);
+  w0 = std::max<int64_t>(w0, 0);
+  h1 = std::min(h1, w.inH);
+  w1 = std::min(w1, w.inW);
+  int64_t covered = (h1 - h0) * (w1 - w0);
+  return {h0, h1, w0, w1,
+          static_cast<double>(countIncludePad ? padded : covered)};
+}
+
+} // namespace
+
+void maxPool2d(ConstTensor input, Tensor output, Hw kernel, Hw strides,
+               Pads pads, Hw dilations, bool ceilMode) {
+  Window w = makeWindow("max_pool2d", input.shape, output.shape, kernel,
+                        strides, pads, dilations, ceilMode);
+  for (int64_t p = 0; p < w.planes; ++p) {
+    const float *in = input.data + p * w.inH * w.inW;
+    float *out = output.data + p * w.outH * w.outW;
+    for (int64_t oh = 0; oh < w.outH; ++oh)
+      for (int64_t ow = 0; ow < w.outW; ++ow) {
+        int64_t best = argmax(w, in, oh, ow);
+        out[oh * w.outW + ow] =
+            best < 0 ? -std::numeric_limits<float>::infinity() : in[best];
+      }
+  }
+}
+
+void maxPool2dBackward(ConstTensor gradOutput, ConstTensor input,
+                       Tensor gradInput, Hw kernel, Hw strides, Pads pads,
+                       Hw dilations, bool ceilMode) {
+  const char *name = "max_pool2d_backward";
+  Window w = makeWindow(name, input.shape, gradOutput.shape, kernel, strides,
+                        pads, dilations, ceilMode);
+  requireShape(name, "grad_input", gradInput.shape, input.shape);
+  std::memset(gradInput.data, 0, gradInput.bytes());
+  for (int64_t p = 0; p < w.planes; ++p) {
+    const float *in = input.data + p * w.inH * w.inW;
+    const float *dy = gradOutput.data + p * w.outH * w.outW;
+    float *dx = gradInput.data + p * w.inH * w.inW;
+    for (int64_t oh = 0; oh < w.outH; ++oh)
+      for (int64_t ow = 0; ow < w.outW; ++ow) {
+        int64_t best = argmax(w, in, oh, ow);
+        if (best >= 0)
+          dx[best] += dy[oh * w.outW + ow];
+      }
+  }
+}
+
+void avgPool2d(ConstTensor input, Tensor output, Hw kernel, Hw strides,
+               Pads pads, bool ceilMode, bool countIncludePad) {
+  Window w = makeWindow("avg_pool2d", input.shape, output.shape, kernel,
+                        strides, pads, Hw{1, 1}, ceilMode);
+  for (int64_t p = 0; p < w.planes; ++p) {
+    const float *in = input.data + p * w.inH * w.inW;
+    float *out = output.data + p * w.outH * w.outW;
+    for (int64_t oh = 0; oh < w.outH; ++oh)
+      for (int64_t ow = 0; ow < w.outW; ++ow) {
+        AvgWindow a = avgWindow(w, oh, ow, countIncludePad);
+        double sum = 0;
+        for (int64_t h = a.h0; h < a.h1; ++h)
+          for (int64_t x = a.w0; x < a.w1; ++x)
+            sum += in[h * w.inW + x];
+        out[oh * w.outW + ow] = static_cast<float>(sum / a.divisor);
+      }
+  }
+}
+
+void avgPool2dBackward(ConstTensor gradOutput, Tensor gradInput, Hw kernel,
+                       Hw strides, Pads pads, bool ceilMode,
+                       bool countIncludePad) {
+  Window w = makeWindow("avg_pool2d_backward", gradInput.shape,
+                        gradOutput.shape, kernel, strides, pads, Hw{1, 1},
+                        ceilMode);
+  std::memset(gradInput.data, 0, gradInput.bytes());
+  for (int64_t p = 0; p < w.planes; ++p) {
+    const float *dy = gradOutput.data + p * w.outH * w.outW;
+    float *dx = gradInput.data + p * w.inH * w.inW;
+    for (int64_t oh = 0; oh < w.outH; ++oh)
+      for (int64_t ow = 0; ow < w.outW; ++ow) {
+        AvgWindow a = avgWindow(w, oh, ow, countIncludePad);
+        float g = static_cast<float>(dy[oh * w.outW + ow] / a.divisor);
+        for (int64_t h = a.h0; h < a.h1; ++h)
+          for (int64_t x = a.w0; x < a.w1; ++x)
+            dx[h * w.inW + x] += g;
+      }
+  }
+}
+
+void globalAvgPool(ConstTensor input, Tensor output) {
+  const char *kernel = "global_avg_pool";
+  requireRank(kernel, "input", input.shape, 4);
+  requireShape(kernel, "output", output.shape,
+               Dims{input.dim(0), input.dim(1), 1, 1});
+  const int64_t planes = input.dim(0) * input.dim(1);
+  const int64_t size = input.dim(2) * input.dim(3);
+  for (int64_t p = 0; p < planes; ++p) {
+    double sum = 0;
+    for (int64_t i = 0; i < size; ++i)
+      sum += input.data[p * size + i];
+    output.data[p] = static_cast<float>(sum / static_cast<double>(size));
+  }
+}
+
+} // namespace memopt::rt

@@ -1,0 +1,226 @@
+//===- KernelTest.cpp - Hand-checked properties of the CPU kernels --------===//
+//
+// What the PyTorch parity suite cannot show with random data: tie and NaN
+// rules, in-place use, dropout's mask, workspace handling, bit-exact
+// repeatability and the abort on a bad shape.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memopt/Runtime/Kernels.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+using namespace memopt::rt;
+
+namespace {
+
+std::vector<float> iota(int64_t n, float scale = 1.0f) {
+  std::vector<float> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i)
+    v[i] = std::sin(static_cast<float>(i) * 0.37f) * scale;
+  return v;
+}
+
+bool bitEqual(const std::vector<float> &a, const std::vector<float> &b) {
+  return a.size() == b.size() &&
+         std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+TEST(RuntimeKernels, MaxPoolTiesGoToTheFirstMaximum) {
+  // One 2x2 window of equal values: the gradient goes to the top-left one.
+  std::vector<float> x = {1, 1, 1, 1}, dy = {5}, dx(4), y(1);
+  Dims in = {1, 1, 2, 2}, out = {1, 1, 1, 1};
+  maxPool2d(ConstTensor(x.data(), in), Tensor(y.data(), out), {2, 2}, {1, 1},
+            {0, 0, 0, 0}, {1, 1}, false);
+  EXPECT_EQ(y[0], 1.0f);
+  maxPool2dBackward(ConstTensor(dy.data(), out), ConstTensor(x.data(), in),
+                    Tensor(dx.data(), in), {2, 2}, {1, 1}, {0, 0, 0, 0},
+                    {1, 1}, false);
+  EXPECT_EQ(dx, (std::vector<float>{5, 0, 0, 0}));
+}
+
+TEST(RuntimeKernels, MaxPoolNaNWins) {
+  float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> x = {1, nan, 7, 2}, dy = {3}, dx(4), y(1);
+  Dims in = {1, 1, 2, 2}, out = {1, 1, 1, 1};
+  maxPool2d(ConstTensor(x.data(), in), Tensor(y.data(), out), {2, 2}, {1, 1},
+            {0, 0, 0, 0}, {1, 1}, false);
+  EXPECT_TRUE(std::isnan(y[0]));
+  maxPool2dBackward(ConstTensor(dy.data(), out), ConstTensor(x.data(), in),
+                    Tensor(dx.data(), in), {2, 2}, {1, 1}, {0, 0, 0, 0},
+                    {1, 1}, false);
+  EXPECT_EQ(dx, (std::vector<float>{0, 3, 0, 0}));
+}
+
+TEST(RuntimeKernels, ReluBackwardPassesNaN) {
+  float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> y = {-1, 0, 2, nan}, dy = {1, 2, 3, 4}, dx(4);
+  Dims s = {4};
+  reluBackward(ConstTensor(dy.data(), s), ConstTensor(y.data(), s),
+               Tensor(dx.data(), s));
+  EXPECT_EQ(dx, (std::vector<float>{0, 0, 3, 4}));
+}
+
+TEST(RuntimeKernels, ElementwiseInPlace) {
+  std::vector<float> x = {-2, -0.5, 0.5, 3}, b = {1};
+  Dims s = {4};
+  relu(ConstTensor(x.data(), s), Tensor(x.data(), s));
+  add(ConstTensor(x.data(), s), ConstTensor(b.data(), {1}),
+      Tensor(x.data(), s));
+  EXPECT_EQ(x, (std::vector<float>{1, 1, 1.5, 4}));
+}
+
+TEST(RuntimeKernels, DropoutMask) {
+  const int64_t n = 100000;
+  std::vector<float> x(n, 2.0f), y(n), mask(n), y2(n), mask2(n);
+  Dims s = {n};
+  dropout(ConstTensor(x.data(), s), Tensor(y.data(), s),
+          Tensor(mask.data(), s), 0.25, 42);
+  int64_t dropped = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    ASSERT_TRUE(mask[i] == 0.0f || mask[i] == 1.0f / 0.75f) << mask[i];
+    EXPECT_EQ(y[i], x[i] * mask[i]);
+    dropped += mask[i] == 0.0f;
+  }
+  EXPECT_NEAR(static_cast<double>(dropped) / n, 0.25, 0.01);
+
+  dropout(ConstTensor(x.data(), s), Tensor(y2.data(), s),
+          Tensor(mask2.data(), s), 0.25, 42);
+  EXPECT_TRUE(bitEqual(mask, mask2)) << "same seed, same mask";
+  dropout(ConstTensor(x.data(), s), Tensor(y2.data(), s),
+          Tensor(mask2.data(), s), 0.25, 43);
+  EXPECT_FALSE(bitEqual(mask, mask2)) << "another seed, another mask";
+
+  dropout(ConstTensor(x.data(), s), Tensor(y2.data(), s),
+          Tensor(mask2.data(), s), 0.0, 7);
+  EXPECT_TRUE(bitEqual(x, y2)) << "ratio 0 keeps everything";
+}
+
+TEST(RuntimeKernels, SgdWithoutMomentumNeedsNoBuffer) {
+  std::vector<float> p = {1, 2}, g = {0.5, -1};
+  Dims s = {2};
+  sgdUpdate(ConstTensor(p.data(), s), ConstTensor(g.data(), s), ConstTensor(),
+            7, Tensor(p.data(), s), Tensor(), 0.1, 0.0, 0.0, 0.0, false);
+  EXPECT_EQ(p, (std::vector<float>{1 - 0.1f * 0.5f, 2 + 0.1f}));
+}
+
+TEST(RuntimeKernels, SgdFirstStepIgnoresTheBuffer) {
+  float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> p = {1, 2}, g = {0.5, -1}, buf = {nan, nan}, out(2);
+  Dims s = {2};
+  sgdUpdate(ConstTensor(p.data(), s), ConstTensor(g.data(), s),
+            ConstTensor(buf.data(), s), 1, Tensor(p.data(), s),
+            Tensor(out.data(), s), 0.1, 0.9, 0.0, 0.0, false);
+  EXPECT_EQ(out, g);
+  EXPECT_EQ(p, (std::vector<float>{1 - 0.1f * 0.5f, 2 + 0.1f}));
+}
+
+TEST(RuntimeKernels, OptimizerInPlaceMatchesOutOfPlace) {
+  const int64_t n = 257;
+  Dims s = {n};
+  std::vector<float> p = iota(n), g = iota(n, 0.3f), m = iota(n, 0.01f),
+                     v(n, 1e-4f);
+  std::vector<float> p2(n), m2(n), v2(n);
+  adamUpdate(ConstTensor(p.data(), s), ConstTensor(g.data(), s),
+             ConstTensor(m.data(), s), ConstTensor(v.data(), s), 3,
+             Tensor(p2.data(), s), Tensor(m2.data(), s), Tensor(v2.data(), s),
+             1e-3, 0.9, 0.999, 1e-8, 0.01, true);
+  adamUpdate(ConstTensor(p.data(), s), ConstTensor(g.data(), s),
+             ConstTensor(m.data(), s), ConstTensor(v.data(), s), 3,
+             Tensor(p.data(), s), Tensor(m.data(), s), Tensor(v.data(), s),
+             1e-3, 0.9, 0.999, 1e-8, 0.01, true);
+  EXPECT_TRUE(bitEqual(p, p2));
+  EXPECT_TRUE(bitEqual(m, m2));
+  EXPECT_TRUE(bitEqual(v, v2));
+}
+
+TEST(RuntimeKernels, BatchNormRunningStatsInPlace) {
+  Dims in = {3, 2, 4}, c = {2};
+  std::vector<float> x = iota(24), scale = {1, 2}, bias = {0, 1},
+                     rm = {0.5, -0.5}, rv = {1, 2};
+  std::vector<float> y(24), sm(2), si(2), rm2(2), rv2(2);
+  batchNorm(ConstTensor(x.data(), in), ConstTensor(scale.data(), c),
+            ConstTensor(bias.data(), c), ConstTensor(rm.data(), c),
+            ConstTensor(rv.data(), c), Tensor(y.data(), in),
+            Tensor(rm2.data(), c), Tensor(rv2.data(), c), Tensor(sm.data(), c),
+            Tensor(si.data(), c), 1e-5, 0.1);
+  batchNorm(ConstTensor(x.data(), in), ConstTensor(scale.data(), c),
+            ConstTensor(bias.data(), c), ConstTensor(rm.data(), c),
+            ConstTensor(rv.data(), c), Tensor(y.data(), in),
+            Tensor(rm.data(), c), Tensor(rv.data(), c), Tensor(sm.data(), c),
+            Tensor(si.data(), c), 1e-5, 0.1);
+  EXPECT_TRUE(bitEqual(rm, rm2));
+  EXPECT_TRUE(bitEqual(rv, rv2));
+}
+
+/// A mid-sized strided, grouped convolution and its gradients.
+struct ConvRun {
+  std::vector<float> y, dx, dw;
+};
+
+ConvRun runConv() {
+  Dims in = {4, 16, 33, 29}, w = {32, 8, 3, 3}, out = {4, 32, 17, 15};
+  Hw s = {2, 2}, d = {1, 1};
+  Pads p = {1, 1, 1, 1};
+  std::vector<float> x = iota(in.product()), weight = iota(w.product(), 0.1f),
+                     dy = iota(out.product(), 0.5f);
+  ConvRun r{std::vector<float>(out.product()),
+            std::vector<float>(in.product()), std::vector<float>(w.product())};
+  size_t bytes = std::max({conv2dWorkspaceBytes(in, w, false, out, s, p, d, 2),
+                           conv2dBackwardDataWorkspaceBytes(out, w, in, s, p, d,
+                                                            2),
+                           conv2dBackwardFilterWorkspaceBytes(out, in, w, s, p,
+                                                              d, 2)});
+  void *ws = bytes ? std::aligned_alloc(64, (bytes + 63) / 64 * 64) : nullptr;
+  conv2d(ConstTensor(x.data(), in), ConstTensor(weight.data(), w),
+         ConstTensor(), Tensor(r.y.data(), out), s, p, d, 2, ws);
+  conv2dBackwardData(ConstTensor(dy.data(), out), ConstTensor(weight.data(), w),
+                     Tensor(r.dx.data(), in), s, p, d, 2, ws);
+  conv2dBackwardFilter(ConstTensor(dy.data(), out), ConstTensor(x.data(), in),
+                       Tensor(r.dw.data(), w), s, p, d, 2, ws);
+  std::free(ws);
+  return r;
+}
+
+TEST(RuntimeKernels, ConvolutionsAreBitReproducible) {
+  ConvRun a = runConv(), b = runConv();
+  EXPECT_TRUE(bitEqual(a.y, b.y));
+  EXPECT_TRUE(bitEqual(a.dx, b.dx));
+  EXPECT_TRUE(bitEqual(a.dw, b.dw));
+}
+
+TEST(RuntimeKernels, WorkspaceQueryIsStable) {
+  Dims in = {2, 3, 9, 9}, w = {5, 3, 3, 3}, out = {2, 5, 9, 9};
+  size_t first = conv2dWorkspaceBytes(in, w, true, out, {1, 1}, {1, 1, 1, 1},
+                                      {1, 1}, 1);
+  EXPECT_EQ(first, conv2dWorkspaceBytes(in, w, true, out, {1, 1},
+                                        {1, 1, 1, 1}, {1, 1}, 1));
+}
+
+TEST(RuntimeKernels, ReshapeCopies) {
+  std::vector<float> x = {1, 2, 3, 4, 5, 6}, y(6);
+  reshape(ConstTensor(x.data(), {2, 3}), Tensor(y.data(), {3, 2}));
+  EXPECT_EQ(x, y);
+}
+
+TEST(RuntimeKernelsDeathTest, BadShapeAbortsNamingTheKernel) {
+  std::vector<float> a(6), b(4), c(6);
+  EXPECT_DEATH(add(ConstTensor(a.data(), {2, 3}), ConstTensor(b.data(), {4}),
+                   Tensor(c.data(), {2, 3})),
+               "memopt runtime: add: operand of shape 4 does not broadcast "
+               "to 2x3");
+  EXPECT_DEATH(conv2d(ConstTensor(a.data(), {1, 1, 2, 3}),
+                      ConstTensor(b.data(), {1, 1, 2, 2}), ConstTensor(),
+                      Tensor(c.data(), {1, 1, 2, 2}), {1, 1}, {0, 0, 0, 0},
+                      {1, 1}, 1, nullptr),
+               "memopt runtime: conv2d: 'output' has shape 1x1x2x2, expected "
+               "1x1x1x2");
+}
+
+} // namespace
