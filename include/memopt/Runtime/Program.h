@@ -1,0 +1,81 @@
+//===- Program.h - Interface between generated code and the trainer -*- C++ -*-===//
+//
+// memopt-compile emits one C++ file per model that defines a `Program`: the
+// signature of the compiled training step (every argument and result with its
+// role, ONNX name, element type and shape), the arena size, the embedded
+// ONNX model, and the step function itself. The training binary's `main` is
+// `memopt::rt::trainerMain(argc, argv, program)`; everything else (data
+// loading, the training loop, checkpoints, weight I/O, reports) lives in the
+// runtime and never depends on the model.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMOPT_RUNTIME_PROGRAM_H
+#define MEMOPT_RUNTIME_PROGRAM_H
+
+#include "memopt/Runtime/Tensor.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace memopt::rt {
+
+/// What a step argument or result is; mirrors the tg role attributes
+/// (tg.input, tg.target, tg.param, tg.state, tg.opt_state, tg.step,
+/// tg.output).
+enum class Role : int32_t {
+  Input = 0,    // a data input (one batch of images)
+  Target = 1,   // the training target of the batch
+  Param = 2,    // a trainable ONNX initializer
+  State = 3,    // a non-trainable ONNX initializer (BatchNorm running stats)
+  OptState = 4, // optimizer state of one parameter ("<param>.<slot>")
+  Step = 5,     // the 1-based step number (rank-0 int64)
+  Output = 6,   // a forward output; the loss is the result named by lossIndex
+};
+
+enum class ElementType : int32_t { F32 = 0, I64 = 1 };
+
+struct TensorSpec {
+  const char *name; // ONNX name (param/state), slot name (opt state), or I/O name
+  Role role;
+  ElementType elementType;
+  int rank;
+  int64_t dims[kMaxRank];
+
+  int64_t numElements() const {
+    int64_t n = 1;
+    for (int i = 0; i < rank; ++i)
+      n *= dims[i];
+    return n;
+  }
+};
+
+/// Runs one training step. `args[i]` points to the buffer of `args[i]` of the
+/// program, `results[i]` to the buffer of result i; a result that updates a
+/// param/state/opt_state may be given the same buffer as the argument of that
+/// name (the step supports in-place updates). `arena` holds
+/// `Program::arenaBytes` bytes, 64-byte aligned, for every temporary.
+using StepFunction = void (*)(void *const *args, void *const *results,
+                              void *arena);
+
+struct Program {
+  const char *modelName;          // for messages and reports
+  const TensorSpec *args;
+  int numArgs;
+  const TensorSpec *results;
+  int numResults;
+  int lossIndex;                  // the rank-0 loss among the results
+  size_t arenaBytes;
+  const unsigned char *onnxModel; // the ONNX model the step was compiled from
+  size_t onnxModelSize;
+  StepFunction step;
+};
+
+/// The training binary's command line (DESIGN.md §3): loads data, initial
+/// weights from the embedded model (or a checkpoint), runs the steps, writes
+/// --out, checkpoints and reports. Returns the process exit code.
+int trainerMain(int argc, char **argv, const Program &program);
+
+} // namespace memopt::rt
+
+#endif // MEMOPT_RUNTIME_PROGRAM_H
