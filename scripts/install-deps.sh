@@ -8,6 +8,7 @@ PACKAGES=(
   libonnx-dev libprotobuf-dev protobuf-compiler
   python3-onnx python3-torch python3-torchvision
   ninja-build cmake g++ ccache libgtest-dev libdnnl-dev
+  libpng-dev libdcmtk-dev zlib1g-dev
 )
 
 missing=()

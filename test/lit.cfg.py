@@ -42,7 +42,11 @@ if python_has("torch"):
     config.available_features.add("torch")
 if config.memopt_has_cuda:
     config.available_features.add("cuda")
+# memopt-compile links training binaries only when the runtime has the
+# trainer (MemoptRuntimeHost, trainerMain).
+if config.memopt_has_trainer:
+    config.available_features.add("memopt-trainer")
 
 tool_dirs = [config.memopt_tools_dir, config.llvm_tools_dir]
-tools = ["memopt-opt", "memopt-translate"]
+tools = ["memopt-opt", "memopt-translate", "memopt-compile"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

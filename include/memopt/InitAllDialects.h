@@ -4,13 +4,15 @@
 #define MEMOPT_INITALLDIALECTS_H
 
 #include "memopt/Dialect/TG/IR/TGDialect.h"
+#include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
 
 namespace memopt {
 /// Adds memopt's dialects and the upstream dialects its IR contains.
 inline void registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<tg::TGDialect, mlir::func::FuncDialect>();
+  registry.insert<tg::TGDialect, mlir::func::FuncDialect,
+                  mlir::emitc::EmitCDialect>();
 }
 } // namespace memopt
 

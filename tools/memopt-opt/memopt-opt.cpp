@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "memopt/Conversion/Passes.h"
 #include "memopt/Dialect/TG/Transforms/Passes.h"
 #include "memopt/InitAllDialects.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -14,6 +15,7 @@
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   memopt::tg::registerTGPasses();
+  memopt::registerMemoptConversionPasses();
   mlir::DialectRegistry registry;
   memopt::registerAllDialects(registry);
   return mlir::asMainReturnCode(

@@ -2,10 +2,13 @@
 //
 // mlirTranslateMain with memopt's translations, e.g.
 //   memopt-translate --import-onnx model.onnx -o model.mlir
+// and upstream's EmitC-to-C++ printer (--mlir-to-cpp) for the output of
+// convert-tg-to-emitc.
 //
 //===----------------------------------------------------------------------===//
 
 #include "memopt/Target/ONNX/ImportONNX.h"
+#include "mlir/InitAllTranslations.h"
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
@@ -34,6 +37,7 @@ int main(int argc, char **argv) {
   if (!inputsExist(argc, argv))
     return 1;
   memopt::registerImportONNXTranslation();
+  mlir::registerToCppTranslation();
   return mlir::failed(
              mlir::mlirTranslateMain(argc, argv, "memopt translation driver\n"))
              ? 1

@@ -69,6 +69,20 @@ struct Program {
   const unsigned char *onnxModel; // the ONNX model the step was compiled from
   size_t onnxModelSize;
   StepFunction step;
+  // Fields after `step` are optional: generated code that leaves them out of
+  // its aggregate initializer gets null, and the trainer then refuses the
+  // command-line option that needs them.
+
+  /// The learning rate the step reads, or null when it is compiled in. The
+  /// trainer stores `--lr` here once, before the first step.
+  float *learningRate;
+  /// Computes the loss of one batch without updating anything (BatchNorm
+  /// with its running statistics, like PyTorch's `model.eval()`), for
+  /// `--val-data`; null when the binary was compiled without evaluation.
+  /// It takes the same `args` as `step` (it may ignore the Step argument)
+  /// and the same result indexing, but only the Output results (the loss
+  /// among them) have buffers: the others are null. It writes no argument.
+  StepFunction evalStep;
 };
 
 /// The training binary's command line (DESIGN.md §3): loads data, initial

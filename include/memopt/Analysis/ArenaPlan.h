@@ -1,0 +1,57 @@
+//===- ArenaPlan.h - Static arena offsets by liveness -----------*- C++ -*-===//
+//
+// A simple static memory plan for a single-block function: every value that
+// lives in the arena (and the scratch workspace of every op that needs one)
+// gets a byte offset, chosen best-fit by decreasing size over the live
+// intervals of the op order (as XLA's heap simulator); buffers whose
+// intervals overlap never overlap in memory. The code generator reads the
+// offsets and the total size; the memory-planning passes will replace this
+// planner behind the same interface.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMOPT_ANALYSIS_ARENAPLAN_H
+#define MEMOPT_ANALYSIS_ARENAPLAN_H
+
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace memopt {
+
+class ArenaPlan {
+public:
+  /// Every offset is a multiple of this (and every buffer is padded to it),
+  /// the alignment oneDNN wants for its workspace.
+  static constexpr uint64_t kAlignment = 64;
+
+  /// Plans the single block of `function`. `valueBytes(v)` is the size of
+  /// op result `v` in the arena, 0 for a value that lives elsewhere (a
+  /// result buffer, a constant); `workspaceBytes(op)` is the scratch memory
+  /// `op` needs while it runs (0: none). A value is live from its defining
+  /// op to its last use (mlir::Liveness); a workspace during its op only.
+  static ArenaPlan compute(mlir::Operation *function,
+                           llvm::function_ref<uint64_t(mlir::Value)> valueBytes,
+                           llvm::function_ref<uint64_t(mlir::Operation *)>
+                               workspaceBytes);
+
+  /// The arena offset of `value`, if it lives in the arena.
+  std::optional<uint64_t> offset(mlir::Value value) const;
+  /// The arena offset of `op`'s workspace, if it has one.
+  std::optional<uint64_t> workspaceOffset(mlir::Operation *op) const;
+  /// The arena size: the end of the highest buffer.
+  uint64_t totalBytes() const { return total; }
+
+private:
+  llvm::DenseMap<mlir::Value, uint64_t> valueOffsets;
+  llvm::DenseMap<mlir::Operation *, uint64_t> workspaceOffsets;
+  uint64_t total = 0;
+};
+
+} // namespace memopt
+
+#endif // MEMOPT_ANALYSIS_ARENAPLAN_H

@@ -1,0 +1,33 @@
+//===- TGToEmitC.h - tg training step to EmitC ------------------*- C++ -*-===//
+//
+// `convert-tg-to-emitc` lowers the training step to EmitC calls of the CPU
+// runtime; `mlir::emitc::translateToCpp` prints the result as C++. See
+// docs/passes/tg-to-emitc.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMOPT_CONVERSION_TGTOEMITC_TGTOEMITC_H
+#define MEMOPT_CONVERSION_TGTOEMITC_TGTOEMITC_H
+
+#include "mlir/Pass/Pass.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <memory>
+
+namespace memopt {
+
+/// The symbols that the generated C++ expects to be defined next to it: the
+/// bytes of the ONNX model and their count (a `size_t`). memopt-compile
+/// defines them in an assembly file with `.incbin`.
+constexpr llvm::StringLiteral kOnnxModelSymbol = "memopt_onnx_model";
+constexpr llvm::StringLiteral kOnnxModelSizeSymbol = "memopt_onnx_model_size";
+
+/// The module attribute (i64) that records the arena size of the plan.
+constexpr llvm::StringLiteral kArenaBytesAttr = "memopt.arena_bytes";
+
+#define GEN_PASS_DECL_CONVERTTGTOEMITC
+#include "memopt/Conversion/Passes.h.inc"
+
+} // namespace memopt
+
+#endif // MEMOPT_CONVERSION_TGTOEMITC_TGTOEMITC_H

@@ -1,0 +1,70 @@
+//===- RunReport.h - The run report and the Chrome trace --------*- C++ -*-===//
+//
+// `BIN --report FILE.json` (DESIGN.md §5):
+//   {"model": "...", "steps": S, "batch_size": B,
+//    "measured_peak_bytes": N, "arena_bytes": A,
+//    "loss": [per step], "step_seconds": [per step],
+//    "val_loss": [{"step": S, "loss": L}, ...],   (with --val-data)
+//    "resumed_from_step": R}                       (with --resume)
+// `loss` and `step_seconds` cover every step from 1, those before a resume
+// included (from the checkpoint). `step_seconds` times the step function
+// only; loading data, validation and checkpoints are in the trace.
+//
+// `BIN --trace FILE.json`: Chrome's trace event format ("X" events in
+// microseconds), which chrome://tracing and ui.perfetto.dev open.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMOPT_RUNTIME_RUNREPORT_H
+#define MEMOPT_RUNTIME_RUNREPORT_H
+
+#include "memopt/Runtime/Status.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace memopt::rt {
+
+struct RunRecord {
+  struct Validation {
+    int64_t step;
+    double loss;
+  };
+
+  std::string model;
+  int64_t batchSize = 0;
+  size_t measuredPeakBytes = 0;
+  size_t arenaBytes = 0;
+  int64_t resumedFromStep = 0; // 0: not resumed
+  std::vector<float> losses;
+  std::vector<double> stepSeconds;
+  std::vector<Validation> validations;
+  bool validated = false; // whether the run had --val-data
+};
+
+/// The report as JSON text.
+std::string runReportJson(const RunRecord &record);
+
+/// Collects timed events and writes them as a Chrome trace.
+class Trace {
+public:
+  /// An event of `seconds` that started `start` seconds after the run began,
+  /// with the step it belongs to.
+  void add(const char *name, double start, double seconds, int64_t step);
+  /// The trace as JSON text.
+  std::string json(const std::string &model) const;
+
+private:
+  struct Event {
+    const char *name;
+    double start, seconds;
+    int64_t step;
+  };
+  std::vector<Event> events;
+};
+
+} // namespace memopt::rt
+
+#endif // MEMOPT_RUNTIME_RUNREPORT_H

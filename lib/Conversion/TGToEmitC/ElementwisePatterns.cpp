@@ -1,0 +1,75 @@
+//===- ElementwisePatterns.cpp - Activations, arithmetic, their gradients -===//
+
+#include "StepCodegen.h"
+
+#include "memopt/Dialect/TG/IR/TGOps.h"
+
+using namespace mlir;
+using namespace memopt;
+using namespace memopt::codegen;
+
+namespace {
+
+class LeakyReluPattern : public KernelPattern<tg::LeakyReluOp> {
+public:
+  LeakyReluPattern(const TypeConverter &converter, MLIRContext *context,
+                   const StepContext &step)
+      : KernelPattern(converter, context, step, "leakyRelu") {}
+
+protected:
+  void addArguments(tg::LeakyReluOp op, OpAdaptor adaptor, ValueRange results,
+                    KernelCall &call) const override {
+    call.operands(adaptor.getOperands()).operands(results).real(op.getAlpha());
+  }
+};
+
+class LeakyReluBackwardPattern : public KernelPattern<tg::LeakyReluBackwardOp> {
+public:
+  LeakyReluBackwardPattern(const TypeConverter &converter,
+                           MLIRContext *context, const StepContext &step)
+      : KernelPattern(converter, context, step, "leakyReluBackward") {}
+
+protected:
+  void addArguments(tg::LeakyReluBackwardOp op, OpAdaptor adaptor,
+                    ValueRange results, KernelCall &call) const override {
+    call.operands(adaptor.getOperands()).operands(results).real(op.getAlpha());
+  }
+};
+
+/// clip and clip_backward: operands, result, min, max.
+template <typename OpTy>
+class ClipPattern : public KernelPattern<OpTy> {
+public:
+  using KernelPattern<OpTy>::KernelPattern;
+  using OpAdaptor = typename KernelPattern<OpTy>::OpAdaptor;
+
+protected:
+  void addArguments(OpTy op, OpAdaptor adaptor, ValueRange results,
+                    KernelCall &call) const override {
+    call.operands(adaptor.getOperands())
+        .operands(results)
+        .real(op.getMin())
+        .real(op.getMax());
+  }
+};
+
+} // namespace
+
+void memopt::codegen::populateElementwisePatterns(
+    const TypeConverter &converter, RewritePatternSet &patterns,
+    const StepContext &step) {
+  MLIRContext *context = patterns.getContext();
+  addPlainKernelPatterns<tg::ReluOp, tg::SigmoidOp, tg::TanhOp, tg::NegOp, tg::ExpOp,
+           tg::LogOp, tg::SqrtOp, tg::AbsOp, tg::SignOp, tg::AddOp, tg::SubOp,
+           tg::MulOp, tg::DivOp, tg::ReluBackwardOp, tg::SigmoidBackwardOp,
+           tg::TanhBackwardOp>(
+      converter, patterns, step,
+      {"relu", "sigmoid", "tanh", "neg", "exp", "log", "sqrt", "abs", "sign",
+       "add", "sub", "mul", "div", "reluBackward", "sigmoidBackward",
+       "tanhBackward"});
+  patterns.add<LeakyReluPattern, LeakyReluBackwardPattern>(converter, context,
+                                                           step);
+  patterns.add<ClipPattern<tg::ClipOp>>(converter, context, step, "clip");
+  patterns.add<ClipPattern<tg::ClipBackwardOp>>(converter, context, step,
+                                                "clipBackward");
+}

@@ -1,0 +1,252 @@
+//===- StepCodegen.h - Shared state of the tg-to-EmitC patterns -*- C++ -*-===//
+//
+// The conversion patterns of convert-tg-to-emitc, split by op family into
+// one file each, share what this header declares: the StepContext (where
+// every tensor of the step lives and what its C++ view is called), the
+// KernelCall builder (one `emitc.call_opaque` per kernel call) and the
+// populate functions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMOPT_LIB_CONVERSION_TGTOEMITC_STEPCODEGEN_H
+#define MEMOPT_LIB_CONVERSION_TGTOEMITC_STEPCODEGEN_H
+
+#include "memopt/Analysis/ArenaPlan.h"
+
+#include "mlir/Dialect/EmitC/IR/EmitC.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <initializer_list>
+#include <string>
+
+namespace memopt::codegen {
+
+/// The C++ names that the step function gives its parameters in its
+/// prologue; views are declared relative to them.
+constexpr llvm::StringLiteral kArgsName = "args";
+constexpr llvm::StringLiteral kResultsName = "results";
+constexpr llvm::StringLiteral kArenaName = "arena";
+/// The name of the generated step function.
+constexpr llvm::StringLiteral kStepFunctionName = "train_step";
+
+/// `!emitc.opaque<"memopt::rt::Tensor">`, the type of every float view.
+mlir::Type tensorViewType(mlir::MLIRContext *context);
+
+/// Where a tensor of the step lives.
+struct Placement {
+  enum class Kind {
+    Argument, // args[index]
+    Result,   // results[index]
+    Arena,    // arena + offset
+    Constant, // a static array of the generated file
+    StepNumber, // the rank-0 i64 args[index], read by value
+  };
+  Kind kind;
+  uint64_t index = 0; // argument/result index or arena offset
+};
+
+/// Names and placements of every value of the step, with the arena plan.
+class StepContext {
+public:
+  /// Lays out `step` (a func.func of tg ops with role attributes): names its
+  /// values, places them, plans the arena with `workspaceBytes` per op.
+  /// Emits a diagnostic and fails on what the CPU backend cannot run.
+  static mlir::FailureOr<StepContext>
+  build(mlir::func::FuncOp step,
+        llvm::function_ref<mlir::FailureOr<uint64_t>(mlir::Operation *)>
+            workspaceBytes);
+
+  const Placement &placement(mlir::Value value) const;
+  llvm::StringRef name(mlir::Value value) const;
+  uint64_t arenaBytes() const { return plan.totalBytes(); }
+
+  /// Declares the C++ view of `value` (an argument or op result of the step)
+  /// at the builder's insertion point and returns the EmitC value that
+  /// names it.
+  mlir::Value declareView(mlir::OpBuilder &builder, mlir::Location loc,
+                          mlir::Value value) const;
+  /// Declares the view of result buffer `index` of `type`, named
+  /// resultName(index).
+  mlir::Value declareResultBuffer(mlir::OpBuilder &builder,
+                                  mlir::Location loc, unsigned index,
+                                  mlir::Type type) const;
+  /// The workspace argument of `op`'s kernel: `arena + offset`, or
+  /// `nullptr` when it needs none.
+  std::string workspace(mlir::Operation *op) const;
+
+private:
+  ArenaPlan plan;
+  llvm::DenseMap<mlir::Value, Placement> placements;
+  llvm::DenseMap<mlir::Value, std::string> names;
+  llvm::SmallVector<std::string> resultNames;
+};
+
+/// Builds one `emitc.call_opaque` of a runtime kernel, argument by argument
+/// in the kernel's order (docs/runtime.md): tensors are operands, the rest
+/// is C++ text (`{1, 1}`, `true`, `1e-05`), so that the call prints on one
+/// line.
+class KernelCall {
+public:
+  KernelCall(mlir::MLIRContext *context, llvm::StringRef kernel);
+
+  KernelCall &operand(mlir::Value value);
+  /// An optional tensor operand: the value, or `{}` (absent) when null.
+  KernelCall &optional(mlir::Value value);
+  KernelCall &operands(mlir::ValueRange values);
+  KernelCall &text(llvm::StringRef cpp);
+  KernelCall &list(llvm::ArrayRef<int64_t> values);
+  KernelCall &integer(int64_t value);
+  KernelCall &real(double value);
+  KernelCall &real(const llvm::APFloat &value);
+  KernelCall &boolean(bool value);
+
+  void emit(mlir::OpBuilder &builder, mlir::Location loc);
+
+private:
+  mlir::MLIRContext *context;
+  std::string callee;
+  llvm::SmallVector<mlir::Value> values;
+  llvm::SmallVector<mlir::Attribute> args;
+};
+
+/// C++ text of the values: `{1, 2}`.
+std::string cppList(llvm::ArrayRef<int64_t> values);
+/// A C++ double literal that reads back as `value`.
+std::string cppDouble(double value);
+/// A C++ string literal of `text`.
+std::string cppString(llvm::StringRef text);
+
+/// The base of every kernel pattern: declares the views of the op's results,
+/// lets the subclass add the kernel's arguments and emits the call.
+template <typename OpTy>
+class KernelPattern : public mlir::OpConversionPattern<OpTy> {
+public:
+  using OpAdaptor = typename mlir::OpConversionPattern<OpTy>::OpAdaptor;
+
+  KernelPattern(const mlir::TypeConverter &converter,
+                mlir::MLIRContext *context, const StepContext &step,
+                llvm::StringRef kernel)
+      : mlir::OpConversionPattern<OpTy>(converter, context), step(step),
+        kernel(kernel.str()) {}
+
+  mlir::LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  mlir::ConversionPatternRewriter &rewriter) const final {
+    llvm::SmallVector<mlir::Value> results;
+    for (mlir::Value result : op->getResults())
+      results.push_back(step.declareView(rewriter, op.getLoc(), result));
+    declareOperands(op, adaptor, rewriter);
+    KernelCall call(op.getContext(), kernel);
+    addArguments(op, adaptor, results, call);
+    call.emit(rewriter, op.getLoc());
+    rewriter.replaceOp(op, results);
+    return mlir::success();
+  }
+
+protected:
+  /// Declares what the call needs besides the views (concat's array).
+  virtual void declareOperands(OpTy, OpAdaptor, mlir::OpBuilder &) const {}
+  /// Adds the kernel's arguments: operands, `results` (the views of the
+  /// op's results), attributes, workspace.
+  virtual void addArguments(OpTy op, OpAdaptor adaptor,
+                            mlir::ValueRange results,
+                            KernelCall &call) const = 0;
+
+  const StepContext &step;
+
+private:
+  std::string kernel;
+};
+
+/// A kernel whose arguments are the op's operands, then its results, then
+/// nothing else (relu, add, mse_loss, concat's forward ops without
+/// attributes, ...).
+template <typename OpTy>
+class PlainKernelPattern : public KernelPattern<OpTy> {
+public:
+  using KernelPattern<OpTy>::KernelPattern;
+  using OpAdaptor = typename KernelPattern<OpTy>::OpAdaptor;
+
+protected:
+  void addArguments(OpTy, OpAdaptor adaptor, mlir::ValueRange results,
+                    KernelCall &call) const override {
+    call.operands(adaptor.getOperands()).operands(results);
+  }
+};
+
+/// Adds a PlainKernelPattern for each op type, calling the kernel named at
+/// the same position of `kernels`.
+template <typename... OpTys>
+void addPlainKernelPatterns(const mlir::TypeConverter &converter,
+                            mlir::RewritePatternSet &patterns,
+                            const StepContext &step,
+                            std::initializer_list<llvm::StringRef> kernels) {
+  static_assert(sizeof...(OpTys) > 0, "no op types");
+  assert(kernels.size() == sizeof...(OpTys) && "one kernel per op type");
+  const llvm::StringRef *kernel = kernels.begin();
+  (patterns.add<PlainKernelPattern<OpTys>>(converter, patterns.getContext(),
+                                           step, *kernel++),
+   ...);
+}
+
+void populateFunctionPatterns(const mlir::TypeConverter &converter,
+                              mlir::RewritePatternSet &patterns,
+                              const StepContext &step);
+void populateConvolutionPatterns(const mlir::TypeConverter &converter,
+                                 mlir::RewritePatternSet &patterns,
+                                 const StepContext &step);
+void populateNormalizationPatterns(const mlir::TypeConverter &converter,
+                                   mlir::RewritePatternSet &patterns,
+                                   const StepContext &step);
+void populateElementwisePatterns(const mlir::TypeConverter &converter,
+                                 mlir::RewritePatternSet &patterns,
+                                 const StepContext &step);
+void populatePoolingPatterns(const mlir::TypeConverter &converter,
+                             mlir::RewritePatternSet &patterns,
+                             const StepContext &step);
+void populateShapePatterns(const mlir::TypeConverter &converter,
+                           mlir::RewritePatternSet &patterns,
+                           const StepContext &step);
+void populateLinearAlgebraPatterns(const mlir::TypeConverter &converter,
+                                   mlir::RewritePatternSet &patterns,
+                                   const StepContext &step);
+void populateLossPatterns(const mlir::TypeConverter &converter,
+                          mlir::RewritePatternSet &patterns,
+                          const StepContext &step);
+void populateOptimizerPatterns(const mlir::TypeConverter &converter,
+                               mlir::RewritePatternSet &patterns,
+                               const StepContext &step);
+
+/// The convolution workspace size that the CPU runtime reports for `op`, 0
+/// for an op that is not a convolution. Fails (with a diagnostic) when
+/// memopt was built without the CPU runtime.
+mlir::FailureOr<uint64_t> queryConvolutionWorkspace(mlir::Operation *op);
+
+/// One argument or result of the step, as its memopt::rt::TensorSpec says.
+struct TensorSpecInfo {
+  std::string name;
+  std::string role; // the enumerator of memopt::rt::Role
+  bool isStepNumber;  // int64 rather than float32
+  llvm::SmallVector<int64_t> shape;
+};
+
+/// The signature of the step, read from its role attributes.
+struct StepSignature {
+  llvm::SmallVector<TensorSpecInfo> args;
+  llvm::SmallVector<TensorSpecInfo> results;
+  unsigned lossIndex = 0;
+
+  static mlir::FailureOr<StepSignature> read(mlir::func::FuncOp step);
+};
+
+/// Adds to `module` the includes, the Program of the step (tensor specs,
+/// arena size, the embedded model, the step function) and `main`.
+void emitProgram(mlir::ModuleOp module, const StepSignature &signature,
+                 llvm::StringRef modelName, uint64_t arenaBytes);
+
+} // namespace memopt::codegen
+
+#endif // MEMOPT_LIB_CONVERSION_TGTOEMITC_STEPCODEGEN_H

@@ -1,0 +1,392 @@
+//===- StepContext.cpp - Names and placements of the step's tensors -------===//
+//
+// Before any pattern runs, every tensor of the step gets a C++ name (from
+// the ONNX node its op came from and the op kind, or from its role
+// attribute) and a place: an argument or result buffer, the arena (offsets
+// by ArenaPlan), or a static array for constants.
+//
+//===----------------------------------------------------------------------===//
+
+#include "StepCodegen.h"
+
+#include "memopt/Dialect/TG/IR/TGOps.h"
+
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+using namespace memopt;
+using namespace memopt::codegen;
+
+namespace {
+
+/// Role attributes of step arguments and results.
+constexpr StringLiteral kRolePrefix = "tg.";
+constexpr StringLiteral kOutputRole = "tg.output";
+
+/// Names the generated code uses itself, and C++ keywords a sanitized ONNX
+/// name could spell.
+const char *const kReservedNames[] = {
+    "args",  "results", "arena",    "main",   "memopt",   "std",
+    "kArgs", "kResults", "kProgram", "train_step", "auto", "bool",
+    "break", "case",    "char",     "class",  "const",    "continue",
+    "default", "delete", "do",      "double", "else",     "enum",
+    "extern", "float",  "for",      "goto",   "if",       "int",
+    "long",  "new",     "operator", "private", "public",  "register",
+    "return", "short",  "signed",   "sizeof", "static",   "struct",
+    "switch", "template", "this",   "typedef", "union",   "unsigned",
+    "void",  "volatile", "while",   "nullptr", "true",    "false"};
+
+/// `text` as a C++ identifier: runs of other characters become one `_`.
+std::string sanitize(StringRef text) {
+  std::string out;
+  for (char c : text) {
+    if (llvm::isAlnum(c))
+      out.push_back(c);
+    else if (!out.empty() && out.back() != '_')
+      out.push_back('_');
+  }
+  while (!out.empty() && out.back() == '_')
+    out.pop_back();
+  if (!out.empty() && llvm::isDigit(out.front()))
+    out.insert(0, "t_");
+  return out;
+}
+
+/// The ONNX node name in `loc`, if any.
+StringRef nodeName(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().getValue();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (StringRef name = nodeName(inner); !name.empty())
+        return name;
+  return "";
+}
+
+/// A PyTorch scope name as an identifier: "/encoder/layer1/layer1.0/conv1/
+/// Conv" -> "encoder_layer1_0_conv1" (the op type and the module prefixes
+/// that the next scope repeats dropped).
+std::string scopeName(StringRef node) {
+  SmallVector<StringRef> parts;
+  node.split(parts, '/', -1, /*KeepEmpty=*/false);
+  if (parts.size() > 1 && llvm::isUpper(parts.back().front()))
+    parts.pop_back();
+  SmallVector<StringRef> kept;
+  for (auto [index, part] : llvm::enumerate(parts))
+    if (index + 1 == parts.size() ||
+        !parts[index + 1].starts_with((part + ".").str()))
+      kept.push_back(part);
+  return sanitize(llvm::join(kept, "_"));
+}
+
+/// The short kind of a tg op for names: "conv", "bn", "relu_grad", ...
+std::string opKind(Operation *op) {
+  StringRef mnemonic = op->getName().stripDialect();
+  std::string kind = llvm::StringSwitch<std::string>(mnemonic)
+                         .Case("conv2d", "conv")
+                         .Case("conv_transpose2d", "conv_transpose")
+                         .Case("conv2d_backward_data", "conv_grad_input")
+                         .Case("conv2d_backward_filter", "conv_grad_weight")
+                         .Case("conv_transpose2d_backward_filter",
+                               "conv_transpose_grad_weight")
+                         .Case("batch_norm", "bn")
+                         .Case("batch_norm_inference", "bn")
+                         .Case("batch_norm_backward", "bn_grad")
+                         .Case("max_pool2d", "max_pool")
+                         .Case("avg_pool2d", "avg_pool")
+                         .Default(mnemonic.str());
+  StringRef base(kind);
+  if (base.consume_back("_backward"))
+    kind = (base + "_grad").str();
+  if (StringRef(kind).ends_with("2d_grad"))
+    kind = kind.substr(0, kind.size() - 7) + "_grad";
+  return kind;
+}
+
+/// The suffix that tells the results of a multi-result op apart: the ODS
+/// result name ("saved_mean"), none for the first (main) result.
+std::string resultSuffix(OpResult result) {
+  Operation *op = result.getOwner();
+  if (op->getNumResults() == 1)
+    return "";
+  std::string suffix;
+  if (auto asmOp = dyn_cast<OpAsmOpInterface>(op))
+    asmOp.getAsmResultNames([&](Value value, StringRef name) {
+      if (value == result)
+        suffix = name.str();
+    });
+  if (suffix.empty())
+    suffix = "result" + std::to_string(result.getResultNumber());
+  StringRef ref(suffix);
+  ref.consume_front("new_");
+  ref.consume_front("saved_");
+  ref.consume_front("grad_");
+  if (result.getResultNumber() == 0 && (ref == "output" || ref == "param"))
+    return "";
+  return ref.str();
+}
+
+/// The role attribute (name and value) of argument or result attributes.
+std::optional<NamedAttribute> roleOf(DictionaryAttr attrs) {
+  if (!attrs)
+    return std::nullopt;
+  for (NamedAttribute attr : attrs)
+    if (attr.getName().getValue().starts_with(kRolePrefix) &&
+        isa<StringAttr>(attr.getValue()))
+      return attr;
+  return std::nullopt;
+}
+
+/// The operand of `result`'s op that its kernel may compute it in place of
+/// (an optimizer update's state, batch norm's running statistics).
+Value inPlaceOperand(OpResult result) {
+  unsigned index = result.getResultNumber();
+  Operation *op = result.getOwner();
+  if (auto sgd = dyn_cast<tg::SGDUpdateOp>(op))
+    return index == 0 ? sgd.getParam() : sgd.getMomentumBuffer();
+  if (auto adam = dyn_cast<tg::AdamUpdateOp>(op))
+    return index == 0 ? adam.getParam()
+                      : index == 1 ? adam.getExpAvg() : adam.getExpAvgSq();
+  if (auto bn = dyn_cast<tg::BatchNormOp>(op))
+    return index == 1 ? bn.getRunningMean()
+                      : index == 2 ? bn.getRunningVar() : Value();
+  return Value();
+}
+
+/// Whether `result` may be computed in result buffer `bufferArg`'s place
+/// when the trainer passes the buffer of argument `bufferArg` for it: no op
+/// after its producer reads the argument, and the producer reads it only
+/// as the operand its kernel updates in place.
+bool mayOverwrite(OpResult result, BlockArgument bufferArg) {
+  Operation *producer = result.getOwner();
+  for (OpOperand &use : bufferArg.getUses()) {
+    Operation *user = use.getOwner();
+    if (user == producer) {
+      if (inPlaceOperand(result) != bufferArg ||
+          llvm::count(producer->getOperands(), bufferArg) != 1)
+        return false;
+      continue;
+    }
+    if (!user->isBeforeInBlock(producer))
+      return false;
+  }
+  return true;
+}
+
+bool isStepNumberType(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.getRank() == 0 &&
+         tensor.getElementType().isInteger(64);
+}
+
+LogicalResult checkFloatTensor(Value value, Location loc) {
+  auto tensor = dyn_cast<RankedTensorType>(value.getType());
+  if (tensor && tensor.hasStaticShape() && tensor.getElementType().isF32() &&
+      tensor.getRank() <= 6)
+    return success();
+  return emitError(loc) << "the CPU backend supports static float32 tensors "
+                           "of rank <= 6 only, not "
+                        << value.getType();
+}
+
+/// Hands out unique identifiers.
+class NameTable {
+public:
+  NameTable() {
+    for (const char *name : kReservedNames)
+      used.insert(name);
+  }
+  std::string unique(StringRef base) {
+    std::string name = base.empty() ? "t" : base.str();
+    if (used.insert(name).second)
+      return name;
+    for (unsigned i = 2;; ++i) {
+      std::string candidate = name + "_" + std::to_string(i);
+      if (used.insert(candidate).second)
+        return candidate;
+    }
+  }
+  void reserve(StringRef name) { used.insert(name); }
+
+private:
+  llvm::StringSet<> used;
+};
+
+} // namespace
+
+FailureOr<StepContext>
+StepContext::build(func::FuncOp step,
+                   function_ref<FailureOr<uint64_t>(Operation *)>
+                       workspaceBytes) {
+  if (!step.getBody().hasOneBlock())
+    return step.emitError("the training step must have a single block");
+  Block &body = step.getBody().front();
+  auto returnOp = cast<func::ReturnOp>(body.getTerminator());
+  StepContext context;
+  NameTable table;
+
+  // Arguments: named after their role's value, keyed by role for the
+  // results that update them.
+  llvm::StringMap<BlockArgument> argByRole;
+  for (BlockArgument arg : body.getArguments()) {
+    unsigned index = arg.getArgNumber();
+    std::optional<NamedAttribute> role = roleOf(step.getArgAttrDict(index));
+    if (!role)
+      return emitError(arg.getLoc())
+             << "argument " << index << " of the step has no tg role";
+    StringRef name = cast<StringAttr>(role->getValue()).getValue();
+    argByRole[(role->getName().getValue() + "=" + name).str()] = arg;
+    if (isStepNumberType(arg.getType())) {
+      context.placements[arg] = {Placement::Kind::StepNumber, index};
+    } else {
+      if (failed(checkFloatTensor(arg, arg.getLoc())))
+        return failure();
+      context.placements[arg] = {Placement::Kind::Argument, index};
+    }
+    context.names[arg] = table.unique(sanitize(name));
+  }
+
+  // Results: computed in their buffer where that is safe.
+  for (auto [index, value] : llvm::enumerate(returnOp.getOperands())) {
+    std::optional<NamedAttribute> role =
+        roleOf(step.getResultAttrDict(index));
+    if (!role)
+      return returnOp.emitError()
+             << "result " << index << " of the step has no tg role";
+    if (failed(checkFloatTensor(value, returnOp.getLoc())))
+      return failure();
+    StringRef roleName = role->getName().getValue();
+    StringRef name = cast<StringAttr>(role->getValue()).getValue();
+    std::string cppName = table.unique(
+        roleName == kOutputRole ? sanitize(name) : "new_" + sanitize(name));
+    context.resultNames.push_back(cppName);
+    auto result = dyn_cast<OpResult>(value);
+    if (!result || context.placements.count(value) ||
+        isa<tg::ConstantOp>(result.getOwner()))
+      continue;
+    auto aliased = argByRole.find((roleName + "=" + name).str());
+    if (aliased != argByRole.end() && !mayOverwrite(result, aliased->second))
+      continue;
+    context.placements[value] = {Placement::Kind::Result, index};
+    context.names[value] = cppName;
+  }
+
+  // Op results: constants, then the arena for everything else.
+  DenseMap<Operation *, uint64_t> workspaces;
+  for (Operation &op : body.without_terminator()) {
+    if (op.getDialect() != step->getContext()->getLoadedDialect<tg::TGDialect>())
+      return op.emitError("the CPU backend cannot lower this op");
+    // The kernel wants a seed per step, which the step does not take yet.
+    if (isa<tg::DropoutOp>(op))
+      return op.emitError("tg.dropout is not supported by the CPU backend "
+                          "yet (the step has no random seed)");
+    FailureOr<uint64_t> bytes = workspaceBytes(&op);
+    if (failed(bytes))
+      return failure();
+    workspaces[&op] = *bytes;
+    std::string scope = scopeName(nodeName(op.getLoc()));
+    for (OpResult result : op.getResults()) {
+      if (failed(checkFloatTensor(result, op.getLoc())))
+        return failure();
+      if (context.names.count(result))
+        continue;
+      std::string base = opKind(&op);
+      if (std::string suffix = resultSuffix(result); !suffix.empty())
+        base += "_" + suffix;
+      if (!scope.empty())
+        base += "_" + scope;
+      context.names[result] = table.unique(base);
+      if (isa<tg::ConcatOp>(op))
+        table.reserve(context.names[result] + "_inputs");
+      if (isa<tg::ConstantOp>(op)) {
+        table.reserve(context.names[result] + "_data");
+        context.placements[result] = {Placement::Kind::Constant, 0};
+      }
+    }
+  }
+
+  auto arenaBytes = [&](Value value) -> uint64_t {
+    if (context.placements.count(value))
+      return 0;
+    auto type = cast<RankedTensorType>(value.getType());
+    return type.getNumElements() * sizeof(float);
+  };
+  context.plan = ArenaPlan::compute(
+      step, arenaBytes, [&](Operation *op) { return workspaces.lookup(op); });
+  for (Operation &op : body.without_terminator())
+    for (Value result : op.getResults())
+      if (std::optional<uint64_t> offset = context.plan.offset(result))
+        context.placements[result] = {Placement::Kind::Arena, *offset};
+  return context;
+}
+
+const Placement &StepContext::placement(Value value) const {
+  auto it = placements.find(value);
+  assert(it != placements.end() && "value of another function");
+  return it->second;
+}
+
+StringRef StepContext::name(Value value) const {
+  auto it = names.find(value);
+  assert(it != names.end() && "value of another function");
+  return it->second;
+}
+
+static std::string shapeOf(Type type) {
+  return cppList(cast<RankedTensorType>(type).getShape());
+}
+
+Value StepContext::declareView(OpBuilder &builder, Location loc,
+                               Value value) const {
+  const Placement &where = placement(value);
+  StringRef cppName = name(value);
+  std::string decl;
+  llvm::raw_string_ostream os(decl);
+  Type viewType = tensorViewType(builder.getContext());
+  switch (where.kind) {
+  case Placement::Kind::StepNumber:
+    os << "const int64_t " << cppName << " = memopt::rt::bufferInt64("
+       << kArgsName << ", " << where.index << ");";
+    viewType = builder.getI64Type();
+    break;
+  case Placement::Kind::Argument:
+  case Placement::Kind::Result:
+    os << "memopt::rt::Tensor " << cppName << " = memopt::rt::bufferTensor("
+       << (where.kind == Placement::Kind::Argument ? kArgsName : kResultsName)
+       << ", " << where.index << ", " << shapeOf(value.getType()) << ");";
+    break;
+  case Placement::Kind::Arena:
+    os << "memopt::rt::Tensor " << cppName << " = memopt::rt::arenaTensor("
+       << kArenaName << ", " << where.index << ", "
+       << shapeOf(value.getType()) << ");";
+    break;
+  case Placement::Kind::Constant:
+    os << "memopt::rt::Tensor " << cppName << "(" << cppName << "_data, "
+       << shapeOf(value.getType()) << ");";
+    break;
+  }
+  emitc::VerbatimOp::create(builder, loc, decl);
+  return emitc::LiteralOp::create(builder, loc, viewType, cppName);
+}
+
+Value StepContext::declareResultBuffer(OpBuilder &builder, Location loc,
+                                       unsigned index, Type type) const {
+  std::string decl = "memopt::rt::Tensor " + resultNames[index] +
+                     " = memopt::rt::bufferTensor(" + kResultsName.str() +
+                     ", " + std::to_string(index) + ", " + shapeOf(type) +
+                     ");";
+  emitc::VerbatimOp::create(builder, loc, decl);
+  return emitc::LiteralOp::create(builder, loc,
+                                  tensorViewType(builder.getContext()),
+                                  resultNames[index]);
+}
+
+std::string StepContext::workspace(Operation *op) const {
+  std::optional<uint64_t> offset = plan.workspaceOffset(op);
+  if (!offset)
+    return "nullptr";
+  return "memopt::rt::arenaWorkspace(" + kArenaName.str() + ", " +
+         std::to_string(*offset) + ")";
+}

@@ -1,0 +1,129 @@
+//===- TGToEmitC.cpp - The convert-tg-to-emitc pass -----------------------===//
+//
+// Lays out the step (StepContext: names, placements, arena plan), converts
+// its ops to EmitC with one pattern family per file, then adds the Program
+// and main (Program.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "StepCodegen.h"
+
+#include "memopt/Conversion/TGToEmitC/TGToEmitC.h"
+#include "memopt/Dialect/TG/IR/TGOps.h"
+
+#include "mlir/Dialect/EmitC/IR/EmitC.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "llvm/Support/Path.h"
+
+namespace memopt {
+#define GEN_PASS_DEF_CONVERTTGTOEMITC
+#include "memopt/Conversion/Passes.h.inc"
+} // namespace memopt
+
+using namespace mlir;
+using namespace memopt;
+using namespace memopt::codegen;
+
+namespace {
+
+/// Float tensors become views, the rank-0 step number an int64_t.
+class ViewTypeConverter : public TypeConverter {
+public:
+  ViewTypeConverter() {
+    addConversion([](Type type) -> std::optional<Type> {
+      if (emitc::isSupportedEmitCType(type))
+        return type;
+      return std::nullopt;
+    });
+    addConversion([](RankedTensorType type) -> std::optional<Type> {
+      if (type.getElementType().isF32())
+        return tensorViewType(type.getContext());
+      if (type.getRank() == 0 && type.getElementType().isInteger(64))
+        return IntegerType::get(type.getContext(), 64);
+      return std::nullopt;
+    });
+  }
+};
+
+/// The model's name: the option, or the stem of the imported file.
+std::string modelNameOf(ModuleOp module, StringRef option) {
+  if (!option.empty())
+    return option.str();
+  if (auto path = module->getAttrOfType<StringAttr>("tg.onnx_model"))
+    return llvm::sys::path::stem(path.getValue()).str();
+  return "model";
+}
+
+class ConvertTGToEmitCPass
+    : public memopt::impl::ConvertTGToEmitCBase<ConvertTGToEmitCPass> {
+public:
+  using ConvertTGToEmitCBase::ConvertTGToEmitCBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto funcs = llvm::to_vector(module.getOps<func::FuncOp>());
+    if (funcs.size() != 1) {
+      module.emitError("expected one func.func (the training step), found ")
+          << funcs.size();
+      return signalPassFailure();
+    }
+    func::FuncOp stepFunc = funcs.front();
+
+    FailureOr<StepSignature> signature = StepSignature::read(stepFunc);
+    if (failed(signature))
+      return signalPassFailure();
+    auto workspaceBytes = [&](Operation *op) -> FailureOr<uint64_t> {
+      if (!queryWorkspaces)
+        return uint64_t(0);
+      return queryConvolutionWorkspace(op);
+    };
+    FailureOr<StepContext> step =
+        StepContext::build(stepFunc, workspaceBytes);
+    if (failed(step))
+      return signalPassFailure();
+    for (auto [index, value] : llvm::enumerate(
+             stepFunc.getBody().front().getTerminator()->getOperands())) {
+      const Placement &where = step->placement(value);
+      if (where.kind != Placement::Kind::Result || where.index != index)
+        ++numResultCopies;
+    }
+    stepFunc.walk([&](Operation *op) {
+      if (isa<tg::TGDialect>(op->getDialect()) && !isa<tg::ConstantOp>(op))
+        ++numKernelCalls;
+    });
+    numArenaBytes = step->arenaBytes();
+
+    ViewTypeConverter converter;
+    RewritePatternSet patterns(&getContext());
+    populateFunctionPatterns(converter, patterns, *step);
+    populateConvolutionPatterns(converter, patterns, *step);
+    populateNormalizationPatterns(converter, patterns, *step);
+    populateElementwisePatterns(converter, patterns, *step);
+    populatePoolingPatterns(converter, patterns, *step);
+    populateShapePatterns(converter, patterns, *step);
+    populateLinearAlgebraPatterns(converter, patterns, *step);
+    populateLossPatterns(converter, patterns, *step);
+    populateOptimizerPatterns(converter, patterns, *step);
+
+    ConversionTarget target(getContext());
+    target.addLegalDialect<emitc::EmitCDialect>();
+    target.addIllegalDialect<tg::TGDialect, func::FuncDialect>();
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      return signalPassFailure();
+
+    emitProgram(module, *signature, modelNameOf(module, modelName),
+                step->arenaBytes());
+    // The importer's module attributes describe the tg module; the plan's
+    // size is visible in the IR (and read by memopt-compile's report).
+    for (NamedAttribute attr : llvm::to_vector(module->getAttrs()))
+      if (attr.getName().getValue().starts_with("tg."))
+        module->removeAttr(attr.getName());
+    module->setAttr(kArenaBytesAttr,
+                    IntegerAttr::get(IntegerType::get(&getContext(), 64),
+                                     step->arenaBytes()));
+  }
+};
+
+} // namespace

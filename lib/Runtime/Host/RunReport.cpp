@@ -1,0 +1,97 @@
+//===- RunReport.cpp - The run report and the Chrome trace ----------------===//
+
+#include "memopt/Runtime/RunReport.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace memopt::rt {
+
+namespace {
+
+std::string jsonString(const std::string &text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof(escaped), "\\u%04x", c);
+      out += escaped;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+/// Shortest text that reads back as the same float (9 digits) or double
+/// (17 digits); JSON has no NaN or infinity: null.
+std::string jsonNumber(double value, int digits) {
+  if (!std::isfinite(value))
+    return "null";
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.*g", digits, value);
+  return text;
+}
+
+template <typename T>
+std::string jsonArray(const std::vector<T> &values, int digits) {
+  std::string out = "[";
+  for (size_t i = 0; i < values.size(); ++i)
+    out += (i ? ", " : "") + jsonNumber(values[i], digits);
+  return out + "]";
+}
+
+} // namespace
+
+std::string runReportJson(const RunRecord &record) {
+  std::string out = "{\n";
+  out += "  \"model\": " + jsonString(record.model) + ",\n";
+  out += "  \"steps\": " + std::to_string(record.losses.size()) + ",\n";
+  out += "  \"batch_size\": " + std::to_string(record.batchSize) + ",\n";
+  out +=
+      "  \"measured_peak_bytes\": " + std::to_string(record.measuredPeakBytes) +
+      ",\n";
+  out += "  \"arena_bytes\": " + std::to_string(record.arenaBytes) + ",\n";
+  if (record.resumedFromStep > 0)
+    out +=
+        "  \"resumed_from_step\": " + std::to_string(record.resumedFromStep) +
+        ",\n";
+  if (record.validated) {
+    out += "  \"val_loss\": [";
+    for (size_t i = 0; i < record.validations.size(); ++i)
+      out += std::string(i ? ", " : "") +
+             "{\"step\": " + std::to_string(record.validations[i].step) +
+             ", \"loss\": " + jsonNumber(record.validations[i].loss, 17) + "}";
+    out += "],\n";
+  }
+  out += "  \"loss\": " + jsonArray(record.losses, 9) + ",\n";
+  out += "  \"step_seconds\": " + jsonArray(record.stepSeconds, 9) + "\n";
+  return out + "}\n";
+}
+
+void Trace::add(const char *name, double start, double seconds, int64_t step) {
+  events.push_back({name, start, seconds, step});
+}
+
+std::string Trace::json(const std::string &model) const {
+  std::string out = "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n";
+  out += "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": 1, "
+         "\"args\": {\"name\": " +
+         jsonString(model) + "}}";
+  for (const Event &event : events) {
+    char line[256];
+    std::snprintf(line, sizeof(line),
+                  ",\n{\"name\": \"%s\", \"cat\": \"memopt\", \"ph\": \"X\", "
+                  "\"pid\": 1, \"tid\": 1, \"ts\": %.3f, \"dur\": %.3f, "
+                  "\"args\": {\"step\": %lld}}",
+                  event.name, event.start * 1e6, event.seconds * 1e6,
+                  static_cast<long long>(event.step));
+    out += line;
+  }
+  return out + "\n]}\n";
+}
+
+} // namespace memopt::rt

@@ -1,0 +1,121 @@
+//===- StepBuffers.cpp - The memory the compiled step runs on -------------===//
+
+#include "StepBuffers.h"
+
+#include <cstring>
+
+namespace memopt::rt::detail {
+
+namespace {
+
+bool isPersistent(Role role) {
+  return role == Role::Param || role == Role::State || role == Role::OptState;
+}
+
+bool sameTensor(const TensorSpec &a, const TensorSpec &b) {
+  return std::strcmp(a.name, b.name) == 0 && a.role == b.role &&
+         a.elementType == b.elementType &&
+         Dims(a.dims, a.rank) == Dims(b.dims, b.rank);
+}
+
+Status checkSpecs(const Program &program) {
+  auto bad = [&](const TensorSpec &spec, const std::string &cause) {
+    return Status::error(std::string(program.modelName) + ": step tensor '" +
+                         spec.name + "' " + cause);
+  };
+  const TensorSpec *input = nullptr, *target = nullptr, *step = nullptr;
+  for (int i = 0; i < program.numArgs + program.numResults; ++i) {
+    const TensorSpec &spec = i < program.numArgs
+                                 ? program.args[i]
+                                 : program.results[i - program.numArgs];
+    if (spec.rank < 0 || spec.rank > kMaxRank)
+      return bad(spec, "has rank " + std::to_string(spec.rank));
+    if (i >= program.numArgs)
+      continue;
+    const TensorSpec **slot = spec.role == Role::Input    ? &input
+                              : spec.role == Role::Target ? &target
+                              : spec.role == Role::Step   ? &step
+                                                          : nullptr;
+    if (!slot)
+      continue;
+    if (*slot)
+      return bad(spec, "is a second argument of its role; the trainer "
+                       "supports one input, one target and one step");
+    *slot = &spec;
+  }
+  if (!input || !target)
+    return Status::error(std::string(program.modelName) +
+                         ": the step needs one Input and one Target argument");
+  for (const TensorSpec *spec : {input, target})
+    if (spec->elementType != ElementType::F32 || spec->rank < 1 ||
+        spec->dims[0] < 1 || spec->dims[0] != input->dims[0])
+      return bad(*spec, "must be float32 with the batch size as dimension 0");
+  if (step && (step->elementType != ElementType::I64 || step->rank != 0))
+    return bad(*step, "must be a rank-0 int64");
+  if (program.lossIndex < 0 || program.lossIndex >= program.numResults)
+    return Status::error(std::string(program.modelName) + ": loss index " +
+                         std::to_string(program.lossIndex) + " out of range");
+  const TensorSpec &loss = program.results[program.lossIndex];
+  if (loss.elementType != ElementType::F32 || loss.numElements() != 1)
+    return bad(loss, "(the loss) must be a float32 scalar");
+  return Status();
+}
+
+} // namespace
+
+Status allocateStepBuffers(const Program &program, DeviceMemory &memory,
+                           StepBuffers &buffers) {
+  if (Status status = checkSpecs(program); !status.ok())
+    return status;
+  auto allocate = [&](const TensorSpec &spec, void *&data) {
+    TensorBuffer buffer{&spec, nullptr};
+    data = memory.allocate(buffer.bytes());
+    if (!data && buffer.bytes() > 0)
+      return Status::error("out of memory allocating " +
+                           std::to_string(buffer.bytes()) + " bytes for '" +
+                           spec.name + "'");
+    return Status();
+  };
+
+  buffers.arena = memory.allocate(program.arenaBytes);
+  if (!buffers.arena && program.arenaBytes > 0)
+    return Status::error("out of memory allocating the " +
+                         std::to_string(program.arenaBytes) + "-byte arena");
+  buffers.args.assign(program.numArgs, nullptr);
+  for (int i = 0; i < program.numArgs; ++i) {
+    const TensorSpec &spec = program.args[i];
+    if (Status status = allocate(spec, buffers.args[i]); !status.ok())
+      return status;
+    void *data = buffers.args[i];
+    if (spec.role == Role::Input) {
+      buffers.input = static_cast<float *>(data);
+      buffers.batchSize = spec.dims[0];
+    } else if (spec.role == Role::Target) {
+      buffers.target = static_cast<float *>(data);
+    } else if (spec.role == Role::Step) {
+      buffers.step = static_cast<int64_t *>(data);
+    }
+    if (spec.role == Role::Param || spec.role == Role::State)
+      buffers.weights.push_back({&spec, data});
+    if (isPersistent(spec.role))
+      buffers.persistent.push_back({&spec, data});
+  }
+
+  buffers.results.assign(program.numResults, nullptr);
+  buffers.evalResults.assign(program.numResults, nullptr);
+  for (int r = 0; r < program.numResults; ++r) {
+    const TensorSpec &spec = program.results[r];
+    for (int a = 0; a < program.numArgs && isPersistent(spec.role); ++a)
+      if (sameTensor(spec, program.args[a]))
+        buffers.results[r] = buffers.args[a];
+    if (!buffers.results[r])
+      if (Status status = allocate(spec, buffers.results[r]); !status.ok())
+        return status;
+    if (spec.role == Role::Output || r == program.lossIndex)
+      buffers.evalResults[r] = buffers.results[r];
+  }
+  buffers.loss = static_cast<const float *>(buffers.results[program.lossIndex]);
+  return Status();
+}
+
+} // namespace memopt::rt::detail

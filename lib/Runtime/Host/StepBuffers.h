@@ -1,0 +1,48 @@
+//===- StepBuffers.h - The memory the compiled step runs on -----*- C++ -*-===//
+//
+// One 64-byte aligned arena of Program::arenaBytes and one buffer per step
+// argument and result, all from a DeviceMemory. A Param, State or OptState
+// result shares the buffer of the argument of the same name, role, type and
+// shape (the step updates it in place); every other result has its own.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMOPT_LIB_RUNTIME_HOST_STEPBUFFERS_H
+#define MEMOPT_LIB_RUNTIME_HOST_STEPBUFFERS_H
+
+#include "memopt/Runtime/DeviceMemory.h"
+#include "memopt/Runtime/Program.h"
+#include "memopt/Runtime/Status.h"
+#include "memopt/Runtime/TensorBuffer.h"
+
+#include <vector>
+
+namespace memopt::rt::detail {
+
+struct StepBuffers {
+  void *arena = nullptr;
+  std::vector<void *> args;
+  std::vector<void *> results;
+  /// For Program::evalStep: the buffers of the Output results, null else.
+  std::vector<void *> evalResults;
+  /// Param and State arguments: initialized from the ONNX model, written to
+  /// --out.
+  std::vector<TensorBuffer> weights;
+  /// Param, State and OptState arguments: what a checkpoint holds.
+  std::vector<TensorBuffer> persistent;
+  float *input = nullptr;
+  float *target = nullptr;
+  int64_t *step = nullptr; // null when the program takes no step number
+  const float *loss = nullptr;
+  int64_t batchSize = 0;
+};
+
+/// Checks that the trainer can drive `program` (one float Input and Target
+/// with the same batch size, a scalar float loss, at most one scalar int64
+/// Step, ranks within kMaxRank) and allocates its buffers from `memory`.
+Status allocateStepBuffers(const Program &program, DeviceMemory &memory,
+                           StepBuffers &buffers);
+
+} // namespace memopt::rt::detail
+
+#endif // MEMOPT_LIB_RUNTIME_HOST_STEPBUFFERS_H

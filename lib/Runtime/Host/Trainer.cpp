@@ -1,0 +1,379 @@
+//===- Trainer.cpp - The training binary's main ---------------------------===//
+//
+// trainerMain: parse the command line, check every input and output before
+// the first step, then run the steps, validating, checkpointing and logging
+// as asked, and finally write --out, --report and --trace.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memopt/Runtime/Program.h"
+
+#include "StepBuffers.h"
+#include "memopt/Runtime/Checkpoint.h"
+#include "memopt/Runtime/CommandLine.h"
+#include "memopt/Runtime/DataOrder.h"
+#include "memopt/Runtime/Dataset.h"
+#include "memopt/Runtime/FileIO.h"
+#include "memopt/Runtime/ModelWeights.h"
+#include "memopt/Runtime/RunReport.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+
+namespace memopt::rt {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int kRunFailure = 1;
+constexpr int kUsageFailure = 2;
+
+int fail(const Status &status, int code) {
+  std::fprintf(stderr, "error: %s\n", status.message().c_str());
+  return code;
+}
+
+/// The flags that the compiled program may not support.
+Status checkProgramOptions(const Program &program,
+                           const TrainerOptions &options) {
+  if (options.hasLearningRate && !program.learningRate)
+    return Status::error("--lr: this binary was compiled with a fixed "
+                         "learning rate; recompile it with memopt-compile "
+                         "--lr=F");
+  if (!options.valDataDir.empty() && !program.evalStep)
+    return Status::error("--val-data: this binary was compiled without "
+                         "evaluation support");
+  return Status();
+}
+
+class Trainer {
+public:
+  Trainer(const Program &program, const TrainerOptions &options)
+      : program(program), options(options), start(Clock::now()) {}
+
+  /// Everything before the first step: outputs, data, buffers, initial
+  /// values or the checkpoint to resume from.
+  Status setUp();
+  /// The steps.
+  Status train();
+  /// --out, the final checkpoint, --report, --trace.
+  Status finish();
+
+private:
+  Status checkOutputs();
+  Status openData();
+  Status resume();
+  Status runStep(int64_t step);
+  Status validate(int64_t step);
+  Status checkpoint(int64_t step);
+  void log(int64_t step);
+  double seconds() const {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+  }
+
+  const Program &program;
+  const TrainerOptions &options;
+  Clock::time_point start;
+  DeviceMemory memory;
+  detail::StepBuffers buffers;
+  Dataset data, valData;
+  std::optional<DataOrder> order;
+  int64_t stepsPerEpoch = 0, totalSteps = 0;
+  TrainingProgress progress;
+  int64_t resumedFrom = 0;
+  std::string lastCheckpoint; // empty: none written or resumed from
+  std::vector<RunRecord::Validation> validations;
+  Trace trace;
+  int64_t loggedStep = 0;
+  double loggedAt = 0.0;
+};
+
+Status Trainer::checkOutputs() {
+  if (Status status = checkWritable(options.outPath, "--out"); !status.ok())
+    return status;
+  if (!options.reportPath.empty())
+    if (Status status = checkWritable(options.reportPath, "--report");
+        !status.ok())
+      return status;
+  if (!options.tracePath.empty())
+    if (Status status = checkWritable(options.tracePath, "--trace");
+        !status.ok())
+      return status;
+  if (!options.checkpointDir.empty())
+    return prepareCheckpointDirectory(options.checkpointDir);
+  return Status();
+}
+
+Status Trainer::openData() {
+  auto sampleShape = [&](Role role) {
+    for (int i = 0; i < program.numArgs; ++i)
+      if (program.args[i].role == role)
+        return Dims(program.args[i].dims + 1, program.args[i].rank - 1);
+    return Dims();
+  };
+  Dims inputShape = sampleShape(Role::Input);
+  Dims targetShape = sampleShape(Role::Target);
+  auto open = [&](const std::string &dir, Dataset &dataset) {
+    if (Status status = Dataset::open(dir, inputShape, targetShape, dataset);
+        !status.ok())
+      return status;
+    if (dataset.size() < static_cast<size_t>(buffers.batchSize))
+      return Status::error(dir + ": " + std::to_string(dataset.size()) +
+                           " samples, fewer than the batch size " +
+                           std::to_string(buffers.batchSize));
+    return Status();
+  };
+  if (Status status = open(options.dataDir, data); !status.ok())
+    return status;
+  if (!options.valDataDir.empty())
+    if (Status status = open(options.valDataDir, valData); !status.ok())
+      return status;
+  stepsPerEpoch = static_cast<int64_t>(data.size()) / buffers.batchSize;
+  totalSteps =
+      options.steps > 0 ? options.steps : options.epochs * stepsPerEpoch;
+  order.emplace(data.size(), options.shuffle, options.seed);
+  progress.numSamples = data.size();
+  progress.seed = options.seed;
+  progress.shuffle = options.shuffle;
+  return Status();
+}
+
+Status Trainer::resume() {
+  std::string newest, previous;
+  if (Status status = findCheckpoints(options.checkpointDir, newest, previous);
+      !status.ok())
+    return status;
+  if (newest.empty()) {
+    std::printf("no checkpoint in %s: starting at step 1\n",
+                options.checkpointDir.c_str());
+    return Status();
+  }
+  TrainingProgress restored;
+  if (Status status = readCheckpoint(newest, restored, buffers.persistent);
+      !status.ok()) {
+    if (previous.empty())
+      return status;
+    return Status::error(status.message() + "; the previous checkpoint " +
+                         previous +
+                         " may be intact: remove the corrupt one to resume "
+                         "from it");
+  }
+  if (restored.numSamples != progress.numSamples ||
+      restored.shuffle != progress.shuffle ||
+      (restored.shuffle && restored.seed != progress.seed))
+    return Status::error(
+        newest + ": written for " + std::to_string(restored.numSamples) +
+        " samples " +
+        (restored.shuffle
+             ? "shuffled with --seed " + std::to_string(restored.seed)
+             : std::string("with --no-shuffle")) +
+        "; resume with the same --data, --seed and --no-shuffle");
+  if (restored.step > totalSteps)
+    return Status::error(newest + ": at step " + std::to_string(restored.step) +
+                         ", past the " + std::to_string(totalSteps) +
+                         " steps of this run");
+  if (Status status = order->restore(restored.order); !status.ok())
+    return Status::error(newest + ": " + status.message());
+  progress = restored;
+  resumedFrom = progress.step;
+  lastCheckpoint = newest;
+  std::printf("resumed from %s at step %lld\n", newest.c_str(),
+              static_cast<long long>(progress.step));
+  return Status();
+}
+
+Status Trainer::setUp() {
+  if (Status status = checkOutputs(); !status.ok())
+    return status;
+  if (Status status = detail::allocateStepBuffers(program, memory, buffers);
+      !status.ok())
+    return status;
+  if (Status status = openData(); !status.ok())
+    return status;
+  if (Status status = loadInitialValues(program.onnxModel,
+                                        program.onnxModelSize, buffers.weights);
+      !status.ok())
+    return Status::error(std::string(program.modelName) + ": " +
+                         status.message());
+  if (options.resume)
+    if (Status status = resume(); !status.ok())
+      return status;
+  if (options.hasLearningRate)
+    *program.learningRate = options.learningRate;
+  std::printf("training %s: %zu samples, batch %lld, %lld steps of %lld per "
+              "epoch\n",
+              program.modelName, data.size(),
+              static_cast<long long>(buffers.batchSize),
+              static_cast<long long>(totalSteps),
+              static_cast<long long>(stepsPerEpoch));
+  std::fflush(stdout);
+  loggedStep = progress.step;
+  loggedAt = seconds();
+  return Status();
+}
+
+Status Trainer::runStep(int64_t step) {
+  double loadStart = seconds();
+  const uint32_t *batch = order->nextBatch(buffers.batchSize);
+  if (Status status = data.loadBatch(batch, buffers.batchSize, buffers.input,
+                                     buffers.target);
+      !status.ok())
+    return status;
+  double stepStart = seconds();
+  trace.add("load", loadStart, stepStart - loadStart, step);
+  if (buffers.step)
+    *buffers.step = step;
+  program.step(buffers.args.data(), buffers.results.data(), buffers.arena);
+  double stepEnd = seconds();
+  trace.add("step", stepStart, stepEnd - stepStart, step);
+
+  float loss = *buffers.loss;
+  if (!std::isfinite(loss))
+    return Status::error(
+        std::string("loss is ") + (std::isnan(loss) ? "NaN" : "inf") +
+        " at step " + std::to_string(step) + "; " +
+        (lastCheckpoint.empty()
+             ? std::string("no checkpoint was written")
+             : "the last checkpoint (" + lastCheckpoint + ") is intact"));
+  progress.step = step;
+  progress.losses.push_back(loss);
+  progress.stepSeconds.push_back(stepEnd - stepStart);
+  progress.order = order->state();
+  return Status();
+}
+
+Status Trainer::validate(int64_t step) {
+  double begin = seconds();
+  size_t batchSize = static_cast<size_t>(buffers.batchSize);
+  size_t batches = valData.size() / batchSize;
+  std::vector<uint32_t> indices(batchSize);
+  double sum = 0.0;
+  for (size_t b = 0; b < batches; ++b) {
+    for (size_t i = 0; i < batchSize; ++i)
+      indices[i] = static_cast<uint32_t>(b * batchSize + i);
+    if (Status status = valData.loadBatch(indices.data(), batchSize,
+                                          buffers.input, buffers.target);
+        !status.ok())
+      return status;
+    if (buffers.step)
+      *buffers.step = step;
+    program.evalStep(buffers.args.data(), buffers.evalResults.data(),
+                     buffers.arena);
+    sum += *buffers.loss;
+  }
+  double loss = sum / static_cast<double>(batches);
+  validations.push_back({step, loss});
+  trace.add("validation", begin, seconds() - begin, step);
+  std::printf("validation after step %lld  loss %.6g\n",
+              static_cast<long long>(step), loss);
+  std::fflush(stdout);
+  return Status();
+}
+
+Status Trainer::checkpoint(int64_t step) {
+  double begin = seconds();
+  std::string path;
+  if (Status status = writeCheckpoint(options.checkpointDir, progress,
+                                      buffers.persistent, path);
+      !status.ok())
+    return status;
+  lastCheckpoint = path;
+  trace.add("checkpoint", begin, seconds() - begin, step);
+  return Status();
+}
+
+void Trainer::log(int64_t step) {
+  double now = seconds();
+  double images = static_cast<double>((step - loggedStep) * buffers.batchSize);
+  double rate = now > loggedAt ? images / (now - loggedAt) : 0.0;
+  std::printf("step %lld/%lld  loss %.6g  images/s %.1f\n",
+              static_cast<long long>(step), static_cast<long long>(totalSteps),
+              progress.losses.back(), rate);
+  std::fflush(stdout);
+  loggedStep = step;
+  loggedAt = now;
+}
+
+Status Trainer::train() {
+  int64_t checkpointEvery =
+      options.checkpointEvery > 0 ? options.checkpointEvery : stepsPerEpoch;
+  for (int64_t step = progress.step + 1; step <= totalSteps; ++step) {
+    if (Status status = runStep(step); !status.ok())
+      return status;
+    if (options.logEvery > 0 &&
+        (step % options.logEvery == 0 || step == totalSteps))
+      log(step);
+    bool epochDone = step % stepsPerEpoch == 0;
+    if (!options.valDataDir.empty() &&
+        (options.epochs > 0 ? epochDone : step == totalSteps))
+      if (Status status = validate(step); !status.ok())
+        return status;
+    if (!options.checkpointDir.empty() &&
+        (step % checkpointEvery == 0 || step == totalSteps))
+      if (Status status = checkpoint(step); !status.ok())
+        return status;
+  }
+  return Status();
+}
+
+Status Trainer::finish() {
+  double begin = seconds();
+  if (Status status =
+          writeTrainedModel(program.onnxModel, program.onnxModelSize,
+                            buffers.weights, options.outPath);
+      !status.ok())
+    return status;
+  trace.add("write --out", begin, seconds() - begin, progress.step);
+  std::printf("wrote %s\n", options.outPath.c_str());
+
+  if (!options.reportPath.empty()) {
+    RunRecord record;
+    record.model = program.modelName;
+    record.batchSize = buffers.batchSize;
+    record.measuredPeakBytes = memory.peakBytes();
+    record.arenaBytes = program.arenaBytes;
+    record.resumedFromStep = resumedFrom;
+    record.losses = progress.losses;
+    record.stepSeconds = progress.stepSeconds;
+    record.validations = validations;
+    record.validated = !options.valDataDir.empty();
+    if (Status status =
+            writeFileAtomically(options.reportPath, runReportJson(record));
+        !status.ok())
+      return status;
+  }
+  if (!options.tracePath.empty())
+    if (Status status = writeFileAtomically(options.tracePath,
+                                            trace.json(program.modelName));
+        !status.ok())
+      return status;
+  return Status();
+}
+
+} // namespace
+
+int trainerMain(int argc, char **argv, const Program &program) {
+  TrainerOptions options;
+  if (Status status = parseCommandLine(argc, argv, options); !status.ok())
+    return fail(status, kUsageFailure);
+  if (options.help) {
+    std::fputs(usage(argc > 0 ? argv[0] : "BIN").c_str(), stdout);
+    return 0;
+  }
+  if (Status status = checkProgramOptions(program, options); !status.ok())
+    return fail(status, kUsageFailure);
+
+  Trainer trainer(program, options);
+  if (Status status = trainer.setUp(); !status.ok())
+    return fail(status, kRunFailure);
+  if (Status status = trainer.train(); !status.ok())
+    return fail(status, kRunFailure);
+  if (Status status = trainer.finish(); !status.ok())
+    return fail(status, kRunFailure);
+  return 0;
+}
+
+} // namespace memopt::rt

@@ -1,0 +1,61 @@
+// RUN: memopt-opt %s -split-input-file -convert-tg-to-emitc='query-workspaces=false' | FileCheck %s
+
+// The arena plan: values live from their op to their last use; offsets are
+// best fit by decreasing size (64-byte aligned); dead values' space is
+// reused; the total is the top of the highest buffer.
+
+// A chain: 4 KiB, 4 KiB, then 1 KiB values. The second 4 KiB value overlaps
+// the first; the 1 KiB values reuse the first's space once it is dead.
+// CHECK-LABEL: module attributes {memopt.arena_bytes = 8192 : i64}
+// CHECK: "memopt::rt::Tensor relu_a = memopt::rt::arenaTensor(arena, 0, {1, 1, 32, 32});"
+// CHECK: "memopt::rt::Tensor relu_b = memopt::rt::arenaTensor(arena, 4096, {1, 1, 32, 32});"
+// CHECK: "memopt::rt::Tensor max_pool_c = memopt::rt::arenaTensor(arena, 0, {1, 1, 16, 16});"
+// CHECK: "memopt::rt::Tensor relu_d = memopt::rt::arenaTensor(arena, 1024, {1, 1, 16, 16});"
+// CHECK: /*arenaBytes=*/8192
+func.func @train_step(%x: tensor<1x1x32x32xf32> {tg.input = "input"},
+                      %loss: tensor<f32> {tg.input = "loss"})
+    -> (tensor<f32> {tg.output = "loss"}, tensor<1x1x16x16xf32> {tg.output = "out"}) {
+  %0 = tg.relu %x : tensor<1x1x32x32xf32> loc("/a/Relu")
+  %1 = tg.relu %0 : tensor<1x1x32x32xf32> loc("/b/Relu")
+  %2 = tg.max_pool2d %1 {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x32x32xf32>) -> tensor<1x1x16x16xf32> loc("/c/MaxPool")
+  %3 = tg.relu %2 : tensor<1x1x16x16xf32> loc("/d/Relu")
+  %4 = tg.add %3, %3 : (tensor<1x1x16x16xf32>, tensor<1x1x16x16xf32>) -> tensor<1x1x16x16xf32>
+  return %loss, %4 : tensor<f32>, tensor<1x1x16x16xf32>
+}
+
+// -----
+
+// A skip connection keeps the first value alive to the end: the last 1 KiB
+// value takes the best-fitting gap (the dead 4 KiB value's space) rather
+// than the top.
+// CHECK-LABEL: module attributes {memopt.arena_bytes = 9216 : i64}
+// CHECK: "memopt::rt::Tensor relu_a = memopt::rt::arenaTensor(arena, 0, {1, 1, 32, 32});"
+// CHECK: "memopt::rt::Tensor relu_b = memopt::rt::arenaTensor(arena, 4096, {1, 1, 32, 32});"
+// CHECK: "memopt::rt::Tensor max_pool_c = memopt::rt::arenaTensor(arena, 8192, {1, 1, 16, 16});"
+// CHECK: "memopt::rt::Tensor relu_d = memopt::rt::arenaTensor(arena, 4096, {1, 1, 16, 16});"
+// CHECK: /*arenaBytes=*/9216
+func.func @train_step(%x: tensor<1x1x32x32xf32> {tg.input = "input"},
+                      %loss: tensor<f32> {tg.input = "loss"})
+    -> (tensor<f32> {tg.output = "loss"}, tensor<1x1x16x16xf32> {tg.output = "out"}) {
+  %0 = tg.relu %x : tensor<1x1x32x32xf32> loc("/a/Relu")
+  %1 = tg.relu %0 : tensor<1x1x32x32xf32> loc("/b/Relu")
+  %2 = tg.max_pool2d %1 {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x32x32xf32>) -> tensor<1x1x16x16xf32> loc("/c/MaxPool")
+  %3 = tg.relu %2 : tensor<1x1x16x16xf32> loc("/d/Relu")
+  %4 = tg.max_pool2d %0 {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x32x32xf32>) -> tensor<1x1x16x16xf32>
+  %5 = tg.add %3, %4 : (tensor<1x1x16x16xf32>, tensor<1x1x16x16xf32>) -> tensor<1x1x16x16xf32>
+  return %loss, %5 : tensor<f32>, tensor<1x1x16x16xf32>
+}
+
+// -----
+
+// Convolution workspaces are buffers of their op's duration in the same
+// plan (here 4 KiB given by the runtime, or none: the test does not query).
+// CHECK-LABEL: module attributes {memopt.arena_bytes = 0 : i64}
+// CHECK: memopt::rt::conv2d{{.*}}#emitc.opaque<"nullptr">
+func.func @train_step(%x: tensor<1x1x4x4xf32> {tg.input = "input"},
+                      %w: tensor<1x1x1x1xf32> {tg.param = "w"},
+                      %loss: tensor<f32> {tg.input = "loss"})
+    -> (tensor<f32> {tg.output = "loss"}, tensor<1x1x4x4xf32> {tg.output = "out"}) {
+  %0 = tg.conv2d %x, %w : (tensor<1x1x4x4xf32>, tensor<1x1x1x1xf32>) -> tensor<1x1x4x4xf32>
+  return %loss, %0 : tensor<f32>, tensor<1x1x4x4xf32>
+}

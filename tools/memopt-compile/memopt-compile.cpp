@@ -1,0 +1,433 @@
+//===- memopt-compile.cpp - ONNX model to training binary -----------------===//
+//
+//   memopt-compile model.onnx -o BIN [options]        (DESIGN.md §3)
+//
+// import (memopt::importONNX) -> tg-autodiff -> canonicalize ->
+// convert-tg-to-emitc -> emitc::translateToCpp -> the C++ compiler, linking
+// the memopt runtime. The ONNX model is embedded in the binary with an
+// assembler `.incbin`, so that models of hundreds of MB cost the compiler
+// nothing. Bad flags are a one-line error and exit code 2; a model memopt
+// cannot compile is exit code 1.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CompileConfig.h"
+
+#include "memopt/Conversion/Passes.h"
+#include "memopt/Dialect/TG/Transforms/Passes.h"
+#include "memopt/InitAllDialects.h"
+#include "memopt/Target/ONNX/ImportONNX.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/Cpp/CppEmitter.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <optional>
+
+using namespace mlir;
+using namespace memopt;
+
+namespace {
+
+constexpr int kUsageError = 2;
+constexpr const char *kUsage =
+    "usage: memopt-compile model.onnx -o BIN [--target=cpu] [--batch=N] "
+    "[--input-shape=C,H,W] [--loss=mse|l1|bce|graph] "
+    "[--optimizer=sgd|adam|adamw] [--lr=F] [--momentum=F] [--weight-decay=F] "
+    "[--beta1=F] [--beta2=F] [--eps=F] [--save-temps=DIR] "
+    "[--report=FILE.json] [-c]\n";
+
+struct Options {
+  std::string input;
+  std::string output;
+  bool compileOnly = false;
+  ONNXImportOptions import;
+  tg::AutodiffOptions autodiff;
+  std::string saveTemps;
+  std::string report;
+};
+
+/// Prints `memopt-compile: error: <message>` and exits with status 2.
+[[noreturn]] void usageError(const llvm::Twine &message) {
+  llvm::errs() << "memopt-compile: error: " << message << "\n";
+  std::exit(kUsageError);
+}
+
+double parseReal(StringRef flag, StringRef text) {
+  double value;
+  if (text.getAsDouble(value))
+    usageError("--" + flag + " expects a number, got '" + text + "'");
+  return value;
+}
+
+/// Parses the command line; exits on a bad flag.
+Options parseOptions(int argc, char **argv) {
+  // Options of DESIGN.md §3 that later versions implement.
+  const llvm::StringSet<llvm::MallocAllocator> notYet = {"device", "budget",       "remat",
+                                    "amp",    "offload",      "stages",
+                                    "microbatches", "schedule"};
+  const llvm::StringSet<llvm::MallocAllocator> known = {
+      "target", "batch", "input-shape", "loss",  "optimizer", "lr",
+      "momentum", "weight-decay", "beta1", "beta2", "eps", "save-temps",
+      "report"};
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    StringRef arg = argv[i];
+    if (arg == "-h" || arg == "--help") {
+      llvm::outs() << kUsage;
+      std::exit(0);
+    }
+    if (arg == "-c") {
+      options.compileOnly = true;
+      continue;
+    }
+    if (arg == "-o") {
+      if (++i == argc)
+        usageError("-o expects a file name");
+      options.output = argv[i];
+      continue;
+    }
+    if (!arg.starts_with("--")) {
+      if (arg.starts_with("-") || !options.input.empty())
+        usageError("unexpected argument '" + arg + "'");
+      options.input = arg.str();
+      continue;
+    }
+    auto [name, value] = arg.drop_front(2).split('=');
+    if (!known.contains(name) && !notYet.contains(name))
+      usageError("unknown option '--" + name + "'");
+    if (!arg.contains('=')) {
+      if (++i == argc)
+        usageError("--" + name + " expects a value");
+      value = argv[i];
+    }
+    if (notYet.contains(name))
+      usageError("--" + name + " is not supported yet");
+    if (name == "target") {
+      if (value == "cuda")
+        usageError("--target=cuda is not supported yet (the CUDA backend "
+                   "comes later); use --target=cpu");
+      if (value != "cpu")
+        usageError("--target must be cpu or cuda, got '" + value + "'");
+    } else if (name == "batch") {
+      int64_t batch;
+      if (value.getAsInteger(10, batch) || batch < 1)
+        usageError("--batch expects a positive integer, got '" + value + "'");
+      options.import.batch = batch;
+    } else if (name == "input-shape") {
+      SmallVector<StringRef> parts;
+      value.split(parts, ',');
+      for (StringRef part : parts) {
+        int64_t dim;
+        if (part.getAsInteger(10, dim) || dim < 1)
+          parts.clear();
+        else
+          options.import.inputShape.push_back(dim);
+      }
+      if (options.import.inputShape.size() != 3 || parts.size() != 3)
+        usageError("--input-shape expects C,H,W with positive integers, "
+                   "got '" + value + "'");
+    } else if (name == "loss") {
+      std::optional<tg::LossKind> loss =
+          llvm::StringSwitch<std::optional<tg::LossKind>>(value)
+              .Case("mse", tg::LossKind::mse)
+              .Case("l1", tg::LossKind::l1)
+              .Case("bce", tg::LossKind::bce)
+              .Case("graph", tg::LossKind::graph)
+              .Default(std::nullopt);
+      if (!loss)
+        usageError("--loss must be mse, l1, bce or graph, got '" + value +
+                   "'");
+      options.autodiff.loss = *loss;
+    } else if (name == "optimizer") {
+      std::optional<tg::OptimizerKind> optimizer =
+          llvm::StringSwitch<std::optional<tg::OptimizerKind>>(value)
+              .Case("sgd", tg::OptimizerKind::sgd)
+              .Case("adam", tg::OptimizerKind::adam)
+              .Case("adamw", tg::OptimizerKind::adamw)
+              .Default(std::nullopt);
+      if (!optimizer)
+        usageError("--optimizer must be sgd, adam or adamw, got '" + value +
+                   "'");
+      options.autodiff.optimizer = *optimizer;
+    } else if (name == "lr") {
+      options.autodiff.lr = parseReal(name, value);
+    } else if (name == "momentum") {
+      options.autodiff.momentum = parseReal(name, value);
+    } else if (name == "weight-decay") {
+      options.autodiff.weightDecay = parseReal(name, value);
+    } else if (name == "beta1") {
+      options.autodiff.beta1 = parseReal(name, value);
+    } else if (name == "beta2") {
+      options.autodiff.beta2 = parseReal(name, value);
+    } else if (name == "eps") {
+      options.autodiff.eps = parseReal(name, value);
+    } else if (name == "save-temps") {
+      options.saveTemps = value.str();
+    } else if (name == "report") {
+      options.report = value.str();
+    }
+  }
+  if (options.input.empty())
+    usageError("no input model (usage: memopt-compile model.onnx -o BIN)");
+  if (options.output.empty())
+    usageError("no output file (-o BIN)");
+  return options;
+}
+
+/// Writes `text` to `path`; reports and fails on an I/O error.
+LogicalResult writeFile(StringRef path,
+                        llvm::function_ref<void(raw_ostream &)> write) {
+  std::error_code error;
+  llvm::raw_fd_ostream os(path, error);
+  if (!error) {
+    write(os);
+    os.close();
+    error = os.error();
+  }
+  if (error) {
+    llvm::errs() << "memopt-compile: error: cannot write '" << path
+                 << "': " << error.message() << "\n";
+    return failure();
+  }
+  return success();
+}
+
+/// The assembly file that embeds the ONNX model (DESIGN.md: the binary
+/// carries the model it writes the trained weights into).
+std::string embeddingAssembly(StringRef modelPath) {
+  std::string quoted;
+  for (char c : modelPath) {
+    if (c == '"' || c == '\\')
+      quoted.push_back('\\');
+    quoted.push_back(c);
+  }
+  std::string sym = kOnnxModelSymbol.str();
+  std::string size = kOnnxModelSizeSymbol.str();
+  return "// The ONNX model, embedded by memopt-compile.\n"
+         "  .section .rodata\n"
+         "  .balign 64\n"
+         "  .globl " + sym + "\n" + sym + ":\n"
+         "  .incbin \"" + quoted + "\"\n" + sym + "_end:\n"
+         "  .balign 8\n"
+         "  .globl " + size + "\n" + size + ":\n"
+         "  .quad " + sym + "_end - " + sym + "\n"
+         "  .section .note.GNU-stack,\"\",@progbits\n";
+}
+
+/// Runs `command`; on failure prints its output (captured in `logPath`).
+bool runCompiler(ArrayRef<std::string> command, StringRef logPath,
+                 std::string &output) {
+  SmallVector<StringRef> args(command.begin(), command.end());
+  std::optional<StringRef> redirects[] = {std::nullopt, logPath, logPath};
+  std::string message;
+  int status = llvm::sys::ExecuteAndWait(command.front(), args, std::nullopt,
+                                         redirects, 0, 0, &message);
+  if (auto log = llvm::MemoryBuffer::getFile(logPath))
+    output = (*log)->getBuffer().str();
+  if (!message.empty())
+    output += message + "\n";
+  return status == 0;
+}
+
+uint64_t tensorBytes(Type type) {
+  auto tensor = cast<RankedTensorType>(type);
+  return tensor.getNumElements() * tensor.getElementTypeBitWidth() / 8;
+}
+
+/// Bytes of the arguments of the step with `role`.
+uint64_t argumentBytes(func::FuncOp step, StringRef role) {
+  uint64_t bytes = 0;
+  for (auto [index, type] : llvm::enumerate(step.getArgumentTypes()))
+    if (step.getArgAttr(index, role))
+      bytes += tensorBytes(type);
+  return bytes;
+}
+
+/// Bytes of the forward outputs (the loss among them): the result buffers
+/// that the trainer cannot share with an argument.
+uint64_t outputBytes(func::FuncOp step) {
+  uint64_t bytes = 0;
+  for (auto [index, type] : llvm::enumerate(step.getResultTypes()))
+    if (step.getResultAttr(index, "tg.output"))
+      bytes += tensorBytes(type);
+  return bytes;
+}
+
+int compile(const Options &options) {
+  auto start = std::chrono::steady_clock::now();
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+
+  auto buffer = llvm::MemoryBuffer::getFile(options.input);
+  if (!buffer) {
+    llvm::errs() << "memopt-compile: error: cannot open input file '"
+                 << options.input << "': " << buffer.getError().message()
+                 << "\n";
+    return 1;
+  }
+  OwningOpRef<ModuleOp> module =
+      importONNX(**buffer, &context, options.import);
+  if (!module)
+    return 1;
+  std::string modelName = llvm::sys::path::stem(options.input).str();
+
+  // Sources go to --save-temps or a temporary directory removed at the end.
+  SmallString<128> dir(options.saveTemps);
+  if (dir.empty()) {
+    if (llvm::sys::fs::createUniqueDirectory("memopt-compile", dir)) {
+      llvm::errs() << "memopt-compile: error: cannot create a temporary "
+                      "directory\n";
+      return 1;
+    }
+  } else if (std::error_code error = llvm::sys::fs::create_directories(dir)) {
+    llvm::errs() << "memopt-compile: error: cannot create '" << dir
+                 << "': " << error.message() << "\n";
+    return 1;
+  }
+  auto tempPath = [&](StringRef name) {
+    SmallString<128> path(dir);
+    llvm::sys::path::append(path, name);
+    return path.str().str();
+  };
+  bool keep = !options.saveTemps.empty();
+  llvm::scope_exit cleanup([&] {
+    if (!keep)
+      llvm::sys::fs::remove_directories(dir);
+  });
+
+  PassManager training(&context);
+  training.addPass(tg::createAutodiff(options.autodiff));
+  training.addPass(createCanonicalizerPass());
+  if (failed(training.run(*module)))
+    return 1;
+  auto step = *module->getOps<func::FuncOp>().begin();
+  uint64_t weightBytes =
+      argumentBytes(step, "tg.param") + argumentBytes(step, "tg.state");
+  uint64_t optimizerBytes = argumentBytes(step, "tg.opt_state");
+  uint64_t ioBytes = argumentBytes(step, "tg.input") +
+                     argumentBytes(step, "tg.target") +
+                     argumentBytes(step, "tg.step") + outputBytes(step);
+  if (keep && failed(writeFile(tempPath(modelName + ".step.mlir"),
+                               [&](raw_ostream &os) { module->print(os); })))
+    return 1;
+
+  PassManager lowering(&context);
+  ConvertTGToEmitCOptions emitOptions;
+  emitOptions.modelName = modelName;
+  lowering.addPass(createConvertTGToEmitC(emitOptions));
+  if (failed(lowering.run(*module)))
+    return 1;
+  auto arenaBytes =
+      (*module)->getAttrOfType<IntegerAttr>(kArenaBytesAttr).getInt();
+  if (keep && failed(writeFile(tempPath(modelName + ".emitc.mlir"),
+                               [&](raw_ostream &os) { module->print(os); })))
+    return 1;
+
+  std::string cppPath = tempPath(modelName + ".cpp");
+  std::string asmPath = tempPath(modelName + ".model.S");
+  LogicalResult translated = success();
+  if (failed(writeFile(cppPath, [&](raw_ostream &os) {
+        translated = emitc::translateToCpp(*module, os);
+      })) ||
+      failed(translated))
+    return 1;
+  SmallString<128> modelPath(options.input);
+  llvm::sys::fs::make_absolute(modelPath);
+  if (failed(writeFile(asmPath, [&](raw_ostream &os) {
+        os << embeddingAssembly(modelPath);
+      })))
+    return 1;
+
+  if (!options.compileOnly && !config::kHaveTrainer) {
+    keep = true;
+    llvm::errs() << "memopt-compile: error: this memopt was built without "
+                    "the trainer (MemoptRuntimeHost), so it cannot link a "
+                    "training binary; -c compiles the step only. Sources "
+                    "kept in "
+                 << dir << "\n";
+    return 1;
+  }
+  std::vector<std::string> command = {config::kCxxCompiler, "-O2",
+                                      "-std=c++17",
+                                      std::string("-I") +
+                                          config::kRuntimeIncludeDir};
+  if (options.compileOnly) {
+    command.insert(command.end(), {"-c", cppPath, "-o", options.output});
+  } else {
+    command.insert(command.end(), {cppPath, asmPath, "-o", options.output});
+    for (const char *const *item = config::kRuntimeLinkItems; *item; ++item)
+      command.push_back(*item);
+  }
+  std::string compilerOutput;
+  if (!runCompiler(command, tempPath("compiler.log"), compilerOutput)) {
+    keep = true;
+    llvm::errs() << "memopt-compile: error: the generated C++ failed to "
+                    "compile (memopt bug); sources kept in "
+                 << dir << "\n"
+                 << llvm::join(command, " ") << "\n"
+                 << compilerOutput;
+    return 1;
+  }
+
+  if (!options.report.empty()) {
+    double seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+    // What the trainer allocates: the arena, the argument buffers (the
+    // results that update an argument share its buffer) and the outputs.
+    uint64_t peak = arenaBytes + weightBytes + optimizerBytes + ioBytes;
+    llvm::json::Object report{
+        {"predicted_peak_bytes", static_cast<int64_t>(peak)},
+        {"persistent_bytes",
+         llvm::json::Object{{"weights", static_cast<int64_t>(weightBytes)},
+                            {"gradients", 0},
+                            {"optimizer_state",
+                             static_cast<int64_t>(optimizerBytes)},
+                            {"master_weights", 0}}},
+        {"activation_peak_bytes", static_cast<int64_t>(arenaBytes)},
+        {"budget_bytes", nullptr},
+        {"strategy",
+         llvm::json::Object{{"target", "cpu"},
+                            {"memory_plan", "liveness best-fit"},
+                            {"remat", "none"},
+                            {"amp", "none"},
+                            {"offload", "none"}}},
+        {"compile_seconds", seconds}};
+    if (failed(writeFile(options.report, [&](raw_ostream &os) {
+          os << llvm::formatv("{0:2}", llvm::json::Value(std::move(report)))
+             << "\n";
+        })))
+      return 1;
+  }
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  Options options = parseOptions(argc, argv);
+  return compile(options);
+}
