@@ -50,8 +50,8 @@ constexpr int kUsageError = 2;
 constexpr const char *kUsage =
     "usage: memopt-compile model.onnx -o BIN [--target=cpu] [--batch=N] "
     "[--input-shape=C,H,W] [--loss=mse|l1|bce|graph] "
-    "[--optimizer=sgd|adam|adamw] [--lr=F] [--momentum=F] [--weight-decay=F] "
-    "[--beta1=F] [--beta2=F] [--eps=F] [--save-temps=DIR] "
+    "[--optimizer=sgd|adam|adamw] [--lr=F] [--momentum=F] [--dampening=F] "
+    "[--nesterov=true|false] [--weight-decay=F] [--beta1=F] [--beta2=F] [--eps=F] [--save-temps=DIR] "
     "[--report=FILE.json] [-c]\n";
 
 struct Options {
@@ -84,9 +84,9 @@ Options parseOptions(int argc, char **argv) {
                                     "amp",    "offload",      "stages",
                                     "microbatches", "schedule"};
   const llvm::StringSet<llvm::MallocAllocator> known = {
-      "target", "batch", "input-shape", "loss",  "optimizer", "lr",
-      "momentum", "weight-decay", "beta1", "beta2", "eps", "save-temps",
-      "report"};
+      "target",   "batch",     "input-shape", "loss",         "optimizer",
+      "lr",       "momentum",  "dampening",   "nesterov",     "weight-decay",
+      "beta1",    "beta2",     "eps",         "save-temps",   "report"};
   Options options;
   for (int i = 1; i < argc; ++i) {
     StringRef arg = argv[i];
@@ -171,6 +171,12 @@ Options parseOptions(int argc, char **argv) {
       options.autodiff.lr = parseReal(name, value);
     } else if (name == "momentum") {
       options.autodiff.momentum = parseReal(name, value);
+    } else if (name == "dampening") {
+      options.autodiff.dampening = parseReal(name, value);
+    } else if (name == "nesterov") {
+      if (value != "true" && value != "false")
+        usageError("--nesterov must be true or false, got '" + value + "'");
+      options.autodiff.nesterov = value == "true";
     } else if (name == "weight-decay") {
       options.autodiff.weightDecay = parseReal(name, value);
     } else if (name == "beta1") {

@@ -1,0 +1,414 @@
+#!/usr/bin/python3
+"""Checks a memopt training binary against the same training in PyTorch.
+
+Exports a registry model (fixed seed), writes a deterministic .npy data set,
+compiles it with memopt-compile, trains the binary for K steps with
+--no-shuffle, trains the same PyTorch module from the same initial values
+(the exported ONNX initializers, BatchNorm in training mode, the same loss
+with mean reduction, torch.optim with the same hyperparameters, the same
+batches in the same order) and compares, per tensor, by relative error
+||a - b|| / ||b|| (float64 norms):
+
+- every trained initializer of the binary's --out (parameters and BatchNorm
+  running_mean / running_var) against PyTorch's state_dict;
+- the per-step losses of the run report against PyTorch's.
+
+With --gradients it checks one step's gradients instead. The binary does
+not expose gradients, so the check compiles plain SGD (no momentum, no
+weight decay) with a large learning rate lr = 2^k (default 1024) and takes
+g = (w0 - w1) / lr. Because lr is a power of two, lr * g is exact in float
+and so is the division by lr; the only rounding is that of the update
+w1 = fl(w0 - lr * g), at most half an ulp of w1, so the derived gradient
+is off by at most 2^-24 * max(|w0| / lr, |g|) per element: about 6e-8
+relative for gradients above |w0| / lr. With lr = 1 that bound would be
+2^-24 * |w0| / |g|, too coarse for weights whose gradients are 1e-3 of
+their size. PyTorch's reference is .grad after one backward; the BatchNorm
+running statistics of that step (which do not depend on lr) and the loss
+are compared too.
+
+Exit status 0 when every error is at most --tolerance (default 1e-4); 1
+otherwise, listing the worst tensors; 2 for a bad command line.
+
+--float64 also trains PyTorch in float64 and takes that as the reference:
+a tensor passes when memopt's error against it is at most
+max(--tolerance, --factor x PyTorch float32's own error against it)
+(factor 4 by default). Two float32 implementations cannot be expected to
+agree to 1e-4 where float32 itself is further than that from the exact
+result, and in these networks it often is: training-mode BatchNorm makes
+the ResNet-34 U-Net's gradients at initialization ill-conditioned (float64
+gradients move by 1% when the weights move by one float32 rounding), and
+after a few steps a single ReLU or max-pool decision taken on the other
+side of a near-tie (a pre-activation of 1e-6) changes whole tensors by
+1e-3 and more, in memopt or in PyTorch. The printout then shows both
+errors per tensor. docs/user-guide.md ("Verifying against PyTorch") has
+the measurements.
+
+    PYTHONPATH=python /usr/bin/python3 -m memopt.testing.check_training \\
+        --memopt-compile build/bin/memopt-compile --model unet --base 8 \\
+        --size 64 --batch 2 --steps 3 --optimizer sgd --lr 0.01 \\
+        --momentum 0.9 --workdir /tmp/check
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+import torch
+import torch.nn.functional as F
+
+from memopt import models
+from memopt.export import export_model
+from memopt.make_dataset import smooth_image
+
+LOSSES = {"mse": F.mse_loss, "l1": F.l1_loss, "bce": F.binary_cross_entropy}
+
+
+def relative_error(a, b):
+    """||a - b|| / ||b|| in float64; 0 when equal, inf when only b is 0."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    diff = np.linalg.norm((a - b).ravel())
+    if diff == 0:
+        return 0.0
+    norm = np.linalg.norm(b.ravel())
+    return diff / norm if norm > 0 else float("inf")
+
+
+def write_dataset(directory, count, shape, seed, kind="smooth"):
+    """`count` (input, target) pairs. "smooth": as memopt.make_dataset,
+    smooth images in [0, 1] and their contrast-stretched versions (in
+    [0, 1], so BCE applies); "noise": uniform noise in [0, 1], contrast-
+    stretched the same way. Returns the arrays in the trainer's (sorted)
+    order."""
+    rng = np.random.default_rng(seed)
+    inputs, targets = [], []
+    for sub in ("inputs", "targets"):
+        os.makedirs(os.path.join(directory, sub), exist_ok=True)
+    for i in range(count):
+        image = (smooth_image(rng, shape) if kind == "smooth"
+                 else rng.random(shape))
+        target = np.clip((image - image.mean()) * 2.0 + 0.5, 0.0, 1.0)
+        image = np.ascontiguousarray(image, dtype=np.float32)
+        target = np.ascontiguousarray(target, dtype=np.float32)
+        name = "sample%04d.npy" % i
+        np.save(os.path.join(directory, "inputs", name), image)
+        np.save(os.path.join(directory, "targets", name), target)
+        inputs.append(image)
+        targets.append(target)
+    return np.stack(inputs), np.stack(targets)
+
+
+def compile_flags(args):
+    """memopt-compile's optimizer and loss flags for `args`."""
+    flags = ["--batch=%d" % args.batch, "--loss=" + args.loss,
+             "--optimizer=" + args.optimizer, "--lr=%r" % args.lr,
+             "--weight-decay=%r" % args.weight_decay]
+    if args.optimizer == "sgd":
+        flags += ["--momentum=%r" % args.momentum,
+                  "--dampening=%r" % args.dampening,
+                  "--nesterov=" + ("true" if args.nesterov else "false")]
+    else:
+        flags += ["--beta1=%r" % args.beta1, "--beta2=%r" % args.beta2,
+                  "--eps=%r" % args.eps]
+    return flags
+
+
+def make_optimizer(args, params):
+    if args.optimizer == "sgd":
+        return torch.optim.SGD(params, lr=args.lr, momentum=args.momentum,
+                               dampening=args.dampening,
+                               nesterov=args.nesterov,
+                               weight_decay=args.weight_decay)
+    cls = torch.optim.Adam if args.optimizer == "adam" else torch.optim.AdamW
+    return cls(params, lr=args.lr, betas=(args.beta1, args.beta2),
+               eps=args.eps, weight_decay=args.weight_decay)
+
+
+def model_kwargs(args):
+    kw = {"in_channels": args.input_shape[0]}
+    if args.base is not None:
+        kw["base"] = args.base
+    if args.depth is not None:
+        kw["depth"] = args.depth
+    return kw
+
+
+def torch_training(args, initial, inputs, targets):
+    """Trains the PyTorch model for args.steps steps (1 with --gradients).
+
+    Returns (losses, state_dict as numpy, gradients by name or None)."""
+    torch.manual_seed(args.seed)
+    model = models.build(args.model, **model_kwargs(args))
+    state = model.state_dict()
+    with torch.no_grad():
+        for name, tensor in state.items():
+            if name in initial:
+                tensor.copy_(torch.from_numpy(initial[name]))
+    model.train()
+    optimizer = make_optimizer(args, model.parameters())
+    loss_fn = LOSSES[args.loss]
+    losses = []
+    for step in range(args.steps):
+        index = [(step * args.batch + j) % len(inputs)
+                 for j in range(args.batch)]
+        x = torch.from_numpy(inputs[index])
+        t = torch.from_numpy(targets[index])
+        optimizer.zero_grad(set_to_none=True)
+        loss = loss_fn(model(x), t)
+        loss.backward()
+        losses.append(loss.item())
+        if args.gradients:
+            grads = {n: p.grad.detach().double().numpy().copy()
+                     for n, p in model.named_parameters() if p.grad is not None}
+            stats = {n: t.detach().numpy().copy()
+                     for n, t in model.state_dict().items()
+                     if "running_" in n}
+            return losses, stats, grads
+        optimizer.step()
+    final = {n: t.detach().numpy().copy()
+             for n, t in model.state_dict().items()}
+    return losses, final, None
+
+
+def run(cmd, env=None):
+    result = subprocess.run(cmd, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    if result.returncode != 0:
+        sys.stderr.write(result.stdout)
+        raise RuntimeError("command failed (exit %d): %s"
+                           % (result.returncode, " ".join(cmd)))
+    return result.stdout
+
+
+def describe(args):
+    model = args.model + ("" if args.base is None else " base %d" % args.base)
+    shape = "x".join(map(str, args.input_shape))
+    if args.gradients:
+        opt = "one-step gradients (sgd lr=%g)" % args.lr
+    elif args.optimizer == "sgd":
+        opt = "sgd lr=%g momentum=%g dampening=%g nesterov=%s wd=%g" % (
+            args.lr, args.momentum, args.dampening, args.nesterov,
+            args.weight_decay)
+    else:
+        opt = "%s lr=%g betas=(%g, %g) eps=%g wd=%g" % (
+            args.optimizer, args.lr, args.beta1, args.beta2, args.eps,
+            args.weight_decay)
+    return "%s %s batch %d, %s, %s loss, %d step%s" % (
+        model, shape, args.batch, opt, args.loss, args.steps,
+        "" if args.steps == 1 else "s")
+
+
+def compare(label, memopt, torch32, torch64, args):
+    """Compares `memopt` with PyTorch per tensor (dicts name -> array, over
+    torch32's names); prints the largest errors. Returns the failures.
+
+    Without --float64 (torch64 None) a tensor fails when its error against
+    PyTorch float32 exceeds --tolerance. With it the reference is PyTorch
+    float64: memopt's error e_m against it may reach max(tolerance,
+    factor * e_t), e_t being PyTorch float32's own error, the noise floor
+    of float32 on this problem."""
+    rows = []
+    for name in torch32:
+        e32 = relative_error(memopt[name], torch32[name])
+        if torch64 is None:
+            rows.append((e32 / args.tolerance, name, e32, None, None))
+        else:
+            em = relative_error(memopt[name], torch64[name])
+            et = relative_error(torch32[name], torch64[name])
+            bound = max(args.tolerance, args.factor * et)
+            rows.append((em / bound, name, e32, em, et))
+    rows.sort(key=lambda r: -r[0])
+    top32 = max(rows, key=lambda r: r[2])
+    if torch64 is None:
+        print("%s: %d compared, max relative error %.3g (%s)"
+              % (label, len(rows), top32[2], top32[1]))
+        for score, name, e32, _, _ in rows[:args.worst]:
+            print("  %-10.3g %s%s" % (e32, name, "  FAIL" if score > 1 else ""))
+    else:
+        topm = max(rows, key=lambda r: r[3])
+        topt = max(rows, key=lambda r: r[4])
+        print("%s: %d compared, max relative error vs PyTorch float64: memopt "
+              "%.3g (%s), PyTorch float32 %.3g (%s); memopt vs PyTorch "
+              "float32 %.3g" % (label, len(rows), topm[3], topm[1], topt[4],
+                                topt[1], top32[2]))
+        print("  %-10s %-10s %s" % ("memopt", "float32", "(errors vs float64)"))
+        for score, name, _, em, et in rows[:args.worst]:
+            print("  %-10.3g %-10.3g %s%s" % (em, et, name,
+                                             "  FAIL" if score > 1 else ""))
+    return [r[1] for r in rows if not r[0] <= 1]
+
+
+def check(args):
+    work = os.path.abspath(args.workdir)
+    os.makedirs(work, exist_ok=True)
+    onnx_path = os.path.join(work, "model.onnx")
+    export_model(args.model, onnx_path, args.batch, args.input_shape,
+                 seed=args.seed, **model_kwargs(args))
+    initial = {i.name: numpy_helper.to_array(i).copy()
+               for i in onnx.load(onnx_path).graph.initializer}
+
+    samples = args.samples or args.batch * args.steps
+    data = os.path.join(work, "data")
+    shutil.rmtree(data, ignore_errors=True)
+    inputs, targets = write_dataset(data, samples, args.input_shape,
+                                    args.seed, args.data)
+
+    binary = os.path.join(work, "train")
+    run([args.memopt_compile, onnx_path, "-o", binary] + compile_flags(args))
+    out = os.path.join(work, "trained.onnx")
+    report = os.path.join(work, "run.json")
+    env = dict(os.environ)
+    if args.threads:
+        env["OMP_NUM_THREADS"] = str(args.threads)
+        torch.set_num_threads(args.threads)
+    run([binary, "--data", data, "--steps", str(args.steps), "--no-shuffle",
+         "--log-every", "0", "--out", out, "--report", report], env)
+    trained = {i.name: numpy_helper.to_array(i)
+               for i in onnx.load(out).graph.initializer}
+    memopt_losses = json.load(open(report))["loss"]
+
+    losses32, state32, grads32 = torch_training(args, initial, inputs, targets)
+    losses64 = state64 = grads64 = None
+    if args.float64:
+        default = torch.get_default_dtype()
+        torch.set_default_dtype(torch.float64)
+        try:
+            losses64, state64, grads64 = torch_training(
+                args, {k: v.astype(np.float64) for k, v in initial.items()},
+                inputs.astype(np.float64), targets.astype(np.float64))
+        finally:
+            torch.set_default_dtype(default)
+
+    print("check_training: " + describe(args))
+    failures = []
+    print("losses memopt  " + " ".join("%.9g" % v for v in memopt_losses))
+    print("losses pytorch " + " ".join("%.9g" % v for v in losses32))
+    if len(memopt_losses) != len(losses32):
+        print("  FAIL: %d losses in the run report, %d expected"
+              % (len(memopt_losses), len(losses32)))
+        failures.append("losses")
+    else:
+        def by_step(values):
+            return None if values is None else {
+                "step %d" % (i + 1): np.float64(v)
+                for i, v in enumerate(values)}
+        failures += compare("losses", by_step(memopt_losses),
+                            by_step(losses32), by_step(losses64), args)
+
+    missing = sorted(set(initial) - set(trained))
+    if missing:
+        print("  FAIL: --out lacks %s" % ", ".join(missing))
+        failures += missing
+
+    if args.gradients:
+        derived = {n: (initial[n].astype(np.float64)
+                       - trained[n].astype(np.float64)) / args.lr
+                   for n in grads32}
+        failures += compare("gradients", derived, grads32, grads64, args)
+        failures += compare("batchnorm statistics", trained, state32, state64,
+                            args)
+    else:
+        names = [n for n in state32 if not n.endswith("num_batches_tracked")]
+        absent = [n for n in names if n not in trained]
+        for name in absent:
+            print("  FAIL: %s is not an initializer of --out" % name)
+        failures += absent
+        names = [n for n in names if n in trained]
+        failures += compare(
+            "trained initializers", trained, {n: state32[n] for n in names},
+            None if state64 is None else {n: state64[n] for n in names}, args)
+        for name in sorted(set(initial) - set(state32)):
+            if name in trained and not np.array_equal(trained[name],
+                                                      initial[name]):
+                print("  FAIL: %s is not trained but changed" % name)
+                failures.append(name)
+
+    if args.float64:
+        criterion = ("error vs PyTorch float64 <= max(%g, %g x PyTorch "
+                     "float32's)" % (args.tolerance, args.factor))
+    else:
+        criterion = "error vs PyTorch <= %g" % args.tolerance
+    print("%s (%s)" % ("FAIL" if failures else "PASS", criterion))
+    return 1 if failures else 0
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--memopt-compile", required=True,
+                        help="path of the memopt-compile tool")
+    parser.add_argument("--model", required=True, help=", ".join(models.MODELS))
+    parser.add_argument("--base", type=int, help="classic U-Net base width")
+    parser.add_argument("--depth", type=int, help="classic U-Net depth")
+    parser.add_argument("--size", type=int, default=64,
+                        help="H = W (default 64)")
+    parser.add_argument("--channels", type=int, default=1)
+    parser.add_argument("--batch", type=int, default=2)
+    parser.add_argument("--steps", type=int, default=3)
+    parser.add_argument("--samples", type=int,
+                        help="data set size (default batch * steps)")
+    parser.add_argument("--data", choices=("smooth", "noise"),
+                        default="smooth", help="synthetic images (default "
+                        "smooth, as memopt.make_dataset)")
+    parser.add_argument("--loss", choices=sorted(LOSSES), default="mse")
+    parser.add_argument("--optimizer", choices=("sgd", "adam", "adamw"),
+                        default="sgd")
+    parser.add_argument("--lr", type=float)
+    parser.add_argument("--momentum", type=float, default=0.0)
+    parser.add_argument("--dampening", type=float, default=0.0)
+    parser.add_argument("--nesterov", action="store_true")
+    parser.add_argument("--weight-decay", type=float, default=0.0)
+    parser.add_argument("--beta1", type=float, default=0.9)
+    parser.add_argument("--beta2", type=float, default=0.999)
+    parser.add_argument("--eps", type=float, default=1e-8)
+    parser.add_argument("--gradients", action="store_true",
+                        help="one-step gradient check (plain SGD, lr 1024)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int,
+                        help="OMP_NUM_THREADS of the binary and "
+                             "torch.set_num_threads (default: unchanged)")
+    parser.add_argument("--tolerance", type=float, default=1e-4)
+    parser.add_argument("--float64", action="store_true",
+                        help="also train PyTorch in float64 and compare "
+                             "with it (see the module doc)")
+    parser.add_argument("--factor", type=float, default=4.0,
+                        help="with --float64: memopt may be this many times "
+                             "further from float64 than PyTorch float32 "
+                             "(default 4)")
+    parser.add_argument("--worst", type=int, default=5,
+                        help="tensors listed per comparison (default 5)")
+    parser.add_argument("--workdir", required=True)
+    args = parser.parse_args(argv)
+    if args.gradients:
+        if args.optimizer != "sgd" or args.momentum or args.weight_decay \
+                or args.nesterov or args.dampening:
+            parser.error("--gradients uses plain SGD: no --optimizer, "
+                         "--momentum, --dampening, --nesterov, --weight-decay")
+        if args.lr is None:
+            args.lr = 1024.0
+        args.steps = 1
+    elif args.lr is None:
+        args.lr = 1e-3
+    if min(args.batch, args.steps, args.size, args.channels) < 1:
+        parser.error("--batch, --steps, --size and --channels must be >= 1")
+    if args.samples is not None and args.samples < args.batch:
+        parser.error("--samples must be at least --batch")
+    args.input_shape = (args.channels, args.size, args.size)
+    return args
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        return check(args)
+    except (RuntimeError, ValueError, OSError) as e:
+        print("check_training: error: %s" % e, file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
