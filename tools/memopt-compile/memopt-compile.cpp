@@ -2,17 +2,19 @@
 //
 //   memopt-compile model.onnx -o BIN [options]        (DESIGN.md §3)
 //
-// import (memopt::importONNX) -> tg-autodiff -> canonicalize ->
-// convert-tg-to-emitc -> emitc::translateToCpp -> the C++ compiler, linking
-// the memopt runtime. The ONNX model is embedded in the binary with an
-// assembler `.incbin`, so that models of hundreds of MB cost the compiler
-// nothing. Bad flags are a one-line error and exit code 2; a model memopt
+// import (memopt::importONNX) -> tg-autodiff -> canonicalize -> cost model
+// and memory timeline on --device (StepEstimate) -> convert-tg-to-emitc ->
+// emitc::translateToCpp -> the C++ compiler, linking the memopt runtime.
+// The ONNX model is embedded in the binary with an assembler `.incbin`, so
+// that models of hundreds of MB cost the compiler nothing. Bad flags are a one-line error and exit code 2; a model memopt
 // cannot compile is exit code 1.
 //
 //===----------------------------------------------------------------------===//
 
 #include "CompileConfig.h"
+#include "StepEstimate.h"
 
+#include "memopt/Analysis/TimelineSvg.h"
 #include "memopt/Conversion/Passes.h"
 #include "memopt/Dialect/TG/Transforms/Passes.h"
 #include "memopt/InitAllDialects.h"
@@ -52,7 +54,8 @@ constexpr const char *kUsage =
     "[--input-shape=C,H,W] [--loss=mse|l1|bce|graph] "
     "[--optimizer=sgd|adam|adamw] [--lr=F] [--momentum=F] [--dampening=F] "
     "[--nesterov=true|false] [--weight-decay=F] [--beta1=F] [--beta2=F] [--eps=F] [--save-temps=DIR] "
-    "[--report=FILE.json] [-c]\n";
+    "[--device=NAME[,KEY=VALUE]...] [--budget=SIZE] [--report=FILE.json] "
+    "[--timeline=FILE.svg] [-c]\n";
 
 struct Options {
   std::string input;
@@ -62,6 +65,9 @@ struct Options {
   tg::AutodiffOptions autodiff;
   std::string saveTemps;
   std::string report;
+  std::string timeline;
+  DeviceProfile device;
+  std::optional<uint64_t> budget;
 };
 
 /// Prints `memopt-compile: error: <message>` and exits with status 2.
@@ -80,14 +86,15 @@ double parseReal(StringRef flag, StringRef text) {
 /// Parses the command line; exits on a bad flag.
 Options parseOptions(int argc, char **argv) {
   // Options of DESIGN.md §3 that later versions implement.
-  const llvm::StringSet<llvm::MallocAllocator> notYet = {"device", "budget",       "remat",
-                                    "amp",    "offload",      "stages",
-                                    "microbatches", "schedule"};
+  const llvm::StringSet<llvm::MallocAllocator> notYet = {
+      "remat", "amp", "offload", "stages", "microbatches", "schedule"};
   const llvm::StringSet<llvm::MallocAllocator> known = {
       "target",   "batch",     "input-shape", "loss",         "optimizer",
       "lr",       "momentum",  "dampening",   "nesterov",     "weight-decay",
-      "beta1",    "beta2",     "eps",         "save-temps",   "report"};
+      "beta1",    "beta2",     "eps",         "save-temps",   "report",
+      "device",   "budget",    "timeline"};
   Options options;
+  options.device = cantFail(parseDeviceProfile("cpu"));
   for (int i = 1; i < argc; ++i) {
     StringRef arg = argv[i];
     if (arg == "-h" || arg == "--help") {
@@ -189,6 +196,18 @@ Options parseOptions(int argc, char **argv) {
       options.saveTemps = value.str();
     } else if (name == "report") {
       options.report = value.str();
+    } else if (name == "timeline") {
+      options.timeline = value.str();
+    } else if (name == "device") {
+      llvm::Expected<DeviceProfile> device = parseDeviceProfile(value);
+      if (!device)
+        usageError("--device: " + llvm::toString(device.takeError()));
+      options.device = std::move(*device);
+    } else if (name == "budget") {
+      llvm::Expected<uint64_t> budget = parseByteSize(value);
+      if (!budget)
+        usageError("--budget: " + llvm::toString(budget.takeError()));
+      options.budget = *budget;
     }
   }
   if (options.input.empty())
@@ -253,28 +272,20 @@ bool runCompiler(ArrayRef<std::string> command, StringRef logPath,
   return status == 0;
 }
 
-uint64_t tensorBytes(Type type) {
-  auto tensor = cast<RankedTensorType>(type);
-  return tensor.getNumElements() * tensor.getElementTypeBitWidth() / 8;
-}
-
-/// Bytes of the arguments of the step with `role`.
-uint64_t argumentBytes(func::FuncOp step, StringRef role) {
-  uint64_t bytes = 0;
-  for (auto [index, type] : llvm::enumerate(step.getArgumentTypes()))
-    if (step.getArgAttr(index, role))
-      bytes += tensorBytes(type);
-  return bytes;
-}
-
-/// Bytes of the forward outputs (the loss among them): the result buffers
-/// that the trainer cannot share with an argument.
-uint64_t outputBytes(func::FuncOp step) {
-  uint64_t bytes = 0;
-  for (auto [index, type] : llvm::enumerate(step.getResultTypes()))
-    if (step.getResultAttr(index, "tg.output"))
-      bytes += tensorBytes(type);
-  return bytes;
+/// Fails when the plan does not fit --budget: no pass of this build can
+/// trade time for memory, so the predicted peak is the smallest budget
+/// memopt can reach (DESIGN.md §3).
+LogicalResult checkBudget(const Options &options, uint64_t peak) {
+  if (!options.budget || *options.budget >= peak)
+    return success();
+  llvm::errs() << "memopt-compile: error: --budget=" << *options.budget
+               << " bytes (" << formatBytes(*options.budget)
+               << ") is below the predicted peak of " << peak << " bytes ("
+               << formatBytes(peak)
+               << "); no memory pass can trade time for memory in this "
+                  "build, so the smallest budget memopt can reach is "
+               << peak << " bytes (--budget=" << peak << ")\n";
+  return failure();
 }
 
 int compile(const Options &options) {
@@ -329,12 +340,10 @@ int compile(const Options &options) {
   if (failed(training.run(*module)))
     return 1;
   auto step = *module->getOps<func::FuncOp>().begin();
-  uint64_t weightBytes =
-      argumentBytes(step, "tg.param") + argumentBytes(step, "tg.state");
-  uint64_t optimizerBytes = argumentBytes(step, "tg.opt_state");
-  uint64_t ioBytes = argumentBytes(step, "tg.input") +
-                     argumentBytes(step, "tg.target") +
-                     argumentBytes(step, "tg.step") + outputBytes(step);
+  FailureOr<StepEstimate> estimate =
+      StepEstimate::compute(step, options.device);
+  if (failed(estimate))
+    return 1;
   if (keep && failed(writeFile(tempPath(modelName + ".step.mlir"),
                                [&](raw_ostream &os) { module->print(os); })))
     return 1;
@@ -349,6 +358,18 @@ int compile(const Options &options) {
       (*module)->getAttrOfType<IntegerAttr>(kArenaBytesAttr).getInt();
   if (keep && failed(writeFile(tempPath(modelName + ".emitc.mlir"),
                                [&](raw_ostream &os) { module->print(os); })))
+    return 1;
+  uint64_t peak = estimate->predictedPeakBytes(arenaBytes);
+  TimelineLabels labels{modelName, describeDeviceProfile(options.device),
+                        options.device.memoryBytes, peak, options.budget};
+  for (const std::string &path :
+       {options.timeline,
+        keep ? tempPath(modelName + ".timeline.svg") : std::string()})
+    if (!path.empty() && failed(writeFile(path, [&](raw_ostream &os) {
+          writeTimelineSvg(os, estimate->timeline, labels);
+        })))
+      return 1;
+  if (failed(checkBudget(options, peak)))
     return 1;
 
   std::string cppPath = tempPath(modelName + ".cpp");
@@ -401,26 +422,8 @@ int compile(const Options &options) {
     double seconds = std::chrono::duration<double>(
                          std::chrono::steady_clock::now() - start)
                          .count();
-    // What the trainer allocates: the arena, the argument buffers (the
-    // results that update an argument share its buffer) and the outputs.
-    uint64_t peak = arenaBytes + weightBytes + optimizerBytes + ioBytes;
-    llvm::json::Object report{
-        {"predicted_peak_bytes", static_cast<int64_t>(peak)},
-        {"persistent_bytes",
-         llvm::json::Object{{"weights", static_cast<int64_t>(weightBytes)},
-                            {"gradients", 0},
-                            {"optimizer_state",
-                             static_cast<int64_t>(optimizerBytes)},
-                            {"master_weights", 0}}},
-        {"activation_peak_bytes", static_cast<int64_t>(arenaBytes)},
-        {"budget_bytes", nullptr},
-        {"strategy",
-         llvm::json::Object{{"target", "cpu"},
-                            {"memory_plan", "liveness best-fit"},
-                            {"remat", "none"},
-                            {"amp", "none"},
-                            {"offload", "none"}}},
-        {"compile_seconds", seconds}};
+    llvm::json::Object report =
+        compileReport(*estimate, arenaBytes, options.budget, seconds);
     if (failed(writeFile(options.report, [&](raw_ostream &os) {
           os << llvm::formatv("{0:2}", llvm::json::Value(std::move(report)))
              << "\n";

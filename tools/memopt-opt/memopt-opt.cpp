@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "memopt/Analysis/Passes.h"
 #include "memopt/Conversion/Passes.h"
 #include "memopt/Dialect/TG/Transforms/Passes.h"
 #include "memopt/InitAllDialects.h"
@@ -15,6 +16,7 @@
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   memopt::tg::registerTGPasses();
+  memopt::registerMemoptAnalysisPasses();
   memopt::registerMemoptConversionPasses();
   mlir::DialectRegistry registry;
   memopt::registerAllDialects(registry);

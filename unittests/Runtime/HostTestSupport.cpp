@@ -2,6 +2,8 @@
 
 #include "HostTestSupport.h"
 
+#include "memopt/Runtime/StepTrace.h"
+
 #include "gtest/gtest.h"
 
 #include <onnx/onnx_pb.h>
@@ -90,6 +92,7 @@ float forward(void *const *args, void *arena, float &gradW, float &gradB,
 void step(void *const *args, void *const *results, void *arena) {
   float gradW, gradB, meanX;
   float loss = forward(args, arena, gradW, gradB, meanX);
+  traceKernel("forward", "linear"); // as generated steps mark their kernels
   int64_t number = *static_cast<const int64_t *>(args[kStep]);
   // Read every argument before writing a result: they may share buffers.
   float w = arg(args, kW), b = arg(args, kB), xMean = arg(args, kXMean);

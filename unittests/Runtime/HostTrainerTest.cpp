@@ -206,6 +206,14 @@ TEST_F(RuntimeHostTrainer, ChromeTrace) {
        (at = trace.find("\"name\": \"step\"", at)) != std::string::npos; ++at)
     ++steps;
   EXPECT_EQ(steps, 3u);
+  // The step's kernel marks (StepTrace.h) are events of their own.
+  size_t kernels = 0;
+  for (size_t at = 0;
+       (at = trace.find("\"name\": \"forward\", \"cat\": \"linear\"", at)) !=
+       std::string::npos;
+       ++at)
+    ++kernels;
+  EXPECT_EQ(kernels, 3u);
   EXPECT_NE(trace.find("\"ph\": \"X\""), std::string::npos);
   EXPECT_NE(trace.find("\"args\": {\"name\": \"linear\"}"), std::string::npos);
   EXPECT_EQ(trace.substr(trace.size() - 4), "\n]}\n");

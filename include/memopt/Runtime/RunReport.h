@@ -11,7 +11,9 @@
 // only; loading data, validation and checkpoints are in the trace.
 //
 // `BIN --trace FILE.json`: Chrome's trace event format ("X" events in
-// microseconds), which chrome://tracing and ui.perfetto.dev open.
+// microseconds), which chrome://tracing and ui.perfetto.dev open: data
+// loading, each step and, nested in it, each kernel call of the generated
+// step (StepTrace.h), validation, checkpoints and --out.
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,14 +53,17 @@ std::string runReportJson(const RunRecord &record);
 class Trace {
 public:
   /// An event of `seconds` that started `start` seconds after the run began,
-  /// with the step it belongs to.
-  void add(const char *name, double start, double seconds, int64_t step);
+  /// with its category (a kernel's tg op, "step", "data", ...) and the step
+  /// it belongs to. `name` and `category` must outlive the trace.
+  void add(const char *name, const char *category, double start,
+           double seconds, int64_t step);
   /// The trace as JSON text.
   std::string json(const std::string &model) const;
 
 private:
   struct Event {
     const char *name;
+    const char *category;
     double start, seconds;
     int64_t step;
   };

@@ -80,6 +80,7 @@ public:
       KernelCall(op.getContext(), "reshape")
           .operand(view)
           .operand(buffer)
+          .traced(step.resultName(index), "copy")
           .emit(rewriter, op.getLoc());
     }
     rewriter.replaceOpWithNewOp<emitc::ReturnOp>(op, Value());

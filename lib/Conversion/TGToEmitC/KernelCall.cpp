@@ -96,7 +96,21 @@ KernelCall &KernelCall::boolean(bool value) {
   return text(value ? "true" : "false");
 }
 
+KernelCall &KernelCall::traced(StringRef name, StringRef kind) {
+  traceName = name.str();
+  traceKind = kind.str();
+  return *this;
+}
+
 void KernelCall::emit(OpBuilder &builder, Location loc) {
   emitc::CallOpaqueOp::create(builder, loc, TypeRange(), callee, values,
                               builder.getArrayAttr(args), ArrayAttr());
+  if (traceName.empty())
+    return;
+  Attribute traceArgs[] = {
+      emitc::OpaqueAttr::get(context, cppString(traceName)),
+      emitc::OpaqueAttr::get(context, cppString(traceKind))};
+  emitc::CallOpaqueOp::create(builder, loc, TypeRange(),
+                              "memopt::rt::traceKernel", ValueRange(),
+                              builder.getArrayAttr(traceArgs), ArrayAttr());
 }

@@ -61,6 +61,10 @@ public:
 
   const Placement &placement(mlir::Value value) const;
   llvm::StringRef name(mlir::Value value) const;
+  /// The C++ name of result buffer `index` of the step.
+  llvm::StringRef resultName(unsigned index) const {
+    return resultNames[index];
+  }
   uint64_t arenaBytes() const { return plan.totalBytes(); }
 
   /// Declares the C++ view of `value` (an argument or op result of the step)
@@ -102,12 +106,16 @@ public:
   KernelCall &real(double value);
   KernelCall &real(const llvm::APFloat &value);
   KernelCall &boolean(bool value);
+  /// Follows the call with `memopt::rt::traceKernel("name", "kind")`, the
+  /// per-kernel event of the binary's --trace (StepTrace.h).
+  KernelCall &traced(llvm::StringRef name, llvm::StringRef kind);
 
   void emit(mlir::OpBuilder &builder, mlir::Location loc);
 
 private:
   mlir::MLIRContext *context;
   std::string callee;
+  std::string traceName, traceKind;
   llvm::SmallVector<mlir::Value> values;
   llvm::SmallVector<mlir::Attribute> args;
 };
@@ -141,6 +149,7 @@ public:
     declareOperands(op, adaptor, rewriter);
     KernelCall call(op.getContext(), kernel);
     addArguments(op, adaptor, results, call);
+    call.traced(step.name(op->getResult(0)), op->getName().stripDialect());
     call.emit(rewriter, op.getLoc());
     rewriter.replaceOp(op, results);
     return mlir::success();
@@ -219,11 +228,6 @@ void populateLossPatterns(const mlir::TypeConverter &converter,
 void populateOptimizerPatterns(const mlir::TypeConverter &converter,
                                mlir::RewritePatternSet &patterns,
                                const StepContext &step);
-
-/// The convolution workspace size that the CPU runtime reports for `op`, 0
-/// for an op that is not a convolution. Fails (with a diagnostic) when
-/// memopt was built without the CPU runtime.
-mlir::FailureOr<uint64_t> queryConvolutionWorkspace(mlir::Operation *op);
 
 /// One argument or result of the step, as its memopt::rt::TensorSpec says.
 struct TensorSpecInfo {

@@ -8,6 +8,7 @@
 
 #include "StepCodegen.h"
 
+#include "memopt/Analysis/ConvolutionWorkspace.h"
 #include "memopt/Conversion/TGToEmitC/TGToEmitC.h"
 #include "memopt/Dialect/TG/IR/TGOps.h"
 

@@ -72,8 +72,9 @@ std::string runReportJson(const RunRecord &record) {
   return out + "}\n";
 }
 
-void Trace::add(const char *name, double start, double seconds, int64_t step) {
-  events.push_back({name, start, seconds, step});
+void Trace::add(const char *name, const char *category, double start,
+                double seconds, int64_t step) {
+  events.push_back({name, category, start, seconds, step});
 }
 
 std::string Trace::json(const std::string &model) const {
@@ -82,14 +83,14 @@ std::string Trace::json(const std::string &model) const {
          "\"args\": {\"name\": " +
          jsonString(model) + "}}";
   for (const Event &event : events) {
-    char line[256];
-    std::snprintf(line, sizeof(line),
-                  ",\n{\"name\": \"%s\", \"cat\": \"memopt\", \"ph\": \"X\", "
-                  "\"pid\": 1, \"tid\": 1, \"ts\": %.3f, \"dur\": %.3f, "
-                  "\"args\": {\"step\": %lld}}",
-                  event.name, event.start * 1e6, event.seconds * 1e6,
+    char times[128];
+    std::snprintf(times, sizeof(times),
+                  "\"ph\": \"X\", \"pid\": 1, \"tid\": 1, \"ts\": %.3f, "
+                  "\"dur\": %.3f, \"args\": {\"step\": %lld}}",
+                  event.start * 1e6, event.seconds * 1e6,
                   static_cast<long long>(event.step));
-    out += line;
+    out += ",\n{\"name\": " + jsonString(event.name) +
+           ", \"cat\": " + jsonString(event.category) + ", " + times;
   }
   return out + "\n]}\n";
 }

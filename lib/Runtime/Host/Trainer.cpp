@@ -16,6 +16,7 @@
 #include "memopt/Runtime/FileIO.h"
 #include "memopt/Runtime/ModelWeights.h"
 #include "memopt/Runtime/RunReport.h"
+#include "memopt/Runtime/StepTrace.h"
 
 #include <chrono>
 #include <cmath>
@@ -223,12 +224,15 @@ Status Trainer::runStep(int64_t step) {
       !status.ok())
     return status;
   double stepStart = seconds();
-  trace.add("load", loadStart, stepStart - loadStart, step);
+  trace.add("load", "data", loadStart, stepStart - loadStart, step);
   if (buffers.step)
     *buffers.step = step;
+  if (!options.tracePath.empty())
+    startKernelTrace(trace, start, step);
   program.step(buffers.args.data(), buffers.results.data(), buffers.arena);
+  stopKernelTrace();
   double stepEnd = seconds();
-  trace.add("step", stepStart, stepEnd - stepStart, step);
+  trace.add("step", "step", stepStart, stepEnd - stepStart, step);
 
   float loss = *buffers.loss;
   if (!std::isfinite(loss))
@@ -266,7 +270,7 @@ Status Trainer::validate(int64_t step) {
   }
   double loss = sum / static_cast<double>(batches);
   validations.push_back({step, loss});
-  trace.add("validation", begin, seconds() - begin, step);
+  trace.add("validation", "step", begin, seconds() - begin, step);
   std::printf("validation after step %lld  loss %.6g\n",
               static_cast<long long>(step), loss);
   std::fflush(stdout);
@@ -281,7 +285,7 @@ Status Trainer::checkpoint(int64_t step) {
       !status.ok())
     return status;
   lastCheckpoint = path;
-  trace.add("checkpoint", begin, seconds() - begin, step);
+  trace.add("checkpoint", "io", begin, seconds() - begin, step);
   return Status();
 }
 
@@ -326,7 +330,7 @@ Status Trainer::finish() {
                             buffers.weights, options.outPath);
       !status.ok())
     return status;
-  trace.add("write --out", begin, seconds() - begin, progress.step);
+  trace.add("write --out", "io", begin, seconds() - begin, progress.step);
   std::printf("wrote %s\n", options.outPath.c_str());
 
   if (!options.reportPath.empty()) {

@@ -3,11 +3,12 @@
 // The oneDNN convolutions of the CPU runtime need a scratchpad whose size
 // depends on the implementation oneDNN picks for the CPU at hand. The CPU
 // backend compiles on the machine that trains, so memopt asks the runtime
-// itself at compile time, and the arena plan reserves exactly that.
+// itself at compile time, and the arena plan reserves exactly that; the
+// cost model and the memory timeline read the same answer.
 //
 //===----------------------------------------------------------------------===//
 
-#include "StepCodegen.h"
+#include "memopt/Analysis/ConvolutionWorkspace.h"
 
 #include "memopt/Dialect/TG/IR/TGOps.h"
 
@@ -37,7 +38,7 @@ rt::Pads pads(ArrayRef<int64_t> values) {
 
 } // namespace
 
-FailureOr<uint64_t> memopt::codegen::queryConvolutionWorkspace(Operation *op) {
+FailureOr<uint64_t> memopt::queryConvolutionWorkspace(Operation *op) {
   return llvm::TypeSwitch<Operation *, uint64_t>(op)
       .Case([](tg::Conv2DOp conv) {
         return rt::conv2dWorkspaceBytes(
@@ -78,7 +79,7 @@ FailureOr<uint64_t> memopt::codegen::queryConvolutionWorkspace(Operation *op) {
 
 #else
 
-FailureOr<uint64_t> memopt::codegen::queryConvolutionWorkspace(Operation *op) {
+FailureOr<uint64_t> memopt::queryConvolutionWorkspace(Operation *op) {
   if (!isa<tg::Conv2DOp, tg::Conv2DBackwardDataOp, tg::Conv2DBackwardFilterOp,
            tg::ConvTranspose2DOp, tg::ConvTranspose2DBackwardFilterOp>(op))
     return 0;

@@ -1,0 +1,82 @@
+//===- CostModel.h - FLOPs, bytes and time of tg ops ------------*- C++ -*-===//
+//
+// The one cost model every memory pass reads (DESIGN.md §2). Per tg op:
+// floating-point operations, bytes read and written, the library workspace
+// it needs, and its predicted time on a device profile by the roofline
+// max(FLOPs / peak FLOP/s, bytes / bandwidth) plus the launch overhead.
+// Convolutions (forward, backward-data, backward-filter, transposed),
+// matmul/gemm, BatchNorm, pooling and resize have exact formulas; the
+// other ops count FLOPs per element (docs/cost-model.md has the table).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMOPT_ANALYSIS_COSTMODEL_H
+#define MEMOPT_ANALYSIS_COSTMODEL_H
+
+#include "memopt/Analysis/DeviceProfile.h"
+#include "memopt/Analysis/StepPhases.h"
+
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <cstdint>
+#include <functional>
+
+namespace memopt {
+
+struct OpCost {
+  uint64_t flops = 0;
+  uint64_t bytesRead = 0;
+  uint64_t bytesWritten = 0;
+  uint64_t workspaceBytes = 0;
+  double seconds = 0;
+
+  uint64_t bytes() const { return bytesRead + bytesWritten; }
+};
+
+/// The FLOPs of `op` (0 for data movement: concat, slice, reshape, ...).
+uint64_t countFlops(mlir::Operation *op);
+
+/// The bytes of a ranked tensor type (0 for anything else).
+uint64_t tensorBytes(mlir::Type type);
+
+class CostModel {
+public:
+  /// The library workspace `op` needs (0: none), e.g. the CPU runtime's
+  /// answer for a convolution (queryConvolutionWorkspace).
+  using WorkspaceFn = std::function<uint64_t(mlir::Operation *)>;
+
+  CostModel(DeviceProfile profile, WorkspaceFn workspace)
+      : device(std::move(profile)), workspace(std::move(workspace)) {}
+
+  /// The cost of one op of the step. Constants and ops outside the tg
+  /// dialect cost nothing: they run no kernel.
+  OpCost cost(mlir::Operation *op) const;
+
+  const DeviceProfile &profile() const { return device; }
+
+private:
+  DeviceProfile device;
+  WorkspaceFn workspace;
+};
+
+/// The cost of a whole step, by phase (indexed by StepPhase).
+struct StepCost {
+  uint64_t flops[3] = {0, 0, 0};
+  double seconds[3] = {0, 0, 0};
+  uint64_t bytes = 0;
+
+  uint64_t totalFlops() const { return flops[0] + flops[1] + flops[2]; }
+  double totalSeconds() const { return seconds[0] + seconds[1] + seconds[2]; }
+};
+
+/// Costs every op of `step` in order and sums by phase; `each` (optional)
+/// sees every op that runs a kernel with its cost and phase.
+StepCost estimateStepCost(
+    mlir::func::FuncOp step, const CostModel &model, const StepPhases &phases,
+    llvm::function_ref<void(mlir::Operation *, const OpCost &, StepPhase)>
+        each = nullptr);
+
+} // namespace memopt
+
+#endif // MEMOPT_ANALYSIS_COSTMODEL_H

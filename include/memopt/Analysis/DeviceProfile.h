@@ -1,0 +1,77 @@
+//===- DeviceProfile.h - What the cost model knows of a device --*- C++ -*-===//
+//
+// A device profile is the handful of numbers the cost model predicts with
+// (DESIGN.md §2): memory capacity, peak FLOP/s per precision, memory
+// bandwidth, host-link bandwidth and a per-kernel launch overhead. Profiles
+// are chosen by name and may be overridden key by key:
+//
+//   h100                          a built-in profile
+//   rtx2060,memory=6GiB           a built-in profile with one value changed
+//   custom,memory=8GiB,fp32=6.5T,bandwidth=336GB/s,link=12GB/s
+//
+// The numbers of the built-in profiles and their sources are in
+// docs/cost-model.md. Every pass reads the profile; none hard-codes a number.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMOPT_ANALYSIS_DEVICEPROFILE_H
+#define MEMOPT_ANALYSIS_DEVICEPROFILE_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+
+namespace mlir {
+class Type;
+} // namespace mlir
+
+namespace memopt {
+
+struct DeviceProfile {
+  std::string name;
+  uint64_t memoryBytes = 0;
+  /// Peak FLOP/s: plain fp32, and the tensor-core rates for tf32, bf16 and
+  /// fp16 (0 where the device has none; fp32 is used then).
+  double fp32Flops = 0;
+  double tf32Flops = 0;
+  double bf16Flops = 0;
+  double fp16Flops = 0;
+  /// Device memory bandwidth and host<->device bandwidth (one direction),
+  /// bytes per second.
+  double memoryBandwidth = 0;
+  double linkBandwidth = 0;
+  /// Fixed cost of starting one kernel, seconds.
+  double launchSeconds = 0;
+
+  /// The peak FLOP/s for arithmetic on `elementType` (f16, bf16 or f32).
+  double peakFlops(mlir::Type elementType) const;
+};
+
+/// The names of the built-in profiles, in the order the docs list them.
+llvm::ArrayRef<llvm::StringRef> builtinDeviceNames();
+
+/// Parses `NAME[,KEY=VALUE]...` (see the file comment). Keys: memory
+/// (a size), fp32, tf32, bf16, fp16 (FLOP/s: 19.5T, 6.5e12), bandwidth and
+/// link (bytes/s: 336GB/s, 1.5TB/s), launch (seconds: 5us, 0). `custom`
+/// starts from nothing and needs memory, fp32 and bandwidth. The error
+/// names the accepted forms.
+llvm::Expected<DeviceProfile> parseDeviceProfile(llvm::StringRef spec);
+
+/// Parses a byte size: an integer or decimal number with an optional unit
+/// B, KB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (powers of
+/// 1024): 8GiB, 750MB, 1.5GB, 1073741824. The error names the accepted
+/// forms.
+llvm::Expected<uint64_t> parseByteSize(llvm::StringRef text);
+
+/// `bytes` for people: "1.50 GiB", "750.0 MiB", "512 B".
+std::string formatBytes(uint64_t bytes);
+
+/// One line for people: "h100 (80.00 GiB, fp32 67 TFLOP/s, 3350 GB/s)".
+std::string describeDeviceProfile(const DeviceProfile &profile);
+
+} // namespace memopt
+
+#endif // MEMOPT_ANALYSIS_DEVICEPROFILE_H

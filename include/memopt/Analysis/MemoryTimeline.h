@@ -1,0 +1,80 @@
+//===- MemoryTimeline.h - Live bytes over the step, by category -*- C++ -*-===//
+//
+// How much memory the training step holds while each op of its schedule
+// runs, split by what it is: the persistent buffers (weights and BatchNorm
+// statistics, optimizer state, inputs and outputs) and the temporaries
+// (activations made by forward ops, gradients made by backward ops,
+// optimizer temporaries, library workspace). A temporary lives from the op
+// that makes it to its last use (mlir::Liveness), a workspace during its
+// op; sizes are rounded up to the arena alignment, as the arena plan does.
+// The peak of the temporaries is the smallest arena any plan of this
+// schedule can have; the static plan reaches it up to fragmentation.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMOPT_ANALYSIS_MEMORYTIMELINE_H
+#define MEMOPT_ANALYSIS_MEMORYTIMELINE_H
+
+#include "memopt/Analysis/StepPhases.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace memopt {
+
+enum class MemoryCategory : unsigned {
+  Weights,        // tg.param and tg.state arguments (updated in place)
+  OptimizerState, // tg.opt_state arguments and optimizer temporaries
+  Data,           // inputs, target, step number, forward outputs
+  Activations,    // temporaries made by forward ops
+  Gradients,      // temporaries made by backward ops
+  Workspace,      // library scratch memory of the running op
+};
+constexpr unsigned kNumMemoryCategories = 6;
+
+llvm::StringRef memoryCategoryName(MemoryCategory category);
+
+class MemoryTimeline {
+public:
+  struct Point {
+    mlir::Operation *op;
+    StepPhase phase;
+    std::array<uint64_t, kNumMemoryCategories> bytes{};
+
+    /// Activations, gradients, optimizer temporaries and workspace: what
+    /// the arena holds.
+    uint64_t transientBytes = 0;
+
+    uint64_t total() const;
+  };
+
+  /// The timeline of `step`'s body in its op order; `workspaceBytes(op)` is
+  /// the library workspace of `op` (0: none).
+  static MemoryTimeline
+  compute(mlir::func::FuncOp step, const StepPhases &phases,
+          llvm::function_ref<uint64_t(mlir::Operation *)> workspaceBytes);
+
+  llvm::ArrayRef<Point> points() const { return timeline; }
+  /// The bytes of a persistent category (constant over the step).
+  uint64_t persistentBytes(MemoryCategory category) const {
+    return persistent[static_cast<unsigned>(category)];
+  }
+  /// The op with the most live bytes (the first of equals); 0 when empty.
+  unsigned peakIndex() const { return peak; }
+  uint64_t peakBytes() const;
+  /// The temporaries at the peak (activation_peak_bytes of the report).
+  uint64_t transientPeakBytes() const;
+
+private:
+  std::vector<Point> timeline;
+  std::array<uint64_t, kNumMemoryCategories> persistent{};
+  unsigned peak = 0;
+};
+
+} // namespace memopt
+
+#endif // MEMOPT_ANALYSIS_MEMORYTIMELINE_H

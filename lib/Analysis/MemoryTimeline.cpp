@@ -1,0 +1,137 @@
+//===- MemoryTimeline.cpp - Live bytes over the step, by category ---------===//
+
+#include "memopt/Analysis/MemoryTimeline.h"
+
+#include "memopt/Analysis/ArenaPlan.h"
+#include "memopt/Analysis/CostModel.h"
+#include "memopt/Dialect/TG/IR/TGOps.h"
+
+#include "mlir/Analysis/Liveness.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace memopt;
+
+namespace {
+
+/// The persistent category of a step argument by its role attribute.
+std::optional<MemoryCategory> argumentCategory(func::FuncOp step,
+                                               unsigned index) {
+  if (step.getArgAttr(index, "tg.param") || step.getArgAttr(index, "tg.state"))
+    return MemoryCategory::Weights;
+  if (step.getArgAttr(index, "tg.opt_state"))
+    return MemoryCategory::OptimizerState;
+  if (step.getArgAttr(index, "tg.input") ||
+      step.getArgAttr(index, "tg.target") || step.getArgAttr(index, "tg.step"))
+    return MemoryCategory::Data;
+  return std::nullopt;
+}
+
+MemoryCategory temporaryCategory(StepPhase phase) {
+  switch (phase) {
+  case StepPhase::Forward:
+    return MemoryCategory::Activations;
+  case StepPhase::Backward:
+    return MemoryCategory::Gradients;
+  case StepPhase::Optimizer:
+    return MemoryCategory::OptimizerState;
+  }
+  llvm_unreachable("unknown step phase");
+}
+
+} // namespace
+
+StringRef memopt::memoryCategoryName(MemoryCategory category) {
+  switch (category) {
+  case MemoryCategory::Weights:
+    return "weights";
+  case MemoryCategory::OptimizerState:
+    return "optimizer state";
+  case MemoryCategory::Data:
+    return "inputs and outputs";
+  case MemoryCategory::Activations:
+    return "activations";
+  case MemoryCategory::Gradients:
+    return "gradients";
+  case MemoryCategory::Workspace:
+    return "workspace";
+  }
+  llvm_unreachable("unknown memory category");
+}
+
+uint64_t MemoryTimeline::Point::total() const {
+  uint64_t sum = 0;
+  for (uint64_t value : bytes)
+    sum += value;
+  return sum;
+}
+
+MemoryTimeline
+MemoryTimeline::compute(func::FuncOp step, const StepPhases &phases,
+                        function_ref<uint64_t(Operation *)> workspaceBytes) {
+  MemoryTimeline result;
+  Block &body = step.getBody().front();
+  Operation *terminator = body.getTerminator();
+
+  // Persistent: role arguments, and forward outputs in their own buffers
+  // (results that update an argument share its buffer).
+  for (auto [index, type] : llvm::enumerate(step.getArgumentTypes()))
+    if (std::optional<MemoryCategory> category =
+            argumentCategory(step, index))
+      result.persistent[static_cast<unsigned>(*category)] +=
+          tensorBytes(type);
+  for (auto [index, type] : llvm::enumerate(step.getResultTypes()))
+    if (step.getResultAttr(index, "tg.output"))
+      result.persistent[static_cast<unsigned>(MemoryCategory::Data)] +=
+          tensorBytes(type);
+  llvm::DenseSet<Value> returned(terminator->operand_begin(),
+                                 terminator->operand_end());
+
+  DenseMap<Operation *, unsigned> position;
+  for (Operation &op : body.without_terminator()) {
+    position[&op] = result.timeline.size();
+    Point point{&op, phases.phase(&op)};
+    point.bytes = result.persistent;
+    result.timeline.push_back(point);
+  }
+  position[terminator] = result.timeline.size();
+
+  auto addLive = [&](unsigned first, unsigned last, MemoryCategory category,
+                     uint64_t bytes) {
+    bytes = llvm::alignTo(bytes, ArenaPlan::kAlignment);
+    for (unsigned i = first; i <= last && i < result.timeline.size(); ++i) {
+      result.timeline[i].bytes[static_cast<unsigned>(category)] += bytes;
+      result.timeline[i].transientBytes += bytes;
+    }
+  };
+  Liveness liveness(step);
+  const LivenessBlockInfo *blockLiveness = liveness.getLiveness(&body);
+  for (Operation &op : body.without_terminator()) {
+    unsigned at = position[&op];
+    if (uint64_t bytes = workspaceBytes(&op))
+      addLive(at, at, MemoryCategory::Workspace, bytes);
+    if (isa<tg::ConstantOp>(op))
+      continue;
+    MemoryCategory category = temporaryCategory(result.timeline[at].phase);
+    for (Value value : op.getResults()) {
+      if (returned.contains(value))
+        continue;
+      Operation *end = blockLiveness->getEndOperation(value, &op);
+      addLive(at, position[end], category, tensorBytes(value.getType()));
+    }
+  }
+
+  for (auto [index, point] : llvm::enumerate(result.timeline))
+    if (point.total() > result.timeline[result.peak].total())
+      result.peak = index;
+  return result;
+}
+
+uint64_t MemoryTimeline::peakBytes() const {
+  return timeline.empty() ? 0 : timeline[peak].total();
+}
+
+uint64_t MemoryTimeline::transientPeakBytes() const {
+  return timeline.empty() ? 0 : timeline[peak].transientBytes;
+}

@@ -1,0 +1,117 @@
+//===- StepEstimate.cpp - What memopt-compile predicts of the step --------===//
+
+#include "StepEstimate.h"
+
+#include "memopt/Analysis/ConvolutionWorkspace.h"
+
+#include "mlir/IR/Location.h"
+
+using namespace mlir;
+using namespace memopt;
+namespace json = llvm::json;
+
+FailureOr<StepEstimate> StepEstimate::compute(func::FuncOp step,
+                                              const DeviceProfile &device) {
+  // oneDNN answers each workspace query in microseconds, but the cost model
+  // and the timeline both ask: remember the answers.
+  DenseMap<Operation *, uint64_t> workspaces;
+  bool failedQuery = false;
+  auto workspace = [&](Operation *op) -> uint64_t {
+    auto [it, inserted] = workspaces.try_emplace(op, 0);
+    if (inserted) {
+      FailureOr<uint64_t> bytes = queryConvolutionWorkspace(op);
+      failedQuery |= failed(bytes);
+      it->second = succeeded(bytes) ? *bytes : 0;
+    }
+    return it->second;
+  };
+  StepPhases phases(step);
+  StepEstimate estimate{device, StepCost(), MemoryTimeline()};
+  estimate.cost = estimateStepCost(step, CostModel(device, workspace), phases);
+  estimate.timeline = MemoryTimeline::compute(step, phases, workspace);
+  if (failedQuery)
+    return failure();
+  return estimate;
+}
+
+uint64_t StepEstimate::predictedPeakBytes(uint64_t arenaBytes) const {
+  return arenaBytes + timeline.persistentBytes(MemoryCategory::Weights) +
+         timeline.persistentBytes(MemoryCategory::OptimizerState) +
+         timeline.persistentBytes(MemoryCategory::Data);
+}
+
+static int64_t jsonInt(uint64_t value) { return static_cast<int64_t>(value); }
+
+llvm::json::Object memopt::compileReport(const StepEstimate &estimate,
+                                   uint64_t arenaBytes,
+                                   std::optional<uint64_t> budgetBytes,
+                                   double compileSeconds) {
+  const MemoryTimeline &timeline = estimate.timeline;
+  const StepCost &cost = estimate.cost;
+  const DeviceProfile &device = estimate.device;
+  // Nothing is recomputed, offloaded or sent yet: those passes do not
+  // exist in this build, so their numbers are 0 and the baseline is the
+  // step itself.
+  double compute = cost.totalSeconds();
+  json::Object peakOp;
+  if (!timeline.points().empty()) {
+    Operation *op = timeline.points()[timeline.peakIndex()].op;
+    peakOp["index"] = timeline.peakIndex();
+    peakOp["op"] = op->getName().getStringRef();
+    if (auto name = op->getLoc()->findInstanceOf<NameLoc>())
+      peakOp["onnx_node"] = name.getName().str();
+  }
+  return json::Object{
+      {"predicted_peak_bytes", jsonInt(estimate.predictedPeakBytes(arenaBytes))},
+      {"persistent_bytes",
+       json::Object{
+           {"weights",
+            jsonInt(timeline.persistentBytes(MemoryCategory::Weights))},
+           {"gradients", 0},
+           {"optimizer_state",
+            jsonInt(timeline.persistentBytes(MemoryCategory::OptimizerState))},
+           {"master_weights", 0},
+           {"inputs_outputs",
+            jsonInt(timeline.persistentBytes(MemoryCategory::Data))}}},
+      {"activation_peak_bytes", jsonInt(timeline.transientPeakBytes())},
+      {"arena_bytes", jsonInt(arenaBytes)},
+      {"peak_op", std::move(peakOp)},
+      {"flops",
+       json::Object{{"forward", jsonInt(cost.flops[0])},
+                    {"backward", jsonInt(cost.flops[1])},
+                    {"recompute", 0},
+                    {"optimizer", jsonInt(cost.flops[2])}}},
+      {"transfer_bytes",
+       json::Object{{"offload", 0}, {"prefetch", 0}, {"send", 0}}},
+      {"budget_bytes",
+       budgetBytes ? json::Value(jsonInt(*budgetBytes)) : json::Value(nullptr)},
+      {"predicted_seconds",
+       json::Object{{"compute", compute},
+                    {"forward", cost.seconds[0]},
+                    {"backward", cost.seconds[1]},
+                    {"optimizer", cost.seconds[2]},
+                    {"recompute", 0.0},
+                    {"transfer_stall", 0.0},
+                    {"total", compute}}},
+      {"baseline_predicted_seconds", compute},
+      {"strategy",
+       json::Object{
+           {"target", "cpu"},
+           {"device",
+            json::Object{{"name", device.name},
+                         {"memory_bytes", jsonInt(device.memoryBytes)},
+                         {"fp32_flops", device.fp32Flops},
+                         {"tf32_flops", device.tf32Flops},
+                         {"bf16_flops", device.bf16Flops},
+                         {"fp16_flops", device.fp16Flops},
+                         {"memory_bandwidth", device.memoryBandwidth},
+                         {"link_bandwidth", device.linkBandwidth},
+                         {"launch_seconds", device.launchSeconds}}},
+           {"schedule", "program order"},
+           {"memory_plan", "liveness best-fit"},
+           {"remat", "none"},
+           {"amp", "none"},
+           {"offload", "none"},
+           {"stages", 1}}},
+      {"compile_seconds", compileSeconds}};
+}
