@@ -239,7 +239,8 @@ std::string memopt::formatBytes(uint64_t bytes) {
 }
 
 std::string memopt::describeDeviceProfile(const DeviceProfile &profile) {
-  return llvm::formatv("{0} ({1}, fp32 {2} TFLOP/s, {3} GB/s)", profile.name,
+  return llvm::formatv("{0} ({1}, fp32 {2:f2} TFLOP/s, {3:f0} GB/s)",
+                       profile.name,
                        formatBytes(profile.memoryBytes),
                        profile.fp32Flops / kTera,
                        profile.memoryBandwidth / kGiga)

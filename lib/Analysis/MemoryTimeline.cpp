@@ -91,7 +91,9 @@ MemoryTimeline::compute(func::FuncOp step, const StepPhases &phases,
   DenseMap<Operation *, unsigned> position;
   for (Operation &op : body.without_terminator()) {
     position[&op] = result.timeline.size();
-    Point point{&op, phases.phase(&op)};
+    Point point{op.getName().getStringRef().str(), "", phases.phase(&op)};
+    if (auto name = op.getLoc()->findInstanceOf<NameLoc>())
+      point.node = name.getName().str();
     point.bytes = result.persistent;
     result.timeline.push_back(point);
   }

@@ -12,23 +12,29 @@
 
 #include "memopt/Analysis/DeviceProfile.h"
 
-#include "mlir/IR/Location.h"
-#include "mlir/IR/Operation.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 using namespace mlir;
 using namespace memopt;
 
 namespace {
 
-constexpr double kWidth = 1120, kHeight = 600;
-constexpr double kLeft = 90, kRight = 270, kTop = 70, kBottom = 64;
-constexpr double kPlotWidth = kWidth - kLeft - kRight;
-constexpr double kPlotHeight = kHeight - kTop - kBottom;
+constexpr int kWidth = 1120, kHeight = 600;
+constexpr int kLeft = 90, kRight = 270, kTop = 70, kBottom = 64;
+constexpr int kPlotWidth = kWidth - kLeft - kRight;
+constexpr int kPlotHeight = kHeight - kTop - kBottom;
+
+/// A coordinate or tick value in the shortest form ("12", "0.5", "1e+03").
+std::string num(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.4g", value);
+  return text;
+}
 
 /// Fill colours by category (MemoryCategory order), then of the phases.
 constexpr const char *kCategoryColors[kNumMemoryCategories] = {
@@ -104,9 +110,11 @@ public:
   }
 
 private:
-  double x(double index) const { return kLeft + kPlotWidth * index / count; }
+  double x(double index) const {
+    return kLeft + double(kPlotWidth) * index / double(count);
+  }
   double y(double bytes) const {
-    return kTop + kPlotHeight * (1 - bytes / yMax);
+    return kTop + double(kPlotHeight) * (1 - bytes / yMax);
   }
 
   void header() {
@@ -183,22 +191,24 @@ private:
   void outline(ArrayRef<uint64_t> upper, ArrayRef<uint64_t> lower) {
     size_t n = upper.size();
     os << llvm::format("M%.1f %.1f", x(0), y(upper[0]));
-    for (size_t i = 0; i < n; ++i) {
-      os << llvm::format("H%.1f", x(i + 1));
-      if (i + 1 < n && upper[i + 1] != upper[i])
-        os << llvm::format("V%.1f", y(upper[i + 1]));
-    }
+    for (size_t i = 0; i < n; ++i)
+      if (i + 1 == n || upper[i + 1] != upper[i]) {
+        os << llvm::format("H%.1f", x(i + 1));
+        if (i + 1 < n)
+          os << llvm::format("V%.1f", y(upper[i + 1]));
+      }
     os << llvm::format("V%.1f", y(lower[n - 1]));
-    for (size_t i = n; i-- > 0;) {
-      os << llvm::format("H%.1f", x(i));
-      if (i > 0 && lower[i - 1] != lower[i])
-        os << llvm::format("V%.1f", y(lower[i - 1]));
-    }
+    for (size_t i = n; i-- > 0;)
+      if (i == 0 || lower[i - 1] != lower[i]) {
+        os << llvm::format("H%.1f", x(i));
+        if (i > 0)
+          os << llvm::format("V%.1f", y(lower[i - 1]));
+      }
     os << "Z";
   }
 
   void axes() {
-    double bottom = kTop + kPlotHeight;
+    int bottom = kTop + kPlotHeight;
     os << llvm::formatv("<g stroke=\"#333\"><line x1=\"{0}\" y1=\"{1}\" "
                         "x2=\"{0}\" y2=\"{2}\"/><line x1=\"{0}\" y1=\"{2}\" "
                         "x2=\"{3}\" y2=\"{2}\"/></g>\n",
@@ -210,13 +220,13 @@ private:
                           kLeft, at, kLeft + kPlotWidth);
       os << llvm::formatv("<text class=\"ytick\" x=\"{0}\" y=\"{1:f1}\" "
                           "text-anchor=\"end\">{2}</text>\n",
-                          kLeft - 6, at + 4, v);
+                          kLeft - 6, at + 4, num(v));
     }
     double xStep = std::max(1.0, niceStep(double(count), 10));
     for (double i = 0; i <= double(count); i += xStep)
       os << llvm::formatv("<text class=\"xtick\" x=\"{0:f1}\" y=\"{1}\" "
                           "text-anchor=\"middle\">{2}</text>\n",
-                          x(i), bottom + 16, i);
+                          x(i), bottom + 16, num(i));
     os << llvm::formatv("<text x=\"{0}\" y=\"{1}\" text-anchor=\"middle\">op "
                         "index in schedule order</text>\n",
                         kLeft + kPlotWidth / 2, bottom + 40);
@@ -255,7 +265,7 @@ private:
     if (timeline.points().empty())
       return;
     unsigned index = timeline.peakIndex();
-    Operation *op = timeline.points()[index].op;
+    const MemoryTimeline::Point &at = timeline.points()[index];
     double px = x(index + 0.5), py = y(double(timeline.peakBytes()));
     os << llvm::formatv("<line class=\"peak\" x1=\"{0:f1}\" y1=\"{1:f1}\" "
                         "x2=\"{0:f1}\" y2=\"{2:f1}\" stroke=\"black\" "
@@ -263,12 +273,15 @@ private:
                         px, py - 12, kTop + kPlotHeight);
     os << llvm::formatv("<circle cx=\"{0:f1}\" cy=\"{1:f1}\" r=\"4\"/>\n", px,
                         py);
-    bool right = px < kLeft + kPlotWidth / 2;
+    // The label goes where there is room: right of the peak unless the
+    // peak is in the right third.
+    bool right = px < kLeft + kPlotWidth * 2.0 / 3.0;
+    // Long ONNX scopes keep their end, which names the layer.
+    std::string node = at.node;
+    if (node.size() > 48)
+      node = "..." + node.substr(node.size() - 45);
     double tx = right ? px + 8 : px - 8;
-    double ty = std::max(kTop + 40, py - 44);
-    std::string node;
-    if (auto name = op->getLoc()->findInstanceOf<NameLoc>())
-      node = name.getName().str();
+    double ty = std::max(kTop + 40.0, py - 44);
     os << llvm::formatv("<text class=\"peak-label\" x=\"{0:f1}\" y=\"{1:f1}\" "
                         "text-anchor=\"{2}\" font-weight=\"bold\">peak {3} "
                         "({4} bytes)</text>\n",
@@ -278,8 +291,7 @@ private:
     os << llvm::formatv("<text class=\"peak-op\" x=\"{0:f1}\" y=\"{1:f1}\" "
                         "text-anchor=\"{2}\">op {3}: {4}{5}</text>\n",
                         tx, ty + 15, right ? "start" : "end", index,
-                        op->getName().getStringRef(),
-                        node.empty() ? "" : " " + escape(node));
+                        at.opName, node.empty() ? "" : " " + escape(node));
     os << llvm::formatv("<text x=\"{0:f1}\" y=\"{1:f1}\" text-anchor=\"{2}\" "
                         "fill=\"#444\">temporaries {3}</text>\n",
                         tx, ty + 30, right ? "start" : "end",
@@ -287,7 +299,7 @@ private:
   }
 
   void legend() {
-    double lx = kLeft + kPlotWidth + 24, ly = kTop + 4;
+    int lx = kLeft + kPlotWidth + 24, ly = kTop + 4;
     os << llvm::formatv("<text x=\"{0}\" y=\"{1}\" font-weight=\"bold\">at "
                         "the peak</text>\n",
                         lx, ly);
@@ -305,14 +317,14 @@ private:
           formatBytes(at ? at->bytes[c] : 0));
     }
     ly += 34;
-    for (auto [phase, name] :
-         llvm::enumerate(ArrayRef<StringRef>{"forward", "backward",
-                                             "optimizer"})) {
+    for (StepPhase phase :
+         {StepPhase::Forward, StepPhase::Backward, StepPhase::Optimizer}) {
       os << llvm::formatv("<rect x=\"{0}\" y=\"{1}\" width=\"14\" "
                           "height=\"14\" fill=\"{2}\" stroke=\"#ccc\"/>\n",
-                          lx, ly - 11, kPhaseColors[phase]);
+                          lx, ly - 11,
+                          kPhaseColors[static_cast<unsigned>(phase)]);
       os << llvm::formatv("<text x=\"{0}\" y=\"{1}\">{2} ops</text>\n",
-                          lx + 20, ly, name);
+                          lx + 20, ly, stringifyStepPhase(phase));
       ly += 22;
     }
   }

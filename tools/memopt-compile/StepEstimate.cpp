@@ -4,7 +4,6 @@
 
 #include "memopt/Analysis/ConvolutionWorkspace.h"
 
-#include "mlir/IR/Location.h"
 
 using namespace mlir;
 using namespace memopt;
@@ -55,11 +54,10 @@ llvm::json::Object memopt::compileReport(const StepEstimate &estimate,
   double compute = cost.totalSeconds();
   json::Object peakOp;
   if (!timeline.points().empty()) {
-    Operation *op = timeline.points()[timeline.peakIndex()].op;
+    const MemoryTimeline::Point &at = timeline.points()[timeline.peakIndex()];
     peakOp["index"] = timeline.peakIndex();
-    peakOp["op"] = op->getName().getStringRef();
-    if (auto name = op->getLoc()->findInstanceOf<NameLoc>())
-      peakOp["onnx_node"] = name.getName().str();
+    peakOp["op"] = at.opName;
+    peakOp["onnx_node"] = at.node;
   }
   return json::Object{
       {"predicted_peak_bytes", jsonInt(estimate.predictedPeakBytes(arenaBytes))},

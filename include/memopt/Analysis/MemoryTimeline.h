@@ -22,6 +22,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace memopt {
@@ -40,8 +41,11 @@ llvm::StringRef memoryCategoryName(MemoryCategory category);
 
 class MemoryTimeline {
 public:
+  /// One op of the schedule. The timeline is a snapshot: it names the op
+  /// rather than pointing to it, so it outlives the lowering of the step.
   struct Point {
-    mlir::Operation *op;
+    std::string opName; // "tg.conv2d"
+    std::string node;   // the ONNX node of its location ("" if none)
     StepPhase phase;
     std::array<uint64_t, kNumMemoryCategories> bytes{};
 
