@@ -86,8 +86,12 @@ public:
     double top = static_cast<double>(timeline.peakBytes());
     if (labels.plannedPeakBytes)
       top = std::max(top, double(*labels.plannedPeakBytes));
+    // The budget and the device memory are lines when they are near the
+    // peak; far above it they would squash the chart, and the subtitle
+    // states them instead.
     double scaleTop = top;
-    if (labels.budgetBytes)
+    showBudget = labels.budgetBytes && double(*labels.budgetBytes) <= 1.5 * top;
+    if (showBudget)
       scaleTop = std::max(scaleTop, double(*labels.budgetBytes));
     showDeviceMemory = labels.deviceMemoryBytes &&
                        double(labels.deviceMemoryBytes) <= 1.5 * top;
@@ -138,10 +142,12 @@ private:
                         kLeft, escape(labels.model));
     os << llvm::formatv(
         "<text x=\"{0}\" y=\"50\" fill=\"#444\">device {1} | {2} ops | peak "
-        "{3}{4}</text>\n",
+        "{3}{4}{5}</text>\n",
         kLeft, escape(labels.device), timeline.points().size(),
         formatBytes(timeline.peakBytes()),
-        at ? llvm::formatv(" at op {0}", timeline.peakIndex()).str() : "");
+        at ? llvm::formatv(" at op {0}", timeline.peakIndex()).str() : "",
+        labels.budgetBytes ? " | budget " + formatBytes(*labels.budgetBytes)
+                           : "");
   }
 
   /// Shaded runs of forward, backward and optimizer ops.
@@ -253,7 +259,7 @@ private:
       hline("planned", *labels.plannedPeakBytes, "#333",
             "allocated with the static plan: " +
                 formatBytes(*labels.plannedPeakBytes));
-    if (labels.budgetBytes)
+    if (showBudget)
       hline("budget", *labels.budgetBytes, "#c00",
             "budget: " + formatBytes(*labels.budgetBytes));
     if (showDeviceMemory)
@@ -333,6 +339,7 @@ private:
   const MemoryTimeline &timeline;
   const TimelineLabels &labels;
   size_t count;
+  bool showBudget = false;
   bool showDeviceMemory = false;
   const char *unitName = "B";
   double unitBytes = 1, step = 1, yMax = 1;
