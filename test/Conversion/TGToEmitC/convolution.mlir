@@ -32,18 +32,24 @@ func.func @train_step(%x: tensor<2x3x8x8xf32> {tg.input = "input"},
 
 // CPP-LABEL: static void train_step(
 // CPP: memopt::rt::conv2d(input, conv_weight, conv_bias, conv_encoder_layer1_0_conv1, {2, 2}, {1, 1, 1, 1}, {1, 1}, 1, nullptr);
+// CPP-NEXT: memopt::rt::traceKernel("conv_encoder_layer1_0_conv1", "conv2d");
 // CPP-NEXT: memopt::rt::Tensor up = memopt::rt::bufferTensor(results, 1, {2, 2, 8, 8});
 // CPP-NEXT: memopt::rt::convTranspose2d(conv_encoder_layer1_0_conv1, up_weight, {}, up, {2, 2}, {0, 0, 0, 0}, {1, 1}, {0, 0}, 1, nullptr);
+// CPP-NEXT: memopt::rt::traceKernel("up", "conv_transpose2d");
 // CPP-NEXT: memopt::rt::Tensor dx = memopt::rt::bufferTensor(results, 2, {2, 3, 8, 8});
 // CPP-NEXT: memopt::rt::conv2dBackwardData(conv_encoder_layer1_0_conv1, conv_weight, dx, {2, 2}, {1, 1, 1, 1}, {1, 1}, 1, nullptr);
+// CPP-NEXT: memopt::rt::traceKernel("dx", "conv2d_backward_data");
 // CPP-NEXT: memopt::rt::Tensor dw = memopt::rt::bufferTensor(results, 3, {4, 3, 3, 3});
 // CPP-NEXT: memopt::rt::conv2dBackwardFilter(conv_encoder_layer1_0_conv1, input, dw, {2, 2}, {1, 1, 1, 1}, {1, 1}, 1, nullptr);
+// CPP-NEXT: memopt::rt::traceKernel("dw", "conv2d_backward_filter");
 // CPP-NEXT: memopt::rt::Tensor dwt = memopt::rt::bufferTensor(results, 4, {4, 2, 2, 2});
 // CPP-NEXT: memopt::rt::convTranspose2dBackwardFilter(up, conv_encoder_layer1_0_conv1, dwt, {2, 2}, {0, 0, 0, 0}, {1, 1}, {0, 0}, 1, nullptr);
+// CPP-NEXT: memopt::rt::traceKernel("dwt", "conv_transpose2d_backward_filter");
 // The loss argument is returned as it is: a copy (none at run time when
 // the trainer passes the same buffer).
 // CPP-NEXT: memopt::rt::Tensor loss_2 = memopt::rt::bufferTensor(results, 0, {});
 // CPP-NEXT: memopt::rt::reshape(loss, loss_2);
+// CPP-NEXT: memopt::rt::traceKernel("loss_2", "copy");
 
 // With queried workspaces every convolution gets an arena region.
 // WORKSPACE: memopt::rt::conv2d(input, {{.*}}, memopt::rt::arenaWorkspace(arena, {{[0-9]+}}));

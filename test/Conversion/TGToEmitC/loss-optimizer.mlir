@@ -45,12 +45,17 @@ func.func @train_step(%p: tensor<4xf32> {tg.input = "prediction"},
 // CHECK-NEXT: memopt::rt::Tensor new_w_exp_avg = memopt::rt::bufferTensor(results, 7, {4});
 // CHECK-NEXT: memopt::rt::Tensor new_w_exp_avg_sq = memopt::rt::bufferTensor(results, 8, {4});
 // CHECK-NEXT: memopt::rt::adamUpdate(w, mse_loss_grad, w_exp_avg, w_exp_avg_sq, step, new_w, new_w_exp_avg, new_w_exp_avg_sq, 0.001, 0.9, 0.999, 1e-08, 0.01, true);
+// CHECK-NEXT: memopt::rt::traceKernel("new_w", "adam_update");
 // CHECK-NEXT: memopt::rt::Tensor new_v = memopt::rt::bufferTensor(results, 5, {4});
 // CHECK-NEXT: memopt::rt::sgdUpdate(v, l1_loss_grad, {}, 1, new_v, {}, 0.5, 0.0, 0.0, 0.0, false);
+// CHECK-NEXT: memopt::rt::traceKernel("new_v", "sgd_update");
 // `u` is read by tg.mul after its update: the new value waits in the arena.
 // CHECK-NEXT: memopt::rt::Tensor sgd_update = memopt::rt::arenaTensor(arena, {{[0-9]+}}, {4});
 // CHECK-NEXT: memopt::rt::sgdUpdate(u, bce_loss_grad, {}, 1, sgd_update, {}, 0.5, 0.0, 0.0, 0.0, false);
+// CHECK-NEXT: memopt::rt::traceKernel("sgd_update", "sgd_update");
 // CHECK: memopt::rt::mul(u, bce_loss_grad, after);
+// CHECK-NEXT: memopt::rt::traceKernel("after", "mul");
 // CHECK-NEXT: memopt::rt::Tensor new_u = memopt::rt::bufferTensor(results, 6, {4});
 // CHECK-NEXT: memopt::rt::reshape(sgd_update, new_u);
+// CHECK-NEXT: memopt::rt::traceKernel("new_u", "copy");
 // CHECK-NEXT: return;

@@ -31,14 +31,18 @@ func.func @train_step(%x: tensor<2x4x3x3xf32> {tg.input = "input"},
 // CPP-NEXT: memopt::rt::Tensor bn_mean_bn1 = memopt::rt::arenaTensor(arena, 448, {4});
 // CPP-NEXT: memopt::rt::Tensor bn_inv_std_bn1 = memopt::rt::arenaTensor(arena, 512, {4});
 // CPP-NEXT: memopt::rt::batchNorm(input, bn_weight, bn_bias, bn_running_mean, bn_running_var, bn_bn1, bn_running_mean_bn1, bn_running_var_bn1, bn_mean_bn1, bn_inv_std_bn1, 1e-05, 0.1);
+// CPP-NEXT: memopt::rt::traceKernel("bn_bn1", "batch_norm");
 // CPP-NEXT: memopt::rt::Tensor eval = memopt::rt::bufferTensor(results, 1, {2, 4, 3, 3});
 // CPP-NEXT: memopt::rt::batchNormInference(bn_bn1, bn_weight, bn_bias, bn_running_mean, bn_running_var, eval, 0.001);
+// CPP-NEXT: memopt::rt::traceKernel("eval", "batch_norm_inference");
 // CPP-NEXT: memopt::rt::Tensor dx = memopt::rt::bufferTensor(results, 2, {2, 4, 3, 3});
 // CPP-NEXT: memopt::rt::Tensor dscale = memopt::rt::bufferTensor(results, 3, {4});
 // CPP-NEXT: memopt::rt::Tensor bn_grad_bias_bn1 = memopt::rt::arenaTensor(arena, 576, {4});
 // CPP-NEXT: memopt::rt::batchNormBackward(bn_bn1, input, bn_weight, bn_mean_bn1, bn_inv_std_bn1, dx, dscale, bn_grad_bias_bn1);
 // CPP: memopt::rt::Tensor new_bn_running_mean = memopt::rt::bufferTensor(results, 4, {4});
 // CPP-NEXT: memopt::rt::reshape(bn_running_mean_bn1, new_bn_running_mean);
+// CPP-NEXT: memopt::rt::traceKernel("new_bn_running_mean", "copy");
 // CPP-NEXT: memopt::rt::Tensor new_bn_running_var = memopt::rt::bufferTensor(results, 5, {4});
 // CPP-NEXT: memopt::rt::reshape(bn_running_var_bn1, new_bn_running_var);
+// CPP-NEXT: memopt::rt::traceKernel("new_bn_running_var", "copy");
 // CPP-NEXT: return;

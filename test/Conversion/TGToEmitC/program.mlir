@@ -27,6 +27,7 @@ module attributes {tg.onnx_model = "/models/tiny_unet.onnx"} {
 // CHECK-NEXT: #include "memopt/Runtime/Kernels.h"
 // CHECK-NEXT: #include "memopt/Runtime/Program.h"
 // CHECK-NEXT: #include "memopt/Runtime/StepSupport.h"
+// CHECK-NEXT: #include "memopt/Runtime/StepTrace.h"
 // CHECK-LABEL: static void train_step(void *const* v1, void *const* v2, void* v3) {
 // CHECK-NEXT: void *const *args = v1;
 // CHECK-NEXT: void *const *results = v2;
@@ -36,6 +37,7 @@ module attributes {tg.onnx_model = "/models/tiny_unet.onnx"} {
 // when the trainer passes the argument's buffer).
 // CHECK: memopt::rt::Tensor new_bn_running_mean = memopt::rt::bufferTensor(results, 4, {1});
 // CHECK-NEXT: memopt::rt::reshape(bn_running_mean, new_bn_running_mean);
+// CHECK-NEXT: memopt::rt::traceKernel("new_bn_running_mean", "copy");
 // CHECK-NEXT: return;
 // CHECK: extern const unsigned char memopt_onnx_model[];
 // CHECK-NEXT: extern const size_t memopt_onnx_model_size;
