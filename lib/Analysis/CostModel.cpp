@@ -190,11 +190,13 @@ uint64_t memopt::countFlops(Operation *op) {
       .Case([](tg::ReduceMeanOp reduce) {
         return elements(reduce.getInput()) + elements(reduce.getOutput());
       })
-      .Default([](Operation *op) {
+      .Default([](Operation *op) -> uint64_t {
         // Elementwise ops, losses, optimizer updates: per element of the
         // larger of the first operand and the first result (a loss reduces
         // its prediction to a scalar). An op the table does not know counts
         // one FLOP per element.
+        if (!isa<RankedTensorType>(op->getResult(0).getType()))
+          return 0;
         uint64_t count = elements(op->getResult(0));
         if (op->getNumOperands() > 0 &&
             isa<RankedTensorType>(op->getOperand(0).getType()))
@@ -213,8 +215,11 @@ OpCost CostModel::cost(Operation *op) const {
   for (Value result : op->getResults())
     cost.bytesWritten += tensorBytes(result.getType());
   cost.workspaceBytes = workspace ? workspace(op) : 0;
-  Type elementType =
-      cast<ShapedType>(op->getResult(0).getType()).getElementType();
+  auto resultType = op->getNumResults()
+                        ? dyn_cast<ShapedType>(op->getResult(0).getType())
+                        : ShapedType();
+  Type elementType = resultType ? resultType.getElementType()
+                                : Float32Type::get(op->getContext());
   double computeSeconds =
       static_cast<double>(cost.flops) / device.peakFlops(elementType);
   double memorySeconds =

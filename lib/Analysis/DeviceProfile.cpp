@@ -23,61 +23,57 @@ using llvm::StringRef;
 
 namespace {
 
-constexpr uint64_t kGiB = uint64_t(1) << 30;
 constexpr double kTera = 1e12;
 constexpr double kGiga = 1e9;
 
+/// A built-in profile: memory in GiB, FLOP/s in T, bandwidths in GB/s.
+struct BuiltinProfile {
+  llvm::StringLiteral name;
+  unsigned memoryGiB;
+  double fp32, tf32, bf16, fp16; // TFLOP/s; 0: no such tensor cores
+  double bandwidth, link;        // GB/s
+  double launchSeconds;
+};
+
 /// Reference numbers (docs/cost-model.md lists the sources).
-DeviceProfile builtinProfile(StringRef name) {
-  DeviceProfile p;
-  p.name = name.str();
-  if (name == "cpu") {
+constexpr BuiltinProfile kBuiltinProfiles[] = {
     // A nominal 8-core AVX2 machine: 8 cores x 3 GHz x 32 fp32 FLOP/cycle
     // (two 8-wide FMA units), dual-channel DDR4-3200. Host memory is the
     // device memory, so the "link" is the memory itself.
-    p.memoryBytes = 64 * kGiB;
-    p.fp32Flops = 0.768 * kTera;
-    p.memoryBandwidth = 51.2 * kGiga;
-    p.linkBandwidth = 51.2 * kGiga;
-    p.launchSeconds = 1e-6;
-  } else if (name == "rtx2060") {
-    // GeForce RTX 2060 (TU106): 1920 CUDA cores at 1680 MHz boost, fp16
-    // tensor cores with fp32 accumulation at half the fp16-accumulate rate
-    // of 51.6 TFLOP/s, no bf16/tf32; 8 GB as in the radiograph study;
-    // PCIe 3.0 x16.
-    p.memoryBytes = 8 * kGiB;
-    p.fp32Flops = 6.45 * kTera;
-    p.fp16Flops = 25.8 * kTera;
-    p.memoryBandwidth = 336 * kGiga;
-    p.linkBandwidth = 15.75 * kGiga;
-    p.launchSeconds = 5e-6;
-  } else if (name == "a100-40g") {
-    // A100 40GB SXM4: dense tensor-core rates; PCIe 4.0 x16 (64 GB/s both
-    // directions together).
-    p.memoryBytes = 40 * kGiB;
-    p.fp32Flops = 19.5 * kTera;
-    p.tf32Flops = 156 * kTera;
-    p.bf16Flops = 312 * kTera;
-    p.fp16Flops = 312 * kTera;
-    p.memoryBandwidth = 1555 * kGiga;
-    p.linkBandwidth = 32 * kGiga;
-    p.launchSeconds = 5e-6;
-  } else if (name == "h100") {
-    // H100 SXM5 80GB: dense tensor-core rates (half the datasheet's
-    // with-sparsity numbers); PCIe 5.0 x16 (128 GB/s both directions).
-    p.memoryBytes = 80 * kGiB;
-    p.fp32Flops = 67 * kTera;
-    p.tf32Flops = 494.7 * kTera;
-    p.bf16Flops = 989.4 * kTera;
-    p.fp16Flops = 989.4 * kTera;
-    p.memoryBandwidth = 3350 * kGiga;
-    p.linkBandwidth = 64 * kGiga;
-    p.launchSeconds = 5e-6;
-  }
-  return p;
-}
+    {"cpu", 64, 0.768, 0, 0, 0, 51.2, 51.2, 1e-6},
+    // GeForce RTX 2060 (TU106): 1920 CUDA cores at 1680 MHz boost; fp16
+    // tensor cores with fp32 accumulation (half the fp16-accumulate 51.6
+    // TFLOP/s), no bf16/tf32; 8 GB as in the radiograph study; PCIe 3.0 x16.
+    {"rtx2060", 8, 6.45, 0, 0, 25.8, 336, 15.75, 5e-6},
+    // A100 40GB SXM4, dense tensor-core rates; PCIe 4.0 x16 one way.
+    {"a100-40g", 40, 19.5, 156, 312, 312, 1555, 32, 5e-6},
+    // H100 SXM5 80GB, dense rates (half the datasheet's with-sparsity
+    // numbers); PCIe 5.0 x16 one way.
+    {"h100", 80, 67, 494.7, 989.4, 989.4, 3350, 64, 5e-6},
+};
 
 constexpr StringRef kBuiltinNames[] = {"cpu", "rtx2060", "a100-40g", "h100"};
+
+const BuiltinProfile *findBuiltin(StringRef name) {
+  for (const BuiltinProfile &builtin : kBuiltinProfiles)
+    if (builtin.name == name)
+      return &builtin;
+  return nullptr;
+}
+
+DeviceProfile fromBuiltin(const BuiltinProfile &b) {
+  DeviceProfile p;
+  p.name = b.name.str();
+  p.memoryBytes = uint64_t(b.memoryGiB) << 30;
+  p.fp32Flops = b.fp32 * kTera;
+  p.tf32Flops = b.tf32 * kTera;
+  p.bf16Flops = b.bf16 * kTera;
+  p.fp16Flops = b.fp16 * kTera;
+  p.memoryBandwidth = b.bandwidth * kGiga;
+  p.linkBandwidth = b.link * kGiga;
+  p.launchSeconds = b.launchSeconds;
+  return p;
+}
 
 constexpr const char *kSizeForms =
     "a size such as 8GiB, 750MB, 1.5GB or 1073741824 (units B, KB, MB, GB, "
@@ -165,9 +161,14 @@ llvm::Expected<DeviceProfile> memopt::parseDeviceProfile(StringRef spec) {
   spec.split(parts, ',');
   StringRef name = parts.front().trim();
   bool custom = name == "custom";
-  if (!custom && !llvm::is_contained(kBuiltinNames, name))
+  const BuiltinProfile *builtin = findBuiltin(name);
+  if (!custom && !builtin)
     return error("unknown device '" + name + "'; expected " + kDeviceForms);
-  DeviceProfile profile = builtinProfile(name);
+  DeviceProfile profile;
+  if (builtin)
+    profile = fromBuiltin(*builtin);
+  else
+    profile.name = "custom";
   bool hasMemory = !custom, hasFp32 = !custom, hasBandwidth = !custom;
   for (StringRef part : llvm::drop_begin(parts)) {
     auto [key, value] = part.split('=');
