@@ -58,11 +58,14 @@ class StepContext {
 public:
   /// Lays out `step` (a func.func of tg ops with role attributes): names its
   /// values, places them, plans the arena with `workspaceBytes` per op.
-  /// Emits a diagnostic and fails on what the CPU backend cannot run.
+  /// Emits a diagnostic and fails on what the CPU backend cannot run. The
+  /// names of the file-scope constant arrays differ from those of
+  /// `sameFile`, the context of another function of the same file.
   static mlir::FailureOr<StepContext>
   build(mlir::func::FuncOp step,
         llvm::function_ref<mlir::FailureOr<uint64_t>(mlir::Operation *)>
-            workspaceBytes);
+            workspaceBytes,
+        const StepContext *sameFile = nullptr);
 
   const Placement &placement(mlir::Value value) const;
   llvm::StringRef name(mlir::Value value) const;

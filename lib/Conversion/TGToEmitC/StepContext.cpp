@@ -220,13 +220,22 @@ private:
 FailureOr<StepContext>
 StepContext::build(func::FuncOp step,
                    function_ref<FailureOr<uint64_t>(Operation *)>
-                       workspaceBytes) {
+                       workspaceBytes,
+                   const StepContext *sameFile) {
   if (!step.getBody().hasOneBlock())
     return step.emitError("the training step must have a single block");
   Block &body = step.getBody().front();
   auto returnOp = cast<func::ReturnOp>(body.getTerminator());
   StepContext context;
   NameTable table;
+  // Constants are file-scope arrays `<name>_data`: keep clear of those of
+  // the other function of the file.
+  if (sameFile)
+    for (auto &[value, where] : sameFile->placements)
+      if (where.kind == Placement::Kind::Constant) {
+        table.reserve(sameFile->name(value));
+        table.reserve(sameFile->name(value).str() + "_data");
+      }
 
   // Arguments: named after their role's value, keyed by role for the
   // results that update them.

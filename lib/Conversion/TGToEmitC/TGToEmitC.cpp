@@ -116,7 +116,7 @@ public:
     std::optional<StepContext> eval;
     if (evalFunc) {
       FailureOr<StepContext> built =
-          StepContext::build(evalFunc, workspaceBytes);
+          StepContext::build(evalFunc, workspaceBytes, &*step);
       if (failed(built))
         return signalPassFailure();
       eval = std::move(*built);
