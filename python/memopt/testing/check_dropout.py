@@ -15,8 +15,9 @@ forward's mask) to float rounding, k within 4 standard deviations of 1 - p
 (the keep fraction and the 1 / (1 - p) scale: without the scale, k would
 come out as (1 - p)^3), the same --seed to give the same trained model and
 another seed another one, step 2 to keep another fraction than step 1 (a
-new mask per step), and a run
-resumed from a checkpoint to end bit-identical to an uninterrupted one.
+new mask per step), a run resumed from a checkpoint to end bit-identical to
+an uninterrupted one, and a resume under another --seed to be refused (even
+without shuffling: the seed draws the masks).
 
     PYTHONPATH=python /usr/bin/python3 -m memopt.testing.check_dropout \\
         --memopt-compile build/bin/memopt-compile --workdir /tmp/dropout
@@ -27,6 +28,7 @@ import json
 import math
 import os
 import shutil
+import subprocess
 import sys
 import warnings
 
@@ -136,6 +138,22 @@ def check(args):
     expect(filecmp.cmp(full, resumed, shallow=False) and
            resumed_losses == full_losses,
            "a resumed run ends bit-identical to an uninterrupted one")
+
+    # Without shuffling the seed still draws the masks: resuming under
+    # another one is refused.
+    sorted_checkpoints = os.path.join(work, "sorted-checkpoints")
+    train("sorted", 2, args.seed, "--no-shuffle", "--checkpoint-dir",
+          sorted_checkpoints)
+    refused = subprocess.run(
+        [binary, "--data", data, "--steps", "4", "--seed",
+         str(args.seed + 1), "--no-shuffle", "--out",
+         os.path.join(work, "refused.onnx"), "--checkpoint-dir",
+         sorted_checkpoints, "--resume"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    expect(refused.returncode == 1 and
+           "with --no-shuffle with --seed %d; resume with the same" % args.seed
+           in refused.stderr,
+           "resuming under another --seed is refused")
     print("FAIL" if failures else "PASS")
     return 1 if failures else 0
 
