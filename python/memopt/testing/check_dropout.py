@@ -39,6 +39,7 @@ import torch
 import torch.nn.functional as F
 
 from memopt.testing.check_training import run
+from memopt.testing.checklist import Checklist
 
 
 class ScaledDropout(torch.nn.Module):
@@ -96,12 +97,8 @@ def check(args):
              report] + list(extra))
         return out, json.load(open(report))["loss"]
 
-    failures = []
-
-    def expect(ok, text):
-        print("%s: %s" % ("ok" if ok else "FAIL", text))
-        if not ok:
-            failures.append(text)
+    checks = Checklist()
+    expect = checks.expect
 
     out, losses = train("one-step", 1, args.seed)
     w1 = trained_w(out)
@@ -154,8 +151,7 @@ def check(args):
            "with --no-shuffle with --seed %d; resume with the same" % args.seed
            in refused.stderr,
            "resuming under another --seed is refused")
-    print("FAIL" if failures else "PASS")
-    return 1 if failures else 0
+    return checks.finish()
 
 
 def main(argv=None):

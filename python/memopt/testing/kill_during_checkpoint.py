@@ -28,6 +28,7 @@ import sys
 import time
 
 from memopt.testing.check_training import run
+from memopt.testing.checklist import Checklist
 
 
 def checkpoint(directory, step):
@@ -61,12 +62,8 @@ def check(args):
 
     run(command("uninterrupted"))
 
-    failures = []
-
-    def expect(ok, text):
-        print("%s: %s" % ("ok" if ok else "FAIL", text))
-        if not ok:
-            failures.append(text)
+    checks = Checklist()
+    expect = checks.expect
 
     checkpoints = os.path.join(work, "killed-checkpoints")
     env = dict(os.environ, MEMOPT_TEST_CHECKPOINT_PAUSE_MS=str(args.pause_ms))
@@ -99,8 +96,7 @@ def check(args):
               for name in ("uninterrupted", "killed")]
     expect(same_out and losses[0] == losses[1],
            "the resumed run ends bit-identical to the uninterrupted one")
-    print("FAIL" if failures else "PASS")
-    return 1 if failures else 0
+    return checks.finish()
 
 
 def main(argv=None):
