@@ -334,8 +334,11 @@ int compile(const Options &options) {
       llvm::sys::fs::remove_directories(dir);
   });
 
+  // The evaluation function makes the binary's --val-data work.
+  tg::AutodiffOptions autodiff = options.autodiff;
+  autodiff.evalStep = true;
   PassManager training(&context);
-  training.addPass(tg::createAutodiff(options.autodiff));
+  training.addPass(tg::createAutodiff(autodiff));
   training.addPass(createCanonicalizerPass());
   if (failed(training.run(*module)))
     return 1;

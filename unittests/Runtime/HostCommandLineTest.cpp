@@ -77,6 +77,18 @@ TEST(RuntimeHostCommandLine, Defaults) {
   EXPECT_EQ(options.checkpointEvery, 0);
 }
 
+// --lr is read as a double, as memopt-compile reads its --lr, so that both
+// give the step the same learning rate.
+TEST(RuntimeHostCommandLine, LearningRateIsADouble) {
+  TrainerOptions options;
+  ASSERT_TRUE(parse({"--data", "d", "--steps", "1", "--out", "o", "--lr",
+                     "0.0123"},
+                    options)
+                  .ok());
+  EXPECT_EQ(options.learningRate, 0.0123);
+  EXPECT_NE(options.learningRate, static_cast<double>(0.0123f));
+}
+
 TEST(RuntimeHostCommandLine, HelpExitsZero) {
   RunResult result = runTrainer({"--help"});
   EXPECT_EQ(result.exitCode, 0);

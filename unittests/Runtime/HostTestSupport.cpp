@@ -28,7 +28,7 @@ namespace memopt::rt::test {
 
 namespace {
 
-float learningRate = 0.1f;
+double learningRate = 0.1;
 
 enum ArgIndex { kX, kT, kW, kB, kXMean, kWBuf, kBBuf, kStep, kNumArgs };
 enum ResultIndex {
@@ -99,9 +99,10 @@ void step(void *const *args, void *const *results, void *arena) {
   float wBuf = arg(args, kWBuf), bBuf = arg(args, kBBuf);
   wBuf = number == 1 ? gradW : 0.9f * wBuf + gradW;
   bBuf = number == 1 ? gradB : 0.9f * bBuf + gradB;
+  const float lr = static_cast<float>(learningRate);
   *static_cast<float *>(results[kLoss]) = loss;
-  *static_cast<float *>(results[kNewW]) = w - learningRate * wBuf;
-  *static_cast<float *>(results[kNewB]) = b - learningRate * bBuf;
+  *static_cast<float *>(results[kNewW]) = w - lr * wBuf;
+  *static_cast<float *>(results[kNewB]) = b - lr * bBuf;
   *static_cast<float *>(results[kNewXMean]) = 0.9f * xMean + 0.1f * meanX;
   *static_cast<float *>(results[kNewWBuf]) = wBuf;
   *static_cast<float *>(results[kNewBBuf]) = bBuf;
@@ -222,7 +223,7 @@ const Program &fixedTestProgram() {
   return program;
 }
 
-void resetTestProgram() { learningRate = 0.1f; }
+void resetTestProgram() { learningRate = 0.1; }
 
 size_t testProgramBytes() {
   size_t bytes = kArenaBytes + 4; // the loss

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "memopt/Runtime/Kernels.h"
+#include "memopt/Runtime/Random.h"
 
 #include "gtest/gtest.h"
 
@@ -100,6 +101,17 @@ TEST(RuntimeKernels, DropoutMask) {
   dropout(ConstTensor(x.data(), s), Tensor(y2.data(), s),
           Tensor(mask2.data(), s), 0.0, 7);
   EXPECT_TRUE(bitEqual(x, y2)) << "ratio 0 keeps everything";
+}
+
+// The seeds of the generated steps' dropouts (Random.h): a function of the
+// run seed and the step only, different per step, run seed and stream.
+TEST(RuntimeKernels, StepAndStreamSeeds) {
+  EXPECT_EQ(stepSeed(7, 3), stepSeed(7, 3));
+  EXPECT_NE(stepSeed(7, 3), stepSeed(7, 4));
+  EXPECT_NE(stepSeed(7, 3), stepSeed(8, 3));
+  EXPECT_NE(stepSeed(0, 1), stepSeed(1, 0));
+  EXPECT_NE(streamSeed(stepSeed(7, 3), 0), streamSeed(stepSeed(7, 3), 1));
+  EXPECT_NE(streamSeed(stepSeed(7, 3), 1), streamSeed(stepSeed(7, 4), 1));
 }
 
 TEST(RuntimeKernels, SgdWithoutMomentumNeedsNoBuffer) {

@@ -27,7 +27,7 @@ struct TrainerOptions {
   bool shuffle = true;
   uint64_t seed = 0;
   bool hasLearningRate = false;
-  float learningRate = 0.0f;
+  double learningRate = 0.0;
   std::string outPath;
   std::string checkpointDir;   // empty: no checkpoints
   int64_t checkpointEvery = 0; // 0: once per epoch

@@ -22,7 +22,7 @@ namespace memopt::rt {
 
 /// What a step argument or result is; mirrors the tg role attributes
 /// (tg.input, tg.target, tg.param, tg.state, tg.opt_state, tg.step,
-/// tg.output).
+/// tg.output, tg.seed).
 enum class Role : int32_t {
   Input = 0,    // a data input (one batch of images)
   Target = 1,   // the training target of the batch
@@ -31,6 +31,7 @@ enum class Role : int32_t {
   OptState = 4, // optimizer state of one parameter ("<param>.<slot>")
   Step = 5,     // the 1-based step number (rank-0 int64)
   Output = 6,   // a forward output; the loss is the result named by lossIndex
+  Seed = 7,     // the random seed of the step (rank-0 int64, read by dropout)
 };
 
 enum class ElementType : int32_t { F32 = 0, I64 = 1 };
@@ -73,9 +74,12 @@ struct Program {
   // its aggregate initializer gets null, and the trainer then refuses the
   // command-line option that needs them.
 
-  /// The learning rate the step reads, or null when it is compiled in. The
-  /// trainer stores `--lr` here once, before the first step.
-  float *learningRate;
+  /// The learning rate the step's optimizer updates read, initialised to
+  /// memopt-compile's `--lr`, or null when it is compiled in. The trainer
+  /// stores `--lr` here once, before the first step. A double, as the
+  /// compiled value is, so that `--lr X` at run time and `--lr=X` at compile
+  /// time train bit-identically.
+  double *learningRate;
   /// Computes the loss of one batch without updating anything (BatchNorm
   /// with its running statistics, like PyTorch's `model.eval()`), for
   /// `--val-data`; null when the binary was compiled without evaluation.

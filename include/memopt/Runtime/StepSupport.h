@@ -11,6 +11,7 @@
 #ifndef MEMOPT_RUNTIME_STEPSUPPORT_H
 #define MEMOPT_RUNTIME_STEPSUPPORT_H
 
+#include "memopt/Runtime/Random.h"
 #include "memopt/Runtime/Tensor.h"
 
 #include <cstddef>
@@ -24,7 +25,7 @@ inline Tensor bufferTensor(void *const *buffers, int index, Dims shape) {
   return Tensor(static_cast<float *>(buffers[index]), shape);
 }
 
-/// The rank-0 int64 held by buffer `index` (the step number).
+/// The rank-0 int64 held by buffer `index` (the step number, the seed).
 inline int64_t bufferInt64(void *const *buffers, int index) {
   return *static_cast<const int64_t *>(buffers[index]);
 }

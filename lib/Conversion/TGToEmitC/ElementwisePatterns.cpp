@@ -36,6 +36,24 @@ protected:
   }
 };
 
+/// The mask is a result that backward reads, so the step keeps it: nothing
+/// is regenerated.
+class DropoutPattern : public KernelPattern<tg::DropoutOp> {
+public:
+  DropoutPattern(const TypeConverter &converter, MLIRContext *context,
+                 const StepContext &step)
+      : KernelPattern(converter, context, step, "dropout") {}
+
+protected:
+  void addArguments(tg::DropoutOp op, OpAdaptor adaptor, ValueRange results,
+                    KernelCall &call) const override {
+    call.operand(adaptor.getInput())
+        .operands(results)
+        .real(op.getRatio())
+        .text(step.randomSeed(op));
+  }
+};
+
 /// clip and clip_backward: operands, result, min, max.
 template <typename OpTy>
 class ClipPattern : public KernelPattern<OpTy> {
@@ -67,8 +85,8 @@ void memopt::codegen::populateElementwisePatterns(
       {"relu", "sigmoid", "tanh", "neg", "exp", "log", "sqrt", "abs", "sign",
        "add", "sub", "mul", "div", "reluBackward", "sigmoidBackward",
        "tanhBackward"});
-  patterns.add<LeakyReluPattern, LeakyReluBackwardPattern>(converter, context,
-                                                           step);
+  patterns.add<LeakyReluPattern, LeakyReluBackwardPattern, DropoutPattern>(
+      converter, context, step);
   patterns.add<ClipPattern<tg::ClipOp>>(converter, context, step, "clip");
   patterns.add<ClipPattern<tg::ClipBackwardOp>>(converter, context, step,
                                                 "clipBackward");

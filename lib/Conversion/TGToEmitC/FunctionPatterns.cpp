@@ -1,6 +1,6 @@
 //===- FunctionPatterns.cpp - The step function and its results -----------===//
 //
-// func.func @train_step becomes
+// func.func @train_step (and @eval_step) becomes
 //   static void train_step(void *const *args, void *const *results,
 //                          void *arena)
 // whose prologue declares the views of the arguments; func.return copies
@@ -18,8 +18,9 @@ namespace {
 class StepFunctionPattern : public OpConversionPattern<func::FuncOp> {
 public:
   StepFunctionPattern(const TypeConverter &converter, MLIRContext *context,
-                      const StepContext &step)
-      : OpConversionPattern(converter, context), step(step) {}
+                      const StepContext &step, StringRef cppName)
+      : OpConversionPattern(converter, context), step(step),
+        cppName(cppName.str()) {}
 
   LogicalResult
   matchAndRewrite(func::FuncOp func, OpAdaptor,
@@ -32,8 +33,7 @@ public:
     SmallVector<Type> params = {pointerTo("void *const"),
                                 pointerTo("void *const"), pointerTo("void")};
     auto stepFunc = emitc::FuncOp::create(
-        rewriter, loc, kStepFunctionName,
-        FunctionType::get(context, params, {}));
+        rewriter, loc, cppName, FunctionType::get(context, params, {}));
     stepFunc.setSpecifiersAttr(rewriter.getStrArrayAttr({"static"}));
     Block *entry = rewriter.createBlock(
         &stepFunc.getBody(), {}, params,
@@ -57,6 +57,7 @@ public:
 
 private:
   const StepContext &step;
+  std::string cppName;
 };
 
 class StepReturnPattern : public OpConversionPattern<func::ReturnOp> {
@@ -95,7 +96,8 @@ private:
 
 void memopt::codegen::populateFunctionPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns,
-    const StepContext &step) {
-  patterns.add<StepFunctionPattern, StepReturnPattern>(
-      converter, patterns.getContext(), step);
+    const StepContext &step, StringRef cppName) {
+  patterns.add<StepFunctionPattern>(converter, patterns.getContext(), step,
+                                    cppName);
+  patterns.add<StepReturnPattern>(converter, patterns.getContext(), step);
 }

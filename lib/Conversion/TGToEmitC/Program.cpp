@@ -33,6 +33,7 @@ FailureOr<StepSignature> StepSignature::read(func::FuncOp step) {
               .Case("tg.opt_state", "OptState")
               .Case("tg.step", "Step")
               .Case("tg.output", "Output")
+              .Case("tg.seed", "Seed")
               .Default("");
       auto name = dyn_cast<StringAttr>(attr.getValue());
       if (role.empty() || !name)
@@ -92,7 +93,9 @@ static void emitSpecs(OpBuilder &builder, Location loc, StringRef name,
 
 void memopt::codegen::emitProgram(ModuleOp module,
                                   const StepSignature &signature,
-                                  StringRef modelName, uint64_t arenaBytes) {
+                                  StringRef modelName, uint64_t arenaBytes,
+                                  std::optional<double> learningRate,
+                                  bool hasEvalStep) {
   MLIRContext *context = module.getContext();
   Location loc = module.getLoc();
   OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
@@ -106,6 +109,14 @@ void memopt::codegen::emitProgram(ModuleOp module,
         "memopt/Runtime/StepSupport.h", "memopt/Runtime/StepTrace.h"})
     emitc::IncludeOp::create(builder, loc, header, /*isStandardInclude=*/false);
   emitc::IncludeOp::create(builder, loc, "limits", /*isStandardInclude=*/true);
+  // The updates read the learning rate at run time; the trainer's --lr
+  // overwrites this compiled default.
+  if (learningRate)
+    emitc::GlobalOp::create(
+        builder, loc, kLearningRateName, builder.getF64Type(),
+        emitc::OpaqueAttr::get(context, cppDouble(*learningRate)),
+        /*externSpecifier=*/false, /*staticSpecifier=*/true,
+        /*constSpecifier=*/false);
 
   builder.setInsertionPointToEnd(module.getBody());
   emitc::VerbatimOp::create(
@@ -126,7 +137,11 @@ void memopt::codegen::emitProgram(ModuleOp module,
      << signature.lossIndex << ",\n    /*arenaBytes=*/" << arenaBytes
      << ",\n    /*onnxModel=*/" << kOnnxModelSymbol
      << ", /*onnxModelSize=*/" << kOnnxModelSizeSymbol
-     << ",\n    /*step=*/" << kStepFunctionName << ",\n}";
+     << ",\n    /*step=*/" << kStepFunctionName << ",\n    /*learningRate=*/"
+     << (learningRate ? "&" + kLearningRateName.str() : "nullptr")
+     << ",\n    /*evalStep=*/"
+     << (hasEvalStep ? StringRef(kEvalFunctionName) : StringRef("nullptr"))
+     << ",\n}";
   Type programType = emitc::OpaqueType::get(context, "memopt::rt::Program");
   emitc::GlobalOp::create(builder, loc, "kProgram", programType,
                           emitc::OpaqueAttr::get(context, program),

@@ -29,8 +29,13 @@ namespace memopt::codegen {
 constexpr llvm::StringLiteral kArgsName = "args";
 constexpr llvm::StringLiteral kResultsName = "results";
 constexpr llvm::StringLiteral kArenaName = "arena";
-/// The name of the generated step function.
+/// The names of the generated step functions (and of the optional
+/// evaluation function in the tg module).
 constexpr llvm::StringLiteral kStepFunctionName = "train_step";
+constexpr llvm::StringLiteral kEvalFunctionName = "eval_step";
+/// The global that holds the learning rate of the updates
+/// (Program::learningRate).
+constexpr llvm::StringLiteral kLearningRateName = "learning_rate";
 
 /// `!emitc.opaque<"memopt::rt::Tensor">`, the type of every float view.
 mlir::Type tensorViewType(mlir::MLIRContext *context);
@@ -53,11 +58,14 @@ class StepContext {
 public:
   /// Lays out `step` (a func.func of tg ops with role attributes): names its
   /// values, places them, plans the arena with `workspaceBytes` per op.
-  /// Emits a diagnostic and fails on what the CPU backend cannot run.
+  /// Emits a diagnostic and fails on what the CPU backend cannot run. The
+  /// names of the file-scope constant arrays differ from those of
+  /// `sameFile`, the context of another function of the same file.
   static mlir::FailureOr<StepContext>
   build(mlir::func::FuncOp step,
         llvm::function_ref<mlir::FailureOr<uint64_t>(mlir::Operation *)>
-            workspaceBytes);
+            workspaceBytes,
+        const StepContext *sameFile = nullptr);
 
   const Placement &placement(mlir::Value value) const;
   llvm::StringRef name(mlir::Value value) const;
@@ -80,12 +88,18 @@ public:
   /// The workspace argument of `op`'s kernel: `arena + offset`, or
   /// `nullptr` when it needs none.
   std::string workspace(mlir::Operation *op) const;
+  /// The seed argument of `op`'s (a tg.dropout's) kernel: the step's seed
+  /// mixed with the op's random stream, the op's position among the step's
+  /// dropouts, so that each dropout draws its own mask.
+  std::string randomSeed(mlir::Operation *op) const;
 
 private:
   ArenaPlan plan;
   llvm::DenseMap<mlir::Value, Placement> placements;
   llvm::DenseMap<mlir::Value, std::string> names;
   llvm::SmallVector<std::string> resultNames;
+  std::string seedName; // the C++ name of the tg.seed argument, if any
+  llvm::DenseMap<mlir::Operation *, unsigned> randomStreams;
 };
 
 /// Builds one `emitc.call_opaque` of a runtime kernel, argument by argument
@@ -201,9 +215,11 @@ void addPlainKernelPatterns(const mlir::TypeConverter &converter,
    ...);
 }
 
+/// The function becomes the C++ function `cppName`.
 void populateFunctionPatterns(const mlir::TypeConverter &converter,
                               mlir::RewritePatternSet &patterns,
-                              const StepContext &step);
+                              const StepContext &step,
+                              llvm::StringRef cppName);
 void populateConvolutionPatterns(const mlir::TypeConverter &converter,
                                  mlir::RewritePatternSet &patterns,
                                  const StepContext &step);
@@ -225,9 +241,16 @@ void populateLinearAlgebraPatterns(const mlir::TypeConverter &converter,
 void populateLossPatterns(const mlir::TypeConverter &converter,
                           mlir::RewritePatternSet &patterns,
                           const StepContext &step);
+/// With `runtimeLearningRate`, the updates read kLearningRateName instead of
+/// their `lr` attribute.
 void populateOptimizerPatterns(const mlir::TypeConverter &converter,
                                mlir::RewritePatternSet &patterns,
-                               const StepContext &step);
+                               const StepContext &step,
+                               bool runtimeLearningRate);
+
+/// The learning rate of every optimizer update of `step`, if the step has
+/// updates and they all agree on it: then the binary's --lr may replace it.
+std::optional<double> sharedLearningRate(mlir::func::FuncOp step);
 
 /// One argument or result of the step, as its memopt::rt::TensorSpec says.
 struct TensorSpecInfo {
@@ -246,10 +269,13 @@ struct StepSignature {
   static mlir::FailureOr<StepSignature> read(mlir::func::FuncOp step);
 };
 
-/// Adds to `module` the includes, the Program of the step (tensor specs,
-/// arena size, the embedded model, the step function) and `main`.
+/// Adds to `module` the includes, the learning rate global (with
+/// `learningRate`), the Program of the step (tensor specs, arena size, the
+/// embedded model, the step function, the learning rate, the evaluation
+/// function when `hasEvalStep`) and `main`.
 void emitProgram(mlir::ModuleOp module, const StepSignature &signature,
-                 llvm::StringRef modelName, uint64_t arenaBytes);
+                 llvm::StringRef modelName, uint64_t arenaBytes,
+                 std::optional<double> learningRate, bool hasEvalStep);
 
 } // namespace memopt::codegen
 

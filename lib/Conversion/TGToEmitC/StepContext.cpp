@@ -29,7 +29,8 @@ constexpr StringLiteral kOutputRole = "tg.output";
 /// name could spell.
 const char *const kReservedNames[] = {
     "args",  "results", "arena",    "main",   "memopt",   "std",
-    "kArgs", "kResults", "kProgram", "train_step", "auto", "bool",
+    "kArgs", "kResults", "kProgram", "train_step", "eval_step",
+    "learning_rate", "auto", "bool",
     "break", "case",    "char",     "class",  "const",    "continue",
     "default", "delete", "do",      "double", "else",     "enum",
     "extern", "float",  "for",      "goto",   "if",       "int",
@@ -219,13 +220,22 @@ private:
 FailureOr<StepContext>
 StepContext::build(func::FuncOp step,
                    function_ref<FailureOr<uint64_t>(Operation *)>
-                       workspaceBytes) {
+                       workspaceBytes,
+                   const StepContext *sameFile) {
   if (!step.getBody().hasOneBlock())
     return step.emitError("the training step must have a single block");
   Block &body = step.getBody().front();
   auto returnOp = cast<func::ReturnOp>(body.getTerminator());
   StepContext context;
   NameTable table;
+  // Constants are file-scope arrays `<name>_data`: keep clear of those of
+  // the other function of the file.
+  if (sameFile)
+    for (auto &[value, where] : sameFile->placements)
+      if (where.kind == Placement::Kind::Constant) {
+        table.reserve(sameFile->name(value));
+        table.reserve(sameFile->name(value).str() + "_data");
+      }
 
   // Arguments: named after their role's value, keyed by role for the
   // results that update them.
@@ -238,6 +248,11 @@ StepContext::build(func::FuncOp step,
              << "argument " << index << " of the step has no tg role";
     StringRef name = cast<StringAttr>(role->getValue()).getValue();
     argByRole[(role->getName().getValue() + "=" + name).str()] = arg;
+    bool isSeed =
+        role->getName().getValue() == tg::TGDialect::kSeedAttrName;
+    if (isSeed && !isStepNumberType(arg.getType()))
+      return emitError(arg.getLoc())
+             << "the step's seed must be a tensor<i64>, not " << arg.getType();
     if (isStepNumberType(arg.getType())) {
       context.placements[arg] = {Placement::Kind::StepNumber, index};
     } else {
@@ -246,6 +261,8 @@ StepContext::build(func::FuncOp step,
       context.placements[arg] = {Placement::Kind::Argument, index};
     }
     context.names[arg] = table.unique(sanitize(name));
+    if (isSeed)
+      context.seedName = context.names[arg];
   }
 
   // Results: computed in their buffer where that is safe.
@@ -278,10 +295,15 @@ StepContext::build(func::FuncOp step,
   for (Operation &op : body.without_terminator()) {
     if (op.getDialect() != step->getContext()->getLoadedDialect<tg::TGDialect>())
       return op.emitError("the CPU backend cannot lower this op");
-    // The kernel wants a seed per step, which the step does not take yet.
-    if (isa<tg::DropoutOp>(op))
-      return op.emitError("tg.dropout is not supported by the CPU backend "
-                          "yet (the step has no random seed)");
+    // Dropout draws from the step's seed, one random stream per op.
+    if (isa<tg::DropoutOp>(op)) {
+      if (context.seedName.empty())
+        return op.emitError("tg.dropout needs the step's random seed: an "
+                            "argument {tg.seed = \"seed\"} of type "
+                            "tensor<i64>, as tg-autodiff adds it");
+      unsigned stream = context.randomStreams.size();
+      context.randomStreams[&op] = stream;
+    }
     FailureOr<uint64_t> bytes = workspaceBytes(&op);
     if (failed(bytes))
       return failure();
@@ -381,6 +403,13 @@ Value StepContext::declareResultBuffer(OpBuilder &builder, Location loc,
   return emitc::LiteralOp::create(builder, loc,
                                   tensorViewType(builder.getContext()),
                                   resultNames[index]);
+}
+
+std::string StepContext::randomSeed(Operation *op) const {
+  auto it = randomStreams.find(op);
+  assert(it != randomStreams.end() && "not a dropout of the step");
+  return "memopt::rt::streamSeed(" + seedName + ", " +
+         std::to_string(it->second) + ")";
 }
 
 std::string StepContext::workspace(Operation *op) const {

@@ -57,6 +57,26 @@ std::string modelNameOf(ModuleOp module, StringRef option) {
   return "model";
 }
 
+/// Whether @eval_step can share the trainer's buffers with `step`: the same
+/// arguments, and results that are the first results of `step`, all
+/// forward outputs (Program::evalStep).
+LogicalResult checkEvalSignature(func::FuncOp eval, func::FuncOp step) {
+  bool same = eval.getArgumentTypes() == step.getArgumentTypes() &&
+              eval.getNumResults() <= step.getNumResults();
+  for (unsigned i = 0, e = eval.getNumArguments(); same && i < e; ++i)
+    same = eval.getArgAttrDict(i) == step.getArgAttrDict(i);
+  for (unsigned i = 0, e = eval.getNumResults(); same && i < e; ++i)
+    same = eval.getResultTypes()[i] == step.getResultTypes()[i] &&
+           eval.getResultAttrDict(i) == step.getResultAttrDict(i) &&
+           eval.getResultAttr(i, "tg.output");
+  if (same)
+    return success();
+  return eval.emitOpError()
+         << "must take the arguments of @" << step.getSymName()
+         << " and return its first results, forward outputs only (as "
+            "tg-autodiff{eval-step=true} emits it)";
+}
+
 class ConvertTGToEmitCPass
     : public memopt::impl::ConvertTGToEmitCBase<ConvertTGToEmitCPass> {
 public:
@@ -64,16 +84,26 @@ public:
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto funcs = llvm::to_vector(module.getOps<func::FuncOp>());
-    if (funcs.size() != 1) {
-      module.emitError("expected one func.func (the training step), found ")
-          << funcs.size();
+    func::FuncOp stepFunc, evalFunc;
+    unsigned numSteps = 0;
+    for (func::FuncOp func : module.getOps<func::FuncOp>()) {
+      if (func.getSymName() == kEvalFunctionName) {
+        evalFunc = func;
+      } else {
+        stepFunc = func;
+        ++numSteps;
+      }
+    }
+    if (numSteps != 1) {
+      module.emitError("expected one func.func (the training step) besides "
+                       "an optional @")
+          << kEvalFunctionName << ", found " << numSteps;
       return signalPassFailure();
     }
-    func::FuncOp stepFunc = funcs.front();
 
     FailureOr<StepSignature> signature = StepSignature::read(stepFunc);
-    if (failed(signature))
+    if (failed(signature) ||
+        (evalFunc && failed(checkEvalSignature(evalFunc, stepFunc))))
       return signalPassFailure();
     auto workspaceBytes = [&](Operation *op) -> FailureOr<uint64_t> {
       if (!queryWorkspaces)
@@ -84,38 +114,39 @@ public:
         StepContext::build(stepFunc, workspaceBytes);
     if (failed(step))
       return signalPassFailure();
+    std::optional<StepContext> eval;
+    if (evalFunc) {
+      FailureOr<StepContext> built =
+          StepContext::build(evalFunc, workspaceBytes, &*step);
+      if (failed(built))
+        return signalPassFailure();
+      eval = std::move(*built);
+    }
     for (auto [index, value] : llvm::enumerate(
              stepFunc.getBody().front().getTerminator()->getOperands())) {
       const Placement &where = step->placement(value);
       if (where.kind != Placement::Kind::Result || where.index != index)
         ++numResultCopies;
     }
-    stepFunc.walk([&](Operation *op) {
+    module.walk([&](Operation *op) {
       if (isa<tg::TGDialect>(op->getDialect()) && !isa<tg::ConstantOp>(op))
         ++numKernelCalls;
     });
-    numArenaBytes = step->arenaBytes();
+    // Training and evaluation never run at the same time: one arena serves
+    // both.
+    uint64_t arenaBytes =
+        std::max(step->arenaBytes(), eval ? eval->arenaBytes() : 0);
+    numArenaBytes = arenaBytes;
 
-    ViewTypeConverter converter;
-    RewritePatternSet patterns(&getContext());
-    populateFunctionPatterns(converter, patterns, *step);
-    populateConvolutionPatterns(converter, patterns, *step);
-    populateNormalizationPatterns(converter, patterns, *step);
-    populateElementwisePatterns(converter, patterns, *step);
-    populatePoolingPatterns(converter, patterns, *step);
-    populateShapePatterns(converter, patterns, *step);
-    populateLinearAlgebraPatterns(converter, patterns, *step);
-    populateLossPatterns(converter, patterns, *step);
-    populateOptimizerPatterns(converter, patterns, *step);
-
-    ConversionTarget target(getContext());
-    target.addLegalDialect<emitc::EmitCDialect>();
-    target.addIllegalDialect<tg::TGDialect, func::FuncDialect>();
-    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+    std::optional<double> learningRate = sharedLearningRate(stepFunc);
+    if (failed(convert(stepFunc, *step, kStepFunctionName,
+                       learningRate.has_value())) ||
+        (evalFunc && failed(convert(evalFunc, *eval, kEvalFunctionName,
+                                    /*runtimeLearningRate=*/false))))
       return signalPassFailure();
 
     emitProgram(module, *signature, modelNameOf(module, modelName),
-                step->arenaBytes());
+                arenaBytes, learningRate, static_cast<bool>(evalFunc));
     // The importer's module attributes describe the tg module; the plan's
     // size is visible in the IR (and read by memopt-compile's report).
     for (NamedAttribute attr : llvm::to_vector(module->getAttrs()))
@@ -123,7 +154,31 @@ public:
         module->removeAttr(attr.getName());
     module->setAttr(kArenaBytesAttr,
                     IntegerAttr::get(IntegerType::get(&getContext(), 64),
-                                     step->arenaBytes()));
+                                     arenaBytes));
+  }
+
+private:
+  /// Converts `func` with the names and placements of `step` into the C++
+  /// function `cppName`.
+  LogicalResult convert(func::FuncOp func, const StepContext &step,
+                        StringRef cppName, bool runtimeLearningRate) {
+    ViewTypeConverter converter;
+    RewritePatternSet patterns(&getContext());
+    populateFunctionPatterns(converter, patterns, step, cppName);
+    populateConvolutionPatterns(converter, patterns, step);
+    populateNormalizationPatterns(converter, patterns, step);
+    populateElementwisePatterns(converter, patterns, step);
+    populatePoolingPatterns(converter, patterns, step);
+    populateShapePatterns(converter, patterns, step);
+    populateLinearAlgebraPatterns(converter, patterns, step);
+    populateLossPatterns(converter, patterns, step);
+    populateOptimizerPatterns(converter, patterns, step, runtimeLearningRate);
+
+    ConversionTarget target(getContext());
+    target.addLegalDialect<emitc::EmitCDialect>();
+    target.addIllegalDialect<tg::TGDialect, func::FuncDialect>();
+    return applyPartialConversion(func.getOperation(), target,
+                                  std::move(patterns));
   }
 };
 

@@ -8,6 +8,8 @@
 
 #include "memopt/Runtime/Kernels.h"
 
+#include "memopt/Runtime/Random.h"
+
 #include "Common.h"
 
 #include <cmath>
@@ -50,15 +52,6 @@ void binary(const char *kernel, ConstTensor lhs, ConstTensor rhs,
   Dims rs = broadcastStrides(kernel, rhs.shape, output.shape);
   for (StridedWalk w(output.shape, ls, rs); !w.done(); w.next())
     output.data[w.index()] = f(lhs.data[w.offset(0)], rhs.data[w.offset(1)]);
-}
-
-/// SplitMix64: a counter-based generator, so element i's random number only
-/// depends on the seed and i.
-uint64_t splitMix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
 }
 
 } // namespace

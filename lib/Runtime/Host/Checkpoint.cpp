@@ -9,11 +9,14 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <dirent.h>
 #include <memory>
 #include <sys/stat.h>
+#include <thread>
 #include <unistd.h>
 
 namespace memopt::rt {
@@ -70,6 +73,18 @@ std::string encodeTensorHeader(const TensorBuffer &buffer) {
     e.put<int64_t>(spec.dims[i]);
   e.put<uint64_t>(buffer.bytes());
   return e.bytes;
+}
+
+/// A test hook: MEMOPT_TEST_CHECKPOINT_PAUSE_MS=N makes the writer sleep N
+/// milliseconds once part of the temporary file is written, so that a test
+/// can kill the process in the middle of a checkpoint write
+/// (test/Tools/memopt-compile/kill-during-checkpoint.test). Unset or not a
+/// positive number: no pause.
+void pauseForTests() {
+  const char *text = std::getenv("MEMOPT_TEST_CHECKPOINT_PAUSE_MS");
+  long ms = text ? std::strtol(text, nullptr, 10) : 0;
+  if (ms > 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
 }
 
 std::string checkpointName(int64_t step) {
@@ -267,6 +282,7 @@ Status writeCheckpoint(const std::string &dir, const TrainingProgress &progress,
     return status;
   if (Status status = put(body.data(), body.size()); !status.ok())
     return status;
+  pauseForTests();
   for (size_t i = 0; i < buffers.size(); ++i) {
     if (Status status = put(tensorHeaders[i].data(), tensorHeaders[i].size());
         !status.ok())

@@ -74,13 +74,13 @@ bool parseSeed(const std::string &text, uint64_t &value) {
   return true;
 }
 
-bool parseRate(const std::string &text, float &value) {
+bool parseRate(const std::string &text, double &value) {
   if (text.empty() || text[0] == ' ')
     return false;
   errno = 0;
   char *end = nullptr;
-  float parsed = std::strtof(text.c_str(), &end);
-  if (errno || *end || !std::isfinite(parsed) || parsed <= 0.0f)
+  double parsed = std::strtod(text.c_str(), &end);
+  if (errno || *end || !std::isfinite(parsed) || parsed <= 0.0)
     return false;
   value = parsed;
   return true;

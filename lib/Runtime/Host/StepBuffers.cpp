@@ -23,7 +23,8 @@ Status checkSpecs(const Program &program) {
     return Status::error(std::string(program.modelName) + ": step tensor '" +
                          spec.name + "' " + cause);
   };
-  const TensorSpec *input = nullptr, *target = nullptr, *step = nullptr;
+  const TensorSpec *input = nullptr, *target = nullptr, *step = nullptr,
+                   *seed = nullptr;
   for (int i = 0; i < program.numArgs + program.numResults; ++i) {
     const TensorSpec &spec = i < program.numArgs
                                  ? program.args[i]
@@ -35,12 +36,14 @@ Status checkSpecs(const Program &program) {
     const TensorSpec **slot = spec.role == Role::Input    ? &input
                               : spec.role == Role::Target ? &target
                               : spec.role == Role::Step   ? &step
+                              : spec.role == Role::Seed   ? &seed
                                                           : nullptr;
     if (!slot)
       continue;
     if (*slot)
       return bad(spec, "is a second argument of its role; the trainer "
-                       "supports one input, one target and one step");
+                       "supports one input, one target, one step and one "
+                       "seed");
     *slot = &spec;
   }
   if (!input || !target)
@@ -50,8 +53,10 @@ Status checkSpecs(const Program &program) {
     if (spec->elementType != ElementType::F32 || spec->rank < 1 ||
         spec->dims[0] < 1 || spec->dims[0] != input->dims[0])
       return bad(*spec, "must be float32 with the batch size as dimension 0");
-  if (step && (step->elementType != ElementType::I64 || step->rank != 0))
-    return bad(*step, "must be a rank-0 int64");
+  for (const TensorSpec *scalar : {step, seed})
+    if (scalar &&
+        (scalar->elementType != ElementType::I64 || scalar->rank != 0))
+      return bad(*scalar, "must be a rank-0 int64");
   if (program.lossIndex < 0 || program.lossIndex >= program.numResults)
     return Status::error(std::string(program.modelName) + ": loss index " +
                          std::to_string(program.lossIndex) + " out of range");
@@ -94,6 +99,8 @@ Status allocateStepBuffers(const Program &program, DeviceMemory &memory,
       buffers.target = static_cast<float *>(data);
     } else if (spec.role == Role::Step) {
       buffers.step = static_cast<int64_t *>(data);
+    } else if (spec.role == Role::Seed) {
+      buffers.seed = static_cast<int64_t *>(data);
     }
     if (spec.role == Role::Param || spec.role == Role::State)
       buffers.weights.push_back({&spec, data});

@@ -33,13 +33,15 @@ struct StepBuffers {
   float *input = nullptr;
   float *target = nullptr;
   int64_t *step = nullptr; // null when the program takes no step number
+  int64_t *seed = nullptr; // null when the program takes no random seed
   const float *loss = nullptr;
   int64_t batchSize = 0;
 };
 
 /// Checks that the trainer can drive `program` (one float Input and Target
 /// with the same batch size, a scalar float loss, at most one scalar int64
-/// Step, ranks within kMaxRank) and allocates its buffers from `memory`.
+/// Step and Seed, ranks within kMaxRank) and allocates its buffers from
+/// `memory`.
 Status allocateStepBuffers(const Program &program, DeviceMemory &memory,
                            StepBuffers &buffers);
 

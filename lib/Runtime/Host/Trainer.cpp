@@ -15,6 +15,7 @@
 #include "memopt/Runtime/Dataset.h"
 #include "memopt/Runtime/FileIO.h"
 #include "memopt/Runtime/ModelWeights.h"
+#include "memopt/Runtime/Random.h"
 #include "memopt/Runtime/RunReport.h"
 #include "memopt/Runtime/StepTrace.h"
 
@@ -162,15 +163,16 @@ Status Trainer::resume() {
                          " may be intact: remove the corrupt one to resume "
                          "from it");
   }
+  // The seed orders the samples when shuffling and draws dropout masks.
+  bool seeded = restored.shuffle || buffers.seed;
   if (restored.numSamples != progress.numSamples ||
       restored.shuffle != progress.shuffle ||
-      (restored.shuffle && restored.seed != progress.seed))
+      (seeded && restored.seed != progress.seed))
     return Status::error(
         newest + ": written for " + std::to_string(restored.numSamples) +
         " samples " +
-        (restored.shuffle
-             ? "shuffled with --seed " + std::to_string(restored.seed)
-             : std::string("with --no-shuffle")) +
+        (restored.shuffle ? "shuffled" : "with --no-shuffle") +
+        (seeded ? " with --seed " + std::to_string(restored.seed) : "") +
         "; resume with the same --data, --seed and --no-shuffle");
   if (restored.step > totalSteps)
     return Status::error(newest + ": at step " + std::to_string(restored.step) +
@@ -227,6 +229,8 @@ Status Trainer::runStep(int64_t step) {
   trace.add("load", "data", loadStart, stepStart - loadStart, step);
   if (buffers.step)
     *buffers.step = step;
+  if (buffers.seed)
+    *buffers.seed = stepSeed(options.seed, step);
   if (!options.tracePath.empty())
     startKernelTrace(trace, start, step);
   program.step(buffers.args.data(), buffers.results.data(), buffers.arena);

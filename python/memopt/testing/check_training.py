@@ -13,6 +13,13 @@ batches in the same order) and compares, per tensor, by relative error
   running_mean / running_var) against PyTorch's state_dict;
 - the per-step losses of the run report against PyTorch's.
 
+With --val-samples N the binary also validates (--val-data) on N further
+samples after its last step, and the validation loss of its run report is
+compared with PyTorch's under model.eval() (BatchNorm on its running
+statistics, no dropout) with the binary's trained weights and statistics
+loaded from --out: the mean over the batches, in sorted order, of the
+batch losses, within --val-tolerance (default 1e-5) relative.
+
 With --gradients it checks one step's gradients instead. The binary does
 not expose gradients, so the check compiles plain SGD (no momentum, no
 weight decay) with a large learning rate lr = 2^k (default 1024) and takes
@@ -175,6 +182,44 @@ def torch_training(args, initial, inputs, targets):
     return losses, final, None
 
 
+def torch_validation(args, trained, inputs, targets):
+    """The loss of model.eval() with the `trained` state over the batches
+    of (inputs, targets), averaged as the trainer does."""
+    model = models.build(args.model, **model_kwargs(args))
+    with torch.no_grad():
+        for name, tensor in model.state_dict().items():
+            if name in trained:
+                tensor.copy_(torch.from_numpy(trained[name].copy()))
+        model.eval()
+        loss_fn = LOSSES[args.loss]
+        batches = len(inputs) // args.batch
+        total = 0.0
+        for b in range(batches):
+            index = slice(b * args.batch, (b + 1) * args.batch)
+            x = torch.from_numpy(inputs[index])
+            t = torch.from_numpy(targets[index])
+            total += float(np.float32(loss_fn(model(x), t).item()))
+    return total / batches
+
+
+def check_validation(args, report, trained, inputs, targets):
+    """Compares the run report's validation loss with PyTorch's; returns
+    the failures."""
+    reported = report.get("val_loss", [])
+    if len(reported) != 1:
+        print("  FAIL: %d validation losses in the run report, 1 expected"
+              % len(reported))
+        return ["validation"]
+    memopt_loss = reported[0]["loss"]
+    torch_loss = torch_validation(args, trained, inputs, targets)
+    error = abs(memopt_loss - torch_loss) / abs(torch_loss)
+    failed = not error <= args.val_tolerance
+    print("validation loss memopt %.9g pytorch model.eval() %.9g relative "
+          "error %.3g%s" % (memopt_loss, torch_loss, error,
+                            "  FAIL" if failed else ""))
+    return ["validation"] if failed else []
+
+
 def run(cmd, env=None):
     result = subprocess.run(cmd, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
@@ -258,6 +303,13 @@ def check(args):
     inputs, targets = write_dataset(data, samples, args.input_shape,
                                     args.seed, args.data)
 
+    validation = None
+    if args.val_samples:
+        val_data = os.path.join(work, "val")
+        shutil.rmtree(val_data, ignore_errors=True)
+        validation = write_dataset(val_data, args.val_samples,
+                                   args.input_shape, args.seed + 1, args.data)
+
     binary = os.path.join(work, "train")
     run([args.memopt_compile, onnx_path, "-o", binary] + compile_flags(args))
     out = os.path.join(work, "trained.onnx")
@@ -267,10 +319,12 @@ def check(args):
         env["OMP_NUM_THREADS"] = str(args.threads)
         torch.set_num_threads(args.threads)
     run([binary, "--data", data, "--steps", str(args.steps), "--no-shuffle",
-         "--log-every", "0", "--out", out, "--report", report], env)
+         "--log-every", "0", "--out", out, "--report", report] +
+        (["--val-data", val_data] if validation else []), env)
     trained = {i.name: numpy_helper.to_array(i)
                for i in onnx.load(out).graph.initializer}
-    memopt_losses = json.load(open(report))["loss"]
+    run_report = json.load(open(report))
+    memopt_losses = run_report["loss"]
 
     losses32, state32, grads32 = torch_training(args, initial, inputs, targets)
     losses64 = state64 = grads64 = None
@@ -328,6 +382,9 @@ def check(args):
                 print("  FAIL: %s is not trained but changed" % name)
                 failures.append(name)
 
+    if validation:
+        failures += check_validation(args, run_report, trained, *validation)
+
     if args.float64:
         criterion = ("error vs PyTorch float64 <= max(%g, %g x PyTorch "
                      "float32's)" % (args.tolerance, args.factor))
@@ -365,6 +422,12 @@ def parse_args(argv):
     parser.add_argument("--beta1", type=float, default=0.9)
     parser.add_argument("--beta2", type=float, default=0.999)
     parser.add_argument("--eps", type=float, default=1e-8)
+    parser.add_argument("--val-samples", type=int, default=0,
+                        help="also validate on this many samples and "
+                             "compare with model.eval() (default 0: no)")
+    parser.add_argument("--val-tolerance", type=float, default=1e-5,
+                        help="relative tolerance of the validation loss "
+                             "(default 1e-5)")
     parser.add_argument("--gradients", action="store_true",
                         help="one-step gradient check (plain SGD, lr 1024)")
     parser.add_argument("--seed", type=int, default=0)
@@ -397,6 +460,8 @@ def parse_args(argv):
         parser.error("--batch, --steps, --size and --channels must be >= 1")
     if args.samples is not None and args.samples < args.batch:
         parser.error("--samples must be at least --batch")
+    if args.val_samples and args.val_samples < args.batch:
+        parser.error("--val-samples must be at least --batch")
     args.input_shape = (args.channels, args.size, args.size)
     return args
 

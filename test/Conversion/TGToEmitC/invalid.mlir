@@ -2,7 +2,7 @@
 
 func.func @train_step(%x: tensor<4xf32> {tg.input = "input"}, %loss: tensor<f32> {tg.input = "loss"})
     -> (tensor<f32> {tg.output = "loss"}, tensor<4xf32> {tg.output = "out"}) {
-  // expected-error @+1 {{tg.dropout is not supported by the CPU backend yet (the step has no random seed)}}
+  // expected-error @+1 {{tg.dropout needs the step's random seed: an argument {tg.seed = "seed"} of type tensor<i64>, as tg-autodiff adds it}}
   %y, %mask = tg.dropout %x {ratio = 0.5} : tensor<4xf32>
   return %loss, %y : tensor<f32>, tensor<4xf32>
 }
@@ -26,6 +26,41 @@ func.func @train_step(%x: tensor<4xf32> {tg.input = "input"}) -> (tensor<4xf32> 
 
 // -----
 
-// expected-error @+1 {{expected one func.func (the training step), found 0}}
+// expected-error @+1 {{expected one func.func (the training step) besides an optional @eval_step, found 0}}
 module {
+}
+
+// -----
+
+func.func @train_step(%x: tensor<4xf32> {tg.input = "input"}, %seed: tensor<2xi64> {tg.seed = "seed"},
+                      %loss: tensor<f32> {tg.input = "loss"})
+    -> (tensor<f32> {tg.output = "loss"}) {
+  // expected-error @-3 {{the step's seed must be a tensor<i64>, not 'tensor<2xi64>'}}
+  return %loss : tensor<f32>
+}
+
+// -----
+
+func.func @train_step(%x: tensor<4xf32> {tg.input = "input"}, %loss: tensor<f32> {tg.input = "loss"})
+    -> (tensor<f32> {tg.output = "loss"}, tensor<4xf32> {tg.output = "out"}) {
+  %y = tg.relu %x : tensor<4xf32>
+  return %loss, %y : tensor<f32>, tensor<4xf32>
+}
+// The evaluation function must return a prefix of the step's results.
+// expected-error @+1 {{'func.func' op must take the arguments of @train_step and return its first results, forward outputs only (as tg-autodiff{eval-step=true} emits it)}}
+func.func @eval_step(%x: tensor<4xf32> {tg.input = "input"}, %loss: tensor<f32> {tg.input = "loss"})
+    -> (tensor<4xf32> {tg.output = "out"}) {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{expected one func.func (the training step) besides an optional @eval_step, found 2}}
+module {
+  func.func @train_step(%loss: tensor<f32> {tg.input = "loss"}) -> (tensor<f32> {tg.output = "loss"}) {
+    return %loss : tensor<f32>
+  }
+  func.func @other_step(%loss: tensor<f32> {tg.input = "loss"}) -> (tensor<f32> {tg.output = "loss"}) {
+    return %loss : tensor<f32>
+  }
 }

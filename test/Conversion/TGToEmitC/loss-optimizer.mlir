@@ -3,7 +3,9 @@
 // Losses, their gradients and the optimizer updates. An update writes its
 // result buffers directly (in place when the trainer passes the argument's
 // buffer), except when a later op still reads the old value: then it goes
-// to the arena and is copied at the end.
+// to the arena and is copied at the end. The updates disagree on the
+// learning rate, so each keeps its own and the binary refuses --lr
+// (Program::learningRate is null).
 
 func.func @train_step(%p: tensor<4xf32> {tg.input = "prediction"},
                       %t: tensor<4xf32> {tg.target = "target"},
@@ -32,6 +34,7 @@ func.func @train_step(%p: tensor<4xf32> {tg.input = "prediction"},
   return %loss, %l1, %bce, %after, %nw, %nv, %nu, %nm, %ns : tensor<f32>, tensor<f32>, tensor<f32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }
 
+// CHECK-NOT: learning_rate
 // CHECK-LABEL: static void train_step(
 // CHECK: const int64_t step = memopt::rt::bufferInt64(args, 7);
 // CHECK: memopt::rt::mseLoss(prediction, target, loss);
@@ -59,3 +62,4 @@ func.func @train_step(%p: tensor<4xf32> {tg.input = "prediction"},
 // CHECK-NEXT: memopt::rt::reshape(sgd_update, new_u);
 // CHECK-NEXT: memopt::rt::traceKernel("new_u", "copy");
 // CHECK-NEXT: return;
+// CHECK: /*learningRate=*/nullptr,

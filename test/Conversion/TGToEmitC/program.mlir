@@ -1,6 +1,7 @@
 // RUN: memopt-opt %s -convert-tg-to-emitc='query-workspaces=false' | memopt-translate --mlir-to-cpp | FileCheck %s
 
-// The file around the step: runtime headers, the TensorSpecs of every
+// The file around the step: runtime headers, the learning rate that the
+// updates read (the binary's --lr overwrites it), the TensorSpecs of every
 // argument and result (role, element type, shape), the Program and main.
 
 module attributes {tg.onnx_model = "/models/tiny_unet.onnx"} {
@@ -28,11 +29,14 @@ module attributes {tg.onnx_model = "/models/tiny_unet.onnx"} {
 // CHECK-NEXT: #include "memopt/Runtime/Program.h"
 // CHECK-NEXT: #include "memopt/Runtime/StepSupport.h"
 // CHECK-NEXT: #include "memopt/Runtime/StepTrace.h"
+// CHECK-NEXT: #include <limits>
+// CHECK-NEXT: static double learning_rate = 0.1;
 // CHECK-LABEL: static void train_step(void *const* v1, void *const* v2, void* v3) {
 // CHECK-NEXT: void *const *args = v1;
 // CHECK-NEXT: void *const *results = v2;
 // CHECK-NEXT: void *arena = v3;
 // CHECK-NEXT: memopt::rt::Tensor input_1 = memopt::rt::bufferTensor(args, 0, {2, 1, 4, 4});
+// CHECK: memopt::rt::sgdUpdate(conv_weight, conv_grad_weight, conv_weight_momentum_buffer, step, new_conv_weight, new_conv_weight_momentum_buffer, learning_rate, 0.9, 0.0, 0.0, false);
 // The unchanged state is copied into its result (nothing to do at run time
 // when the trainer passes the argument's buffer).
 // CHECK: memopt::rt::Tensor new_bn_running_mean = memopt::rt::bufferTensor(results, 4, {1});
@@ -59,6 +63,8 @@ module attributes {tg.onnx_model = "/models/tiny_unet.onnx"} {
 // CHECK-NEXT: /*arenaBytes=*/192,
 // CHECK-NEXT: /*onnxModel=*/memopt_onnx_model, /*onnxModelSize=*/memopt_onnx_model_size,
 // CHECK-NEXT: /*step=*/train_step,
+// CHECK-NEXT: /*learningRate=*/&learning_rate,
+// CHECK-NEXT: /*evalStep=*/nullptr,
 // CHECK-NEXT: };
 // CHECK-NEXT: int main(int v1, char** v2) {
 // CHECK-NEXT: int v3 = memopt::rt::trainerMain(v1, v2, kProgram);

@@ -36,7 +36,8 @@ Operation *TGDialect::materializeConstant(OpBuilder &builder, Attribute value,
 }
 
 namespace {
-/// Where a role attribute may appear: arguments only (data, target, step),
+/// Where a role attribute may appear: arguments only (data, target, step,
+/// seed),
 /// results only (outputs) or both (the persistent state that a training step
 /// reads and yields updated).
 enum class RolePlace { Argument, Result, Both };
@@ -44,7 +45,7 @@ enum class RolePlace { Argument, Result, Both };
 
 static std::optional<RolePlace> rolePlace(StringRef name) {
   if (name == TGDialect::kInputAttrName || name == TGDialect::kTargetAttrName ||
-      name == TGDialect::kStepAttrName)
+      name == TGDialect::kStepAttrName || name == TGDialect::kSeedAttrName)
     return RolePlace::Argument;
   if (name == TGDialect::kOutputAttrName)
     return RolePlace::Result;

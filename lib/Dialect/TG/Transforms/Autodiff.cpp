@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "EvalStep.h"
 #include "GradientRules.h"
 
 #include "memopt/Dialect/TG/IR/TGOps.h"
@@ -35,6 +36,7 @@ constexpr StringLiteral kTrainStepName = "train_step";
 constexpr StringLiteral kTargetName = "target";
 constexpr StringLiteral kLossName = "loss";
 constexpr StringLiteral kStepName = "step";
+constexpr StringLiteral kSeedName = "seed";
 
 StringRef lossName(LossKind loss) {
   switch (loss) {
@@ -249,6 +251,12 @@ void TrainStepBuilder::createFunction() {
     stepArg = addArgument(RankedTensorType::get({}, builder.getI64Type()),
                           roleAttrs(TGDialect::kStepAttrName, kStepName),
                           NameLoc::get(builder.getStringAttr(kStepName), loc));
+  // Dropout draws its masks from a seed that the runtime gives each step.
+  if (llvm::any_of(forward.getBody().front(),
+                   [](Operation &op) { return isa<DropoutOp>(op); }))
+    addArgument(RankedTensorType::get({}, builder.getI64Type()),
+                roleAttrs(TGDialect::kSeedAttrName, kSeedName),
+                NameLoc::get(builder.getStringAttr(kSeedName), loc));
 
   SmallVector<Type> types;
   SmallVector<Location> locs;
@@ -462,6 +470,15 @@ LogicalResult TrainStepBuilder::build() {
     return failure();
   }
   emitUpdatesAndReturn();
+  if (!options.evalStep)
+    return success();
+  unsigned numOutputs = forward.getNumResults() +
+                        (options.loss == LossKind::graph ? 0 : 1);
+  if (failed(memopt::tg::detail::buildEvalStep(trainStep, forwardOps,
+                                                numOutputs))) {
+    trainStep.erase();
+    return failure();
+  }
   return success();
 }
 
@@ -476,11 +493,12 @@ struct AutodiffPass : public memopt::tg::impl::AutodiffBase<AutodiffPass> {
           << kForwardName << " (as memopt-translate --import-onnx produces)";
       return signalPassFailure();
     }
-    if (module.lookupSymbol(kTrainStepName)) {
-      module.emitError("tg-autodiff: the module already has a @")
-          << kTrainStepName;
-      return signalPassFailure();
-    }
+    for (StringRef name :
+         {kTrainStepName, memopt::tg::detail::kEvalStepName})
+      if (module.lookupSymbol(name)) {
+        module.emitError("tg-autodiff: the module already has a @") << name;
+        return signalPassFailure();
+      }
     if (!forward.getBody().hasOneBlock()) {
       forward.emitOpError("must have a single block for autodiff");
       return signalPassFailure();
@@ -497,6 +515,7 @@ struct AutodiffPass : public memopt::tg::impl::AutodiffBase<AutodiffPass> {
     options.beta1 = beta1;
     options.beta2 = beta2;
     options.eps = eps;
+    options.evalStep = evalStep;
     TrainStepBuilder stepBuilder(options, forward);
     if (failed(stepBuilder.build()))
       return signalPassFailure();

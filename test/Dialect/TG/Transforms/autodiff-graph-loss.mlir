@@ -1,4 +1,5 @@
 // RUN: memopt-opt %s -tg-autodiff='loss=graph optimizer=adam' | FileCheck %s
+// RUN: memopt-opt %s -tg-autodiff='loss=graph optimizer=adam eval-step=true' | FileCheck %s --check-prefix=EVAL
 
 // loss=graph: the model computes its own loss as its rank-0 first output
 // and takes the target as an ordinary input. No loss op and no tg.target
@@ -20,6 +21,17 @@
 // CHECK-NEXT: tg.reshape %[[ONE]] {shape = array<i64: 1, 1>} : (tensor<f32>) -> tensor<1x1xf32>
 // CHECK: tg.adam_update %[[W]]
 // CHECK: return %[[LOSS]], %[[P]],
+
+// The evaluation function returns the model's loss and outputs: no loss op
+// is appended.
+// EVAL-LABEL: func.func @eval_step(
+// EVAL-SAME: %[[X:[^:]*]]: tensor<2x3xf32> {tg.input = "input"}, %[[T:[^:]*]]: tensor<2x3xf32> {tg.input = "target"},
+// EVAL-SAME: -> (tensor<f32> {tg.output = "my_loss"}, tensor<2x3xf32> {tg.output = "prediction"})
+// EVAL-NEXT: %[[P:.*]] = tg.mul %[[X]]
+// EVAL-NEXT: %[[D:.*]] = tg.sub %[[P]], %[[T]]
+// EVAL-NEXT: %[[SQ:.*]] = tg.mul %[[D]], %[[D]]
+// EVAL-NEXT: %[[LOSS:.*]] = tg.reduce_mean %[[SQ]]
+// EVAL-NEXT: return %[[LOSS]], %[[P]] : tensor<f32>, tensor<2x3xf32>
 func.func @main(%x: tensor<2x3xf32> {tg.input = "input"},
                 %t: tensor<2x3xf32> {tg.input = "target"},
                 %w: tensor<2x3xf32> {tg.param = "w"})

@@ -167,3 +167,4 @@ func.func @main(%p: tensor<2xf32> {tg.param = "p"})
   %0 = tg.relu_backward %p, %p : tensor<2xf32>
   return %0 : tensor<2xf32>
 }
+

@@ -47,6 +47,7 @@ def TG_Dialect : Dialect {
     static constexpr llvm::StringLiteral kTargetAttrName = "tg.target";
     static constexpr llvm::StringLiteral kOptStateAttrName = "tg.opt_state";
     static constexpr llvm::StringLiteral kStepAttrName = "tg.step";
+    static constexpr llvm::StringLiteral kSeedAttrName = "tg.seed";
 
     /// The optimizer state slots a `tg.opt_state` name ends with, as
     /// torch.optim names them.

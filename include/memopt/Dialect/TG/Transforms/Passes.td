@@ -36,10 +36,20 @@ def Autodiff : Pass<"tg-autodiff", "::mlir::ModuleOp"> {
     `momentum_buffer` for SGD with momentum, `exp_avg` and `exp_avg_sq` for
     Adam/AdamW) and, when the optimizer needs it, the 1-based step number
     (`tg.step = "step"`, `tensor<i64>`), so that one compiled step serves
-    every step. Results: the loss (`tg.output = "loss"`, rank 0), the other
+    every step, and, when the forward function has a `tg.dropout`, the
+    random seed of the step (`tg.seed = "seed"`, `tensor<i64>`). Results:
+    the loss (`tg.output = "loss"`, rank 0), the other
     forward outputs, then the updated parameters, states (BatchNorm running
     statistics from `tg.batch_norm`'s `new_running_*` results) and optimizer
     states, named as their arguments.
+
+    With `eval-step`, the pass also emits `@eval_step`, the evaluation
+    function of the step (PyTorch's `model.eval()` under `torch.no_grad()`):
+    the same arguments as `@train_step`, the loss and the other forward
+    outputs as results (the first results of `@train_step`), the forward
+    ops with every `tg.batch_norm` replaced by `tg.batch_norm_inference` on
+    the running statistics and every `tg.dropout` by its input, then the
+    loss. It updates nothing.
 
     A parameter that the loss does not depend on has no gradient and, as in
     torch.optim, is neither updated nor given optimizer state. An op with no
@@ -82,6 +92,9 @@ def Autodiff : Pass<"tg-autodiff", "::mlir::ModuleOp"> {
     Option<"beta1", "beta1", "double", "0.9", "Adam beta1">,
     Option<"beta2", "beta2", "double", "0.999", "Adam beta2">,
     Option<"eps", "eps", "double", "1e-8", "Adam epsilon">,
+    Option<"evalStep", "eval-step", "bool", "false",
+           "Also emit @eval_step, the loss in evaluation mode (BatchNorm "
+           "with running statistics, no dropout, no update)">,
   ];
   let statistics = [
     Statistic<"numGradientOps", "gradient-ops",
