@@ -2,6 +2,8 @@
 
 #include "memopt/Analysis/ArenaPlan.h"
 
+#include "memopt/Analysis/StepMemory.h"
+
 #include "mlir/Analysis/Liveness.h"
 #include "mlir/IR/Block.h"
 #include "llvm/ADT/STLExtras.h"
@@ -16,9 +18,11 @@ using namespace memopt;
 
 namespace {
 
-/// A buffer to place: live over ops [first, last] of the block order.
+/// A buffer to place: live over ops [first, last] of the block order. A
+/// buffer holds one value, a chain of values written over each other in
+/// place, or an op's workspace.
 struct Interval {
-  std::variant<Value, Operation *> owner; // a value or an op's workspace
+  std::variant<SmallVector<Value, 1>, Operation *> owner;
   unsigned first;
   unsigned last;
   uint64_t bytes;
@@ -60,7 +64,8 @@ uint64_t bestFitOffset(const Interval &buffer,
 
 ArenaPlan ArenaPlan::compute(Operation *function,
                              function_ref<uint64_t(Value)> valueBytes,
-                             function_ref<uint64_t(Operation *)> workspaceBytes) {
+                             function_ref<uint64_t(Operation *)> workspaceBytes,
+                             bool inPlace) {
   Block &body = function->getRegion(0).front();
   Liveness liveness(function);
   const LivenessBlockInfo *blockLiveness = liveness.getLiveness(&body);
@@ -69,18 +74,47 @@ ArenaPlan ArenaPlan::compute(Operation *function,
   for (auto [index, op] : llvm::enumerate(body))
     position[&op] = index;
 
+  ArenaPlan plan;
   SmallVector<Interval> buffers;
+  DenseMap<Value, unsigned> bufferOf;
+  auto endOf = [&](Value value) {
+    return position[blockLiveness->getEndOperation(value,
+                                                   value.getDefiningOp())];
+  };
   for (Operation &op : body) {
     unsigned at = position[&op];
     if (uint64_t bytes = workspaceBytes(&op))
       buffers.push_back({&op, at, at, llvm::alignTo(bytes, kAlignment)});
-    for (Value result : op.getResults()) {
-      uint64_t bytes = valueBytes(result);
+    SmallVector<unsigned, 2> taken;
+    for (OpResult result : op.getResults()) {
+      uint64_t bytes = llvm::alignTo(valueBytes(result), kAlignment);
       if (!bytes)
         continue;
-      Operation *end = blockLiveness->getEndOperation(result, &op);
-      buffers.push_back(
-          {result, at, position[end], llvm::alignTo(bytes, kAlignment)});
+      unsigned last = endOf(result);
+      auto reusable = [&](unsigned index) {
+        Value operand = op.getOperand(index);
+        auto it = bufferOf.find(operand);
+        return it != bufferOf.end() && !llvm::is_contained(taken, it->second) &&
+               buffers[it->second].bytes == bytes && endOf(operand) == at;
+      };
+      std::optional<unsigned> reused;
+      if (inPlace)
+        for (unsigned index : inPlaceCandidates(result))
+          if (reusable(index)) {
+            reused = index;
+            break;
+          }
+      if (!reused) {
+        bufferOf[result] = buffers.size();
+        buffers.push_back({SmallVector<Value, 1>{result}, at, last, bytes});
+        continue;
+      }
+      unsigned buffer = bufferOf[op.getOperand(*reused)];
+      taken.push_back(buffer);
+      bufferOf[result] = buffer;
+      buffers[buffer].last = std::max(buffers[buffer].last, last);
+      std::get<SmallVector<Value, 1>>(buffers[buffer].owner).push_back(result);
+      plan.inPlaceOperands[result] = *reused;
     }
   }
 
@@ -95,14 +129,14 @@ ArenaPlan ArenaPlan::compute(Operation *function,
     return a->first < b->first;
   });
 
-  ArenaPlan plan;
   SmallVector<const Interval *> placed;
   for (Interval *buffer : order) {
     buffer->offset = bestFitOffset(*buffer, placed);
     placed.push_back(buffer);
     plan.total = std::max(plan.total, buffer->offset + buffer->bytes);
-    if (auto *value = std::get_if<Value>(&buffer->owner))
-      plan.valueOffsets[*value] = buffer->offset;
+    if (auto *values = std::get_if<SmallVector<Value, 1>>(&buffer->owner))
+      for (Value value : *values)
+        plan.valueOffsets[value] = buffer->offset;
     else
       plan.workspaceOffsets[std::get<Operation *>(buffer->owner)] =
           buffer->offset;
@@ -120,6 +154,13 @@ std::optional<uint64_t> ArenaPlan::offset(Value value) const {
 std::optional<uint64_t> ArenaPlan::workspaceOffset(Operation *op) const {
   auto it = workspaceOffsets.find(op);
   if (it == workspaceOffsets.end())
+    return std::nullopt;
+  return it->second;
+}
+
+std::optional<unsigned> ArenaPlan::inPlaceOperand(OpResult result) const {
+  auto it = inPlaceOperands.find(result);
+  if (it == inPlaceOperands.end())
     return std::nullopt;
   return it->second;
 }

@@ -2,8 +2,9 @@
 //
 //   memopt-compile model.onnx -o BIN [options]        (DESIGN.md §3)
 //
-// import (memopt::importONNX) -> tg-autodiff -> canonicalize ->
-// convert-tg-to-emitc -> emitc::translateToCpp -> the C++ compiler, linking
+// import (memopt::importONNX) -> tg-autodiff -> canonicalize -> tg-schedule
+// -> tg-plan-memory -> convert-tg-to-emitc -> emitc::translateToCpp -> the
+// C++ compiler, linking
 // the memopt runtime. The ONNX model is embedded in the binary with an
 // assembler `.incbin`, so that models of hundreds of MB cost the compiler
 // nothing. Bad flags are a one-line error and exit code 2; a model memopt
@@ -17,6 +18,7 @@
 #include "memopt/Dialect/TG/Transforms/Passes.h"
 #include "memopt/InitAllDialects.h"
 #include "memopt/Target/ONNX/ImportONNX.h"
+#include "memopt/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -339,6 +341,18 @@ int compile(const Options &options) {
                                [&](raw_ostream &os) { module->print(os); })))
     return 1;
 
+  PassManager planning(&context);
+  planning.addNestedPass<func::FuncOp>(createSchedule());
+  planning.addNestedPass<func::FuncOp>(createPlanMemory());
+  if (failed(planning.run(*module)))
+    return 1;
+  std::string schedule = "given";
+  if (auto decision = step->getAttrOfType<DictionaryAttr>("memopt.schedule"))
+    schedule = decision.getAs<StringAttr>("strategy").str();
+  if (keep && failed(writeFile(tempPath(modelName + ".planned.mlir"),
+                               [&](raw_ostream &os) { module->print(os); })))
+    return 1;
+
   PassManager lowering(&context);
   ConvertTGToEmitCOptions emitOptions;
   emitOptions.modelName = modelName;
@@ -416,7 +430,8 @@ int compile(const Options &options) {
         {"budget_bytes", nullptr},
         {"strategy",
          llvm::json::Object{{"target", "cpu"},
-                            {"memory_plan", "liveness best-fit"},
+                            {"schedule", schedule},
+                            {"memory_plan", "liveness best-fit, in place"},
                             {"remat", "none"},
                             {"amp", "none"},
                             {"offload", "none"}}},

@@ -8,6 +8,7 @@
 #include "memopt/Conversion/Passes.h"
 #include "memopt/Dialect/TG/Transforms/Passes.h"
 #include "memopt/InitAllDialects.h"
+#include "memopt/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
@@ -16,6 +17,7 @@ int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   memopt::tg::registerTGPasses();
   memopt::registerMemoptConversionPasses();
+  memopt::registerMemoptPasses();
   mlir::DialectRegistry registry;
   memopt::registerAllDialects(registry);
   return mlir::asMainReturnCode(

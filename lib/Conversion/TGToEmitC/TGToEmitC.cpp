@@ -1,6 +1,7 @@
 //===- TGToEmitC.cpp - The convert-tg-to-emitc pass -----------------------===//
 //
-// Lays out the step (StepContext: names, placements, arena plan), converts
+// Lays out the step (StepContext: names, placements from the memory plan
+// that tg-plan-memory recorded), converts
 // its ops to EmitC with one pattern family per file, then adds the Program
 // and main (Program.cpp).
 //
@@ -74,13 +75,7 @@ public:
     FailureOr<StepSignature> signature = StepSignature::read(stepFunc);
     if (failed(signature))
       return signalPassFailure();
-    auto workspaceBytes = [&](Operation *op) -> FailureOr<uint64_t> {
-      if (!queryWorkspaces)
-        return uint64_t(0);
-      return queryConvolutionWorkspace(op);
-    };
-    FailureOr<StepContext> step =
-        StepContext::build(stepFunc, workspaceBytes);
+    FailureOr<StepContext> step = StepContext::build(stepFunc);
     if (failed(step))
       return signalPassFailure();
     for (auto [index, value] : llvm::enumerate(

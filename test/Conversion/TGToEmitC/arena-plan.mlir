@@ -1,4 +1,4 @@
-// RUN: memopt-opt %s -split-input-file -convert-tg-to-emitc='query-workspaces=false' | FileCheck %s
+// RUN: memopt-opt %s -split-input-file -tg-plan-memory='query-workspaces=false' -convert-tg-to-emitc | FileCheck %s
 
 // The arena plan: values live from their op to their last use; offsets are
 // best fit by decreasing size (64-byte aligned); dead values' space is

@@ -1,4 +1,4 @@
-// RUN: memopt-opt %s -convert-tg-to-emitc='query-workspaces=false' | memopt-translate --mlir-to-cpp | FileCheck %s
+// RUN: memopt-opt %s -tg-plan-memory='query-workspaces=false' -convert-tg-to-emitc | memopt-translate --mlir-to-cpp | FileCheck %s
 
 // The file around the step: runtime headers, the TensorSpecs of every
 // argument and result (role, element type, shape), the Program and main.
