@@ -270,10 +270,10 @@ class SchedulePass : public memopt::impl::ScheduleBase<SchedulePass> {
 public:
   using ScheduleBase::ScheduleBase;
 
-  LogicalResult initialize(MLIRContext *) override {
+  LogicalResult initialize(MLIRContext *context) override {
     for (const std::string &name : strategies)
       if (!llvm::is_contained(kStrategies, StringRef(name)))
-        return emitError(UnknownLoc::get(&getContext()))
+        return emitError(UnknownLoc::get(context))
                << "tg-schedule: unknown strategy '" << name
                << "'; expected given, free-first or frees-asap";
     return success();

@@ -1,5 +1,5 @@
-// RUN: not memopt-opt %s -tg-schedule='strategies=given,bogus' 2>&1 | FileCheck %s --check-prefix=STRATEGY
-// RUN: not memopt-opt %s -tg-schedule='in-place=maybe' 2>&1 | FileCheck %s --check-prefix=BOOL
+// RUN: not memopt-opt %s -allow-unregistered-dialect -tg-schedule='strategies=given,bogus' 2>&1 | FileCheck %s --check-prefix=STRATEGY
+// RUN: not memopt-opt %s -allow-unregistered-dialect -tg-schedule='in-place=maybe' 2>&1 | FileCheck %s --check-prefix=BOOL
 // RUN: memopt-opt %s -split-input-file -verify-diagnostics -allow-unregistered-dialect -tg-schedule
 
 // STRATEGY: tg-schedule: unknown strategy 'bogus'; expected given, free-first or frees-asap

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <vector>
 
@@ -162,8 +163,10 @@ TEST(RuntimeKernels, BatchNormRunningStatsInPlace) {
 /// Runs `kernel(a, b, out)` out of place and again with the output over
 /// operand `over` (0: a, 1: b), as the memory plan's in-place writes do
 /// (memopt/Analysis/StepMemory.h, inPlaceCandidates): the bits must agree.
-template <typename Kernel>
-void expectInPlaceBitIdentical(const char *name, Kernel kernel, int over) {
+void expectInPlaceBitIdentical(
+    const char *name,
+    const std::function<void(ConstTensor, ConstTensor, Tensor)> &kernel,
+    int over) {
   Dims s = {2, 3, 5, 7};
   std::vector<float> a = iota(s.product()), b = iota(s.product(), -0.7f);
   std::vector<float> expected(s.product());
@@ -176,21 +179,22 @@ void expectInPlaceBitIdentical(const char *name, Kernel kernel, int over) {
 }
 
 TEST(RuntimeKernels, PlannedInPlaceWritesAreBitIdentical) {
+  namespace rt = memopt::rt;
   auto unary = [](void (*f)(ConstTensor, Tensor)) {
     return [f](ConstTensor a, ConstTensor, Tensor out) { f(a, out); };
   };
-  expectInPlaceBitIdentical("relu", unary(relu), 0);
-  expectInPlaceBitIdentical("sigmoid", unary(sigmoid), 0);
-  expectInPlaceBitIdentical("tanh", unary(memopt::rt::tanh), 0);
-  expectInPlaceBitIdentical("neg", unary(neg), 0);
+  expectInPlaceBitIdentical("relu", unary(rt::relu), 0);
+  expectInPlaceBitIdentical("sigmoid", unary(rt::sigmoid), 0);
+  expectInPlaceBitIdentical("tanh", unary(rt::tanh), 0);
+  expectInPlaceBitIdentical("neg", unary(rt::neg), 0);
   for (int over : {0, 1}) {
-    expectInPlaceBitIdentical("add", add, over);
-    expectInPlaceBitIdentical("sub", sub, over);
-    expectInPlaceBitIdentical("mul", mul, over);
-    expectInPlaceBitIdentical("div", div, over);
-    expectInPlaceBitIdentical("relu_backward", reluBackward, over);
-    expectInPlaceBitIdentical("sigmoid_backward", sigmoidBackward, over);
-    expectInPlaceBitIdentical("tanh_backward", tanhBackward, over);
+    expectInPlaceBitIdentical("add", rt::add, over);
+    expectInPlaceBitIdentical("sub", rt::sub, over);
+    expectInPlaceBitIdentical("mul", rt::mul, over);
+    expectInPlaceBitIdentical("div", rt::div, over);
+    expectInPlaceBitIdentical("relu_backward", rt::reluBackward, over);
+    expectInPlaceBitIdentical("sigmoid_backward", rt::sigmoidBackward, over);
+    expectInPlaceBitIdentical("tanh_backward", rt::tanhBackward, over);
   }
 
   // BatchNorm: the output over the input; the input gradient over the
