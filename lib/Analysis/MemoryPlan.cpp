@@ -27,6 +27,12 @@ void MemoryPlan::write(func::FuncOp function, const ArenaPlan &plan,
     }
     if (!offsets.empty())
       op.setAttr(kOffsetsAttr, builder.getDenseI64ArrayAttr(offsets));
+    if (ArrayRef<unsigned> sliced = plan.slicedOperands(&op); !sliced.empty())
+      op.setAttr(kSlicedOperandsAttr,
+                 builder.getDenseI64ArrayAttr(llvm::to_vector(llvm::map_range(
+                     sliced, [](unsigned k) { return int64_t(k); }))));
+    else
+      op.removeAttr(kSlicedOperandsAttr);
     if (llvm::any_of(inPlace, [](int64_t index) { return index >= 0; }))
       op.setAttr(kInPlaceAttr, builder.getDenseI64ArrayAttr(inPlace));
     else
@@ -142,6 +148,13 @@ private:
   std::vector<SmallVector<Buffer, 2>> endingAt;
 };
 
+/// The plan's buffer of op result `value` at [begin, end).
+Buffer bufferOf(Value value, uint64_t begin, uint64_t end) {
+  auto result = cast<OpResult>(value);
+  return {begin, end, result.getOwner(),
+          static_cast<int>(result.getResultNumber())};
+}
+
 /// The i64 array attribute `name` of `op` with `size` entries, or null
 /// after a diagnostic.
 FailureOr<ArrayRef<int64_t>> arrayAttr(Operation *op, StringRef name,
@@ -155,6 +168,41 @@ FailureOr<ArrayRef<int64_t>> arrayAttr(Operation *op, StringRef name,
            << name << "' to be an array<i64> of " << size
            << " entries; run -tg-plan-memory";
   return array.asArrayRef();
+}
+
+/// For a tg.concat at `begin` whose `memopt.sliced_operands` says which
+/// operands are already in their slice of its result: checks that they are
+/// (as concatSlices allows), hands their buffers to the result and returns
+/// the last position at which the result's buffer is live (`last`, or later
+/// for an operand read after the concat).
+FailureOr<unsigned> takeSlices(Operation &op, const MemoryPlan &plan,
+                               PlanChecker &checker, uint64_t begin,
+                               unsigned last) {
+  Attribute attr = op.getAttr(kSlicedOperandsAttr);
+  if (!attr)
+    return last;
+  auto array = dyn_cast<DenseI64ArrayAttr>(attr);
+  std::optional<SmallVector<uint64_t>> offsets;
+  if (isa<tg::ConcatOp>(op))
+    offsets = concatOperandOffsets(&op);
+  if (!array || !offsets)
+    return op.emitError("memory plan: '")
+           << kSlicedOperandsAttr
+           << "' needs a tg.concat whose operands are contiguous slabs of "
+              "its result";
+  for (int64_t k : array.asArrayRef()) {
+    if (k < 0 || k >= static_cast<int64_t>(op.getNumOperands()))
+      return op.emitError("memory plan: no operand #") << k << " to slice";
+    Value operand = op.getOperand(k);
+    uint64_t at = begin + (*offsets)[k];
+    if (plan.offset(operand) != at)
+      return op.emitError("memory plan: operand #")
+             << k << " must be at arena offset " << at
+             << ", its slice of the result";
+    checker.release(bufferOf(operand, at, at + tensorBytes(operand)));
+    last = std::max(last, checker.lastUse(operand));
+  }
+  return last;
 }
 
 } // namespace
@@ -215,11 +263,12 @@ FailureOr<MemoryPlan> MemoryPlan::read(func::FuncOp function) {
             return op.emitError("memory plan: result #")
                    << k << " is written over operand #" << operand
                    << ", which must be at the same offset and die here";
-          auto defining = cast<OpResult>(over);
-          checker.release({begin, buffer.end, defining.getOwner(),
-                           static_cast<int>(defining.getResultNumber())});
+          checker.release(bufferOf(over, begin, buffer.end));
         }
-        if (failed(checker.add(buffer, checker.lastUse(result))))
+        unsigned last = checker.lastUse(result);
+        FailureOr<unsigned> slicesEnd =
+            takeSlices(op, plan, checker, begin, last);
+        if (failed(slicesEnd) || failed(checker.add(buffer, *slicesEnd)))
           return failure();
         plan.offsets[result] = begin;
       }

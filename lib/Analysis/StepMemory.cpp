@@ -138,3 +138,43 @@ SmallVector<unsigned, 2> memopt::inPlaceCandidates(OpResult result) {
   }
   return candidates;
 }
+
+std::optional<SmallVector<uint64_t>>
+memopt::concatOperandOffsets(Operation *concat) {
+  auto op = cast<tg::ConcatOp>(concat);
+  auto type = cast<RankedTensorType>(op.getType());
+  int64_t axis = op.getAxis();
+  if (!type.hasStaticShape() || axis < 0 || axis >= type.getRank() ||
+      llvm::any_of(type.getShape().take_front(axis),
+                   [](int64_t dim) { return dim != 1; }))
+    return std::nullopt;
+  SmallVector<uint64_t> offsets;
+  uint64_t offset = 0;
+  for (Value operand : op.getInputs()) {
+    offsets.push_back(offset);
+    offset += tensorBytes(operand);
+  }
+  return offsets;
+}
+
+DenseMap<Value, ConcatSlice>
+memopt::concatSlices(Block &body, function_ref<bool(Value)> inArena,
+                     uint64_t alignment) {
+  DenseMap<Value, ConcatSlice> slices;
+  for (auto concat : body.getOps<tg::ConcatOp>()) {
+    std::optional<SmallVector<uint64_t>> offsets =
+        concatOperandOffsets(concat);
+    if (!offsets || !inArena(concat.getResult()))
+      continue;
+    for (auto [operand, offset] : llvm::zip(concat.getInputs(), *offsets)) {
+      auto result = dyn_cast<OpResult>(operand);
+      if (!result || isa<tg::ConcatOp>(result.getOwner()) ||
+          !inArena(operand) || offset % alignment != 0 ||
+          slices.count(operand) ||
+          llvm::count(concat.getInputs(), operand) != 1)
+        continue;
+      slices[operand] = {concat, offset};
+    }
+  }
+  return slices;
+}

@@ -56,13 +56,15 @@ public:
     MemoryPlan::write(function, plan, workspaces);
 
     numArenaBytes = plan.totalBytes();
-    for (Operation &op : body.without_terminator())
+    for (Operation &op : body.without_terminator()) {
+      numSliced += plan.slicedOperands(&op).size();
       for (OpResult result : op.getResults()) {
         if (plan.offset(result))
           ++numArenaValues;
         if (plan.inPlaceOperand(result))
           ++numInPlace;
       }
+    }
   }
 };
 

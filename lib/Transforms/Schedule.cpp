@@ -39,11 +39,15 @@ constexpr StringLiteral kStrategies[] = {"given", "free-first", "frees-asap"};
 /// The ops of a block (terminator excluded) as a graph over their indices
 /// in the given order, with the arena values they define and read.
 struct Graph {
+  static constexpr unsigned kNone = ~0u;
   struct ValueInfo {
     uint64_t bytes;
     unsigned def;
     llvm::SmallVector<unsigned, 2> users; // unique, in the given order
     bool liveOut;                         // read by the terminator
+    /// For a concat operand computed in its slice (concatSlices): the
+    /// concat's result; for a concat result with such operands: itself.
+    unsigned concat = kNone;
   };
   struct OpInfo {
     Operation *op;
@@ -126,6 +130,14 @@ FailureOr<Graph> Graph::build(Block &body, bool queryWorkspaces, bool inPlace,
            {}, false});
     }
   }
+  if (inPlace)
+    for (auto [value, slice] : concatSlices(
+             body, [&](Value v) { return valueIndex.count(v) != 0; },
+             ArenaPlan::kAlignment)) {
+      unsigned concat = valueIndex.lookup(slice.concat->getResult(0));
+      graph.values[valueIndex.lookup(value)].concat = concat;
+      graph.values[concat].concat = concat;
+    }
   for (auto [value, info] : valueIndex) {
     for (Operation *user : value.getUsers()) {
       if (user->hasTrait<OpTrait::IsTerminator>()) {
@@ -140,43 +152,84 @@ FailureOr<Graph> Graph::build(Block &body, bool queryWorkspaces, bool inPlace,
   return graph;
 }
 
-/// The arena peak of `order` as tg-plan-memory would count it: results
-/// written in place over an operand that dies at their op take its bytes,
-/// a workspace counts during its op.
+/// The arena peak of `order` as tg-plan-memory counts it (ArenaPlan): a
+/// buffer per value from its op to its last use, except that a result
+/// written in place over an operand that dies at its op joins the
+/// operand's buffer, and a concat's result and the operands computed in its
+/// slices share one buffer of its size (with the buffers of what those
+/// operands were written over in place); a workspace counts during its op.
+/// Linear in the ops and uses: groups by union-find, then a sweep.
 uint64_t simulatePeak(const Graph &graph, ArrayRef<unsigned> order) {
-  constexpr unsigned kNever = ~0u;
-  SmallVector<unsigned> position(graph.ops.size());
+  size_t numOps = graph.ops.size(), numValues = graph.values.size();
+  SmallVector<unsigned> position(numOps);
   for (auto [at, op] : llvm::enumerate(order))
     position[op] = at;
-  SmallVector<unsigned> lastUse(graph.values.size());
+  SmallVector<unsigned> lastUse(numValues);
   for (auto [index, value] : llvm::enumerate(graph.values)) {
-    lastUse[index] = position[value.def];
+    lastUse[index] = value.liveOut ? numOps : position[value.def];
     for (unsigned user : value.users)
       lastUse[index] = std::max(lastUse[index], position[user]);
-    if (value.liveOut)
-      lastUse[index] = kNever;
   }
-  SmallVector<bool> owns(graph.values.size(), false);
-  uint64_t live = 0, peak = 0;
+
+  // Buffers: one per value at first, merged (union-find) as the plan does.
+  struct Buffer {
+    unsigned parent, first, last;
+    uint64_t bytes;
+  };
+  SmallVector<Buffer> buffers;
+  for (auto [index, value] : llvm::enumerate(graph.values))
+    buffers.push_back({static_cast<unsigned>(index), position[value.def],
+                       lastUse[index], value.bytes});
+  auto find = [&](unsigned value) {
+    while (buffers[value].parent != value)
+      value = buffers[value].parent = buffers[buffers[value].parent].parent;
+    return value;
+  };
+  auto merge = [&](unsigned from, unsigned into) {
+    from = find(from);
+    into = find(into);
+    if (from == into)
+      return;
+    buffers[from].parent = into;
+    buffers[into].first = std::min(buffers[into].first, buffers[from].first);
+    buffers[into].last = std::max(buffers[into].last, buffers[from].last);
+  };
   for (auto [at, opIndex] : llvm::enumerate(order)) {
     const Graph::OpInfo &op = graph.ops[opIndex];
+    SmallVector<unsigned, 2> taken;
     for (auto [result, candidates] : llvm::zip(op.results, op.inPlace)) {
-      owns[result] = true;
       auto over = llvm::find_if(candidates, [&](unsigned operand) {
-        return owns[operand] && lastUse[operand] == at &&
+        return graph.values[operand].concat == Graph::kNone &&
+               lastUse[operand] == at &&
+               !llvm::is_contained(taken, find(operand)) &&
                graph.values[operand].bytes == graph.values[result].bytes;
       });
-      if (over != candidates.end())
-        owns[*over] = false;
-      else
-        live += graph.values[result].bytes;
-    }
-    peak = std::max(peak, live + op.workspace);
-    for (unsigned value : llvm::concat<const unsigned>(op.operands, op.results))
-      if (owns[value] && lastUse[value] == at) {
-        owns[value] = false;
-        live -= graph.values[value].bytes;
+      if (over != candidates.end()) {
+        taken.push_back(find(*over));
+        merge(result, *over);
       }
+      if (unsigned concat = graph.values[result].concat;
+          concat != Graph::kNone && concat != result) {
+        // The concat's buffer, of the concat's size, holds the operand.
+        buffers[find(result)].bytes = 0;
+        merge(result, concat);
+      }
+    }
+  }
+
+  SmallVector<int64_t> delta(numOps + 2, 0);
+  for (auto [index, buffer] : llvm::enumerate(buffers)) {
+    if (find(index) != index)
+      continue;
+    delta[buffer.first] += buffer.bytes;
+    delta[std::min<size_t>(buffer.last, numOps) + 1] -= buffer.bytes;
+  }
+  uint64_t peak = 0;
+  int64_t live = 0;
+  for (unsigned at = 0; at < numOps; ++at) {
+    live += delta[at];
+    peak = std::max(peak, static_cast<uint64_t>(live) +
+                              graph.ops[order[at]].workspace);
   }
   return peak;
 }

@@ -72,3 +72,40 @@ func.func @bn_backward(%gy: tensor<2x4x3x3xf32>, %x: tensor<2x4x3x3xf32>, %g: te
   %r = tg.neg %dx : tensor<2x4x3x3xf32>
   return %r, %ds, %db : tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// A concat whose operands are contiguous slabs of its result (batch 1,
+// channel axis) reads operands computed straight into their slice: one
+// buffer, no copy. The relu's input shares the relu's slice (in place).
+// With batch 2 the slabs interleave: the concat copies.
+// CHECK-LABEL: func.func @concat_slices
+// CHECK-SAME: memopt.arena_bytes = 256 : i64
+// CHECK: tg.sigmoid %{{.*}} {memopt.offsets = array<i64: 0>}
+// CHECK: tg.relu %{{.*}} {memopt.in_place = array<i64: 0>, memopt.offsets = array<i64: 0>}
+// CHECK: tg.neg %{{.*}} {memopt.offsets = array<i64: 128>}
+// CHECK: tg.concat {{.*}} {axis = 1 : i64, memopt.offsets = array<i64: 0>, memopt.sliced_operands = array<i64: 0, 1>}
+// COPY-LABEL: func.func @concat_slices
+// COPY-SAME: memopt.arena_bytes = 512 : i64
+// COPY-NOT: memopt.sliced_operands
+func.func @concat_slices(%x: tensor<1x2x4x4xf32>) -> tensor<1x4x2x2xf32> {
+  %s = tg.sigmoid %x : tensor<1x2x4x4xf32>
+  %a = tg.relu %s : tensor<1x2x4x4xf32>
+  %b = tg.neg %x : tensor<1x2x4x4xf32>
+  %c = tg.concat %a, %b {axis = 1} : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %d = tg.max_pool2d %c {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x4x4x4xf32>) -> tensor<1x4x2x2xf32>
+  return %d : tensor<1x4x2x2xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @concat_batch2
+// CHECK-SAME: memopt.arena_bytes = 512 : i64
+// CHECK-NOT: memopt.sliced_operands
+func.func @concat_batch2(%x: tensor<2x1x4x4xf32>) -> tensor<2x2x2x2xf32> {
+  %a = tg.relu %x : tensor<2x1x4x4xf32>
+  %b = tg.neg %x : tensor<2x1x4x4xf32>
+  %c = tg.concat %a, %b {axis = 1} : (tensor<2x1x4x4xf32>, tensor<2x1x4x4xf32>) -> tensor<2x2x4x4xf32>
+  %d = tg.max_pool2d %c {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<2x2x4x4xf32>) -> tensor<2x2x2x2xf32>
+  return %d : tensor<2x2x2x2xf32>
+}

@@ -88,3 +88,31 @@ func.func @homeless(%x: tensor<4xf32>) -> tensor<4xf32> attributes {memopt.arena
   %b = tg.neg %a {memopt.offsets = array<i64: -1>} : tensor<4xf32>
   return %b : tensor<4xf32>
 }
+
+// -----
+
+// A sliced concat operand must sit in its slice of the result.
+func.func @slice_elsewhere(%x: tensor<1x2x4x4xf32>) -> tensor<1x4x4x4xf32> attributes {memopt.arena_bytes = 512 : i64} {
+  %a = tg.relu %x {memopt.offsets = array<i64: 256>} : tensor<1x2x4x4xf32>
+  %b = tg.neg %x {memopt.offsets = array<i64: 128>} : tensor<1x2x4x4xf32>
+  // expected-error @+1 {{memory plan: operand #0 must be at arena offset 0, its slice of the result}}
+  %c = tg.concat %a, %b {axis = 1, memopt.offsets = array<i64: 0>, memopt.sliced_operands = array<i64: 0, 1>} : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %d = tg.neg %c {memopt.offsets = array<i64: -1>} : tensor<1x4x4x4xf32>
+  return %d : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// A sliced operand is part of the concat's result while that is live: it
+// cannot be overwritten in place.
+func.func @overwrite_slice(%x: tensor<1x2x4x4xf32>) -> (tensor<1x4x2x2xf32>, tensor<1x2x4x4xf32>) attributes {memopt.arena_bytes = 256 : i64} {
+  %a = tg.relu %x {memopt.offsets = array<i64: 0>} : tensor<1x2x4x4xf32>
+  %b = tg.neg %x {memopt.offsets = array<i64: 128>} : tensor<1x2x4x4xf32>
+  // expected-note @+1 {{the other buffer's op}}
+  %c = tg.concat %a, %b {axis = 1, memopt.offsets = array<i64: 0>, memopt.sliced_operands = array<i64: 0, 1>} : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x4x4x4xf32>
+  // expected-error @+1 {{memory plan: result #0 of 'tg.sigmoid' at arena bytes [0, 128) overlaps result #0 of 'tg.concat' at arena bytes [0, 256), which is live at the same time}}
+  %e = tg.sigmoid %a {memopt.offsets = array<i64: 0>, memopt.in_place = array<i64: 0>} : tensor<1x2x4x4xf32>
+  %g = tg.max_pool2d %c {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, memopt.offsets = array<i64: -1>} : (tensor<1x4x4x4xf32>) -> tensor<1x4x2x2xf32>
+  %h = tg.neg %e {memopt.offsets = array<i64: -1>} : tensor<1x2x4x4xf32>
+  return %g, %h : tensor<1x4x2x2xf32>, tensor<1x2x4x4xf32>
+}

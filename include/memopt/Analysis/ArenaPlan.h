@@ -16,7 +16,9 @@
 
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <cstdint>
@@ -38,7 +40,9 @@ public:
   /// With `inPlace`, a result takes the buffer of the first of its
   /// inPlaceCandidates that lives in the arena, has its size and is last
   /// used by the result's op; the buffer then lives until the result's last
-  /// use.
+  /// use. Also with `inPlace`, the operands of a tg.concat that
+  /// concatSlices allows are computed in their slice of its result: one
+  /// buffer from the first operand's op to the last use of any of them.
   static ArenaPlan compute(mlir::Operation *function,
                            llvm::function_ref<uint64_t(mlir::Value)> valueBytes,
                            llvm::function_ref<uint64_t(mlir::Operation *)>
@@ -51,12 +55,16 @@ public:
   std::optional<uint64_t> workspaceOffset(mlir::Operation *op) const;
   /// The operand whose buffer `result` overwrites, if any.
   std::optional<unsigned> inPlaceOperand(mlir::OpResult result) const;
+  /// The operands of tg.concat `concat` computed in their slice of its
+  /// result (concatSlices), which the concat need not copy.
+  llvm::ArrayRef<unsigned> slicedOperands(mlir::Operation *concat) const;
   /// The arena size: the end of the highest buffer.
   uint64_t totalBytes() const { return total; }
 
 private:
   llvm::DenseMap<mlir::Value, uint64_t> valueOffsets;
   llvm::DenseMap<mlir::Value, unsigned> inPlaceOperands;
+  llvm::DenseMap<mlir::Operation *, llvm::SmallVector<unsigned, 2>> sliced;
   llvm::DenseMap<mlir::Operation *, uint64_t> workspaceOffsets;
   uint64_t total = 0;
 };

@@ -15,6 +15,9 @@
 //   result buffer);
 // - `memopt.in_place`: per result, the operand whose buffer it overwrites,
 //   or -1 (present only on ops with such a result);
+// - `memopt.sliced_operands` on a tg.concat: the operands that were
+//   computed in their slice of its result (the concat copies nothing for
+//   them);
 // - `memopt.workspace`: offset and bytes of the op's library workspace;
 // - `memopt.arena_bytes` on the function: the arena size.
 //
@@ -40,6 +43,7 @@ namespace memopt {
 constexpr llvm::StringLiteral kOffsetsAttr = "memopt.offsets";
 constexpr llvm::StringLiteral kInPlaceAttr = "memopt.in_place";
 constexpr llvm::StringLiteral kWorkspaceAttr = "memopt.workspace";
+constexpr llvm::StringLiteral kSlicedOperandsAttr = "memopt.sliced_operands";
 /// The arena size (i64), on the planned function and, after lowering, on
 /// the module.
 constexpr llvm::StringLiteral kArenaBytesAttr = "memopt.arena_bytes";

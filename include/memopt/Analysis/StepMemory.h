@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
@@ -57,6 +58,26 @@ bool livesInArena(mlir::Value value,
 /// over (same type; every element read before it is written), in order of
 /// preference. Whether the operand dies at the op is the caller's concern.
 llvm::SmallVector<unsigned, 2> inPlaceCandidates(mlir::OpResult result);
+
+/// Where a value lives inside the result of the tg.concat that reads it.
+struct ConcatSlice {
+  mlir::Operation *concat;
+  uint64_t offset; // bytes from the start of the concat's result
+};
+
+/// The byte offset of each operand's slab inside the result of `concat`
+/// (a tg.concat), or nothing when the operands are not contiguous slabs.
+std::optional<llvm::SmallVector<uint64_t>>
+concatOperandOffsets(mlir::Operation *concat);
+
+/// The op results of `body` that are computed in their slice of a
+/// tg.concat's result: the concat's result and the operand live in the
+/// arena (`inArena`), the operand is an op result other than a concat,
+/// read once by the concat, and its slice starts at a multiple of
+/// `alignment`; the first concat that reads a value takes it.
+llvm::DenseMap<mlir::Value, ConcatSlice>
+concatSlices(mlir::Block &body, llvm::function_ref<bool(mlir::Value)> inArena,
+             uint64_t alignment);
 
 } // namespace memopt
 

@@ -67,10 +67,13 @@ def PlanMemory : Pass<"tg-plan-memory", "::mlir::func::FuncOp"> {
     aligned. Arguments, constants and step results computed in their result
     buffer live outside the arena; a result of an elementwise op or of
     BatchNorm (forward or backward) is written in place over an operand of
-    its type that dies at the op; library workspaces (oneDNN convolutions)
+    its type that dies at the op; the operands of a `tg.concat` whose
+    operands are contiguous slabs of its result are computed in their slice
+    of it (`memopt.sliced_operands`); library workspaces (oneDNN convolutions)
     are buffers of their op's duration, sized by the CPU runtime at compile
     time. The plan is recorded as attributes (memopt/Analysis/MemoryPlan.h):
-    `memopt.offsets`, `memopt.in_place`, `memopt.workspace` on the ops and
+    `memopt.offsets`, `memopt.in_place`, `memopt.sliced_operands`,
+    `memopt.workspace` on the ops and
     `memopt.arena_bytes` on the function.
   }];
   let dependentDialects = ["::memopt::tg::TGDialect"];
@@ -80,13 +83,16 @@ def PlanMemory : Pass<"tg-plan-memory", "::mlir::func::FuncOp"> {
            "at compile time; false plans none (for tests of the IR only: "
            "the kernels abort if they need one)">,
     Option<"inPlace", "in-place", "bool", "true",
-           "Write elementwise and BatchNorm results over a dying operand">,
+           "Write elementwise and BatchNorm results over a dying operand, "
+           "and concat operands into their slice of the result">,
   ];
   let statistics = [
     Statistic<"numArenaBytes", "arena-bytes", "Bytes of the arena">,
     Statistic<"numArenaValues", "arena-values", "Values in the arena">,
     Statistic<"numInPlace", "in-place-results",
               "Results written over an operand in place">,
+    Statistic<"numSliced", "sliced-operands",
+              "Concat operands computed in their slice of the result">,
   ];
 }
 
@@ -96,7 +102,7 @@ def VerifyMemoryPlan : Pass<"tg-verify-memory-plan", "::mlir::func::FuncOp"> {
     Reads the plan that `tg-plan-memory` recorded and fails, at the op,
     when an attribute is missing or malformed, a buffer is misaligned or
     outside the arena, an in-place result is not over a dying operand of a
-    kernel that allows it, a result outside the arena is neither a constant
+    kernel that allows it, a sliced concat operand is not in its slice, a result outside the arena is neither a constant
     nor a step result computed in its buffer, or two buffers live at the
     same time overlap. `convert-tg-to-emitc` runs the same check.
   }];
