@@ -12,7 +12,8 @@ tensor separately, activations only) are printed too.
 
 An ablation plans the same step (`<model>.step.mlir`, saved by
 memopt-compile) with memopt-opt under each combination of the given or the
-chosen order and with or without in-place writes, and times the whole
+chosen order and with or without in-place writes (and concat slices),
+with and without oneDNN's convolution workspaces, and times the whole
 pipeline from ONNX to C++ (memopt-translate --import-onnx, memopt-opt from
 autodiff to EmitC, memopt-translate --mlir-to-cpp).
 
@@ -120,12 +121,17 @@ def main(argv=None):
     ablation = []
     for order in ("given", "chosen"):
         for in_place in ("false", "true"):
-            passes = [] if order == "given" else ["-tg-schedule"]
-            passes.append("-tg-plan-memory=in-place=" + in_place)
-            out = subprocess.run([tool("memopt-opt"), step_mlir, *passes],
-                                 check=True, capture_output=True,
-                                 text=True).stdout
-            ablation.append((order, in_place, arena_bytes(out)))
+            totals = []
+            for workspaces in ("true", "false"):
+                options = "in-place=%s query-workspaces=%s" % (in_place,
+                                                                workspaces)
+                passes = [] if order == "given" else ["-tg-schedule=" + options]
+                passes.append("-tg-plan-memory=" + options)
+                out = subprocess.run([tool("memopt-opt"), step_mlir, *passes],
+                                     check=True, capture_output=True,
+                                     text=True).stdout
+                totals.append(arena_bytes(out))
+            ablation.append((order, in_place, *totals))
 
     saved = pytorch_saved_bytes(args.model, args.batch, args.size)
     arena = report["activation_peak_bytes"]
@@ -144,10 +150,12 @@ def main(argv=None):
               saved[(False, True)] / 1e6, saved[(False, False)] / 1e6))
     print("arena / dedup activations: %.2f" % (arena / saved[(True, False)]))
     print()
-    print("| order | in place | arena |")
-    print("|---|---|---|")
-    for order, in_place, total in ablation:
-        print("| %s | %s | %.1f MiB |" % (order, in_place, total / MIB))
+    print("| order | in place | arena | arena without workspaces "
+          "| without workspaces / saved |")
+    print("|---|---|---|---|---|")
+    for order, in_place, total, bare in ablation:
+        print("| %s | %s | %.1f MiB | %.1f MiB | %.2f |" % (
+            order, in_place, total / MIB, bare / MIB, bare / reference))
     print()
     print("ONNX -> C++ pipeline: %.2f s" % pipeline_seconds)
     return 0
