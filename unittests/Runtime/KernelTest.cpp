@@ -10,6 +10,7 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -220,6 +221,21 @@ TEST(RuntimeKernels, PlannedInPlaceWritesAreBitIdentical) {
   };
   expectInPlaceBitIdentical("batch_norm_backward", batchNormBackwardOf, 0);
   expectInPlaceBitIdentical("batch_norm_backward", batchNormBackwardOf, 1);
+}
+
+TEST(RuntimeKernels, ConcatOfOperandsInTheirSlices) {
+  // The memory plan may compute concat operands in their slice of the
+  // output: the result is the same bits as a concat of separate operands.
+  Dims a = {1, 2, 3}, b = {1, 1, 3}, out = {1, 3, 3};
+  std::vector<float> x = iota(6), y = iota(3, -2.0f), expected(9), slab(9);
+  ConstTensor separate[] = {ConstTensor(x.data(), a), ConstTensor(y.data(), b)};
+  concat(separate, 2, Tensor(expected.data(), out), 1);
+  std::copy(x.begin(), x.end(), slab.begin());
+  std::copy(y.begin(), y.end(), slab.begin() + 6);
+  ConstTensor sliced[] = {ConstTensor(slab.data(), a),
+                          ConstTensor(slab.data() + 6, b)};
+  concat(sliced, 2, Tensor(slab.data(), out), 1);
+  EXPECT_TRUE(bitEqual(slab, expected));
 }
 
 /// A mid-sized strided, grouped convolution and its gradients.
