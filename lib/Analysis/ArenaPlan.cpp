@@ -2,6 +2,8 @@
 
 #include "memopt/Analysis/ArenaPlan.h"
 
+#include "memopt/Analysis/StepMemory.h"
+
 #include "mlir/Analysis/Liveness.h"
 #include "mlir/IR/Block.h"
 #include "llvm/ADT/STLExtras.h"
@@ -16,9 +18,12 @@ using namespace memopt;
 
 namespace {
 
-/// A buffer to place: live over ops [first, last] of the block order.
+/// A buffer to place: live over ops [first, last] of the block order. A
+/// buffer holds one value, values written over each other in place, a
+/// concat's result with the operands computed in their slices of it (each
+/// value at its offset in the buffer), or an op's workspace.
 struct Interval {
-  std::variant<Value, Operation *> owner; // a value or an op's workspace
+  std::variant<SmallVector<std::pair<Value, uint64_t>, 1>, Operation *> owner;
   unsigned first;
   unsigned last;
   uint64_t bytes;
@@ -60,7 +65,8 @@ uint64_t bestFitOffset(const Interval &buffer,
 
 ArenaPlan ArenaPlan::compute(Operation *function,
                              function_ref<uint64_t(Value)> valueBytes,
-                             function_ref<uint64_t(Operation *)> workspaceBytes) {
+                             function_ref<uint64_t(Operation *)> workspaceBytes,
+                             bool inPlace) {
   Block &body = function->getRegion(0).front();
   Liveness liveness(function);
   const LivenessBlockInfo *blockLiveness = liveness.getLiveness(&body);
@@ -69,18 +75,104 @@ ArenaPlan ArenaPlan::compute(Operation *function,
   for (auto [index, op] : llvm::enumerate(body))
     position[&op] = index;
 
+  ArenaPlan plan;
   SmallVector<Interval> buffers;
+  // The buffer of each arena value and the value's offset in it.
+  DenseMap<Value, std::pair<unsigned, uint64_t>> bufferOf;
+  auto endOf = [&](Value value) {
+    return position[blockLiveness->getEndOperation(value,
+                                                   value.getDefiningOp())];
+  };
+  auto join = [&](Value value, unsigned buffer, uint64_t at, unsigned last) {
+    bufferOf[value] = {buffer, at};
+    buffers[buffer].last = std::max(buffers[buffer].last, last);
+    std::get<0>(buffers[buffer].owner).push_back({value, at});
+  };
+  DenseMap<Value, ConcatSlice> slices;
+  // The buffer of each concat result whose operands are in its slices.
+  DenseMap<Operation *, unsigned> concatBuffer;
+  if (inPlace)
+    slices = concatSlices(
+        body, [&](Value value) { return valueBytes(value) > 0; }, kAlignment);
+  // A value that shares a concat's buffer is never overwritten in place:
+  // the concat's result is live longer than the value itself.
+  auto inConcatBuffer = [&](Value value) {
+    if (slices.count(value))
+      return true;
+    auto result = dyn_cast<OpResult>(value);
+    return result && concatBuffer.count(result.getOwner());
+  };
+
   for (Operation &op : body) {
     unsigned at = position[&op];
     if (uint64_t bytes = workspaceBytes(&op))
       buffers.push_back({&op, at, at, llvm::alignTo(bytes, kAlignment)});
-    for (Value result : op.getResults()) {
-      uint64_t bytes = valueBytes(result);
+    SmallVector<unsigned, 2> taken;
+    for (OpResult result : op.getResults()) {
+      uint64_t bytes = llvm::alignTo(valueBytes(result), kAlignment);
       if (!bytes)
         continue;
-      Operation *end = blockLiveness->getEndOperation(result, &op);
-      buffers.push_back(
-          {result, at, position[end], llvm::alignTo(bytes, kAlignment)});
+      unsigned last = endOf(result);
+      auto reusable = [&](unsigned index) {
+        Value operand = op.getOperand(index);
+        auto it = bufferOf.find(operand);
+        return it != bufferOf.end() && !inConcatBuffer(operand) &&
+               !llvm::is_contained(taken, it->second.first) &&
+               buffers[it->second.first].bytes == bytes &&
+               endOf(operand) == at;
+      };
+      std::optional<unsigned> reused;
+      if (inPlace)
+        for (unsigned index : inPlaceCandidates(result))
+          if (reusable(index)) {
+            reused = index;
+            break;
+          }
+      if (reused)
+        plan.inPlaceOperands[result] = *reused;
+      auto slice = slices.find(result);
+      if (slice == slices.end()) {
+        auto concat = concatBuffer.find(result.getOwner());
+        if (concat != concatBuffer.end()) {
+          join(result, concat->second, 0, last);
+          continue;
+        }
+        if (reused) {
+          auto [buffer, offset] = bufferOf[op.getOperand(*reused)];
+          taken.push_back(buffer);
+          join(result, buffer, offset, last);
+          continue;
+        }
+      } else {
+        // The operand of a concat goes to its slice of the concat's
+        // buffer, with the values it was written over in place.
+        Operation *concat = slice->second.concat;
+        uint64_t offset = slice->second.offset;
+        auto [it, created] = concatBuffer.insert({concat, buffers.size()});
+        if (created)
+          buffers.push_back(
+              {SmallVector<std::pair<Value, uint64_t>, 1>{}, at, at,
+               llvm::alignTo(valueBytes(concat->getResult(0)), kAlignment)});
+        unsigned group = it->second;
+        if (reused) {
+          unsigned old = bufferOf[op.getOperand(*reused)].first;
+          buffers[group].first =
+              std::min(buffers[group].first, buffers[old].first);
+          for (auto [value, inner] : std::get<0>(buffers[old].owner))
+            join(value, group, offset + inner, buffers[old].last);
+          std::get<0>(buffers[old].owner).clear();
+          buffers[old].bytes = 0;
+        }
+        join(result, group, offset, last);
+        plan.sliced[concat].push_back(
+            llvm::find(concat->getOperands(), result) -
+            concat->getOperands().begin());
+        continue;
+      }
+      bufferOf[result] = {static_cast<unsigned>(buffers.size()), 0};
+      buffers.push_back({SmallVector<std::pair<Value, uint64_t>, 1>{
+                             {result, 0}},
+                         at, last, bytes});
     }
   }
 
@@ -88,21 +180,22 @@ ArenaPlan ArenaPlan::compute(Operation *function,
   // that the plan is deterministic).
   SmallVector<Interval *> order;
   for (Interval &buffer : buffers)
-    order.push_back(&buffer);
+    if (buffer.bytes) // not merged into a concat's buffer
+      order.push_back(&buffer);
   llvm::stable_sort(order, [](const Interval *a, const Interval *b) {
     if (a->bytes != b->bytes)
       return a->bytes > b->bytes;
     return a->first < b->first;
   });
 
-  ArenaPlan plan;
   SmallVector<const Interval *> placed;
   for (Interval *buffer : order) {
     buffer->offset = bestFitOffset(*buffer, placed);
     placed.push_back(buffer);
     plan.total = std::max(plan.total, buffer->offset + buffer->bytes);
-    if (auto *value = std::get_if<Value>(&buffer->owner))
-      plan.valueOffsets[*value] = buffer->offset;
+    if (auto *values = std::get_if<0>(&buffer->owner))
+      for (auto [value, at] : *values)
+        plan.valueOffsets[value] = buffer->offset + at;
     else
       plan.workspaceOffsets[std::get<Operation *>(buffer->owner)] =
           buffer->offset;
@@ -121,5 +214,19 @@ std::optional<uint64_t> ArenaPlan::workspaceOffset(Operation *op) const {
   auto it = workspaceOffsets.find(op);
   if (it == workspaceOffsets.end())
     return std::nullopt;
+  return it->second;
+}
+
+std::optional<unsigned> ArenaPlan::inPlaceOperand(OpResult result) const {
+  auto it = inPlaceOperands.find(result);
+  if (it == inPlaceOperands.end())
+    return std::nullopt;
+  return it->second;
+}
+
+ArrayRef<unsigned> ArenaPlan::slicedOperands(Operation *concat) const {
+  auto it = sliced.find(concat);
+  if (it == sliced.end())
+    return {};
   return it->second;
 }

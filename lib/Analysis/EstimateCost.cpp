@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "memopt/Analysis/ConvolutionWorkspace.h"
+#include "memopt/Analysis/Workspace.h"
 #include "memopt/Analysis/CostModel.h"
 #include "memopt/Analysis/Passes.h"
 #include "memopt/Analysis/StepPhases.h"
@@ -40,7 +40,7 @@ public:
     }
     bool workspaceFailed = false;
     CostModel model(*profile, [&](Operation *op) -> uint64_t {
-      FailureOr<uint64_t> bytes = queryConvolutionWorkspace(op);
+      FailureOr<uint64_t> bytes = queryWorkspaceBytes(op);
       workspaceFailed |= failed(bytes);
       return succeeded(bytes) ? *bytes : 0;
     });

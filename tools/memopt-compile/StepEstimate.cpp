@@ -2,7 +2,7 @@
 
 #include "StepEstimate.h"
 
-#include "memopt/Analysis/ConvolutionWorkspace.h"
+#include "memopt/Analysis/Workspace.h"
 
 
 using namespace mlir;
@@ -18,7 +18,7 @@ FailureOr<StepEstimate> StepEstimate::compute(func::FuncOp step,
   auto workspace = [&](Operation *op) -> uint64_t {
     auto [it, inserted] = workspaces.try_emplace(op, 0);
     if (inserted) {
-      FailureOr<uint64_t> bytes = queryConvolutionWorkspace(op);
+      FailureOr<uint64_t> bytes = queryWorkspaceBytes(op);
       failedQuery |= failed(bytes);
       it->second = succeeded(bytes) ? *bytes : 0;
     }
@@ -43,6 +43,7 @@ static int64_t jsonInt(uint64_t value) { return static_cast<int64_t>(value); }
 
 llvm::json::Object memopt::compileReport(const StepEstimate &estimate,
                                    uint64_t arenaBytes,
+                                   llvm::StringRef schedule,
                                    std::optional<uint64_t> budgetBytes,
                                    double compileSeconds) {
   const MemoryTimeline &timeline = estimate.timeline;
@@ -105,8 +106,8 @@ llvm::json::Object memopt::compileReport(const StepEstimate &estimate,
                          {"memory_bandwidth", device.memoryBandwidth},
                          {"link_bandwidth", device.linkBandwidth},
                          {"launch_seconds", device.launchSeconds}}},
-           {"schedule", "program order"},
-           {"memory_plan", "liveness best-fit"},
+           {"schedule", schedule},
+           {"memory_plan", "liveness best-fit, in place, concat slices"},
            {"remat", "none"},
            {"amp", "none"},
            {"offload", "none"},

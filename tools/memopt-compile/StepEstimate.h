@@ -33,10 +33,11 @@ struct StepEstimate {
   uint64_t predictedPeakBytes(uint64_t arenaBytes) const;
 };
 
-/// The compile report: the estimate, the arena plan's size, the budget (if
-/// any) and the compile time.
+/// The compile report: the estimate, the arena plan's size, the schedule
+/// tg-schedule chose, the budget (if any) and the compile time.
 llvm::json::Object compileReport(const StepEstimate &estimate,
                                  uint64_t arenaBytes,
+                                 llvm::StringRef schedule,
                                  std::optional<uint64_t> budgetBytes,
                                  double compileSeconds);
 

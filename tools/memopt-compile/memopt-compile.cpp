@@ -2,11 +2,13 @@
 //
 //   memopt-compile model.onnx -o BIN [options]        (DESIGN.md §3)
 //
-// import (memopt::importONNX) -> tg-autodiff -> canonicalize -> cost model
-// and memory timeline on --device (StepEstimate) -> convert-tg-to-emitc ->
-// emitc::translateToCpp -> the C++ compiler, linking the memopt runtime.
-// The ONNX model is embedded in the binary with an assembler `.incbin`, so
-// that models of hundreds of MB cost the compiler nothing. Bad flags are a one-line error and exit code 2; a model memopt
+// import (memopt::importONNX) -> tg-autodiff -> canonicalize -> tg-schedule
+// -> tg-plan-memory -> cost model and memory timeline on --device
+// (StepEstimate) -> convert-tg-to-emitc -> emitc::translateToCpp -> the C++
+// compiler, linking the memopt runtime. The ONNX model is embedded in the
+// binary with an assembler `.incbin`, so that models of hundreds of MB cost
+// the compiler nothing. Bad flags are a one-line error and exit code 2; a
+// model memopt
 // cannot compile is exit code 1.
 //
 //===----------------------------------------------------------------------===//
@@ -19,6 +21,7 @@
 #include "memopt/Dialect/TG/Transforms/Passes.h"
 #include "memopt/InitAllDialects.h"
 #include "memopt/Target/ONNX/ImportONNX.h"
+#include "memopt/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -343,12 +346,25 @@ int compile(const Options &options) {
   if (failed(training.run(*module)))
     return 1;
   auto step = *module->getOps<func::FuncOp>().begin();
+  if (keep && failed(writeFile(tempPath(modelName + ".step.mlir"),
+                               [&](raw_ostream &os) { module->print(os); })))
+    return 1;
+
+  PassManager planning(&context);
+  planning.addNestedPass<func::FuncOp>(createSchedule());
+  planning.addNestedPass<func::FuncOp>(createPlanMemory());
+  if (failed(planning.run(*module)))
+    return 1;
+  std::string schedule = "given";
+  if (auto decision = step->getAttrOfType<DictionaryAttr>("memopt.schedule"))
+    schedule = decision.getAs<StringAttr>("strategy").str();
+  if (keep && failed(writeFile(tempPath(modelName + ".planned.mlir"),
+                               [&](raw_ostream &os) { module->print(os); })))
+    return 1;
+  // Predictions on the final schedule and memory plan.
   FailureOr<StepEstimate> estimate =
       StepEstimate::compute(step, options.device);
   if (failed(estimate))
-    return 1;
-  if (keep && failed(writeFile(tempPath(modelName + ".step.mlir"),
-                               [&](raw_ostream &os) { module->print(os); })))
     return 1;
 
   PassManager lowering(&context);
@@ -425,8 +441,8 @@ int compile(const Options &options) {
     double seconds = std::chrono::duration<double>(
                          std::chrono::steady_clock::now() - start)
                          .count();
-    llvm::json::Object report =
-        compileReport(*estimate, arenaBytes, options.budget, seconds);
+    llvm::json::Object report = compileReport(*estimate, arenaBytes, schedule,
+                                              options.budget, seconds);
     if (failed(writeFile(options.report, [&](raw_ostream &os) {
           os << llvm::formatv("{0:2}", llvm::json::Value(std::move(report)))
              << "\n";

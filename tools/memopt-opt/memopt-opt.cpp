@@ -9,6 +9,7 @@
 #include "memopt/Conversion/Passes.h"
 #include "memopt/Dialect/TG/Transforms/Passes.h"
 #include "memopt/InitAllDialects.h"
+#include "memopt/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
@@ -18,6 +19,7 @@ int main(int argc, char **argv) {
   memopt::tg::registerTGPasses();
   memopt::registerMemoptAnalysisPasses();
   memopt::registerMemoptConversionPasses();
+  memopt::registerMemoptPasses();
   mlir::DialectRegistry registry;
   memopt::registerAllDialects(registry);
   return mlir::asMainReturnCode(

@@ -11,9 +11,11 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <vector>
 
@@ -169,6 +171,83 @@ TEST(RuntimeKernels, BatchNormRunningStatsInPlace) {
             Tensor(si.data(), c), 1e-5, 0.1);
   EXPECT_TRUE(bitEqual(rm, rm2));
   EXPECT_TRUE(bitEqual(rv, rv2));
+}
+
+/// Runs `kernel(a, b, out)` out of place and again with the output over
+/// operand `over` (0: a, 1: b), as the memory plan's in-place writes do
+/// (memopt/Analysis/StepMemory.h, inPlaceCandidates): the bits must agree.
+void expectInPlaceBitIdentical(
+    const char *name,
+    const std::function<void(ConstTensor, ConstTensor, Tensor)> &kernel,
+    int over) {
+  Dims s = {2, 3, 5, 7};
+  std::vector<float> a = iota(s.product()), b = iota(s.product(), -0.7f);
+  std::vector<float> expected(s.product());
+  kernel(ConstTensor(a.data(), s), ConstTensor(b.data(), s),
+         Tensor(expected.data(), s));
+  std::vector<float> &target = over == 0 ? a : b;
+  kernel(ConstTensor(a.data(), s), ConstTensor(b.data(), s),
+         Tensor(target.data(), s));
+  EXPECT_TRUE(bitEqual(target, expected)) << name << " over operand " << over;
+}
+
+TEST(RuntimeKernels, PlannedInPlaceWritesAreBitIdentical) {
+  namespace rt = memopt::rt;
+  auto unary = [](void (*f)(ConstTensor, Tensor)) {
+    return [f](ConstTensor a, ConstTensor, Tensor out) { f(a, out); };
+  };
+  expectInPlaceBitIdentical("relu", unary(rt::relu), 0);
+  expectInPlaceBitIdentical("sigmoid", unary(rt::sigmoid), 0);
+  expectInPlaceBitIdentical("tanh", unary(rt::tanh), 0);
+  expectInPlaceBitIdentical("neg", unary(rt::neg), 0);
+  for (int over : {0, 1}) {
+    expectInPlaceBitIdentical("add", rt::add, over);
+    expectInPlaceBitIdentical("sub", rt::sub, over);
+    expectInPlaceBitIdentical("mul", rt::mul, over);
+    expectInPlaceBitIdentical("div", rt::div, over);
+    expectInPlaceBitIdentical("relu_backward", rt::reluBackward, over);
+    expectInPlaceBitIdentical("sigmoid_backward", rt::sigmoidBackward, over);
+    expectInPlaceBitIdentical("tanh_backward", rt::tanhBackward, over);
+  }
+
+  // BatchNorm: the output over the input; the input gradient over the
+  // incoming gradient or over the input.
+  Dims c = {3};
+  std::vector<float> scale = {1, -2, 0.5}, bias = {0, 1, -1};
+  std::vector<float> rm = {0, 0, 0}, rv = {1, 1, 1}, rm2(3), rv2(3), sm(3),
+                     si(3);
+  auto batchNormOf = [&](ConstTensor x, ConstTensor, Tensor y) {
+    batchNorm(x, ConstTensor(scale.data(), c), ConstTensor(bias.data(), c),
+              ConstTensor(rm.data(), c), ConstTensor(rv.data(), c), y,
+              Tensor(rm2.data(), c), Tensor(rv2.data(), c),
+              Tensor(sm.data(), c), Tensor(si.data(), c), 1e-5, 0.1);
+  };
+  expectInPlaceBitIdentical("batch_norm", batchNormOf, 0);
+  std::vector<float> mean = {0.1f, -0.2f, 0.3f}, invStd = {1.5f, 0.5f, 2},
+                     ds(3), db(3);
+  auto batchNormBackwardOf = [&](ConstTensor dy, ConstTensor x, Tensor dx) {
+    batchNormBackward(dy, x, ConstTensor(scale.data(), c),
+                      ConstTensor(mean.data(), c),
+                      ConstTensor(invStd.data(), c), dx,
+                      Tensor(ds.data(), c), Tensor(db.data(), c));
+  };
+  expectInPlaceBitIdentical("batch_norm_backward", batchNormBackwardOf, 0);
+  expectInPlaceBitIdentical("batch_norm_backward", batchNormBackwardOf, 1);
+}
+
+TEST(RuntimeKernels, ConcatOfOperandsInTheirSlices) {
+  // The memory plan may compute concat operands in their slice of the
+  // output: the result is the same bits as a concat of separate operands.
+  Dims a = {1, 2, 3}, b = {1, 1, 3}, out = {1, 3, 3};
+  std::vector<float> x = iota(6), y = iota(3, -2.0f), expected(9), slab(9);
+  ConstTensor separate[] = {ConstTensor(x.data(), a), ConstTensor(y.data(), b)};
+  concat(separate, 2, Tensor(expected.data(), out), 1);
+  std::copy(x.begin(), x.end(), slab.begin());
+  std::copy(y.begin(), y.end(), slab.begin() + 6);
+  ConstTensor sliced[] = {ConstTensor(slab.data(), a),
+                          ConstTensor(slab.data() + 6, b)};
+  concat(sliced, 2, Tensor(slab.data(), out), 1);
+  EXPECT_TRUE(bitEqual(slab, expected));
 }
 
 /// A mid-sized strided, grouped convolution and its gradients.

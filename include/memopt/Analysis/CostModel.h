@@ -43,7 +43,7 @@ uint64_t tensorBytes(mlir::Type type);
 class CostModel {
 public:
   /// The library workspace `op` needs (0: none), e.g. the CPU runtime's
-  /// answer for a convolution (queryConvolutionWorkspace).
+  /// answer for a convolution (queryWorkspaceBytes).
   using WorkspaceFn = std::function<uint64_t(mlir::Operation *)>;
 
   CostModel(DeviceProfile profile, WorkspaceFn workspace)

@@ -14,31 +14,28 @@ def ConvertTGToEmitC : Pass<"convert-tg-to-emitc", "::mlir::ModuleOp"> {
 
     - every tensor becomes a `memopt::rt::Tensor` view: arguments and
       results over the step's `args` / `results` buffers, temporaries at the
-      offsets of a static arena plan (best-fit by liveness, `ArenaPlan`),
+      arena offsets of the memory plan that `tg-plan-memory` recorded
+      (`memopt.offsets`, verified as `tg-verify-memory-plan` does),
       constants over static arrays; each view is named after its ONNX node
       and op kind (`conv_encoder_layer1_0_conv1`);
     - every op becomes one call of its CPU kernel (`memopt::rt::conv2d`,
-      ...), convolutions with a workspace that the plan reserves in the
-      arena; its size is queried from the runtime at compile time;
+      ...), convolutions with the workspace of the plan
+      (`memopt.workspace`);
     - the module gets the `memopt::rt::Program` of the model (tensor specs
       from the role attributes, loss index, arena size, the embedded ONNX
       model `memopt_onnx_model` that memopt-compile assembles) and a `main`
       that calls `memopt::rt::trainerMain`.
 
-    A result that updates an argument of the same name is computed in the
-    result buffer directly, in place when the trainer passes the argument's
-    buffer, if no later op reads the argument; otherwise it is computed in
-    the arena and copied at the end of the step.
+    A step result that the plan keeps out of the arena is computed in its
+    result buffer directly (in place when the trainer passes the buffer of
+    the argument it updates); a result in the arena is copied at the end of
+    the step.
   }];
   let dependentDialects = ["::mlir::emitc::EmitCDialect"];
   let options = [
     Option<"modelName", "model-name", "std::string", "\"\"",
            "Name of the model in messages and reports (default: the stem "
            "of the module's tg.onnx_model)">,
-    Option<"queryWorkspaces", "query-workspaces", "bool", "true",
-           "Size convolution workspaces by asking the CPU runtime (oneDNN) "
-           "at compile time; false plans none (for tests of the IR only: "
-           "the kernels abort if they need one)">,
   ];
   let statistics = [
     Statistic<"numKernelCalls", "kernel-calls", "Runtime kernel calls emitted">,

@@ -202,7 +202,8 @@ void resizeBackward(ConstTensor gradOutput, Tensor gradInput, ResizeMode mode,
 // Shape manipulation
 //===----------------------------------------------------------------------===//
 
-/// tg.concat of `count` operands.
+/// tg.concat of `count` operands. An operand may already be in its slice of
+/// `output` (the memory plan computes it there): it is not copied.
 void concat(const ConstTensor *inputs, int count, Tensor output, int64_t axis);
 void slice(ConstTensor input, Tensor output, const Dims &starts,
            const Dims &ends, const Dims &steps);

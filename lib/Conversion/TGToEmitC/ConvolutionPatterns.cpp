@@ -1,7 +1,7 @@
 //===- ConvolutionPatterns.cpp - Convolutions and their gradients ---------===//
 //
 // The oneDNN convolutions take a workspace that the arena plan reserves for
-// the duration of the call; its size comes from queryConvolutionWorkspace.
+// the duration of the call (memopt.workspace, sized by queryWorkspaceBytes).
 //
 //===----------------------------------------------------------------------===//
 

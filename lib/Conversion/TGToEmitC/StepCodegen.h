@@ -11,7 +11,7 @@
 #ifndef MEMOPT_LIB_CONVERSION_TGTOEMITC_STEPCODEGEN_H
 #define MEMOPT_LIB_CONVERSION_TGTOEMITC_STEPCODEGEN_H
 
-#include "memopt/Analysis/ArenaPlan.h"
+#include "memopt/Analysis/MemoryPlan.h"
 
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -53,19 +53,17 @@ struct Placement {
   uint64_t index = 0; // argument/result index or arena offset
 };
 
-/// Names and placements of every value of the step, with the arena plan.
+/// Names and placements of every value of the step, with its memory plan.
 class StepContext {
 public:
-  /// Lays out `step` (a func.func of tg ops with role attributes): names its
-  /// values, places them, plans the arena with `workspaceBytes` per op.
-  /// Emits a diagnostic and fails on what the CPU backend cannot run. The
-  /// names of the file-scope constant arrays differ from those of
-  /// `sameFile`, the context of another function of the same file.
+  /// Lays out `step` (a func.func of tg ops with role attributes and the
+  /// memory plan of tg-plan-memory): names its values and places them as
+  /// the plan says. Emits a diagnostic and fails on what the CPU backend
+  /// cannot run and on a missing or unsafe plan. The names of the
+  /// file-scope constant arrays differ from those of `sameFile`, the
+  /// context of another function of the same file.
   static mlir::FailureOr<StepContext>
-  build(mlir::func::FuncOp step,
-        llvm::function_ref<mlir::FailureOr<uint64_t>(mlir::Operation *)>
-            workspaceBytes,
-        const StepContext *sameFile = nullptr);
+  build(mlir::func::FuncOp step, const StepContext *sameFile = nullptr);
 
   const Placement &placement(mlir::Value value) const;
   llvm::StringRef name(mlir::Value value) const;
@@ -73,7 +71,7 @@ public:
   llvm::StringRef resultName(unsigned index) const {
     return resultNames[index];
   }
-  uint64_t arenaBytes() const { return plan.totalBytes(); }
+  uint64_t arenaBytes() const { return plan.arenaBytes(); }
 
   /// Declares the C++ view of `value` (an argument or op result of the step)
   /// at the builder's insertion point and returns the EmitC value that
@@ -94,7 +92,7 @@ public:
   std::string randomSeed(mlir::Operation *op) const;
 
 private:
-  ArenaPlan plan;
+  MemoryPlan plan;
   llvm::DenseMap<mlir::Value, Placement> placements;
   llvm::DenseMap<mlir::Value, std::string> names;
   llvm::SmallVector<std::string> resultNames;

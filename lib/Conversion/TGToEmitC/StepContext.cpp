@@ -3,12 +3,14 @@
 // Before any pattern runs, every tensor of the step gets a C++ name (from
 // the ONNX node its op came from and the op kind, or from its role
 // attribute) and a place: an argument or result buffer, the arena (offsets
-// by ArenaPlan), or a static array for constants.
+// from the memory plan that tg-plan-memory recorded), or a static array for
+// constants.
 //
 //===----------------------------------------------------------------------===//
 
 #include "StepCodegen.h"
 
+#include "memopt/Analysis/StepMemory.h"
 #include "memopt/Dialect/TG/IR/TGOps.h"
 
 #include "mlir/IR/OpImplementation.h"
@@ -21,8 +23,7 @@ using namespace memopt::codegen;
 
 namespace {
 
-/// Role attributes of step arguments and results.
-constexpr StringLiteral kRolePrefix = "tg.";
+/// The role attribute of graph outputs.
 constexpr StringLiteral kOutputRole = "tg.output";
 
 /// Names the generated code uses itself, and C++ keywords a sanitized ONNX
@@ -129,53 +130,6 @@ std::string resultSuffix(OpResult result) {
   return ref.str();
 }
 
-/// The role attribute (name and value) of argument or result attributes.
-std::optional<NamedAttribute> roleOf(DictionaryAttr attrs) {
-  if (!attrs)
-    return std::nullopt;
-  for (NamedAttribute attr : attrs)
-    if (attr.getName().getValue().starts_with(kRolePrefix) &&
-        isa<StringAttr>(attr.getValue()))
-      return attr;
-  return std::nullopt;
-}
-
-/// The operand of `result`'s op that its kernel may compute it in place of
-/// (an optimizer update's state, batch norm's running statistics).
-Value inPlaceOperand(OpResult result) {
-  unsigned index = result.getResultNumber();
-  Operation *op = result.getOwner();
-  if (auto sgd = dyn_cast<tg::SGDUpdateOp>(op))
-    return index == 0 ? sgd.getParam() : sgd.getMomentumBuffer();
-  if (auto adam = dyn_cast<tg::AdamUpdateOp>(op))
-    return index == 0 ? adam.getParam()
-                      : index == 1 ? adam.getExpAvg() : adam.getExpAvgSq();
-  if (auto bn = dyn_cast<tg::BatchNormOp>(op))
-    return index == 1 ? bn.getRunningMean()
-                      : index == 2 ? bn.getRunningVar() : Value();
-  return Value();
-}
-
-/// Whether `result` may be computed in result buffer `bufferArg`'s place
-/// when the trainer passes the buffer of argument `bufferArg` for it: no op
-/// after its producer reads the argument, and the producer reads it only
-/// as the operand its kernel updates in place.
-bool mayOverwrite(OpResult result, BlockArgument bufferArg) {
-  Operation *producer = result.getOwner();
-  for (OpOperand &use : bufferArg.getUses()) {
-    Operation *user = use.getOwner();
-    if (user == producer) {
-      if (inPlaceOperand(result) != bufferArg ||
-          llvm::count(producer->getOperands(), bufferArg) != 1)
-        return false;
-      continue;
-    }
-    if (!user->isBeforeInBlock(producer))
-      return false;
-  }
-  return true;
-}
-
 bool isStepNumberType(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   return tensor && tensor.getRank() == 0 &&
@@ -217,11 +171,8 @@ private:
 
 } // namespace
 
-FailureOr<StepContext>
-StepContext::build(func::FuncOp step,
-                   function_ref<FailureOr<uint64_t>(Operation *)>
-                       workspaceBytes,
-                   const StepContext *sameFile) {
+FailureOr<StepContext> StepContext::build(func::FuncOp step,
+                                          const StepContext *sameFile) {
   if (!step.getBody().hasOneBlock())
     return step.emitError("the training step must have a single block");
   Block &body = step.getBody().front();
@@ -237,9 +188,7 @@ StepContext::build(func::FuncOp step,
         table.reserve(sameFile->name(value).str() + "_data");
       }
 
-  // Arguments: named after their role's value, keyed by role for the
-  // results that update them.
-  llvm::StringMap<BlockArgument> argByRole;
+  // Arguments: named after their role's value.
   for (BlockArgument arg : body.getArguments()) {
     unsigned index = arg.getArgNumber();
     std::optional<NamedAttribute> role = roleOf(step.getArgAttrDict(index));
@@ -247,7 +196,6 @@ StepContext::build(func::FuncOp step,
       return emitError(arg.getLoc())
              << "argument " << index << " of the step has no tg role";
     StringRef name = cast<StringAttr>(role->getValue()).getValue();
-    argByRole[(role->getName().getValue() + "=" + name).str()] = arg;
     bool isSeed =
         role->getName().getValue() == tg::TGDialect::kSeedAttrName;
     if (isSeed && !isStepNumberType(arg.getType()))
@@ -265,7 +213,12 @@ StepContext::build(func::FuncOp step,
       context.seedName = context.names[arg];
   }
 
-  // Results: computed in their buffer where that is safe.
+  // Results: computed in their buffer where the plan says so (and that is
+  // safe, which MemoryPlan::read checks).
+  FailureOr<MemoryPlan> plan = MemoryPlan::read(step);
+  if (failed(plan))
+    return failure();
+  context.plan = std::move(*plan);
   for (auto [index, value] : llvm::enumerate(returnOp.getOperands())) {
     std::optional<NamedAttribute> role =
         roleOf(step.getResultAttrDict(index));
@@ -281,17 +234,13 @@ StepContext::build(func::FuncOp step,
     context.resultNames.push_back(cppName);
     auto result = dyn_cast<OpResult>(value);
     if (!result || context.placements.count(value) ||
-        isa<tg::ConstantOp>(result.getOwner()))
-      continue;
-    auto aliased = argByRole.find((roleName + "=" + name).str());
-    if (aliased != argByRole.end() && !mayOverwrite(result, aliased->second))
+        isa<tg::ConstantOp>(result.getOwner()) || context.plan.offset(value))
       continue;
     context.placements[value] = {Placement::Kind::Result, index};
     context.names[value] = cppName;
   }
 
   // Op results: constants, then the arena for everything else.
-  DenseMap<Operation *, uint64_t> workspaces;
   for (Operation &op : body.without_terminator()) {
     if (op.getDialect() != step->getContext()->getLoadedDialect<tg::TGDialect>())
       return op.emitError("the CPU backend cannot lower this op");
@@ -304,10 +253,6 @@ StepContext::build(func::FuncOp step,
       unsigned stream = context.randomStreams.size();
       context.randomStreams[&op] = stream;
     }
-    FailureOr<uint64_t> bytes = workspaceBytes(&op);
-    if (failed(bytes))
-      return failure();
-    workspaces[&op] = *bytes;
     std::string scope = scopeName(nodeName(op.getLoc()));
     for (OpResult result : op.getResults()) {
       if (failed(checkFloatTensor(result, op.getLoc())))
@@ -325,22 +270,12 @@ StepContext::build(func::FuncOp step,
       if (isa<tg::ConstantOp>(op)) {
         table.reserve(context.names[result] + "_data");
         context.placements[result] = {Placement::Kind::Constant, 0};
+      } else if (std::optional<uint64_t> offset =
+                     context.plan.offset(result)) {
+        context.placements[result] = {Placement::Kind::Arena, *offset};
       }
     }
   }
-
-  auto arenaBytes = [&](Value value) -> uint64_t {
-    if (context.placements.count(value))
-      return 0;
-    auto type = cast<RankedTensorType>(value.getType());
-    return type.getNumElements() * sizeof(float);
-  };
-  context.plan = ArenaPlan::compute(
-      step, arenaBytes, [&](Operation *op) { return workspaces.lookup(op); });
-  for (Operation &op : body.without_terminator())
-    for (Value result : op.getResults())
-      if (std::optional<uint64_t> offset = context.plan.offset(result))
-        context.placements[result] = {Placement::Kind::Arena, *offset};
   return context;
 }
 

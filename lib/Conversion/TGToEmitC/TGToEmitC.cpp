@@ -1,6 +1,7 @@
 //===- TGToEmitC.cpp - The convert-tg-to-emitc pass -----------------------===//
 //
-// Lays out the step (StepContext: names, placements, arena plan), converts
+// Lays out the step (StepContext: names, placements from the memory plan
+// that tg-plan-memory recorded), converts
 // its ops to EmitC with one pattern family per file, then adds the Program
 // and main (Program.cpp).
 //
@@ -8,7 +9,6 @@
 
 #include "StepCodegen.h"
 
-#include "memopt/Analysis/ConvolutionWorkspace.h"
 #include "memopt/Conversion/TGToEmitC/TGToEmitC.h"
 #include "memopt/Dialect/TG/IR/TGOps.h"
 
@@ -105,19 +105,13 @@ public:
     if (failed(signature) ||
         (evalFunc && failed(checkEvalSignature(evalFunc, stepFunc))))
       return signalPassFailure();
-    auto workspaceBytes = [&](Operation *op) -> FailureOr<uint64_t> {
-      if (!queryWorkspaces)
-        return uint64_t(0);
-      return queryConvolutionWorkspace(op);
-    };
-    FailureOr<StepContext> step =
-        StepContext::build(stepFunc, workspaceBytes);
+    FailureOr<StepContext> step = StepContext::build(stepFunc);
     if (failed(step))
       return signalPassFailure();
     std::optional<StepContext> eval;
     if (evalFunc) {
       FailureOr<StepContext> built =
-          StepContext::build(evalFunc, workspaceBytes, &*step);
+          StepContext::build(evalFunc, &*step);
       if (failed(built))
         return signalPassFailure();
       eval = std::move(*built);

@@ -124,7 +124,10 @@ void concat(const ConstTensor *inputs, int count, Tensor output,
   for (int64_t o = 0; o < outer; ++o)
     for (int k = 0; k < count; ++k) {
       int64_t block = inputs[k].dim(axis) * inner;
-      std::memcpy(dst, inputs[k].data + o * block, block * sizeof(float));
+      // An operand that the memory plan computed in its slice of the
+      // output is already in place.
+      if (inputs[k].data + o * block != dst)
+        std::memcpy(dst, inputs[k].data + o * block, block * sizeof(float));
       dst += block;
     }
 }

@@ -1,17 +1,19 @@
-// RUN: memopt-opt %s -split-input-file -convert-tg-to-emitc='query-workspaces=false' | FileCheck %s
+// RUN: memopt-opt %s -split-input-file -tg-plan-memory='query-workspaces=false' -convert-tg-to-emitc | FileCheck %s
 
-// The arena plan: values live from their op to their last use; offsets are
-// best fit by decreasing size (64-byte aligned); dead values' space is
-// reused; the total is the top of the highest buffer.
+// The views sit at the offsets of tg-plan-memory's plan: values live from
+// their op to their last use; offsets are best fit by decreasing size
+// (64-byte aligned); a relu writes over its dying input in place; the total
+// is the top of the highest buffer, the Program's arena size and the
+// module's memopt.arena_bytes.
 
-// A chain: 4 KiB, 4 KiB, then 1 KiB values. The second 4 KiB value overlaps
-// the first; the 1 KiB values reuse the first's space once it is dead.
-// CHECK-LABEL: module attributes {memopt.arena_bytes = 8192 : i64}
+// A chain: 4 KiB, 4 KiB, then 1 KiB values. Each relu overwrites its input;
+// the pooled values need their own buffer while the 4 KiB one is read.
+// CHECK-LABEL: module attributes {memopt.arena_bytes = 5120 : i64}
 // CHECK: "memopt::rt::Tensor relu_a = memopt::rt::arenaTensor(arena, 0, {1, 1, 32, 32});"
-// CHECK: "memopt::rt::Tensor relu_b = memopt::rt::arenaTensor(arena, 4096, {1, 1, 32, 32});"
-// CHECK: "memopt::rt::Tensor max_pool_c = memopt::rt::arenaTensor(arena, 0, {1, 1, 16, 16});"
-// CHECK: "memopt::rt::Tensor relu_d = memopt::rt::arenaTensor(arena, 1024, {1, 1, 16, 16});"
-// CHECK: /*arenaBytes=*/8192
+// CHECK: "memopt::rt::Tensor relu_b = memopt::rt::arenaTensor(arena, 0, {1, 1, 32, 32});"
+// CHECK: "memopt::rt::Tensor max_pool_c = memopt::rt::arenaTensor(arena, 4096, {1, 1, 16, 16});"
+// CHECK: "memopt::rt::Tensor relu_d = memopt::rt::arenaTensor(arena, 4096, {1, 1, 16, 16});"
+// CHECK: /*arenaBytes=*/5120
 func.func @train_step(%x: tensor<1x1x32x32xf32> {tg.input = "input"},
                       %loss: tensor<f32> {tg.input = "loss"})
     -> (tensor<f32> {tg.output = "loss"}, tensor<1x1x16x16xf32> {tg.output = "out"}) {
@@ -25,14 +27,15 @@ func.func @train_step(%x: tensor<1x1x32x32xf32> {tg.input = "input"},
 
 // -----
 
-// A skip connection keeps the first value alive to the end: the last 1 KiB
-// value takes the best-fitting gap (the dead 4 KiB value's space) rather
-// than the top.
+// A skip connection keeps the first value alive: the second relu cannot
+// overwrite it; the last pooled value takes the best-fitting gap (the dead
+// 4 KiB value's space) rather than the top.
 // CHECK-LABEL: module attributes {memopt.arena_bytes = 9216 : i64}
 // CHECK: "memopt::rt::Tensor relu_a = memopt::rt::arenaTensor(arena, 0, {1, 1, 32, 32});"
 // CHECK: "memopt::rt::Tensor relu_b = memopt::rt::arenaTensor(arena, 4096, {1, 1, 32, 32});"
 // CHECK: "memopt::rt::Tensor max_pool_c = memopt::rt::arenaTensor(arena, 8192, {1, 1, 16, 16});"
-// CHECK: "memopt::rt::Tensor relu_d = memopt::rt::arenaTensor(arena, 4096, {1, 1, 16, 16});"
+// CHECK: "memopt::rt::Tensor relu_d = memopt::rt::arenaTensor(arena, 8192, {1, 1, 16, 16});"
+// CHECK: "memopt::rt::Tensor max_pool = memopt::rt::arenaTensor(arena, 4096, {1, 1, 16, 16});"
 // CHECK: /*arenaBytes=*/9216
 func.func @train_step(%x: tensor<1x1x32x32xf32> {tg.input = "input"},
                       %loss: tensor<f32> {tg.input = "loss"})

@@ -1,14 +1,6 @@
-//===- ConvolutionWorkspace.cpp - Workspace sizes from the CPU runtime ----===//
-//
-// The oneDNN convolutions of the CPU runtime need a scratchpad whose size
-// depends on the implementation oneDNN picks for the CPU at hand. The CPU
-// backend compiles on the machine that trains, so memopt asks the runtime
-// itself at compile time, and the arena plan reserves exactly that; the
-// cost model and the memory timeline read the same answer.
-//
-//===----------------------------------------------------------------------===//
+//===- Workspace.cpp - Library workspace sizes of tg ops ------------------===//
 
-#include "memopt/Analysis/ConvolutionWorkspace.h"
+#include "memopt/Analysis/Workspace.h"
 
 #include "memopt/Dialect/TG/IR/TGOps.h"
 
@@ -38,7 +30,7 @@ rt::Pads pads(ArrayRef<int64_t> values) {
 
 } // namespace
 
-FailureOr<uint64_t> memopt::queryConvolutionWorkspace(Operation *op) {
+FailureOr<uint64_t> memopt::queryWorkspaceBytes(Operation *op) {
   return llvm::TypeSwitch<Operation *, uint64_t>(op)
       .Case([](tg::Conv2DOp conv) {
         return rt::conv2dWorkspaceBytes(
@@ -79,7 +71,7 @@ FailureOr<uint64_t> memopt::queryConvolutionWorkspace(Operation *op) {
 
 #else
 
-FailureOr<uint64_t> memopt::queryConvolutionWorkspace(Operation *op) {
+FailureOr<uint64_t> memopt::queryWorkspaceBytes(Operation *op) {
   if (!isa<tg::Conv2DOp, tg::Conv2DBackwardDataOp, tg::Conv2DBackwardFilterOp,
            tg::ConvTranspose2DOp, tg::ConvTranspose2DBackwardFilterOp>(op))
     return 0;

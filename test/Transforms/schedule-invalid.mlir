@@ -1,0 +1,13 @@
+// RUN: not memopt-opt %s -allow-unregistered-dialect -tg-schedule='strategies=given,bogus' 2>&1 | FileCheck %s --check-prefix=STRATEGY
+// RUN: not memopt-opt %s -allow-unregistered-dialect -tg-schedule='in-place=maybe' 2>&1 | FileCheck %s --check-prefix=BOOL
+// RUN: memopt-opt %s -split-input-file -verify-diagnostics -allow-unregistered-dialect -tg-schedule
+
+// STRATEGY: tg-schedule: unknown strategy 'bogus'; expected given, free-first or frees-asap
+// BOOL: in-place
+
+// expected-error @+1 {{tg-schedule: expected a function with one block}}
+func.func @two_blocks(%x: tensor<4xf32>) -> tensor<4xf32> {
+  "test.br"()[^next] : () -> ()
+^next:
+  return %x : tensor<4xf32>
+}
