@@ -21,6 +21,7 @@
 // CHECK: memopt::rt::batchNormInference(conv, bn_weight, bn_bias, bn_running_mean, bn_running_var, bn, 1e-05);
 // CHECK-NOT: dropout
 // CHECK: memopt::rt::mseLoss(output, target, loss);
+// CHECK-NEXT: memopt::rt::traceKernel("loss", "mse_loss");
 // CHECK-NEXT: return;
 // CHECK: {"seed", memopt::rt::Role::Seed, memopt::rt::ElementType::I64, 0, {}},
 // CHECK: /*step=*/train_step,

@@ -12,8 +12,12 @@ import re
 import sys
 
 trace = json.load(open(sys.argv[1]))
+# The training step only: the file also holds the evaluation function.
+source = open(sys.argv[2]).read()
+start = source.index("static void train_step(")
+end = source.find("\nstatic ", start + 1)
 marks = re.findall(r'memopt::rt::traceKernel\("([^"]+)", "([^"]+)"\);',
-                   open(sys.argv[2]).read())
+                   source[start:end if end >= 0 else len(source)])
 assert marks, "no trace marks in the generated step"
 
 events = trace["traceEvents"]
