@@ -4,6 +4,7 @@
 
 #include "memopt/Analysis/ArenaPlan.h"
 #include "memopt/Analysis/CostModel.h"
+#include "memopt/Analysis/MemoryPlan.h"
 #include "memopt/Dialect/TG/IR/TGOps.h"
 
 #include "mlir/Analysis/Liveness.h"
@@ -38,6 +39,34 @@ MemoryCategory temporaryCategory(StepPhase phase) {
     return MemoryCategory::OptimizerState;
   }
   llvm_unreachable("unknown step phase");
+}
+
+/// A temporary live at one op: bytes [offset, offset + bytes) of the arena.
+struct LiveBuffer {
+  uint64_t offset;
+  uint64_t bytes;
+  MemoryCategory category;
+};
+
+/// Adds the bytes of `live` to `point`, counting bytes that several
+/// buffers share (an in-place write over a dying operand, an operand
+/// computed in its slice of a concat) once, for the buffer that starts
+/// lowest (the first listed among equals).
+void addUnion(MutableArrayRef<LiveBuffer> live,
+              MemoryTimeline::Point &point) {
+  llvm::stable_sort(live, [](const LiveBuffer &a, const LiveBuffer &b) {
+    return a.offset < b.offset;
+  });
+  uint64_t covered = 0;
+  for (const LiveBuffer &buffer : live) {
+    uint64_t begin = std::max(buffer.offset, covered);
+    uint64_t end = buffer.offset + buffer.bytes;
+    if (end <= begin)
+      continue;
+    point.bytes[static_cast<unsigned>(buffer.category)] += end - begin;
+    point.transientBytes += end - begin;
+    covered = end;
+  }
 }
 
 } // namespace
@@ -109,20 +138,50 @@ MemoryTimeline::compute(func::FuncOp step, const StepPhases &phases,
   };
   Liveness liveness(step);
   const LivenessBlockInfo *blockLiveness = liveness.getLiveness(&body);
+  // With a memory plan (tg-plan-memory), the timeline counts the arena
+  // bytes the plan keeps live, so buffers it shares count once.
+  std::optional<MemoryPlan> plan;
+  if (step->hasAttr(kArenaBytesAttr))
+    if (FailureOr<MemoryPlan> read = MemoryPlan::read(step); succeeded(read))
+      plan = std::move(*read);
+  std::vector<SmallVector<LiveBuffer>> planned(plan ? result.timeline.size()
+                                                    : 0);
   for (Operation &op : body.without_terminator()) {
     unsigned at = position[&op];
-    if (uint64_t bytes = workspaceBytes(&op))
-      addLive(at, at, MemoryCategory::Workspace, bytes);
+    if (uint64_t bytes = workspaceBytes(&op)) {
+      if (plan)
+        planned[at].push_back(
+            {plan->workspaceOffset(&op).value_or(0),
+             llvm::alignTo(bytes, ArenaPlan::kAlignment),
+             MemoryCategory::Workspace});
+      else
+        addLive(at, at, MemoryCategory::Workspace, bytes);
+    }
     if (isa<tg::ConstantOp>(op))
       continue;
     MemoryCategory category = temporaryCategory(result.timeline[at].phase);
     for (Value value : op.getResults()) {
-      if (returned.contains(value))
-        continue;
       Operation *end = blockLiveness->getEndOperation(value, &op);
-      addLive(at, position[end], category, tensorBytes(value.getType()));
+      if (!plan) {
+        if (!returned.contains(value))
+          addLive(at, position[end], category, tensorBytes(value.getType()));
+        continue;
+      }
+      // A value outside the arena is computed in its result buffer,
+      // counted with the persistent buffers.
+      std::optional<uint64_t> offset = plan->offset(value);
+      if (!offset)
+        continue;
+      for (unsigned i = at; i <= position[end] && i < planned.size(); ++i)
+        planned[i].push_back(
+            {*offset,
+             llvm::alignTo(tensorBytes(value.getType()),
+                           ArenaPlan::kAlignment),
+             category});
     }
   }
+  for (auto [index, live] : llvm::enumerate(planned))
+    addUnion(live, result.timeline[index]);
 
   for (auto [index, point] : llvm::enumerate(result.timeline))
     if (point.total() > result.timeline[result.peak].total())

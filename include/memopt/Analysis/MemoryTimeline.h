@@ -8,7 +8,10 @@
 // that makes it to its last use (mlir::Liveness), a workspace during its
 // op; sizes are rounded up to the arena alignment, as the arena plan does.
 // The peak of the temporaries is the smallest arena any plan of this
-// schedule can have; the static plan reaches it up to fragmentation.
+// schedule can have; the static plan reaches it up to fragmentation. When
+// the function carries a memory plan (tg-plan-memory), a temporary counts
+// its planned arena bytes, and bytes that buffers share (in-place writes,
+// operands computed in their concat slice) count once.
 //
 //===----------------------------------------------------------------------===//
 
