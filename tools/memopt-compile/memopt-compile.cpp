@@ -3,8 +3,9 @@
 //   memopt-compile model.onnx -o BIN [options]        (DESIGN.md §3)
 //
 // import (memopt::importONNX) -> tg-autodiff -> canonicalize ->
-// convert-tg-to-emitc -> emitc::translateToCpp -> the C++ compiler, linking
-// the memopt runtime. The ONNX model is embedded in the binary with an
+// [--target=cuda: tg-fuse-elementwise] -> convert-tg-to-emitc ->
+// emitc::translateToCpp -> the C++ compiler (CUDA: nvcc, then the C++
+// compiler links), linking the memopt runtime. The ONNX model is embedded in the binary with an
 // assembler `.incbin`, so that models of hundreds of MB cost the compiler
 // nothing. Bad flags are a one-line error and exit code 2; a model memopt
 // cannot compile is exit code 1.
@@ -48,7 +49,7 @@ namespace {
 
 constexpr int kUsageError = 2;
 constexpr const char *kUsage =
-    "usage: memopt-compile model.onnx -o BIN [--target=cpu] [--batch=N] "
+    "usage: memopt-compile model.onnx -o BIN [--target=cpu|cuda] [--batch=N] "
     "[--input-shape=C,H,W] [--loss=mse|l1|bce|graph] "
     "[--optimizer=sgd|adam|adamw] [--lr=F] [--momentum=F] [--dampening=F] "
     "[--nesterov=true|false] [--weight-decay=F] [--beta1=F] [--beta2=F] [--eps=F] [--save-temps=DIR] "
@@ -58,6 +59,7 @@ struct Options {
   std::string input;
   std::string output;
   bool compileOnly = false;
+  bool cuda = false; // --target=cuda
   ONNXImportOptions import;
   tg::AutodiffOptions autodiff;
   std::string saveTemps;
@@ -121,11 +123,14 @@ Options parseOptions(int argc, char **argv) {
     if (notYet.contains(name))
       usageError("--" + name + " is not supported yet");
     if (name == "target") {
-      if (value == "cuda")
-        usageError("--target=cuda is not supported yet (the CUDA backend "
-                   "comes later); use --target=cpu");
-      if (value != "cpu")
+      if (value != "cpu" && value != "cuda")
         usageError("--target must be cpu or cuda, got '" + value + "'");
+      if (value == "cuda" && !config::kHaveCudaRuntime)
+        usageError("--target=cuda: this memopt was built without the CUDA "
+                   "runtime (CMake found no CUDA toolkit with cuDNN); "
+                   "rebuild memopt on a machine with them, or use "
+                   "--target=cpu");
+      options.cuda = value == "cuda";
     } else if (name == "batch") {
       int64_t batch;
       if (value.getAsInteger(10, batch) || batch < 1)
@@ -326,15 +331,21 @@ int compile(const Options &options) {
   PassManager training(&context);
   training.addPass(tg::createAutodiff(options.autodiff));
   training.addPass(createCanonicalizerPass());
+  // CUDA: one generated kernel per chain of elementwise ops.
+  if (options.cuda)
+    training.addNestedPass<func::FuncOp>(tg::createFuseElementwise());
   if (failed(training.run(*module)))
     return 1;
   auto step = *module->getOps<func::FuncOp>().begin();
   uint64_t weightBytes =
       argumentBytes(step, "tg.param") + argumentBytes(step, "tg.state");
   uint64_t optimizerBytes = argumentBytes(step, "tg.opt_state");
+  // The CUDA trainer keeps the step number in host memory (the step reads
+  // it on the host).
   uint64_t ioBytes = argumentBytes(step, "tg.input") +
                      argumentBytes(step, "tg.target") +
-                     argumentBytes(step, "tg.step") + outputBytes(step);
+                     (options.cuda ? 0 : argumentBytes(step, "tg.step")) +
+                     outputBytes(step);
   if (keep && failed(writeFile(tempPath(modelName + ".step.mlir"),
                                [&](raw_ostream &os) { module->print(os); })))
     return 1;
@@ -342,6 +353,7 @@ int compile(const Options &options) {
   PassManager lowering(&context);
   ConvertTGToEmitCOptions emitOptions;
   emitOptions.modelName = modelName;
+  emitOptions.targetBackend = options.cuda ? "cuda" : "cpu";
   lowering.addPass(createConvertTGToEmitC(emitOptions));
   if (failed(lowering.run(*module)))
     return 1;
@@ -351,7 +363,7 @@ int compile(const Options &options) {
                                [&](raw_ostream &os) { module->print(os); })))
     return 1;
 
-  std::string cppPath = tempPath(modelName + ".cpp");
+  std::string cppPath = tempPath(modelName + (options.cuda ? ".cu" : ".cpp"));
   std::string asmPath = tempPath(modelName + ".model.S");
   LogicalResult translated = success();
   if (failed(writeFile(cppPath, [&](raw_ostream &os) {
@@ -375,26 +387,52 @@ int compile(const Options &options) {
                  << dir << "\n";
     return 1;
   }
-  std::vector<std::string> command = {config::kCxxCompiler, "-O2",
-                                      "-std=c++17",
-                                      std::string("-I") +
-                                          config::kRuntimeIncludeDir};
-  if (options.compileOnly) {
-    command.insert(command.end(), {"-c", cppPath, "-o", options.output});
-  } else {
-    command.insert(command.end(), {cppPath, asmPath, "-o", options.output});
-    for (const char *const *item = config::kRuntimeLinkItems; *item; ++item)
-      command.push_back(*item);
+  // CPU: the C++ compiler compiles and links in one go. CUDA: nvcc
+  // compiles the step for every architecture of the runtime, then the C++
+  // compiler links it with the CUDA runtime.
+  std::vector<std::vector<std::string>> commands;
+  std::string include = std::string("-I") + config::kRuntimeIncludeDir;
+  std::string objectPath = tempPath(modelName + ".o");
+  std::string stepPath = cppPath;
+  if (options.cuda) {
+    // Without FMA contraction the generated kernels round every operation
+    // as the CPU backend and the runtime's own kernels do.
+    std::vector<std::string> nvcc = {config::kNvcc, "-O2", "-std=c++17",
+                                     "--fmad=false", include};
+    for (const char *const *flag = config::kCudaGencode; *flag; ++flag)
+      nvcc.push_back(*flag);
+    nvcc.insert(nvcc.end(),
+                {"-c", cppPath, "-o",
+                 options.compileOnly ? options.output : objectPath});
+    commands.push_back(std::move(nvcc));
+    stepPath = objectPath;
+  } else if (options.compileOnly) {
+    commands.push_back({config::kCxxCompiler, "-O2", "-std=c++17", include,
+                        "-c", cppPath, "-o", options.output});
   }
-  std::string compilerOutput;
-  if (!runCompiler(command, tempPath("compiler.log"), compilerOutput)) {
-    keep = true;
-    llvm::errs() << "memopt-compile: error: the generated C++ failed to "
-                    "compile (memopt bug); sources kept in "
-                 << dir << "\n"
-                 << llvm::join(command, " ") << "\n"
-                 << compilerOutput;
-    return 1;
+  if (!options.compileOnly) {
+    std::vector<std::string> link = {config::kCxxCompiler, "-O2",
+                                     "-std=c++17", include,
+                                     stepPath,             asmPath,
+                                     "-o",                 options.output};
+    for (const char *const *item = options.cuda
+                                       ? config::kCudaRuntimeLinkItems
+                                       : config::kRuntimeLinkItems;
+         *item; ++item)
+      link.push_back(*item);
+    commands.push_back(std::move(link));
+  }
+  for (const std::vector<std::string> &command : commands) {
+    std::string compilerOutput;
+    if (!runCompiler(command, tempPath("compiler.log"), compilerOutput)) {
+      keep = true;
+      llvm::errs() << "memopt-compile: error: the generated C++ failed to "
+                      "compile (memopt bug); sources kept in "
+                   << dir << "\n"
+                   << llvm::join(command, " ") << "\n"
+                   << compilerOutput;
+      return 1;
+    }
   }
 
   if (!options.report.empty()) {
@@ -415,7 +453,7 @@ int compile(const Options &options) {
         {"activation_peak_bytes", static_cast<int64_t>(arenaBytes)},
         {"budget_bytes", nullptr},
         {"strategy",
-         llvm::json::Object{{"target", "cpu"},
+         llvm::json::Object{{"target", options.cuda ? "cuda" : "cpu"},
                             {"memory_plan", "liveness best-fit"},
                             {"remat", "none"},
                             {"amp", "none"},

@@ -19,7 +19,8 @@ def ConvertTGToEmitC : Pass<"convert-tg-to-emitc", "::mlir::ModuleOp"> {
       and op kind (`conv_encoder_layer1_0_conv1`);
     - every op becomes one call of its CPU kernel (`memopt::rt::conv2d`,
       ...), convolutions with a workspace that the plan reserves in the
-      arena; its size is queried from the runtime at compile time;
+      arena; its size is queried from the CPU runtime at compile time, or
+      for `target=cuda` given by the CUDA backend's workspace policy;
     - the module gets the `memopt::rt::Program` of the model (tensor specs
       from the role attributes, loss index, arena size, the embedded ONNX
       model `memopt_onnx_model` that memopt-compile assembles) and a `main`
@@ -35,10 +36,15 @@ def ConvertTGToEmitC : Pass<"convert-tg-to-emitc", "::mlir::ModuleOp"> {
     Option<"modelName", "model-name", "std::string", "\"\"",
            "Name of the model in messages and reports (default: the stem "
            "of the module's tg.onnx_model)">,
+    Option<"targetBackend", "target", "std::string", "\"cpu\"",
+           "The runtime the step calls: cpu (MemoptRuntimeCPU) or cuda "
+           "(MemoptRuntimeCUDA: device memory, workspaces from "
+           "memopt/Runtime/CUDA/ConvWorkspace.h, constants copied into the "
+           "arena)">,
     Option<"queryWorkspaces", "query-workspaces", "bool", "true",
-           "Size convolution workspaces by asking the CPU runtime (oneDNN) "
-           "at compile time; false plans none (for tests of the IR only: "
-           "the kernels abort if they need one)">,
+           "Size convolution workspaces (by asking the CPU runtime, oneDNN, "
+           "at compile time for target=cpu); false plans none (for tests of "
+           "the IR only: the kernels abort if they need one)">,
   ];
   let statistics = [
     Statistic<"numKernelCalls", "kernel-calls", "Runtime kernel calls emitted">,

@@ -202,6 +202,10 @@ void resizeBackward(ConstTensor gradOutput, Tensor gradInput, ResizeMode mode,
 // Shape manipulation
 //===----------------------------------------------------------------------===//
 
+/// tg.constant placed in device memory: copies `output.numel()` values from
+/// `values`, a host array of the generated file, into `output`. (Backends
+/// whose kernels read host memory use the array in place instead.)
+void constant(const float *values, Tensor output);
 /// tg.concat of `count` operands.
 void concat(const ConstTensor *inputs, int count, Tensor output, int64_t axis);
 void slice(ConstTensor input, Tensor output, const Dims &starts,

@@ -54,10 +54,14 @@ public:
   /// Lays out `step` (a func.func of tg ops with role attributes): names its
   /// values, places them, plans the arena with `workspaceBytes` per op.
   /// Emits a diagnostic and fails on what the CPU backend cannot run.
+  /// With `constantsInArena` (a device backend, whose kernels cannot read
+  /// the generated file's static arrays) constants are placed in the arena
+  /// like temporaries, and the constant pattern copies them there.
   static mlir::FailureOr<StepContext>
   build(mlir::func::FuncOp step,
         llvm::function_ref<mlir::FailureOr<uint64_t>(mlir::Operation *)>
-            workspaceBytes);
+            workspaceBytes,
+        bool constantsInArena = false);
 
   const Placement &placement(mlir::Value value) const;
   llvm::StringRef name(mlir::Value value) const;
@@ -219,6 +223,15 @@ void populateLossPatterns(const mlir::TypeConverter &converter,
 void populateOptimizerPatterns(const mlir::TypeConverter &converter,
                                mlir::RewritePatternSet &patterns,
                                const StepContext &step);
+/// tg.fused_elementwise as a generated CUDA kernel (target=cuda only).
+void populateFusedElementwisePatterns(const mlir::TypeConverter &converter,
+                                      mlir::RewritePatternSet &patterns,
+                                      const StepContext &step);
+
+/// The convolution workspace that the CUDA runtime uses for `op` (its
+/// policy, memopt/Runtime/CUDA/ConvWorkspace.h), 0 for an op that is not a
+/// convolution. Fails (with a diagnostic) on padding cuDNN cannot do.
+mlir::FailureOr<uint64_t> cudaConvolutionWorkspace(mlir::Operation *op);
 
 /// The convolution workspace size that the CPU runtime reports for `op`, 0
 /// for an op that is not a convolution. Fails (with a diagnostic) when

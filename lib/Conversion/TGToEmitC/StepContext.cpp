@@ -219,7 +219,8 @@ private:
 FailureOr<StepContext>
 StepContext::build(func::FuncOp step,
                    function_ref<FailureOr<uint64_t>(Operation *)>
-                       workspaceBytes) {
+                       workspaceBytes,
+                   bool constantsInArena) {
   if (!step.getBody().hasOneBlock())
     return step.emitError("the training step must have a single block");
   Block &body = step.getBody().front();
@@ -302,7 +303,8 @@ StepContext::build(func::FuncOp step,
         table.reserve(context.names[result] + "_inputs");
       if (isa<tg::ConstantOp>(op)) {
         table.reserve(context.names[result] + "_data");
-        context.placements[result] = {Placement::Kind::Constant, 0};
+        if (!constantsInArena)
+          context.placements[result] = {Placement::Kind::Constant, 0};
       }
     }
   }

@@ -71,16 +71,23 @@ public:
     }
     func::FuncOp stepFunc = funcs.front();
 
+    if (targetBackend != "cpu" && targetBackend != "cuda") {
+      module.emitError("unknown target '")
+          << targetBackend << "': expected cpu or cuda";
+      return signalPassFailure();
+    }
+    bool cuda = targetBackend == "cuda";
     FailureOr<StepSignature> signature = StepSignature::read(stepFunc);
     if (failed(signature))
       return signalPassFailure();
     auto workspaceBytes = [&](Operation *op) -> FailureOr<uint64_t> {
       if (!queryWorkspaces)
         return uint64_t(0);
-      return queryConvolutionWorkspace(op);
+      return cuda ? cudaConvolutionWorkspace(op)
+                  : queryConvolutionWorkspace(op);
     };
-    FailureOr<StepContext> step =
-        StepContext::build(stepFunc, workspaceBytes);
+    FailureOr<StepContext> step = StepContext::build(
+        stepFunc, workspaceBytes, /*constantsInArena=*/cuda);
     if (failed(step))
       return signalPassFailure();
     for (auto [index, value] : llvm::enumerate(
@@ -89,10 +96,16 @@ public:
       if (where.kind != Placement::Kind::Result || where.index != index)
         ++numResultCopies;
     }
-    stepFunc.walk([&](Operation *op) {
-      if (isa<tg::TGDialect>(op->getDialect()) && !isa<tg::ConstantOp>(op))
+    // A fused op is one kernel; the ops of its body are not calls.
+    for (Operation &op : stepFunc.getBody().front().without_terminator()) {
+      if (isa<tg::FusedElementwiseOp>(op) && !cuda) {
+        op.emitError("tg.fused_elementwise needs target=cuda (run "
+                     "tg-fuse-elementwise for the CUDA backend only)");
+        return signalPassFailure();
+      }
+      if (isa<tg::TGDialect>(op.getDialect()) && !isa<tg::ConstantOp>(op))
         ++numKernelCalls;
-    });
+    }
     numArenaBytes = step->arenaBytes();
 
     ViewTypeConverter converter;
@@ -106,6 +119,8 @@ public:
     populateLinearAlgebraPatterns(converter, patterns, *step);
     populateLossPatterns(converter, patterns, *step);
     populateOptimizerPatterns(converter, patterns, *step);
+    if (cuda)
+      populateFusedElementwisePatterns(converter, patterns, *step);
 
     ConversionTarget target(getContext());
     target.addLegalDialect<emitc::EmitCDialect>();
@@ -115,6 +130,15 @@ public:
 
     emitProgram(module, *signature, modelNameOf(module, modelName),
                 step->arenaBytes());
+    if (cuda) {
+      // The generated kernels launch on the CUDA runtime's stream.
+      auto includes = llvm::to_vector(module.getOps<emitc::IncludeOp>());
+      OpBuilder builder(module.getContext());
+      builder.setInsertionPointAfter(includes.back());
+      emitc::IncludeOp::create(builder, module.getLoc(),
+                               "memopt/Runtime/CUDA/Launch.h",
+                               /*isStandardInclude=*/false);
+    }
     // The importer's module attributes describe the tg module; the plan's
     // size is visible in the IR (and read by memopt-compile's report).
     for (NamedAttribute attr : llvm::to_vector(module->getAttrs()))

@@ -82,16 +82,7 @@ struct ResizeShape {
 
 ResizeShape checkResize(const char *kernel, const Dims &input,
                         const Dims &output, std::array<double, 2> scales) {
-  requireRank(kernel, "input", input, 4);
-  requireRank(kernel, "output", output, 4);
-  require(input[0] == output[0] && input[1] == output[1], kernel,
-          "input and output differ in N or C");
-  for (int i = 0; i < 2; ++i) {
-    require(scales[i] > 0, kernel, "scales must be positive");
-    require(std::fabs(input[2 + i] * scales[i] -
-                      static_cast<double>(output[2 + i])) < 1.0,
-            kernel, "sizes disagree with scales");
-  }
+  checkResizeShapes(kernel, input, output, scales);
   return {input[0] * input[1], input[2], input[3], output[2], output[3]};
 }
 

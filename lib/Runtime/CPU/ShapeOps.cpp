@@ -16,34 +16,6 @@ using namespace detail;
 
 namespace {
 
-/// The shape of a strided slice, after checking the attributes.
-Dims sliceShape(const char *kernel, const Dims &input, const Dims &starts,
-                const Dims &ends, const Dims &steps) {
-  require(starts.size == input.size && ends.size == input.size &&
-              steps.size == input.size,
-          kernel, "starts, ends and steps need one value per axis");
-  Dims shape = input;
-  for (int i = 0; i < input.size; ++i) {
-    require(0 <= starts[i] && starts[i] < ends[i] && ends[i] <= input[i] &&
-                steps[i] >= 1,
-            kernel, "slice indices must satisfy 0 <= start < end <= dim and "
-                    "step >= 1");
-    shape[i] = (ends[i] - starts[i] + steps[i] - 1) / steps[i];
-  }
-  return shape;
-}
-
-/// The input strides and first offset with which a slice reads its input.
-void sliceWalk(const Dims &input, const Dims &starts, const Dims &steps,
-               Dims &strides, int64_t &base) {
-  strides = contiguousStrides(input);
-  base = 0;
-  for (int i = 0; i < input.size; ++i) {
-    base += starts[i] * strides[i];
-    strides[i] *= steps[i];
-  }
-}
-
 /// The source index along an axis of extent `n` for padded position `i`,
 /// or -1 for the constant fill.
 int64_t padSource(int64_t i, int64_t n, PadMode mode) {
@@ -62,35 +34,15 @@ int64_t padSource(int64_t i, int64_t n, PadMode mode) {
 
 void reduce(const char *kernel, ConstTensor input, Tensor output,
             const Dims &axes, bool keepdims, bool mean) {
-  const Dims &in = input.shape;
-  require(in.size <= kMaxRank, kernel, "rank above kMaxRank");
-  bool reduced[kMaxRank] = {};
-  for (int i = 0; i < axes.size; ++i) {
-    require(axes[i] >= 0 && axes[i] < in.size &&
-                (i == 0 || axes[i] > axes[i - 1]),
-            kernel, "axes must be sorted, distinct and in range");
-    reduced[axes[i]] = true;
-  }
-  if (axes.size == 0)
-    for (int i = 0; i < in.size; ++i)
-      reduced[i] = true;
-
-  Dims strides = contiguousStrides(in);
-  Dims expected, keptShape, keptStrides, redShape, redStrides;
-  for (int i = 0; i < in.size; ++i) {
-    Dims &shape = reduced[i] ? redShape : keptShape;
-    Dims &str = reduced[i] ? redStrides : keptStrides;
-    shape.values[shape.size++] = in[i];
-    str.values[str.size++] = strides[i];
-    if (!reduced[i] || keepdims)
-      expected.values[expected.size++] = reduced[i] ? 1 : in[i];
-  }
-  requireShape(kernel, "output", output.shape, expected);
-  const double count = static_cast<double>(redShape.product());
-  for (StridedWalk k(keptShape, keptStrides); !k.done(); k.next()) {
+  ReduceAxes split = reduceAxes(kernel, input.shape, output.shape, axes,
+                                keepdims);
+  const double count = static_cast<double>(split.reducedShape.product());
+  for (StridedWalk k(split.keptShape, split.keptStrides); !k.done();
+       k.next()) {
     double sum = 0;
     const float *base = input.data + k.offset(0);
-    for (StridedWalk r(redShape, redStrides); !r.done(); r.next())
+    for (StridedWalk r(split.reducedShape, split.reducedStrides); !r.done();
+         r.next())
       sum += base[r.offset(0)];
     output.data[k.index()] = static_cast<float>(mean ? sum / count : sum);
   }
@@ -135,8 +87,7 @@ void slice(ConstTensor input, Tensor output, const Dims &starts,
   requireShape(kernel, "output", output.shape,
                sliceShape(kernel, input.shape, starts, ends, steps));
   Dims strides;
-  int64_t base;
-  sliceWalk(input.shape, starts, steps, strides, base);
+  int64_t base = sliceStrides(input.shape, starts, steps, strides);
   for (StridedWalk w(output.shape, strides); !w.done(); w.next())
     output.data[w.index()] = input.data[base + w.offset(0)];
 }
@@ -148,8 +99,7 @@ void sliceBackward(ConstTensor gradOutput, Tensor gradInput,
                sliceShape(kernel, gradInput.shape, starts, ends, steps));
   std::memset(gradInput.data, 0, gradInput.bytes());
   Dims strides;
-  int64_t base;
-  sliceWalk(gradInput.shape, starts, steps, strides, base);
+  int64_t base = sliceStrides(gradInput.shape, starts, steps, strides);
   for (StridedWalk w(gradOutput.shape, strides); !w.done(); w.next())
     gradInput.data[base + w.offset(0)] = gradOutput.data[w.index()];
 }
@@ -192,6 +142,10 @@ void pad(ConstTensor input, Tensor output, const Dims &pads, PadMode mode,
       counter[i] = 0;
     }
   }
+}
+
+void constant(const float *values, Tensor output) {
+  std::memcpy(output.data, values, output.bytes());
 }
 
 void reshape(ConstTensor input, Tensor output) {

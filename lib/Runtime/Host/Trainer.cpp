@@ -12,6 +12,7 @@
 #include "memopt/Runtime/Checkpoint.h"
 #include "memopt/Runtime/CommandLine.h"
 #include "memopt/Runtime/DataOrder.h"
+#include "memopt/Runtime/Device.h"
 #include "memopt/Runtime/Dataset.h"
 #include "memopt/Runtime/FileIO.h"
 #include "memopt/Runtime/ModelWeights.h"
@@ -188,6 +189,8 @@ Status Trainer::resume() {
 Status Trainer::setUp() {
   if (Status status = checkOutputs(); !status.ok())
     return status;
+  if (Status status = device::open(); !status.ok())
+    return status;
   if (Status status = detail::allocateStepBuffers(program, memory, buffers);
       !status.ok())
     return status;
@@ -201,6 +204,7 @@ Status Trainer::setUp() {
   if (options.resume)
     if (Status status = resume(); !status.ok())
       return status;
+  buffers.uploadPersistent();
   if (options.hasLearningRate)
     *program.learningRate = options.learningRate;
   std::printf("training %s: %zu samples, batch %lld, %lld steps of %lld per "
@@ -222,13 +226,16 @@ Status Trainer::runStep(int64_t step) {
                                      buffers.target);
       !status.ok())
     return status;
+  buffers.uploadBatch();
   double stepStart = seconds();
   trace.add("load", loadStart, stepStart - loadStart, step);
   if (buffers.step)
     *buffers.step = step;
   program.step(buffers.args.data(), buffers.results.data(), buffers.arena);
+  memory.synchronize();
   double stepEnd = seconds();
   trace.add("step", stepStart, stepEnd - stepStart, step);
+  buffers.downloadLoss();
 
   float loss = *buffers.loss;
   if (!std::isfinite(loss))
@@ -258,10 +265,12 @@ Status Trainer::validate(int64_t step) {
                                           buffers.input, buffers.target);
         !status.ok())
       return status;
+    buffers.uploadBatch();
     if (buffers.step)
       *buffers.step = step;
     program.evalStep(buffers.args.data(), buffers.evalResults.data(),
                      buffers.arena);
+    buffers.downloadLoss();
     sum += *buffers.loss;
   }
   double loss = sum / static_cast<double>(batches);
@@ -276,6 +285,7 @@ Status Trainer::validate(int64_t step) {
 Status Trainer::checkpoint(int64_t step) {
   double begin = seconds();
   std::string path;
+  buffers.downloadPersistent();
   if (Status status = writeCheckpoint(options.checkpointDir, progress,
                                       buffers.persistent, path);
       !status.ok())
@@ -321,6 +331,7 @@ Status Trainer::train() {
 
 Status Trainer::finish() {
   double begin = seconds();
+  buffers.downloadPersistent();
   if (Status status =
           writeTrainedModel(program.onnxModel, program.onnxModelSize,
                             buffers.weights, options.outPath);
@@ -334,6 +345,8 @@ Status Trainer::finish() {
     record.model = program.modelName;
     record.batchSize = buffers.batchSize;
     record.measuredPeakBytes = memory.peakBytes();
+    record.device = device::name();
+    record.driverPeakBytes = memory.driverPeakBytes();
     record.arenaBytes = program.arenaBytes;
     record.resumedFromStep = resumedFrom;
     record.losses = progress.losses;
