@@ -2,6 +2,7 @@
 
 #include "Common.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -170,6 +171,92 @@ ReduceAxes reduceAxes(const char *kernel, const Dims &input,
   }
   requireShape(kernel, "output", output, expected);
   return split;
+}
+
+void concatLayout(const char *kernel, const ConstTensor *inputs, int count,
+                  const Dims &output, int64_t axis, int64_t &outer,
+                  int64_t &inner) {
+  require(count >= 1, kernel, "needs at least one operand");
+  const Dims &out = output;
+  require(axis >= 0 && axis < out.size, kernel, "axis out of range");
+  int64_t total = 0;
+  for (int k = 0; k < count; ++k) {
+    const Dims &shape = inputs[k].shape;
+    require(shape.size == out.size, kernel, "operands differ in rank");
+    for (int i = 0; i < out.size; ++i)
+      require(i == axis || shape[i] == out[i], kernel,
+              "operands differ from the output off the axis");
+    total += shape[axis];
+  }
+  require(total == out[axis], kernel,
+          "the operands' extents along the axis do not add up to the output's");
+  outer = 1;
+  inner = 1;
+  for (int i = 0; i < axis; ++i)
+    outer *= out[i];
+  for (int i = axis + 1; i < out.size; ++i)
+    inner *= out[i];
+}
+
+Dims padShape(const char *kernel, const Dims &input, const Dims &pads,
+              PadMode mode) {
+  const int rank = input.size;
+  require(rank <= kMaxRank, kernel, "rank above kMaxRank");
+  require(pads.size == 2 * rank, kernel, "pads needs 2 * rank values");
+  Dims expected = input;
+  for (int i = 0; i < rank; ++i) {
+    require(pads[i] >= 0 && pads[rank + i] >= 0, kernel,
+            "pads must be non-negative");
+    if (mode == PadMode::Reflect)
+      require(pads[i] < input[i] && pads[rank + i] < input[i], kernel,
+              "reflect pads must be smaller than the axis");
+    if (mode == PadMode::Edge && (pads[i] > 0 || pads[rank + i] > 0))
+      require(input[i] > 0, kernel, "edge padding of an empty axis");
+    expected[i] = input[i] + pads[i] + pads[rank + i];
+  }
+  return expected;
+}
+
+Dims transposeShape(const char *kernel, const Dims &input, const Dims &perm,
+                    Dims &strides) {
+  require(perm.size == input.size && input.size <= kMaxRank, kernel,
+          "perm needs one value per axis");
+  Dims inStrides = contiguousStrides(input);
+  Dims expected = input;
+  strides = input;
+  bool seen[kMaxRank] = {};
+  for (int i = 0; i < input.size; ++i) {
+    require(perm[i] >= 0 && perm[i] < input.size && !seen[perm[i]], kernel,
+            "perm must be a permutation");
+    seen[perm[i]] = true;
+    expected[i] = input[perm[i]];
+    strides[i] = inStrides[perm[i]];
+  }
+  return expected;
+}
+
+void matmulSizes(const char *kernel, const Dims &l, const Dims &r,
+                 const Dims &o, int64_t &m, int64_t &k, int64_t &n) {
+  require(l.size >= 2 && r.size >= 2, kernel, "operands must have rank >= 2");
+  m = l[l.size - 2];
+  k = l[l.size - 1];
+  n = r[r.size - 1];
+  require(r[r.size - 2] == k, kernel, "inner dimensions differ");
+  require(o.size == std::max(l.size, r.size) && o[o.size - 2] == m &&
+              o[o.size - 1] == n,
+          kernel, "output shape does not match the operands");
+}
+
+void gemmSizes(const char *kernel, const Dims &a, const Dims &b,
+               const Dims &output, bool transA, bool transB, int64_t &m,
+               int64_t &k, int64_t &n) {
+  requireRank(kernel, "a", a, 2);
+  requireRank(kernel, "b", b, 2);
+  m = transA ? a[1] : a[0];
+  k = transA ? a[0] : a[1];
+  n = transB ? b[0] : b[1];
+  require((transB ? b[1] : b[0]) == k, kernel, "inner dimensions differ");
+  requireShape(kernel, "output", output, Dims{m, n});
 }
 
 void checkSgdUpdate(const ConstTensor &param, const ConstTensor &grad,

@@ -73,6 +73,31 @@ struct ReduceAxes {
 ReduceAxes reduceAxes(const char *kernel, const Dims &input,
                       const Dims &output, const Dims &axes, bool keepdims);
 
+/// Checks the `count` operands of a concat along `axis` against `output`;
+/// `outer` and `inner` are the products of the output's dimensions before
+/// and after the axis.
+void concatLayout(const char *kernel, const ConstTensor *inputs, int count,
+                  const Dims &output, int64_t axis, int64_t &outer,
+                  int64_t &inner);
+
+/// The shape of `input` padded by `pads` (begins, then ends) in `mode`,
+/// after checking them.
+Dims padShape(const char *kernel, const Dims &input, const Dims &pads,
+              PadMode mode);
+
+/// The shape of `input` transposed by `perm`, after checking it; `strides`
+/// gets the input stride read along each output axis.
+Dims transposeShape(const char *kernel, const Dims &input, const Dims &perm,
+                    Dims &strides);
+
+/// The M, K and N of a matmul (batched, broadcasting) or a gemm, after
+/// checking the shapes.
+void matmulSizes(const char *kernel, const Dims &lhs, const Dims &rhs,
+                 const Dims &output, int64_t &m, int64_t &k, int64_t &n);
+void gemmSizes(const char *kernel, const Dims &a, const Dims &b,
+               const Dims &output, bool transA, bool transB, int64_t &m,
+               int64_t &k, int64_t &n);
+
 /// Checks the operands of an SGD / Adam update (Kernels.h).
 void checkSgdUpdate(const ConstTensor &param, const ConstTensor &grad,
                     const ConstTensor &momentumBuffer, int64_t step,

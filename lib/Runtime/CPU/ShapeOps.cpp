@@ -8,6 +8,7 @@
 #include "memopt/Runtime/Kernels.h"
 
 #include "Common.h"
+#include "IndexMath.h"
 
 #include <cstring>
 
@@ -15,22 +16,6 @@ namespace memopt::rt {
 using namespace detail;
 
 namespace {
-
-/// The source index along an axis of extent `n` for padded position `i`,
-/// or -1 for the constant fill.
-int64_t padSource(int64_t i, int64_t n, PadMode mode) {
-  if (i >= 0 && i < n)
-    return i;
-  switch (mode) {
-  case PadMode::Constant:
-    return -1;
-  case PadMode::Reflect:
-    return i < 0 ? -i : 2 * (n - 1) - i;
-  case PadMode::Edge:
-    return i < 0 ? 0 : n - 1;
-  }
-  return -1;
-}
 
 void reduce(const char *kernel, ConstTensor input, Tensor output,
             const Dims &axes, bool keepdims, bool mean) {
@@ -52,26 +37,8 @@ void reduce(const char *kernel, ConstTensor input, Tensor output,
 
 void concat(const ConstTensor *inputs, int count, Tensor output,
             int64_t axis) {
-  const char *kernel = "concat";
-  require(count >= 1, kernel, "needs at least one operand");
-  const Dims &out = output.shape;
-  require(axis >= 0 && axis < out.size, kernel, "axis out of range");
-  int64_t total = 0;
-  for (int k = 0; k < count; ++k) {
-    const Dims &shape = inputs[k].shape;
-    require(shape.size == out.size, kernel, "operands differ in rank");
-    for (int i = 0; i < out.size; ++i)
-      require(i == axis || shape[i] == out[i], kernel,
-              "operands differ from the output off the axis");
-    total += shape[axis];
-  }
-  require(total == out[axis], kernel,
-          "the operands' extents along the axis do not add up to the output's");
-  int64_t outer = 1, inner = 1;
-  for (int i = 0; i < axis; ++i)
-    outer *= out[i];
-  for (int i = axis + 1; i < out.size; ++i)
-    inner *= out[i];
+  int64_t outer, inner;
+  concatLayout("concat", inputs, count, output.shape, axis, outer, inner);
   float *dst = output.data;
   for (int64_t o = 0; o < outer; ++o)
     for (int k = 0; k < count; ++k) {
@@ -106,22 +73,10 @@ void sliceBackward(ConstTensor gradOutput, Tensor gradInput,
 
 void pad(ConstTensor input, Tensor output, const Dims &pads, PadMode mode,
          double value) {
-  const char *kernel = "pad";
   const Dims &in = input.shape;
   const int rank = in.size;
-  require(pads.size == 2 * rank, kernel, "pads needs 2 * rank values");
-  Dims expected = in;
-  for (int i = 0; i < rank; ++i) {
-    require(pads[i] >= 0 && pads[rank + i] >= 0, kernel,
-            "pads must be non-negative");
-    if (mode == PadMode::Reflect)
-      require(pads[i] < in[i] && pads[rank + i] < in[i], kernel,
-              "reflect pads must be smaller than the axis");
-    if (mode == PadMode::Edge && (pads[i] > 0 || pads[rank + i] > 0))
-      require(in[i] > 0, kernel, "edge padding of an empty axis");
-    expected[i] = in[i] + pads[i] + pads[rank + i];
-  }
-  requireShape(kernel, "output", output.shape, expected);
+  Dims expected = padShape("pad", in, pads, mode);
+  requireShape("pad", "output", output.shape, expected);
   const float fill = static_cast<float>(value);
   Dims strides = contiguousStrides(in);
   Dims counter;
@@ -156,21 +111,9 @@ void reshape(ConstTensor input, Tensor output) {
 }
 
 void transpose(ConstTensor input, Tensor output, const Dims &perm) {
-  const char *kernel = "transpose";
-  const Dims &in = input.shape;
-  require(perm.size == in.size && in.size <= kMaxRank, kernel,
-          "perm needs one value per axis");
-  Dims inStrides = contiguousStrides(in);
-  Dims expected = in, strides = in;
-  bool seen[kMaxRank] = {};
-  for (int i = 0; i < in.size; ++i) {
-    require(perm[i] >= 0 && perm[i] < in.size && !seen[perm[i]], kernel,
-            "perm must be a permutation");
-    seen[perm[i]] = true;
-    expected[i] = in[perm[i]];
-    strides[i] = inStrides[perm[i]];
-  }
-  requireShape(kernel, "output", output.shape, expected);
+  Dims strides;
+  requireShape("transpose", "output", output.shape,
+               transposeShape("transpose", input.shape, perm, strides));
   for (StridedWalk w(output.shape, strides); !w.done(); w.next())
     output.data[w.index()] = input.data[w.offset(0)];
 }

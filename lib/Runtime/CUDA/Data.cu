@@ -14,6 +14,7 @@
 #include "memopt/Runtime/Kernels.h"
 
 #include "../CPU/Common.h"
+#include "../CPU/IndexMath.h"
 #include "KernelSupport.cuh"
 
 #include <cmath>
@@ -196,70 +197,20 @@ struct ResizeAxis {
   CoordinateMode coordinateMode;
   NearestMode nearestMode;
 
-  __device__ double source(int64_t x) const {
-    switch (coordinateMode) {
-    case CoordinateMode::HalfPixel:
-      return (x + 0.5) / scale - 0.5;
-    case CoordinateMode::PytorchHalfPixel:
-      return out > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
-    case CoordinateMode::AlignCorners:
-      return out == 1 ? 0.0
-                      : static_cast<double>(x) * static_cast<double>(in - 1) /
-                            static_cast<double>(out - 1);
-    case CoordinateMode::Asymmetric:
-      return x / scale;
-    }
-    return 0;
-  }
-
-  __device__ int64_t round(double s) const {
-    double f = floor(s);
-    switch (nearestMode) {
-    case NearestMode::Floor:
-      return static_cast<int64_t>(f);
-    case NearestMode::Ceil:
-      return static_cast<int64_t>(ceil(s));
-    case NearestMode::RoundPreferFloor:
-    case NearestMode::RoundPreferCeil: {
-      double d = s - f;
-      bool up = d > 0.5 ||
-                (d == 0.5 && nearestMode == NearestMode::RoundPreferCeil);
-      return static_cast<int64_t>(f) + (up ? 1 : 0);
-    }
-    }
-    return 0;
-  }
-
-  /// The input positions output position `x` reads and their weights (the
-  /// second weight is 0 for nearest).
-  __device__ void taps(int64_t x, int64_t index[2], float weight[2]) const {
-    double s = source(x);
-    if (mode == ResizeMode::Nearest) {
-      int64_t i = min(max(round(s), int64_t(0)), in - 1);
-      index[0] = index[1] = i;
-      weight[0] = 1.0f;
-      weight[1] = 0.0f;
-      return;
-    }
-    s = fmin(fmax(s, 0.0), static_cast<double>(in - 1));
-    int64_t i0 = static_cast<int64_t>(floor(s));
-    index[0] = i0;
-    index[1] = min(i0 + 1, in - 1);
-    float l1 = static_cast<float>(s - static_cast<double>(i0));
-    weight[0] = 1.0f - l1;
-    weight[1] = l1;
+  /// The input positions output position `x` reads and their weights.
+  __device__ detail::ResizeTaps taps(int64_t x) const {
+    return detail::resizeTaps(x, scale, in, out, mode, coordinateMode,
+                              nearestMode);
   }
 
   /// The weight with which output position `x` reads input position `i`
   /// (a sum when both taps are `i`; 0 when it does not read it).
   __device__ float weightOf(int64_t x, int64_t i) const {
-    int64_t index[2];
-    float weight[2];
-    taps(x, index, weight);
+    detail::ResizeTaps t = taps(x);
     if (mode == ResizeMode::Nearest)
-      return index[0] == i ? 1.0f : 0.0f;
-    return (index[0] == i ? weight[0] : 0.0f) +
-           (index[1] == i ? weight[1] : 0.0f);
+      return t.index[0] == i ? 1.0f : 0.0f;
+    return (t.index[0] == i ? t.weight[0] : 0.0f) +
+           (t.index[1] == i ? t.weight[1] : 0.0f);
   }
 
   /// Output positions that may read input position `i`: the map is
@@ -294,19 +245,19 @@ __global__ void resizeKernel(const float *in, float *out, ResizeGeometry g) {
   MEMOPT_GRID_LOOP(i, g.planes * g.h.out * g.w.out) {
     int64_t p = i / (g.h.out * g.w.out), o = i % (g.h.out * g.w.out);
     const float *plane = in + p * g.h.in * g.w.in;
-    int64_t hi[2], wi[2];
-    float hw[2], ww[2];
-    g.h.taps(o / g.w.out, hi, hw);
-    g.w.taps(o % g.w.out, wi, ww);
-    const float *row0 = plane + hi[0] * g.w.in;
-    const float *row1 = plane + hi[1] * g.w.in;
+    detail::ResizeTaps th = g.h.taps(o / g.w.out);
+    detail::ResizeTaps tw = g.w.taps(o % g.w.out);
+    const float *row0 = plane + th.index[0] * g.w.in;
+    const float *row1 = plane + th.index[1] * g.w.in;
     if (g.h.mode == ResizeMode::Nearest) {
-      out[i] = row0[wi[0]];
+      out[i] = row0[tw.index[0]];
       continue;
     }
-    float top = ww[0] * row0[wi[0]] + ww[1] * row0[wi[1]];
-    float bottom = ww[0] * row1[wi[0]] + ww[1] * row1[wi[1]];
-    out[i] = hw[0] * top + hw[1] * bottom;
+    float top = tw.weight[0] * row0[tw.index[0]] +
+                tw.weight[1] * row0[tw.index[1]];
+    float bottom = tw.weight[0] * row1[tw.index[0]] +
+                   tw.weight[1] * row1[tw.index[1]];
+    out[i] = th.weight[0] * top + th.weight[1] * bottom;
   }
 }
 
@@ -373,20 +324,6 @@ struct PadGeometry {
   PadMode mode;
   float fill;
 };
-
-__device__ int64_t padSource(int64_t i, int64_t n, PadMode mode) {
-  if (i >= 0 && i < n)
-    return i;
-  switch (mode) {
-  case PadMode::Constant:
-    return -1;
-  case PadMode::Reflect:
-    return i < 0 ? -i : 2 * (n - 1) - i;
-  case PadMode::Edge:
-    return i < 0 ? 0 : n - 1;
-  }
-  return -1;
-}
 
 __global__ void padKernel(const float *in, float *out, PadGeometry g,
                           int64_t n) {
@@ -521,25 +458,9 @@ void resizeBackward(ConstTensor gradOutput, Tensor gradInput, ResizeMode mode,
 void concat(const ConstTensor *inputs, int count, Tensor output,
             int64_t axis) {
   const char *op = "concat";
-  require(count >= 1, op, "needs at least one operand");
   const Dims &out = output.shape;
-  require(axis >= 0 && axis < out.size, op, "axis out of range");
-  int64_t total = 0;
-  for (int k = 0; k < count; ++k) {
-    const Dims &shape = inputs[k].shape;
-    require(shape.size == out.size, op, "operands differ in rank");
-    for (int i = 0; i < out.size; ++i)
-      require(i == axis || shape[i] == out[i], op,
-              "operands differ from the output off the axis");
-    total += shape[axis];
-  }
-  require(total == out[axis], op,
-          "the operands' extents along the axis do not add up to the output's");
-  int64_t outer = 1, inner = 1;
-  for (int i = 0; i < axis; ++i)
-    outer *= out[i];
-  for (int i = axis + 1; i < out.size; ++i)
-    inner *= out[i];
+  int64_t outer, inner;
+  concatLayout(op, inputs, count, out, axis, outer, inner);
   // Operand k fills a `block`-wide column of every one of the `outer` rows.
   size_t row = static_cast<size_t>(out[axis] * inner) * sizeof(float);
   size_t column = 0;
@@ -584,27 +505,16 @@ void pad(ConstTensor input, Tensor output, const Dims &pads, PadMode mode,
          double value) {
   const char *op = "pad";
   const Dims &in = input.shape;
-  const int rank = in.size;
-  require(rank <= kMaxRank, op, "rank above kMaxRank");
-  require(pads.size == 2 * rank, op, "pads needs 2 * rank values");
-  PadGeometry g{rank, {}, {}, {}, {}, mode, static_cast<float>(value)};
+  Dims expected = padShape(op, in, pads, mode);
+  requireShape(op, "output", output.shape, expected);
+  PadGeometry g{in.size, {}, {}, {}, {}, mode, static_cast<float>(value)};
   Dims strides = contiguousStrides(in);
-  Dims expected = in;
-  for (int i = 0; i < rank; ++i) {
-    require(pads[i] >= 0 && pads[rank + i] >= 0, op,
-            "pads must be non-negative");
-    if (mode == PadMode::Reflect)
-      require(pads[i] < in[i] && pads[rank + i] < in[i], op,
-              "reflect pads must be smaller than the axis");
-    if (mode == PadMode::Edge && (pads[i] > 0 || pads[rank + i] > 0))
-      require(in[i] > 0, op, "edge padding of an empty axis");
-    expected[i] = in[i] + pads[i] + pads[rank + i];
+  for (int i = 0; i < in.size; ++i) {
     g.in[i] = in[i];
     g.out[i] = expected[i];
     g.before[i] = pads[i];
     g.stride[i] = strides[i];
   }
-  requireShape(op, "output", output.shape, expected);
   int64_t n = output.numel();
   padKernel<<<launchBlocks(n), kLaunchThreads, 0, cuda::stream()>>>(
       input.data, output.data, g, n);
@@ -629,20 +539,9 @@ void reshape(ConstTensor input, Tensor output) {
 
 void transpose(ConstTensor input, Tensor output, const Dims &perm) {
   const char *op = "transpose";
-  const Dims &in = input.shape;
-  require(perm.size == in.size && in.size <= kMaxRank, op,
-          "perm needs one value per axis");
-  Dims inStrides = contiguousStrides(in);
-  Dims expected = in, strides = in;
-  bool seen[kMaxRank] = {};
-  for (int i = 0; i < in.size; ++i) {
-    require(perm[i] >= 0 && perm[i] < in.size && !seen[perm[i]], op,
-            "perm must be a permutation");
-    seen[perm[i]] = true;
-    expected[i] = in[perm[i]];
-    strides[i] = inStrides[perm[i]];
-  }
-  requireShape(op, "output", output.shape, expected);
+  Dims strides;
+  requireShape(op, "output", output.shape,
+               transposeShape(op, input.shape, perm, strides));
   gather(op, input, output, strides, 0);
 }
 

@@ -14,8 +14,6 @@
 #include "../CPU/Common.h"
 #include "Context.h"
 
-#include <algorithm>
-
 namespace memopt::rt {
 using namespace detail;
 
@@ -41,12 +39,8 @@ void rowMajorGemm(const char *op, bool transA, bool transB, int64_t m,
 void matmul(ConstTensor lhs, ConstTensor rhs, Tensor output) {
   const char *op = "matmul";
   const Dims &l = lhs.shape, &r = rhs.shape, &o = output.shape;
-  require(l.size >= 2 && r.size >= 2, op, "operands must have rank >= 2");
-  const int64_t m = l[l.size - 2], k = l[l.size - 1], n = r[r.size - 1];
-  require(r[r.size - 2] == k, op, "inner dimensions differ");
-  require(o.size == std::max(l.size, r.size) && o[o.size - 2] == m &&
-              o[o.size - 1] == n,
-          op, "output shape does not match the operands");
+  int64_t m, k, n;
+  matmulSizes(op, l, r, o, m, k, n);
   Dims batch(o.values, o.size - 2);
   Dims ls = broadcastStrides(op, Dims(l.values, l.size - 2), batch);
   Dims rs = broadcastStrides(op, Dims(r.values, r.size - 2), batch);
@@ -59,13 +53,8 @@ void matmul(ConstTensor lhs, ConstTensor rhs, Tensor output) {
 void gemm(ConstTensor a, ConstTensor b, ConstTensor c, Tensor output,
           double alpha, double beta, bool transA, bool transB) {
   const char *op = "gemm";
-  requireRank(op, "a", a.shape, 2);
-  requireRank(op, "b", b.shape, 2);
-  const int64_t m = transA ? a.dim(1) : a.dim(0);
-  const int64_t k = transA ? a.dim(0) : a.dim(1);
-  const int64_t n = transB ? b.dim(0) : b.dim(1);
-  require((transB ? b.dim(1) : b.dim(0)) == k, op, "inner dimensions differ");
-  requireShape(op, "output", output.shape, Dims{m, n});
+  int64_t m, k, n;
+  gemmSizes(op, a.shape, b.shape, output.shape, transA, transB, m, k, n);
   // C, broadcast to m x n, is the initial output that cuBLAS scales by beta.
   bool addC = c.present() && beta != 0;
   if (addC)
