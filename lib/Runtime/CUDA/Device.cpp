@@ -49,7 +49,13 @@ void *allocate(size_t bytes) {
   return data;
 }
 
-void release(void *data) { MEMOPT_CUDA_CHECK("release", cudaFree(data)); }
+void release(void *data) {
+  cudaError_t error = cudaFree(data);
+  // At process exit the runtime may be unloaded before the last buffers
+  // are released; the memory goes with the context then.
+  if (error != cudaErrorCudartUnloading)
+    MEMOPT_CUDA_CHECK("release", error);
+}
 
 void copyToDevice(void *device, const void *host, size_t bytes) {
   MEMOPT_CUDA_CHECK("copy to device",
