@@ -21,6 +21,7 @@
 #include "../CPU/Common.h"
 #include "Context.h"
 
+#include <algorithm>
 #include <array>
 #include <map>
 #include <mutex>
@@ -120,18 +121,20 @@ cudnnTensorDescriptor_t tensorDescriptor(const char *op, const Dims &d) {
 }
 
 /// The first entry of `results` (ranked by cuDNN) that ran, is deterministic
-/// and fits in `limit` bytes.
-template <typename Perf>
+/// and fits in `limit` bytes, as `exactBytes(algo)` (cuDNN's workspace
+/// query for that algorithm) confirms.
+template <typename Perf, typename ExactBytes>
 int pickAlgorithm(const char *op, const Perf *results, int count,
-                  size_t limit) {
+                  size_t limit, ExactBytes exactBytes) {
   size_t smallest = SIZE_MAX;
   for (int i = 0; i < count; ++i) {
     if (results[i].status != CUDNN_STATUS_SUCCESS ||
         results[i].determinism != CUDNN_DETERMINISTIC)
       continue;
-    if (results[i].memory <= limit)
+    size_t bytes = std::max(results[i].memory, exactBytes(results[i].algo));
+    if (bytes <= limit)
       return static_cast<int>(results[i].algo);
-    smallest = std::min(smallest, results[i].memory);
+    smallest = std::min(smallest, bytes);
   }
   fatal(op, "no deterministic cuDNN algorithm fits the planned workspace of " +
                 std::to_string(limit) + " bytes" +
@@ -187,7 +190,15 @@ ConvPlan makePlan(const ConvConfig &c) {
                                handle, plan.x, plan.w, plan.conv, plan.y,
                                CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &count,
                                results));
-    plan.algorithm = pickAlgorithm(op, results, count, plan.workspaceLimit);
+    plan.algorithm = pickAlgorithm(
+        op, results, count, plan.workspaceLimit,
+        [&](cudnnConvolutionFwdAlgo_t algo) {
+          size_t bytes = 0;
+          MEMOPT_CUDNN_CHECK(op, cudnnGetConvolutionForwardWorkspaceSize(
+                                     handle, plan.x, plan.w, plan.conv,
+                                     plan.y, algo, &bytes));
+          return bytes;
+        });
     break;
   }
   case ConvConfig::Direction::Data: {
@@ -198,7 +209,15 @@ ConvPlan makePlan(const ConvConfig &c) {
                                handle, plan.w, plan.y, plan.conv, plan.x,
                                CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &count,
                                results));
-    plan.algorithm = pickAlgorithm(op, results, count, plan.workspaceLimit);
+    plan.algorithm = pickAlgorithm(
+        op, results, count, plan.workspaceLimit,
+        [&](cudnnConvolutionBwdDataAlgo_t algo) {
+          size_t bytes = 0;
+          MEMOPT_CUDNN_CHECK(op, cudnnGetConvolutionBackwardDataWorkspaceSize(
+                                     handle, plan.w, plan.y, plan.conv,
+                                     plan.x, algo, &bytes));
+          return bytes;
+        });
     break;
   }
   case ConvConfig::Direction::Filter: {
@@ -209,7 +228,16 @@ ConvPlan makePlan(const ConvConfig &c) {
                                handle, plan.x, plan.y, plan.conv, plan.w,
                                CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &count,
                                results));
-    plan.algorithm = pickAlgorithm(op, results, count, plan.workspaceLimit);
+    plan.algorithm = pickAlgorithm(
+        op, results, count, plan.workspaceLimit,
+        [&](cudnnConvolutionBwdFilterAlgo_t algo) {
+          size_t bytes = 0;
+          MEMOPT_CUDNN_CHECK(
+              op, cudnnGetConvolutionBackwardFilterWorkspaceSize(
+                      handle, plan.x, plan.y, plan.conv, plan.w, algo,
+                      &bytes));
+          return bytes;
+        });
     break;
   }
   }
