@@ -17,7 +17,7 @@ config.excludes = ["Inputs", "Unit", "CMakeLists.txt", "lit.cfg.py", "lit.site.c
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%memopt_src", config.memopt_src_root))
 
-llvm_config.with_system_environment(["HOME", "TMPDIR"])
+llvm_config.with_system_environment(["HOME", "TMPDIR", "CUDA_VISIBLE_DEVICES"])
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
@@ -40,8 +40,29 @@ if python_has("onnx"):
     config.available_features.add("onnx")
 if python_has("torch"):
     config.available_features.add("torch")
-if config.memopt_has_cuda:
+# cuda: memopt-compile --target=cuda can build binaries (the CUDA runtime,
+# with cuDNN, was built). cuda-gpu: they can also run here, a GPU being
+# visible; GPU tests REQUIRE it and are reported UNSUPPORTED elsewhere.
+if config.memopt_has_cuda and config.memopt_has_cuda_runtime:
     config.available_features.add("cuda")
+
+
+def gpu_visible():
+    try:
+        listing = subprocess.run(["nvidia-smi", "-L"], capture_output=True,
+                                 text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return listing.returncode == 0 and "GPU" in listing.stdout
+
+
+if "cuda" in config.available_features and gpu_visible():
+    config.available_features.add("cuda-gpu")
+    # PyTorch with CUDA, for references computed on the GPU.
+    if subprocess.run([python, "-c", "import torch, sys; "
+                       "sys.exit(not torch.cuda.is_available())"],
+                      capture_output=True).returncode == 0:
+        config.available_features.add("torch-cuda")
 # memopt-compile links training binaries only when the runtime has the
 # trainer (MemoptRuntimeHost, trainerMain).
 if config.memopt_has_trainer:

@@ -30,7 +30,7 @@ rt::Pads pads(ArrayRef<int64_t> values) {
 
 } // namespace
 
-FailureOr<uint64_t> memopt::queryWorkspaceBytes(Operation *op) {
+FailureOr<uint64_t> memopt::queryCPUWorkspaceBytes(Operation *op) {
   return llvm::TypeSwitch<Operation *, uint64_t>(op)
       .Case([](tg::Conv2DOp conv) {
         return rt::conv2dWorkspaceBytes(
@@ -71,7 +71,7 @@ FailureOr<uint64_t> memopt::queryWorkspaceBytes(Operation *op) {
 
 #else
 
-FailureOr<uint64_t> memopt::queryWorkspaceBytes(Operation *op) {
+FailureOr<uint64_t> memopt::queryCPUWorkspaceBytes(Operation *op) {
   if (!isa<tg::Conv2DOp, tg::Conv2DBackwardDataOp, tg::Conv2DBackwardFilterOp,
            tg::ConvTranspose2DOp, tg::ConvTranspose2DBackwardFilterOp>(op))
     return 0;
@@ -80,3 +80,17 @@ FailureOr<uint64_t> memopt::queryWorkspaceBytes(Operation *op) {
 }
 
 #endif
+
+FailureOr<uint64_t> memopt::queryWorkspaceBytes(Operation *op,
+                                                WorkspaceTarget target) {
+  return target == WorkspaceTarget::CUDA ? cudaWorkspaceBytes(op)
+                                         : queryCPUWorkspaceBytes(op);
+}
+
+std::optional<WorkspaceTarget> memopt::parseWorkspaceTarget(StringRef name) {
+  if (name == "cpu")
+    return WorkspaceTarget::CPU;
+  if (name == "cuda")
+    return WorkspaceTarget::CUDA;
+  return std::nullopt;
+}

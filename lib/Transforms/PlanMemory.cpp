@@ -38,9 +38,15 @@ public:
     }
     Block &body = function.getBody().front();
     DenseMap<Operation *, uint64_t> workspaces;
+    std::optional<WorkspaceTarget> backend = parseWorkspaceTarget(target);
+    if (!backend) {
+      function.emitError("tg-plan-memory: unknown target '")
+          << target << "': expected cpu or cuda";
+      return signalPassFailure();
+    }
     if (queryWorkspaces)
       for (Operation &op : body.without_terminator()) {
-        FailureOr<uint64_t> bytes = queryWorkspaceBytes(&op);
+        FailureOr<uint64_t> bytes = queryWorkspaceBytes(&op, *backend);
         if (failed(bytes))
           return signalPassFailure();
         if (*bytes)

@@ -62,12 +62,15 @@ struct Graph {
   llvm::SmallVector<OpInfo> ops;
   llvm::SmallVector<ValueInfo> values;
 
-  static FailureOr<Graph> build(Block &body, bool queryWorkspaces,
+  static FailureOr<Graph> build(Block &body,
+                                std::optional<WorkspaceTarget> workspaces,
                                 bool inPlace,
                                 const DenseMap<Value, unsigned> &resultBuffers);
 };
 
-FailureOr<Graph> Graph::build(Block &body, bool queryWorkspaces, bool inPlace,
+FailureOr<Graph> Graph::build(Block &body,
+                              std::optional<WorkspaceTarget> workspaces,
+                              bool inPlace,
                               const DenseMap<Value, unsigned> &resultBuffers) {
   Graph graph;
   DenseMap<Operation *, unsigned> index;
@@ -86,8 +89,8 @@ FailureOr<Graph> Graph::build(Block &body, bool queryWorkspaces, bool inPlace,
   for (OpInfo &info : graph.ops) {
     Operation *op = info.op;
     unsigned at = index[op];
-    if (queryWorkspaces) {
-      FailureOr<uint64_t> bytes = queryWorkspaceBytes(op);
+    if (workspaces) {
+      FailureOr<uint64_t> bytes = queryWorkspaceBytes(op, *workspaces);
       if (failed(bytes))
         return failure();
       info.workspace = llvm::alignTo(*bytes, ArenaPlan::kAlignment);
@@ -341,8 +344,15 @@ public:
       return signalPassFailure();
     }
     Block &body = function.getBody().front();
+    std::optional<WorkspaceTarget> backend = parseWorkspaceTarget(target);
+    if (!backend) {
+      function.emitError("tg-schedule: unknown target '")
+          << target << "': expected cpu or cuda";
+      return signalPassFailure();
+    }
     FailureOr<Graph> graph = Graph::build(
-        body, queryWorkspaces, inPlace, resultBufferPlacements(function));
+        body, queryWorkspaces ? backend : std::nullopt, inPlace,
+        resultBufferPlacements(function));
     if (failed(graph))
       return signalPassFailure();
 

@@ -10,7 +10,8 @@ using namespace memopt;
 namespace json = llvm::json;
 
 FailureOr<StepEstimate> StepEstimate::compute(func::FuncOp step,
-                                              const DeviceProfile &device) {
+                                              const DeviceProfile &device,
+                                              WorkspaceTarget target) {
   // oneDNN answers each workspace query in microseconds, but the cost model
   // and the timeline both ask: remember the answers.
   DenseMap<Operation *, uint64_t> workspaces;
@@ -18,14 +19,20 @@ FailureOr<StepEstimate> StepEstimate::compute(func::FuncOp step,
   auto workspace = [&](Operation *op) -> uint64_t {
     auto [it, inserted] = workspaces.try_emplace(op, 0);
     if (inserted) {
-      FailureOr<uint64_t> bytes = queryWorkspaceBytes(op);
+      FailureOr<uint64_t> bytes = queryWorkspaceBytes(op, target);
       failedQuery |= failed(bytes);
       it->second = succeeded(bytes) ? *bytes : 0;
     }
     return it->second;
   };
   StepPhases phases(step);
-  StepEstimate estimate{device, StepCost(), MemoryTimeline()};
+  StepEstimate estimate{device, target, StepCost(), MemoryTimeline()};
+  // The CUDA trainer keeps the step number and the seed in host memory
+  // (the generated step reads them on the host).
+  if (target == WorkspaceTarget::CUDA)
+    for (auto [index, type] : llvm::enumerate(step.getArgumentTypes()))
+      if (step.getArgAttr(index, "tg.step") || step.getArgAttr(index, "tg.seed"))
+        estimate.hostScalarBytes += sizeof(int64_t);
   estimate.cost = estimateStepCost(step, CostModel(device, workspace), phases);
   estimate.timeline = MemoryTimeline::compute(step, phases, workspace);
   if (failedQuery)
@@ -36,7 +43,7 @@ FailureOr<StepEstimate> StepEstimate::compute(func::FuncOp step,
 uint64_t StepEstimate::predictedPeakBytes(uint64_t arenaBytes) const {
   return arenaBytes + timeline.persistentBytes(MemoryCategory::Weights) +
          timeline.persistentBytes(MemoryCategory::OptimizerState) +
-         timeline.persistentBytes(MemoryCategory::Data);
+         timeline.persistentBytes(MemoryCategory::Data) - hostScalarBytes;
 }
 
 static int64_t jsonInt(uint64_t value) { return static_cast<int64_t>(value); }
@@ -95,7 +102,8 @@ llvm::json::Object memopt::compileReport(const StepEstimate &estimate,
       {"baseline_predicted_seconds", compute},
       {"strategy",
        json::Object{
-           {"target", "cpu"},
+           {"target",
+            estimate.target == WorkspaceTarget::CUDA ? "cuda" : "cpu"},
            {"device",
             json::Object{{"name", device.name},
                          {"memory_bytes", jsonInt(device.memoryBytes)},

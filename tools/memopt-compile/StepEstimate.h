@@ -11,6 +11,7 @@
 
 #include "memopt/Analysis/CostModel.h"
 #include "memopt/Analysis/MemoryTimeline.h"
+#include "memopt/Analysis/Workspace.h"
 
 #include "llvm/Support/JSON.h"
 
@@ -20,13 +21,18 @@ namespace memopt {
 
 struct StepEstimate {
   DeviceProfile device;
+  WorkspaceTarget target;
   StepCost cost;
   MemoryTimeline timeline;
 
   /// Cost model and timeline of `step`; fails (with a diagnostic) when a
   /// workspace size cannot be known.
   static mlir::FailureOr<StepEstimate> compute(mlir::func::FuncOp step,
-                                               const DeviceProfile &device);
+                                               const DeviceProfile &device,
+                                               WorkspaceTarget target);
+
+  /// Persistent bytes that stay in host memory (CUDA: step number, seed).
+  uint64_t hostScalarBytes = 0;
 
   /// What the trainer allocates: the persistent buffers (weights, optimizer
   /// state, inputs and outputs) and the arena of the static plan.

@@ -2,13 +2,14 @@
 //
 //   memopt-compile model.onnx -o BIN [options]        (DESIGN.md §3)
 //
-// import (memopt::importONNX) -> tg-autodiff -> canonicalize -> tg-schedule
-// -> tg-plan-memory -> cost model and memory timeline on --device
-// (StepEstimate) -> convert-tg-to-emitc -> emitc::translateToCpp -> the C++
-// compiler, linking the memopt runtime. The ONNX model is embedded in the
-// binary with an assembler `.incbin`, so that models of hundreds of MB cost
-// the compiler nothing. Bad flags are a one-line error and exit code 2; a
-// model memopt
+// import (memopt::importONNX) -> tg-autodiff -> canonicalize ->
+// [--target=cuda: tg-fuse-elementwise] -> tg-schedule -> tg-plan-memory ->
+// cost model and memory timeline on --device (StepEstimate) ->
+// convert-tg-to-emitc -> emitc::translateToCpp -> the C++ compiler (CUDA:
+// nvcc, then the C++ compiler links), linking the memopt runtime. The ONNX
+// model is embedded in the binary with an assembler `.incbin`, so that
+// models of hundreds of MB cost the compiler nothing. Bad flags are a
+// one-line error and exit code 2; a model memopt
 // cannot compile is exit code 1.
 //
 //===----------------------------------------------------------------------===//
@@ -53,7 +54,7 @@ namespace {
 
 constexpr int kUsageError = 2;
 constexpr const char *kUsage =
-    "usage: memopt-compile model.onnx -o BIN [--target=cpu] [--batch=N] "
+    "usage: memopt-compile model.onnx -o BIN [--target=cpu|cuda] [--batch=N] "
     "[--input-shape=C,H,W] [--loss=mse|l1|bce|graph] "
     "[--optimizer=sgd|adam|adamw] [--lr=F] [--momentum=F] [--dampening=F] "
     "[--nesterov=true|false] [--weight-decay=F] [--beta1=F] [--beta2=F] [--eps=F] [--save-temps=DIR] "
@@ -64,6 +65,7 @@ struct Options {
   std::string input;
   std::string output;
   bool compileOnly = false;
+  bool cuda = false; // --target=cuda
   ONNXImportOptions import;
   tg::AutodiffOptions autodiff;
   std::string saveTemps;
@@ -131,11 +133,14 @@ Options parseOptions(int argc, char **argv) {
     if (notYet.contains(name))
       usageError("--" + name + " is not supported yet");
     if (name == "target") {
-      if (value == "cuda")
-        usageError("--target=cuda is not supported yet (the CUDA backend "
-                   "comes later); use --target=cpu");
-      if (value != "cpu")
+      if (value != "cpu" && value != "cuda")
         usageError("--target must be cpu or cuda, got '" + value + "'");
+      if (value == "cuda" && !config::kHaveCudaRuntime)
+        usageError("--target=cuda: this memopt was built without the CUDA "
+                   "runtime (CMake found no CUDA toolkit with cuDNN); "
+                   "rebuild memopt on a machine with them, or use "
+                   "--target=cpu");
+      options.cuda = value == "cuda";
     } else if (name == "batch") {
       int64_t batch;
       if (value.getAsInteger(10, batch) || batch < 1)
@@ -343,6 +348,9 @@ int compile(const Options &options) {
   PassManager training(&context);
   training.addPass(tg::createAutodiff(autodiff));
   training.addPass(createCanonicalizerPass());
+  // CUDA: one generated kernel per chain of elementwise ops.
+  if (options.cuda)
+    training.addNestedPass<func::FuncOp>(tg::createFuseElementwise());
   if (failed(training.run(*module)))
     return 1;
   auto step = *module->getOps<func::FuncOp>().begin();
@@ -351,8 +359,14 @@ int compile(const Options &options) {
     return 1;
 
   PassManager planning(&context);
-  planning.addNestedPass<func::FuncOp>(createSchedule());
-  planning.addNestedPass<func::FuncOp>(createPlanMemory());
+  // The CUDA kernels are not checked for in-place writes (cuDNN batch
+  // norm): plan them out of place.
+  ScheduleOptions scheduleOptions;
+  PlanMemoryOptions planOptions;
+  scheduleOptions.target = planOptions.target = options.cuda ? "cuda" : "cpu";
+  scheduleOptions.inPlace = planOptions.inPlace = !options.cuda;
+  planning.addNestedPass<func::FuncOp>(createSchedule(scheduleOptions));
+  planning.addNestedPass<func::FuncOp>(createPlanMemory(planOptions));
   if (failed(planning.run(*module)))
     return 1;
   std::string schedule = "given";
@@ -363,13 +377,16 @@ int compile(const Options &options) {
     return 1;
   // Predictions on the final schedule and memory plan.
   FailureOr<StepEstimate> estimate =
-      StepEstimate::compute(step, options.device);
+      StepEstimate::compute(
+      step, options.device,
+      options.cuda ? WorkspaceTarget::CUDA : WorkspaceTarget::CPU);
   if (failed(estimate))
     return 1;
 
   PassManager lowering(&context);
   ConvertTGToEmitCOptions emitOptions;
   emitOptions.modelName = modelName;
+  emitOptions.targetBackend = options.cuda ? "cuda" : "cpu";
   lowering.addPass(createConvertTGToEmitC(emitOptions));
   if (failed(lowering.run(*module)))
     return 1;
@@ -391,7 +408,7 @@ int compile(const Options &options) {
   if (failed(checkBudget(options, peak)))
     return 1;
 
-  std::string cppPath = tempPath(modelName + ".cpp");
+  std::string cppPath = tempPath(modelName + (options.cuda ? ".cu" : ".cpp"));
   std::string asmPath = tempPath(modelName + ".model.S");
   LogicalResult translated = success();
   if (failed(writeFile(cppPath, [&](raw_ostream &os) {
@@ -415,26 +432,52 @@ int compile(const Options &options) {
                  << dir << "\n";
     return 1;
   }
-  std::vector<std::string> command = {config::kCxxCompiler, "-O2",
-                                      "-std=c++17",
-                                      std::string("-I") +
-                                          config::kRuntimeIncludeDir};
-  if (options.compileOnly) {
-    command.insert(command.end(), {"-c", cppPath, "-o", options.output});
-  } else {
-    command.insert(command.end(), {cppPath, asmPath, "-o", options.output});
-    for (const char *const *item = config::kRuntimeLinkItems; *item; ++item)
-      command.push_back(*item);
+  // CPU: the C++ compiler compiles and links in one go. CUDA: nvcc
+  // compiles the step for every architecture of the runtime, then the C++
+  // compiler links it with the CUDA runtime.
+  std::vector<std::vector<std::string>> commands;
+  std::string include = std::string("-I") + config::kRuntimeIncludeDir;
+  std::string objectPath = tempPath(modelName + ".o");
+  std::string stepPath = cppPath;
+  if (options.cuda) {
+    // Without FMA contraction the generated kernels round every operation
+    // as the CPU backend and the runtime's own kernels do.
+    std::vector<std::string> nvcc = {config::kNvcc, "-O2", "-std=c++17",
+                                     "--fmad=false", include};
+    for (const char *const *flag = config::kCudaGencode; *flag; ++flag)
+      nvcc.push_back(*flag);
+    nvcc.insert(nvcc.end(),
+                {"-c", cppPath, "-o",
+                 options.compileOnly ? options.output : objectPath});
+    commands.push_back(std::move(nvcc));
+    stepPath = objectPath;
+  } else if (options.compileOnly) {
+    commands.push_back({config::kCxxCompiler, "-O2", "-std=c++17", include,
+                        "-c", cppPath, "-o", options.output});
   }
-  std::string compilerOutput;
-  if (!runCompiler(command, tempPath("compiler.log"), compilerOutput)) {
-    keep = true;
-    llvm::errs() << "memopt-compile: error: the generated C++ failed to "
-                    "compile (memopt bug); sources kept in "
-                 << dir << "\n"
-                 << llvm::join(command, " ") << "\n"
-                 << compilerOutput;
-    return 1;
+  if (!options.compileOnly) {
+    std::vector<std::string> link = {config::kCxxCompiler, "-O2",
+                                     "-std=c++17", include,
+                                     stepPath,             asmPath,
+                                     "-o",                 options.output};
+    for (const char *const *item = options.cuda
+                                       ? config::kCudaRuntimeLinkItems
+                                       : config::kRuntimeLinkItems;
+         *item; ++item)
+      link.push_back(*item);
+    commands.push_back(std::move(link));
+  }
+  for (const std::vector<std::string> &command : commands) {
+    std::string compilerOutput;
+    if (!runCompiler(command, tempPath("compiler.log"), compilerOutput)) {
+      keep = true;
+      llvm::errs() << "memopt-compile: error: the generated C++ failed to "
+                      "compile (memopt bug); sources kept in "
+                   << dir << "\n"
+                   << llvm::join(command, " ") << "\n"
+                   << compilerOutput;
+      return 1;
+    }
   }
 
   if (!options.report.empty()) {

@@ -14,13 +14,31 @@
 #include "mlir/Support/LLVM.h"
 
 #include <cstdint>
+#include <optional>
 
 namespace memopt {
 
-/// The scratch bytes that the CPU runtime's kernel of `op` needs while it
-/// runs, 0 for an op without a workspace. Fails (with a diagnostic at `op`)
-/// for a convolution when memopt was built without the CPU runtime.
-mlir::FailureOr<uint64_t> queryWorkspaceBytes(mlir::Operation *op);
+/// The backend whose kernels the workspace is sized for.
+enum class WorkspaceTarget { CPU, CUDA };
+
+/// "cpu" or "cuda"; nothing for another name.
+std::optional<WorkspaceTarget> parseWorkspaceTarget(llvm::StringRef name);
+
+/// The scratch bytes that the `target` runtime's kernel of `op` needs while
+/// it runs, 0 for an op without a workspace.
+mlir::FailureOr<uint64_t>
+queryWorkspaceBytes(mlir::Operation *op,
+                    WorkspaceTarget target = WorkspaceTarget::CPU);
+
+/// The CPU runtime's answer (oneDNN, asked at compile time). Fails (with a
+/// diagnostic at `op`) for a convolution when memopt was built without the
+/// CPU runtime.
+mlir::FailureOr<uint64_t> queryCPUWorkspaceBytes(mlir::Operation *op);
+
+/// The CUDA runtime's workspace policy for a convolution
+/// (memopt/Runtime/CUDA/ConvWorkspace.h: computed from the shapes, no GPU
+/// needed). Fails (with a diagnostic) on padding cuDNN cannot do.
+mlir::FailureOr<uint64_t> cudaWorkspaceBytes(mlir::Operation *op);
 
 } // namespace memopt
 

@@ -20,7 +20,7 @@ def ConvertTGToEmitC : Pass<"convert-tg-to-emitc", "::mlir::ModuleOp"> {
       and op kind (`conv_encoder_layer1_0_conv1`);
     - every op becomes one call of its CPU kernel (`memopt::rt::conv2d`,
       ...), convolutions with the workspace of the plan
-      (`memopt.workspace`);
+      (`memopt.workspace`; tg-plan-memory sizes it for the target);
     - the module gets the `memopt::rt::Program` of the model (tensor specs
       from the role attributes, loss index, arena size, the embedded ONNX
       model `memopt_onnx_model` that memopt-compile assembles) and a `main`
@@ -36,6 +36,10 @@ def ConvertTGToEmitC : Pass<"convert-tg-to-emitc", "::mlir::ModuleOp"> {
     Option<"modelName", "model-name", "std::string", "\"\"",
            "Name of the model in messages and reports (default: the stem "
            "of the module's tg.onnx_model)">,
+    Option<"targetBackend", "target", "std::string", "\"cpu\"",
+           "The runtime the step calls: cpu (MemoptRuntimeCPU) or cuda "
+           "(MemoptRuntimeCUDA: device memory, constants copied into the "
+           "arena after the plan's temporaries)">,
   ];
   let statistics = [
     Statistic<"numKernelCalls", "kernel-calls", "Runtime kernel calls emitted">,

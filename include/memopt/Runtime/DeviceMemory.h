@@ -4,7 +4,9 @@
 // per argument and result) comes from here, so that the run report's
 // `measured_peak_bytes` is exactly what the step needed, comparable to the
 // compile report's `predicted_peak_bytes`. Host-side staging (decoding an
-// image file, serializing a model) is not device memory and is not counted.
+// image file, serializing a model, the host copies of device tensors) is
+// not device memory and is not counted. The memory itself comes from the
+// backend the binary links (memopt/Runtime/Device.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,7 +29,7 @@ public:
   ~DeviceMemory();
 
   /// `bytes` zero-filled bytes, kAlignment-aligned; null for 0 bytes or
-  /// when the system is out of memory.
+  /// when the device is out of memory.
   void *allocate(size_t bytes);
 
   /// The high-water mark of the allocated bytes, counted as requested (the
@@ -35,9 +37,15 @@ public:
   /// DeviceMemory is destroyed, so this is also the current total.
   size_t peakBytes() const { return peak; }
 
+  /// Waits for the device (device::synchronize) and samples the memory the
+  /// driver reports in use; driverPeakBytes() is the largest sample.
+  void synchronize();
+  size_t driverPeakBytes() const { return driverPeak; }
+
 private:
   std::vector<void *> blocks;
   size_t peak = 0;
+  size_t driverPeak = 0;
 };
 
 } // namespace memopt::rt

@@ -202,6 +202,10 @@ void resizeBackward(ConstTensor gradOutput, Tensor gradInput, ResizeMode mode,
 // Shape manipulation
 //===----------------------------------------------------------------------===//
 
+/// tg.constant placed in device memory: copies `output.numel()` values from
+/// `values`, a host array of the generated file, into `output`. (Backends
+/// whose kernels read host memory use the array in place instead.)
+void constant(const float *values, Tensor output);
 /// tg.concat of `count` operands. An operand may already be in its slice of
 /// `output` (the memory plan computes it there): it is not copied.
 void concat(const ConstTensor *inputs, int count, Tensor output, int64_t axis);

@@ -2,7 +2,8 @@
 //
 // `BIN --report FILE.json` (DESIGN.md §5):
 //   {"model": "...", "steps": S, "batch_size": B,
-//    "measured_peak_bytes": N, "arena_bytes": A,
+//    "device": "cpu" | "cuda", "measured_peak_bytes": N, "arena_bytes": A,
+//    "driver_peak_bytes": D,                       (CUDA: cudaMemGetInfo)
 //    "loss": [per step], "step_seconds": [per step],
 //    "val_loss": [{"step": S, "loss": L}, ...],   (with --val-data)
 //    "resumed_from_step": R}                       (with --resume)
@@ -37,7 +38,11 @@ struct RunRecord {
 
   std::string model;
   int64_t batchSize = 0;
+  std::string device = "cpu";
   size_t measuredPeakBytes = 0;
+  /// The most device memory the driver reported in use after a step (the
+  /// CUDA context and library handles included); 0: not measured (CPU).
+  size_t driverPeakBytes = 0;
   size_t arenaBytes = 0;
   int64_t resumedFromStep = 0; // 0: not resumed
   std::vector<float> losses;

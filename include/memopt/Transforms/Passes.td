@@ -42,6 +42,10 @@ def Schedule : Pass<"tg-schedule", "::mlir::func::FuncOp"> {
     ListOption<"strategies", "strategies", "std::string",
                "Candidate orders to simulate: given, free-first, frees-asap "
                "(default: all)">,
+    Option<"target", "target", "std::string", "\"cpu\"",
+           "The backend whose workspaces to size: cpu (asks oneDNN at "
+           "compile time) or cuda (the CUDA runtime's policy, "
+           "memopt/Runtime/CUDA/ConvWorkspace.h)">,
     Option<"queryWorkspaces", "query-workspaces", "bool", "true",
            "Count library workspaces, sized by the CPU runtime at compile "
            "time">,
@@ -78,6 +82,10 @@ def PlanMemory : Pass<"tg-plan-memory", "::mlir::func::FuncOp"> {
   }];
   let dependentDialects = ["::memopt::tg::TGDialect"];
   let options = [
+    Option<"target", "target", "std::string", "\"cpu\"",
+           "The backend whose workspaces to size: cpu (asks oneDNN at "
+           "compile time) or cuda (the CUDA runtime's policy, "
+           "memopt/Runtime/CUDA/ConvWorkspace.h)">,
     Option<"queryWorkspaces", "query-workspaces", "bool", "true",
            "Size convolution workspaces by asking the CPU runtime (oneDNN) "
            "at compile time; false plans none (for tests of the IR only: "

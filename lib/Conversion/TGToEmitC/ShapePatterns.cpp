@@ -14,7 +14,9 @@ using namespace memopt::codegen;
 namespace {
 
 /// tg.constant: a static array `<name>_data` of the generated file and a
-/// view of it.
+/// view of it, or (when the plan placed the constant in the arena, for a
+/// device backend) a view of the arena that `memopt::rt::constant` fills
+/// from the array.
 class ConstantPattern : public OpConversionPattern<tg::ConstantOp> {
 public:
   ConstantPattern(const TypeConverter &converter, MLIRContext *context,
@@ -39,8 +41,13 @@ public:
                               /*staticSpecifier=*/true,
                               /*constSpecifier=*/false);
     }
-    rewriter.replaceOp(op,
-                       step.declareView(rewriter, op.getLoc(), op.getOutput()));
+    Value view = step.declareView(rewriter, op.getLoc(), op.getOutput());
+    if (step.placement(op.getOutput()).kind == Placement::Kind::Arena)
+      KernelCall(op.getContext(), "constant")
+          .text(data)
+          .operand(view)
+          .emit(rewriter, op.getLoc());
+    rewriter.replaceOp(op, view);
     return success();
   }
 

@@ -58,12 +58,16 @@ class StepContext {
 public:
   /// Lays out `step` (a func.func of tg ops with role attributes and the
   /// memory plan of tg-plan-memory): names its values and places them as
-  /// the plan says. Emits a diagnostic and fails on what the CPU backend
+  /// the plan says. Emits a diagnostic and fails on what the backend
   /// cannot run and on a missing or unsafe plan. The names of the
   /// file-scope constant arrays differ from those of `sameFile`, the
-  /// context of another function of the same file.
+  /// context of another function of the same file. With
+  /// `constantsInArena` (a device backend, whose kernels cannot read the
+  /// generated file's static arrays) constants get arena space after the
+  /// plan's temporaries, and the constant pattern copies them there.
   static mlir::FailureOr<StepContext>
-  build(mlir::func::FuncOp step, const StepContext *sameFile = nullptr);
+  build(mlir::func::FuncOp step, const StepContext *sameFile = nullptr,
+        bool constantsInArena = false);
 
   const Placement &placement(mlir::Value value) const;
   llvm::StringRef name(mlir::Value value) const;
@@ -71,7 +75,8 @@ public:
   llvm::StringRef resultName(unsigned index) const {
     return resultNames[index];
   }
-  uint64_t arenaBytes() const { return plan.arenaBytes(); }
+  /// The plan's arena, and the constants placed after it.
+  uint64_t arenaBytes() const { return plan.arenaBytes() + constantBytes; }
 
   /// Declares the C++ view of `value` (an argument or op result of the step)
   /// at the builder's insertion point and returns the EmitC value that
@@ -93,6 +98,7 @@ public:
 
 private:
   MemoryPlan plan;
+  uint64_t constantBytes = 0;
   llvm::DenseMap<mlir::Value, Placement> placements;
   llvm::DenseMap<mlir::Value, std::string> names;
   llvm::SmallVector<std::string> resultNames;
@@ -245,6 +251,11 @@ void populateOptimizerPatterns(const mlir::TypeConverter &converter,
                                mlir::RewritePatternSet &patterns,
                                const StepContext &step,
                                bool runtimeLearningRate);
+/// tg.fused_elementwise as a generated CUDA kernel (target=cuda only).
+void populateFusedElementwisePatterns(const mlir::TypeConverter &converter,
+                                      mlir::RewritePatternSet &patterns,
+                                      const StepContext &step);
+
 
 /// The learning rate of every optimizer update of `step`, if the step has
 /// updates and they all agree on it: then the binary's --lr may replace it.

@@ -10,12 +10,14 @@
 
 #include "StepCodegen.h"
 
+#include "memopt/Analysis/ArenaPlan.h"
 #include "memopt/Analysis/StepMemory.h"
 #include "memopt/Dialect/TG/IR/TGOps.h"
 
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace memopt;
@@ -172,7 +174,8 @@ private:
 } // namespace
 
 FailureOr<StepContext> StepContext::build(func::FuncOp step,
-                                          const StepContext *sameFile) {
+                                          const StepContext *sameFile,
+                                          bool constantsInArena) {
   if (!step.getBody().hasOneBlock())
     return step.emitError("the training step must have a single block");
   Block &body = step.getBody().front();
@@ -269,7 +272,14 @@ FailureOr<StepContext> StepContext::build(func::FuncOp step,
         table.reserve(context.names[result] + "_inputs");
       if (isa<tg::ConstantOp>(op)) {
         table.reserve(context.names[result] + "_data");
-        context.placements[result] = {Placement::Kind::Constant, 0};
+        if (constantsInArena) {
+          uint64_t offset = context.plan.arenaBytes() + context.constantBytes;
+          context.placements[result] = {Placement::Kind::Arena, offset};
+          context.constantBytes +=
+              llvm::alignTo(tensorBytes(result), ArenaPlan::kAlignment);
+        } else {
+          context.placements[result] = {Placement::Kind::Constant, 0};
+        }
       } else if (std::optional<uint64_t> offset =
                      context.plan.offset(result)) {
         context.placements[result] = {Placement::Kind::Arena, *offset};

@@ -101,17 +101,24 @@ public:
       return signalPassFailure();
     }
 
+    if (targetBackend != "cpu" && targetBackend != "cuda") {
+      module.emitError("unknown target '")
+          << targetBackend << "': expected cpu or cuda";
+      return signalPassFailure();
+    }
+    bool cuda = targetBackend == "cuda";
     FailureOr<StepSignature> signature = StepSignature::read(stepFunc);
     if (failed(signature) ||
         (evalFunc && failed(checkEvalSignature(evalFunc, stepFunc))))
       return signalPassFailure();
-    FailureOr<StepContext> step = StepContext::build(stepFunc);
+    FailureOr<StepContext> step =
+        StepContext::build(stepFunc, nullptr, /*constantsInArena=*/cuda);
     if (failed(step))
       return signalPassFailure();
     std::optional<StepContext> eval;
     if (evalFunc) {
       FailureOr<StepContext> built =
-          StepContext::build(evalFunc, &*step);
+          StepContext::build(evalFunc, &*step, /*constantsInArena=*/cuda);
       if (failed(built))
         return signalPassFailure();
       eval = std::move(*built);
@@ -122,10 +129,20 @@ public:
       if (where.kind != Placement::Kind::Result || where.index != index)
         ++numResultCopies;
     }
-    module.walk([&](Operation *op) {
-      if (isa<tg::TGDialect>(op->getDialect()) && !isa<tg::ConstantOp>(op))
-        ++numKernelCalls;
-    });
+    // A fused op is one kernel; the ops of its body are not calls.
+    for (func::FuncOp func : {stepFunc, evalFunc}) {
+      if (!func)
+        continue;
+      for (Operation &op : func.getBody().front().without_terminator()) {
+        if (isa<tg::FusedElementwiseOp>(op) && !cuda) {
+          op.emitError("tg.fused_elementwise needs target=cuda (run "
+                       "tg-fuse-elementwise for the CUDA backend only)");
+          return signalPassFailure();
+        }
+        if (isa<tg::TGDialect>(op.getDialect()) && !isa<tg::ConstantOp>(op))
+          ++numKernelCalls;
+      }
+    }
     // Training and evaluation never run at the same time: one arena serves
     // both.
     uint64_t arenaBytes =
@@ -134,13 +151,22 @@ public:
 
     std::optional<double> learningRate = sharedLearningRate(stepFunc);
     if (failed(convert(stepFunc, *step, kStepFunctionName,
-                       learningRate.has_value())) ||
+                       learningRate.has_value(), cuda)) ||
         (evalFunc && failed(convert(evalFunc, *eval, kEvalFunctionName,
-                                    /*runtimeLearningRate=*/false))))
+                                    /*runtimeLearningRate=*/false, cuda))))
       return signalPassFailure();
 
     emitProgram(module, *signature, modelNameOf(module, modelName),
                 arenaBytes, learningRate, static_cast<bool>(evalFunc));
+    if (cuda) {
+      // The generated kernels launch on the CUDA runtime's stream.
+      auto includes = llvm::to_vector(module.getOps<emitc::IncludeOp>());
+      OpBuilder builder(module.getContext());
+      builder.setInsertionPointAfter(includes.back());
+      emitc::IncludeOp::create(builder, module.getLoc(),
+                               "memopt/Runtime/CUDA/Launch.h",
+                               /*isStandardInclude=*/false);
+    }
     // The importer's module attributes describe the tg module; the plan's
     // size is visible in the IR (and read by memopt-compile's report).
     for (NamedAttribute attr : llvm::to_vector(module->getAttrs()))
@@ -155,7 +181,8 @@ private:
   /// Converts `func` with the names and placements of `step` into the C++
   /// function `cppName`.
   LogicalResult convert(func::FuncOp func, const StepContext &step,
-                        StringRef cppName, bool runtimeLearningRate) {
+                        StringRef cppName, bool runtimeLearningRate,
+                        bool cuda) {
     ViewTypeConverter converter;
     RewritePatternSet patterns(&getContext());
     populateFunctionPatterns(converter, patterns, step, cppName);
@@ -167,6 +194,8 @@ private:
     populateLinearAlgebraPatterns(converter, patterns, step);
     populateLossPatterns(converter, patterns, step);
     populateOptimizerPatterns(converter, patterns, step, runtimeLearningRate);
+    if (cuda)
+      populateFusedElementwisePatterns(converter, patterns, step);
 
     ConversionTarget target(getContext());
     target.addLegalDialect<emitc::EmitCDialect>();

@@ -2,6 +2,8 @@
 
 #include "Common.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -62,6 +64,239 @@ Dims broadcastStrides(const char *kernel, const Dims &operand,
     strides[i] = dim == 1 ? 0 : own[i - shift];
   }
   return strides;
+}
+
+namespace {
+
+/// Output extent of a pooling along one axis, as tg's shape inference
+/// computes it.
+int64_t windowExtent(const char *kernel, int64_t in, int64_t size,
+                     int64_t stride, int64_t padLo, int64_t padHi,
+                     int64_t dilation, bool ceilMode) {
+  int64_t span = dilation * (size - 1) + 1;
+  int64_t padded = in + padLo + padHi;
+  require(padded >= span, kernel, "the window does not fit in the input");
+  int64_t out = (padded - span) / stride + 1;
+  // In ceil mode a last, partial window counts when it starts inside the
+  // input or the top/left padding.
+  if (ceilMode && (padded - span) % stride != 0 && out * stride < in + padLo)
+    ++out;
+  return out;
+}
+
+} // namespace
+
+Dims poolShape(const char *kernel, const Dims &input, Hw size, Hw strides,
+               Pads pads, Hw dilations, bool ceilMode) {
+  requireRank(kernel, "input", input, 4);
+  for (int i = 0; i < 2; ++i) {
+    require(size[i] >= 1 && strides[i] >= 1 && dilations[i] >= 1, kernel,
+            "kernel, strides and dilations must be >= 1");
+    require(pads[i] >= 0 && pads[i + 2] >= 0 && pads[i] <= size[i] / 2 &&
+                pads[i + 2] <= size[i] / 2,
+            kernel, "pads must be in [0, kernel / 2]");
+  }
+  return {input[0], input[1],
+          windowExtent(kernel, input[2], size[0], strides[0], pads[0],
+                       pads[2], dilations[0], ceilMode),
+          windowExtent(kernel, input[3], size[1], strides[1], pads[1],
+                       pads[3], dilations[1], ceilMode)};
+}
+
+void checkResizeShapes(const char *kernel, const Dims &input,
+                       const Dims &output, std::array<double, 2> scales) {
+  requireRank(kernel, "input", input, 4);
+  requireRank(kernel, "output", output, 4);
+  require(input[0] == output[0] && input[1] == output[1], kernel,
+          "input and output differ in N or C");
+  for (int i = 0; i < 2; ++i) {
+    require(scales[i] > 0, kernel, "scales must be positive");
+    require(std::fabs(input[2 + i] * scales[i] -
+                      static_cast<double>(output[2 + i])) < 1.0,
+            kernel, "sizes disagree with scales");
+  }
+}
+
+Dims sliceShape(const char *kernel, const Dims &input, const Dims &starts,
+                const Dims &ends, const Dims &steps) {
+  require(starts.size == input.size && ends.size == input.size &&
+              steps.size == input.size,
+          kernel, "starts, ends and steps need one value per axis");
+  Dims shape = input;
+  for (int i = 0; i < input.size; ++i) {
+    require(0 <= starts[i] && starts[i] < ends[i] && ends[i] <= input[i] &&
+                steps[i] >= 1,
+            kernel, "slice indices must satisfy 0 <= start < end <= dim and "
+                    "step >= 1");
+    shape[i] = (ends[i] - starts[i] + steps[i] - 1) / steps[i];
+  }
+  return shape;
+}
+
+int64_t sliceStrides(const Dims &input, const Dims &starts, const Dims &steps,
+                     Dims &strides) {
+  strides = contiguousStrides(input);
+  int64_t base = 0;
+  for (int i = 0; i < input.size; ++i) {
+    base += starts[i] * strides[i];
+    strides[i] *= steps[i];
+  }
+  return base;
+}
+
+ReduceAxes reduceAxes(const char *kernel, const Dims &input,
+                      const Dims &output, const Dims &axes, bool keepdims) {
+  require(input.size <= kMaxRank, kernel, "rank above kMaxRank");
+  bool reduced[kMaxRank] = {};
+  for (int i = 0; i < axes.size; ++i) {
+    require(axes[i] >= 0 && axes[i] < input.size &&
+                (i == 0 || axes[i] > axes[i - 1]),
+            kernel, "axes must be sorted, distinct and in range");
+    reduced[axes[i]] = true;
+  }
+  if (axes.size == 0)
+    for (int i = 0; i < input.size; ++i)
+      reduced[i] = true;
+
+  Dims strides = contiguousStrides(input);
+  Dims expected;
+  ReduceAxes split;
+  for (int i = 0; i < input.size; ++i) {
+    Dims &shape = reduced[i] ? split.reducedShape : split.keptShape;
+    Dims &str = reduced[i] ? split.reducedStrides : split.keptStrides;
+    shape.values[shape.size++] = input[i];
+    str.values[str.size++] = strides[i];
+    if (!reduced[i] || keepdims)
+      expected.values[expected.size++] = reduced[i] ? 1 : input[i];
+  }
+  requireShape(kernel, "output", output, expected);
+  return split;
+}
+
+void concatLayout(const char *kernel, const ConstTensor *inputs, int count,
+                  const Dims &output, int64_t axis, int64_t &outer,
+                  int64_t &inner) {
+  require(count >= 1, kernel, "needs at least one operand");
+  const Dims &out = output;
+  require(axis >= 0 && axis < out.size, kernel, "axis out of range");
+  int64_t total = 0;
+  for (int k = 0; k < count; ++k) {
+    const Dims &shape = inputs[k].shape;
+    require(shape.size == out.size, kernel, "operands differ in rank");
+    for (int i = 0; i < out.size; ++i)
+      require(i == axis || shape[i] == out[i], kernel,
+              "operands differ from the output off the axis");
+    total += shape[axis];
+  }
+  require(total == out[axis], kernel,
+          "the operands' extents along the axis do not add up to the output's");
+  outer = 1;
+  inner = 1;
+  for (int i = 0; i < axis; ++i)
+    outer *= out[i];
+  for (int i = axis + 1; i < out.size; ++i)
+    inner *= out[i];
+}
+
+Dims padShape(const char *kernel, const Dims &input, const Dims &pads,
+              PadMode mode) {
+  const int rank = input.size;
+  require(rank <= kMaxRank, kernel, "rank above kMaxRank");
+  require(pads.size == 2 * rank, kernel, "pads needs 2 * rank values");
+  Dims expected = input;
+  for (int i = 0; i < rank; ++i) {
+    require(pads[i] >= 0 && pads[rank + i] >= 0, kernel,
+            "pads must be non-negative");
+    if (mode == PadMode::Reflect)
+      require(pads[i] < input[i] && pads[rank + i] < input[i], kernel,
+              "reflect pads must be smaller than the axis");
+    if (mode == PadMode::Edge && (pads[i] > 0 || pads[rank + i] > 0))
+      require(input[i] > 0, kernel, "edge padding of an empty axis");
+    expected[i] = input[i] + pads[i] + pads[rank + i];
+  }
+  return expected;
+}
+
+Dims transposeShape(const char *kernel, const Dims &input, const Dims &perm,
+                    Dims &strides) {
+  require(perm.size == input.size && input.size <= kMaxRank, kernel,
+          "perm needs one value per axis");
+  Dims inStrides = contiguousStrides(input);
+  Dims expected = input;
+  strides = input;
+  bool seen[kMaxRank] = {};
+  for (int i = 0; i < input.size; ++i) {
+    require(perm[i] >= 0 && perm[i] < input.size && !seen[perm[i]], kernel,
+            "perm must be a permutation");
+    seen[perm[i]] = true;
+    expected[i] = input[perm[i]];
+    strides[i] = inStrides[perm[i]];
+  }
+  return expected;
+}
+
+void matmulSizes(const char *kernel, const Dims &l, const Dims &r,
+                 const Dims &o, int64_t &m, int64_t &k, int64_t &n) {
+  require(l.size >= 2 && r.size >= 2, kernel, "operands must have rank >= 2");
+  m = l[l.size - 2];
+  k = l[l.size - 1];
+  n = r[r.size - 1];
+  require(r[r.size - 2] == k, kernel, "inner dimensions differ");
+  require(o.size == std::max(l.size, r.size) && o[o.size - 2] == m &&
+              o[o.size - 1] == n,
+          kernel, "output shape does not match the operands");
+}
+
+void gemmSizes(const char *kernel, const Dims &a, const Dims &b,
+               const Dims &output, bool transA, bool transB, int64_t &m,
+               int64_t &k, int64_t &n) {
+  requireRank(kernel, "a", a, 2);
+  requireRank(kernel, "b", b, 2);
+  m = transA ? a[1] : a[0];
+  k = transA ? a[0] : a[1];
+  n = transB ? b[0] : b[1];
+  require((transB ? b[1] : b[0]) == k, kernel, "inner dimensions differ");
+  requireShape(kernel, "output", output, Dims{m, n});
+}
+
+void checkSgdUpdate(const ConstTensor &param, const ConstTensor &grad,
+                    const ConstTensor &momentumBuffer, int64_t step,
+                    const Tensor &newParam, const Tensor &newMomentumBuffer,
+                    double lr, double momentum, double dampening,
+                    double weightDecay, bool nesterov) {
+  const char *kernel = "sgd_update";
+  requireShape(kernel, "grad", grad.shape, param.shape);
+  requireShape(kernel, "new_param", newParam.shape, param.shape);
+  if (momentum != 0) {
+    require(momentumBuffer.present() && newMomentumBuffer.present(), kernel,
+            "momentum needs the momentum buffers");
+    requireShape(kernel, "momentum_buffer", momentumBuffer.shape, param.shape);
+    requireShape(kernel, "new_momentum_buffer", newMomentumBuffer.shape,
+                 param.shape);
+    require(step >= 1, kernel, "step must be >= 1");
+  }
+  require(lr >= 0 && momentum >= 0 && weightDecay >= 0, kernel,
+          "lr, momentum and weight_decay must be non-negative");
+  require(!nesterov || (momentum > 0 && dampening == 0), kernel,
+          "nesterov needs a positive momentum and zero dampening");
+}
+
+void checkAdamUpdate(const ConstTensor &param, const ConstTensor &grad,
+                     const ConstTensor &expAvg, const ConstTensor &expAvgSq,
+                     int64_t step, const Tensor &newParam,
+                     const Tensor &newExpAvg, const Tensor &newExpAvgSq,
+                     double lr, double beta1, double beta2, double eps,
+                     double weightDecay) {
+  const char *kernel = "adam_update";
+  for (auto [name, shape] :
+       {std::pair{"grad", grad.shape}, {"exp_avg", expAvg.shape},
+        {"exp_avg_sq", expAvgSq.shape}, {"new_param", newParam.shape},
+        {"new_exp_avg", newExpAvg.shape},
+        {"new_exp_avg_sq", newExpAvgSq.shape}})
+    requireShape(kernel, name, shape, param.shape);
+  require(lr >= 0 && weightDecay >= 0 && beta1 >= 0 && beta1 < 1 &&
+              beta2 >= 0 && beta2 < 1 && eps > 0 && step >= 1,
+          kernel, "hyperparameters out of range");
 }
 
 StridedWalk::StridedWalk(const Dims &shape, const Dims &stridesA,

@@ -1,14 +1,18 @@
-//===- Common.h - Helpers shared by the CPU kernels --------------*- C++ -*-===//
+//===- Common.h - Helpers shared by the runtime's kernels -------*- C++ -*-===//
 //
-// Argument checks that abort with the kernel's name, and the strided index
+// Argument checks that abort with the kernel's name, the shape rules of
+// the pooling, resize, slice and reduction kernels, and the strided index
 // walk that the broadcasting, transposing and reducing kernels share.
-// Private to the runtime library.
+// Private to the runtime libraries: the CPU kernels and the host side of
+// the CUDA kernels (lib/Runtime/CUDA) both use it, so that both backends
+// check and shape their arguments the same way.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef MEMOPT_LIB_RUNTIME_CPU_COMMON_H
 #define MEMOPT_LIB_RUNTIME_CPU_COMMON_H
 
+#include "memopt/Runtime/Kernels.h"
 #include "memopt/Runtime/Tensor.h"
 
 #include <string>
@@ -41,6 +45,71 @@ void requireRank(const char *kernel, const char *name, const Dims &shape,
 /// `operand` broadcasts to `target`.
 Dims broadcastStrides(const char *kernel, const Dims &operand,
                       const Dims &target);
+
+/// The output shape of a 2-D pooling of `input` (N x C x H x W), after
+/// checking the window attributes.
+Dims poolShape(const char *kernel, const Dims &input, Hw size, Hw strides,
+               Pads pads, Hw dilations, bool ceilMode);
+
+/// Checks that `output` is `input` (N x C x H x W) resized by `scales`.
+void checkResizeShapes(const char *kernel, const Dims &input,
+                       const Dims &output, std::array<double, 2> scales);
+
+/// The shape of a strided slice of `input`, after checking the attributes.
+Dims sliceShape(const char *kernel, const Dims &input, const Dims &starts,
+                const Dims &ends, const Dims &steps);
+/// The input strides (in `strides`) and first offset (returned) with which
+/// a slice reads its input.
+int64_t sliceStrides(const Dims &input, const Dims &starts, const Dims &steps,
+                     Dims &strides);
+
+/// A reduction split into the kept axes (one output element per index)
+/// and the reduced ones, with the input strides of each.
+struct ReduceAxes {
+  Dims keptShape, keptStrides, reducedShape, reducedStrides;
+};
+/// Checks `axes` (sorted, distinct; empty means all) and that `output` is
+/// the reduced shape of `input`.
+ReduceAxes reduceAxes(const char *kernel, const Dims &input,
+                      const Dims &output, const Dims &axes, bool keepdims);
+
+/// Checks the `count` operands of a concat along `axis` against `output`;
+/// `outer` and `inner` are the products of the output's dimensions before
+/// and after the axis.
+void concatLayout(const char *kernel, const ConstTensor *inputs, int count,
+                  const Dims &output, int64_t axis, int64_t &outer,
+                  int64_t &inner);
+
+/// The shape of `input` padded by `pads` (begins, then ends) in `mode`,
+/// after checking them.
+Dims padShape(const char *kernel, const Dims &input, const Dims &pads,
+              PadMode mode);
+
+/// The shape of `input` transposed by `perm`, after checking it; `strides`
+/// gets the input stride read along each output axis.
+Dims transposeShape(const char *kernel, const Dims &input, const Dims &perm,
+                    Dims &strides);
+
+/// The M, K and N of a matmul (batched, broadcasting) or a gemm, after
+/// checking the shapes.
+void matmulSizes(const char *kernel, const Dims &lhs, const Dims &rhs,
+                 const Dims &output, int64_t &m, int64_t &k, int64_t &n);
+void gemmSizes(const char *kernel, const Dims &a, const Dims &b,
+               const Dims &output, bool transA, bool transB, int64_t &m,
+               int64_t &k, int64_t &n);
+
+/// Checks the operands of an SGD / Adam update (Kernels.h).
+void checkSgdUpdate(const ConstTensor &param, const ConstTensor &grad,
+                    const ConstTensor &momentumBuffer, int64_t step,
+                    const Tensor &newParam, const Tensor &newMomentumBuffer,
+                    double lr, double momentum, double dampening,
+                    double weightDecay, bool nesterov);
+void checkAdamUpdate(const ConstTensor &param, const ConstTensor &grad,
+                     const ConstTensor &expAvg, const ConstTensor &expAvgSq,
+                     int64_t step, const Tensor &newParam,
+                     const Tensor &newExpAvg, const Tensor &newExpAvgSq,
+                     double lr, double beta1, double beta2, double eps,
+                     double weightDecay);
 
 /// Walks the row-major indices of `shape` and keeps, for up to two operands,
 /// the element offset under per-axis `strides`. Usage:

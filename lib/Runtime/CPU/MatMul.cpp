@@ -38,12 +38,8 @@ double dot(const Matrix &a, const Matrix &b, int64_t i, int64_t j,
 void matmul(ConstTensor lhs, ConstTensor rhs, Tensor output) {
   const char *kernel = "matmul";
   const Dims &l = lhs.shape, &r = rhs.shape, &o = output.shape;
-  require(l.size >= 2 && r.size >= 2, kernel, "operands must have rank >= 2");
-  const int64_t m = l[l.size - 2], k = l[l.size - 1], n = r[r.size - 1];
-  require(r[r.size - 2] == k, kernel, "inner dimensions differ");
-  require(o.size == std::max(l.size, r.size) && o[o.size - 2] == m &&
-              o[o.size - 1] == n,
-          kernel, "output shape does not match the operands");
+  int64_t m, k, n;
+  matmulSizes(kernel, l, r, o, m, k, n);
   // Batch axes broadcast; walk them with per-operand matrix strides.
   Dims batch(o.values, o.size - 2);
   Dims lBatch(l.values, l.size - 2), rBatch(r.values, r.size - 2);
@@ -66,14 +62,8 @@ void matmul(ConstTensor lhs, ConstTensor rhs, Tensor output) {
 void gemm(ConstTensor a, ConstTensor b, ConstTensor c, Tensor output,
           double alpha, double beta, bool transA, bool transB) {
   const char *kernel = "gemm";
-  requireRank(kernel, "a", a.shape, 2);
-  requireRank(kernel, "b", b.shape, 2);
-  const int64_t m = transA ? a.dim(1) : a.dim(0);
-  const int64_t k = transA ? a.dim(0) : a.dim(1);
-  const int64_t n = transB ? b.dim(0) : b.dim(1);
-  require((transB ? b.dim(1) : b.dim(0)) == k, kernel,
-          "inner dimensions differ");
-  requireShape(kernel, "output", output.shape, Dims{m, n});
+  int64_t m, k, n;
+  gemmSizes(kernel, a.shape, b.shape, output.shape, transA, transB, m, k, n);
   Matrix am = transA ? Matrix{a.data, 1, m} : Matrix{a.data, k, 1};
   Matrix bm = transB ? Matrix{b.data, 1, k} : Matrix{b.data, n, 1};
   Dims cs;

@@ -20,21 +20,9 @@ void sgdUpdate(ConstTensor param, ConstTensor grad, ConstTensor momentumBuffer,
                int64_t step, Tensor newParam, Tensor newMomentumBuffer,
                double lr, double momentum, double dampening,
                double weightDecay, bool nesterov) {
-  const char *kernel = "sgd_update";
-  requireShape(kernel, "grad", grad.shape, param.shape);
-  requireShape(kernel, "new_param", newParam.shape, param.shape);
-  if (momentum != 0) {
-    require(momentumBuffer.present() && newMomentumBuffer.present(), kernel,
-            "momentum needs the momentum buffers");
-    requireShape(kernel, "momentum_buffer", momentumBuffer.shape, param.shape);
-    requireShape(kernel, "new_momentum_buffer", newMomentumBuffer.shape,
-                 param.shape);
-    require(step >= 1, kernel, "step must be >= 1");
-  }
-  require(lr >= 0 && momentum >= 0 && weightDecay >= 0, kernel,
-          "lr, momentum and weight_decay must be non-negative");
-  require(!nesterov || (momentum > 0 && dampening == 0), kernel,
-          "nesterov needs a positive momentum and zero dampening");
+  checkSgdUpdate(param, grad, momentumBuffer, step, newParam,
+                 newMomentumBuffer, lr, momentum, dampening, weightDecay,
+                 nesterov);
   const float wd = static_cast<float>(weightDecay);
   const float mu = static_cast<float>(momentum);
   const float keep = static_cast<float>(1 - dampening);
@@ -59,16 +47,8 @@ void adamUpdate(ConstTensor param, ConstTensor grad, ConstTensor expAvg,
                 ConstTensor expAvgSq, int64_t step, Tensor newParam,
                 Tensor newExpAvg, Tensor newExpAvgSq, double lr, double beta1,
                 double beta2, double eps, double weightDecay, bool decoupled) {
-  const char *kernel = "adam_update";
-  for (auto [name, shape] :
-       {std::pair{"grad", grad.shape}, {"exp_avg", expAvg.shape},
-        {"exp_avg_sq", expAvgSq.shape}, {"new_param", newParam.shape},
-        {"new_exp_avg", newExpAvg.shape},
-        {"new_exp_avg_sq", newExpAvgSq.shape}})
-    requireShape(kernel, name, shape, param.shape);
-  require(lr >= 0 && weightDecay >= 0 && beta1 >= 0 && beta1 < 1 &&
-              beta2 >= 0 && beta2 < 1 && eps > 0 && step >= 1,
-          kernel, "hyperparameters out of range");
+  checkAdamUpdate(param, grad, expAvg, expAvgSq, step, newParam, newExpAvg,
+                  newExpAvgSq, lr, beta1, beta2, eps, weightDecay);
   const double t = static_cast<double>(step);
   const float wd = static_cast<float>(weightDecay);
   const float decay = static_cast<float>(1 - lr * weightDecay);

@@ -23,21 +23,6 @@ using namespace detail;
 
 namespace {
 
-/// Output extent along one axis, as tg's shape inference computes it.
-int64_t windowExtent(const char *kernel, int64_t in, int64_t size,
-                     int64_t stride, int64_t padLo, int64_t padHi,
-                     int64_t dilation, bool ceilMode) {
-  int64_t span = dilation * (size - 1) + 1;
-  int64_t padded = in + padLo + padHi;
-  require(padded >= span, kernel, "the window does not fit in the input");
-  int64_t out = (padded - span) / stride + 1;
-  // In ceil mode a last, partial window counts when it starts inside the
-  // input or the top/left padding.
-  if (ceilMode && (padded - span) % stride != 0 && out * stride < in + padLo)
-    ++out;
-  return out;
-}
-
 /// The shapes and window of a 2-D pooling.
 struct Window {
   int64_t planes, inH, inW, outH, outW;
@@ -47,20 +32,8 @@ struct Window {
 
 Window makeWindow(const char *kernel, const Dims &input, const Dims &output,
                   Hw size, Hw strides, Pads pads, Hw dilations, bool ceilMode) {
-  requireRank(kernel, "input", input, 4);
-  for (int i = 0; i < 2; ++i) {
-    require(size[i] >= 1 && strides[i] >= 1 && dilations[i] >= 1, kernel,
-            "kernel, strides and dilations must be >= 1");
-    require(pads[i] >= 0 && pads[i + 2] >= 0 && pads[i] <= size[i] / 2 &&
-                pads[i + 2] <= size[i] / 2,
-            kernel, "pads must be in [0, kernel / 2]");
-  }
-  Dims expected = {
-      input[0], input[1],
-      windowExtent(kernel, input[2], size[0], strides[0], pads[0], pads[2],
-                   dilations[0], ceilMode),
-      windowExtent(kernel, input[3], size[1], strides[1], pads[1], pads[3],
-                   dilations[1], ceilMode)};
+  Dims expected =
+      poolShape(kernel, input, size, strides, pads, dilations, ceilMode);
   requireShape(kernel, "output", output, expected);
   return {input[0] * input[1], input[2], input[3], expected[2], expected[3],
           size, strides, dilations, pads};

@@ -12,6 +12,7 @@
 #include "memopt/Runtime/Kernels.h"
 
 #include "Common.h"
+#include "IndexMath.h"
 
 #include <algorithm>
 #include <cmath>
@@ -22,76 +23,13 @@ using namespace detail;
 
 namespace {
 
-/// Up to two input positions and their weights for one output position.
-struct Taps {
-  int64_t index[2];
-  float weight[2];
-};
-
-double sourceCoordinate(int64_t x, double scale, int64_t in, int64_t out,
-                        CoordinateMode mode) {
-  switch (mode) {
-  case CoordinateMode::HalfPixel:
-    return (x + 0.5) / scale - 0.5;
-  case CoordinateMode::PytorchHalfPixel:
-    return out > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
-  case CoordinateMode::AlignCorners:
-    return out == 1 ? 0.0
-                    : static_cast<double>(x) * static_cast<double>(in - 1) /
-                          static_cast<double>(out - 1);
-  case CoordinateMode::Asymmetric:
-    return x / scale;
-  }
-  return 0;
-}
-
-int64_t roundNearest(double s, NearestMode mode) {
-  double f = std::floor(s);
-  switch (mode) {
-  case NearestMode::Floor:
-    return static_cast<int64_t>(f);
-  case NearestMode::Ceil:
-    return static_cast<int64_t>(std::ceil(s));
-  case NearestMode::RoundPreferFloor:
-  case NearestMode::RoundPreferCeil: {
-    double d = s - f;
-    bool up = d > 0.5 || (d == 0.5 && mode == NearestMode::RoundPreferCeil);
-    return static_cast<int64_t>(f) + (up ? 1 : 0);
-  }
-  }
-  return 0;
-}
-
-Taps taps(int64_t x, double scale, int64_t in, int64_t out, ResizeMode mode,
-          CoordinateMode coordinateMode, NearestMode nearestMode) {
-  double s = sourceCoordinate(x, scale, in, out, coordinateMode);
-  if (mode == ResizeMode::Nearest) {
-    int64_t i = std::clamp<int64_t>(roundNearest(s, nearestMode), 0, in - 1);
-    return {{i, i}, {1.0f, 0.0f}};
-  }
-  s = std::clamp(s, 0.0, static_cast<double>(in - 1));
-  int64_t i0 = static_cast<int64_t>(std::floor(s));
-  int64_t i1 = std::min(i0 + 1, in - 1);
-  float l1 = static_cast<float>(s - static_cast<double>(i0));
-  return {{i0, i1}, {1.0f - l1, l1}};
-}
-
 struct ResizeShape {
   int64_t planes, inH, inW, outH, outW;
 };
 
 ResizeShape checkResize(const char *kernel, const Dims &input,
                         const Dims &output, std::array<double, 2> scales) {
-  requireRank(kernel, "input", input, 4);
-  requireRank(kernel, "output", output, 4);
-  require(input[0] == output[0] && input[1] == output[1], kernel,
-          "input and output differ in N or C");
-  for (int i = 0; i < 2; ++i) {
-    require(scales[i] > 0, kernel, "scales must be positive");
-    require(std::fabs(input[2 + i] * scales[i] -
-                      static_cast<double>(output[2 + i])) < 1.0,
-            kernel, "sizes disagree with scales");
-  }
+  checkResizeShapes(kernel, input, output, scales);
   return {input[0] * input[1], input[2], input[3], output[2], output[3]};
 }
 
@@ -105,12 +43,12 @@ void resize(ConstTensor input, Tensor output, ResizeMode mode,
     const float *in = input.data + p * r.inH * r.inW;
     float *out = output.data + p * r.outH * r.outW;
     for (int64_t oh = 0; oh < r.outH; ++oh) {
-      Taps th = taps(oh, scales[0], r.inH, r.outH, mode, coordinateMode,
+      ResizeTaps th = resizeTaps(oh, scales[0], r.inH, r.outH, mode, coordinateMode,
                      nearestMode);
       const float *row0 = in + th.index[0] * r.inW;
       const float *row1 = in + th.index[1] * r.inW;
       for (int64_t ow = 0; ow < r.outW; ++ow) {
-        Taps tw = taps(ow, scales[1], r.inW, r.outW, mode, coordinateMode,
+        ResizeTaps tw = resizeTaps(ow, scales[1], r.inW, r.outW, mode, coordinateMode,
                        nearestMode);
         if (mode == ResizeMode::Nearest) {
           out[oh * r.outW + ow] = row0[tw.index[0]];
@@ -136,10 +74,10 @@ void resizeBackward(ConstTensor gradOutput, Tensor gradInput, ResizeMode mode,
     const float *dy = gradOutput.data + p * r.outH * r.outW;
     float *dx = gradInput.data + p * r.inH * r.inW;
     for (int64_t oh = 0; oh < r.outH; ++oh) {
-      Taps th = taps(oh, scales[0], r.inH, r.outH, mode, coordinateMode,
+      ResizeTaps th = resizeTaps(oh, scales[0], r.inH, r.outH, mode, coordinateMode,
                      nearestMode);
       for (int64_t ow = 0; ow < r.outW; ++ow) {
-        Taps tw = taps(ow, scales[1], r.inW, r.outW, mode, coordinateMode,
+        ResizeTaps tw = resizeTaps(ow, scales[1], r.inW, r.outW, mode, coordinateMode,
                        nearestMode);
         float g = dy[oh * r.outW + ow];
         if (mode == ResizeMode::Nearest) {

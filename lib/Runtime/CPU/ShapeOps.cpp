@@ -8,6 +8,7 @@
 #include "memopt/Runtime/Kernels.h"
 
 #include "Common.h"
+#include "IndexMath.h"
 
 #include <cstring>
 
@@ -16,81 +17,17 @@ using namespace detail;
 
 namespace {
 
-/// The shape of a strided slice, after checking the attributes.
-Dims sliceShape(const char *kernel, const Dims &input, const Dims &starts,
-                const Dims &ends, const Dims &steps) {
-  require(starts.size == input.size && ends.size == input.size &&
-              steps.size == input.size,
-          kernel, "starts, ends and steps need one value per axis");
-  Dims shape = input;
-  for (int i = 0; i < input.size; ++i) {
-    require(0 <= starts[i] && starts[i] < ends[i] && ends[i] <= input[i] &&
-                steps[i] >= 1,
-            kernel, "slice indices must satisfy 0 <= start < end <= dim and "
-                    "step >= 1");
-    shape[i] = (ends[i] - starts[i] + steps[i] - 1) / steps[i];
-  }
-  return shape;
-}
-
-/// The input strides and first offset with which a slice reads its input.
-void sliceWalk(const Dims &input, const Dims &starts, const Dims &steps,
-               Dims &strides, int64_t &base) {
-  strides = contiguousStrides(input);
-  base = 0;
-  for (int i = 0; i < input.size; ++i) {
-    base += starts[i] * strides[i];
-    strides[i] *= steps[i];
-  }
-}
-
-/// The source index along an axis of extent `n` for padded position `i`,
-/// or -1 for the constant fill.
-int64_t padSource(int64_t i, int64_t n, PadMode mode) {
-  if (i >= 0 && i < n)
-    return i;
-  switch (mode) {
-  case PadMode::Constant:
-    return -1;
-  case PadMode::Reflect:
-    return i < 0 ? -i : 2 * (n - 1) - i;
-  case PadMode::Edge:
-    return i < 0 ? 0 : n - 1;
-  }
-  return -1;
-}
-
 void reduce(const char *kernel, ConstTensor input, Tensor output,
             const Dims &axes, bool keepdims, bool mean) {
-  const Dims &in = input.shape;
-  require(in.size <= kMaxRank, kernel, "rank above kMaxRank");
-  bool reduced[kMaxRank] = {};
-  for (int i = 0; i < axes.size; ++i) {
-    require(axes[i] >= 0 && axes[i] < in.size &&
-                (i == 0 || axes[i] > axes[i - 1]),
-            kernel, "axes must be sorted, distinct and in range");
-    reduced[axes[i]] = true;
-  }
-  if (axes.size == 0)
-    for (int i = 0; i < in.size; ++i)
-      reduced[i] = true;
-
-  Dims strides = contiguousStrides(in);
-  Dims expected, keptShape, keptStrides, redShape, redStrides;
-  for (int i = 0; i < in.size; ++i) {
-    Dims &shape = reduced[i] ? redShape : keptShape;
-    Dims &str = reduced[i] ? redStrides : keptStrides;
-    shape.values[shape.size++] = in[i];
-    str.values[str.size++] = strides[i];
-    if (!reduced[i] || keepdims)
-      expected.values[expected.size++] = reduced[i] ? 1 : in[i];
-  }
-  requireShape(kernel, "output", output.shape, expected);
-  const double count = static_cast<double>(redShape.product());
-  for (StridedWalk k(keptShape, keptStrides); !k.done(); k.next()) {
+  ReduceAxes split = reduceAxes(kernel, input.shape, output.shape, axes,
+                                keepdims);
+  const double count = static_cast<double>(split.reducedShape.product());
+  for (StridedWalk k(split.keptShape, split.keptStrides); !k.done();
+       k.next()) {
     double sum = 0;
     const float *base = input.data + k.offset(0);
-    for (StridedWalk r(redShape, redStrides); !r.done(); r.next())
+    for (StridedWalk r(split.reducedShape, split.reducedStrides); !r.done();
+         r.next())
       sum += base[r.offset(0)];
     output.data[k.index()] = static_cast<float>(mean ? sum / count : sum);
   }
@@ -100,26 +37,8 @@ void reduce(const char *kernel, ConstTensor input, Tensor output,
 
 void concat(const ConstTensor *inputs, int count, Tensor output,
             int64_t axis) {
-  const char *kernel = "concat";
-  require(count >= 1, kernel, "needs at least one operand");
-  const Dims &out = output.shape;
-  require(axis >= 0 && axis < out.size, kernel, "axis out of range");
-  int64_t total = 0;
-  for (int k = 0; k < count; ++k) {
-    const Dims &shape = inputs[k].shape;
-    require(shape.size == out.size, kernel, "operands differ in rank");
-    for (int i = 0; i < out.size; ++i)
-      require(i == axis || shape[i] == out[i], kernel,
-              "operands differ from the output off the axis");
-    total += shape[axis];
-  }
-  require(total == out[axis], kernel,
-          "the operands' extents along the axis do not add up to the output's");
-  int64_t outer = 1, inner = 1;
-  for (int i = 0; i < axis; ++i)
-    outer *= out[i];
-  for (int i = axis + 1; i < out.size; ++i)
-    inner *= out[i];
+  int64_t outer, inner;
+  concatLayout("concat", inputs, count, output.shape, axis, outer, inner);
   float *dst = output.data;
   for (int64_t o = 0; o < outer; ++o)
     for (int k = 0; k < count; ++k) {
@@ -138,8 +57,7 @@ void slice(ConstTensor input, Tensor output, const Dims &starts,
   requireShape(kernel, "output", output.shape,
                sliceShape(kernel, input.shape, starts, ends, steps));
   Dims strides;
-  int64_t base;
-  sliceWalk(input.shape, starts, steps, strides, base);
+  int64_t base = sliceStrides(input.shape, starts, steps, strides);
   for (StridedWalk w(output.shape, strides); !w.done(); w.next())
     output.data[w.index()] = input.data[base + w.offset(0)];
 }
@@ -151,30 +69,17 @@ void sliceBackward(ConstTensor gradOutput, Tensor gradInput,
                sliceShape(kernel, gradInput.shape, starts, ends, steps));
   std::memset(gradInput.data, 0, gradInput.bytes());
   Dims strides;
-  int64_t base;
-  sliceWalk(gradInput.shape, starts, steps, strides, base);
+  int64_t base = sliceStrides(gradInput.shape, starts, steps, strides);
   for (StridedWalk w(gradOutput.shape, strides); !w.done(); w.next())
     gradInput.data[base + w.offset(0)] = gradOutput.data[w.index()];
 }
 
 void pad(ConstTensor input, Tensor output, const Dims &pads, PadMode mode,
          double value) {
-  const char *kernel = "pad";
   const Dims &in = input.shape;
   const int rank = in.size;
-  require(pads.size == 2 * rank, kernel, "pads needs 2 * rank values");
-  Dims expected = in;
-  for (int i = 0; i < rank; ++i) {
-    require(pads[i] >= 0 && pads[rank + i] >= 0, kernel,
-            "pads must be non-negative");
-    if (mode == PadMode::Reflect)
-      require(pads[i] < in[i] && pads[rank + i] < in[i], kernel,
-              "reflect pads must be smaller than the axis");
-    if (mode == PadMode::Edge && (pads[i] > 0 || pads[rank + i] > 0))
-      require(in[i] > 0, kernel, "edge padding of an empty axis");
-    expected[i] = in[i] + pads[i] + pads[rank + i];
-  }
-  requireShape(kernel, "output", output.shape, expected);
+  Dims expected = padShape("pad", in, pads, mode);
+  requireShape("pad", "output", output.shape, expected);
   const float fill = static_cast<float>(value);
   Dims strides = contiguousStrides(in);
   Dims counter;
@@ -197,6 +102,10 @@ void pad(ConstTensor input, Tensor output, const Dims &pads, PadMode mode,
   }
 }
 
+void constant(const float *values, Tensor output) {
+  std::memcpy(output.data, values, output.bytes());
+}
+
 void reshape(ConstTensor input, Tensor output) {
   require(input.numel() == output.numel(), "reshape",
           "element counts differ");
@@ -205,21 +114,9 @@ void reshape(ConstTensor input, Tensor output) {
 }
 
 void transpose(ConstTensor input, Tensor output, const Dims &perm) {
-  const char *kernel = "transpose";
-  const Dims &in = input.shape;
-  require(perm.size == in.size && in.size <= kMaxRank, kernel,
-          "perm needs one value per axis");
-  Dims inStrides = contiguousStrides(in);
-  Dims expected = in, strides = in;
-  bool seen[kMaxRank] = {};
-  for (int i = 0; i < in.size; ++i) {
-    require(perm[i] >= 0 && perm[i] < in.size && !seen[perm[i]], kernel,
-            "perm must be a permutation");
-    seen[perm[i]] = true;
-    expected[i] = in[perm[i]];
-    strides[i] = inStrides[perm[i]];
-  }
-  requireShape(kernel, "output", output.shape, expected);
+  Dims strides;
+  requireShape("transpose", "output", output.shape,
+               transposeShape("transpose", input.shape, perm, strides));
   for (StridedWalk w(output.shape, strides); !w.done(); w.next())
     output.data[w.index()] = input.data[w.offset(0)];
 }

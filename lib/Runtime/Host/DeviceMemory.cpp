@@ -2,27 +2,32 @@
 
 #include "memopt/Runtime/DeviceMemory.h"
 
-#include <cstdlib>
-#include <cstring>
+#include "memopt/Runtime/Device.h"
+
+#include <algorithm>
 
 namespace memopt::rt {
 
 DeviceMemory::~DeviceMemory() {
   for (void *block : blocks)
-    std::free(block);
+    device::release(block);
 }
 
 void *DeviceMemory::allocate(size_t bytes) {
   if (bytes == 0)
     return nullptr;
   size_t padded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
-  void *data = std::aligned_alloc(kAlignment, padded);
+  void *data = device::allocate(padded);
   if (!data)
     return nullptr;
-  std::memset(data, 0, padded);
   blocks.push_back(data);
   peak += bytes;
   return data;
+}
+
+void DeviceMemory::synchronize() {
+  device::synchronize();
+  driverPeak = std::max(driverPeak, device::driverUsedBytes());
 }
 
 } // namespace memopt::rt

@@ -51,10 +51,14 @@ std::string runReportJson(const RunRecord &record) {
   out += "  \"model\": " + jsonString(record.model) + ",\n";
   out += "  \"steps\": " + std::to_string(record.losses.size()) + ",\n";
   out += "  \"batch_size\": " + std::to_string(record.batchSize) + ",\n";
+  out += "  \"device\": " + jsonString(record.device) + ",\n";
   out +=
       "  \"measured_peak_bytes\": " + std::to_string(record.measuredPeakBytes) +
       ",\n";
   out += "  \"arena_bytes\": " + std::to_string(record.arenaBytes) + ",\n";
+  if (record.driverPeakBytes > 0)
+    out += "  \"driver_peak_bytes\": " +
+           std::to_string(record.driverPeakBytes) + ",\n";
   if (record.resumedFromStep > 0)
     out +=
         "  \"resumed_from_step\": " + std::to_string(record.resumedFromStep) +

@@ -2,6 +2,8 @@
 
 #include "StepBuffers.h"
 
+#include "memopt/Runtime/Device.h"
+
 #include <cstring>
 
 namespace memopt::rt::detail {
@@ -66,7 +68,43 @@ Status checkSpecs(const Program &program) {
   return Status();
 }
 
+/// The host copy of `bytes` at `device`: the buffer itself when the device
+/// is host-addressable, a new host buffer otherwise.
+StepBuffers::Mirror mirror(StepBuffers &buffers, void *device, size_t bytes) {
+  if (device::hostAddressable())
+    return {device, device, bytes};
+  buffers.hostCopies.emplace_back(new unsigned char[bytes]());
+  return {buffers.hostCopies.back().get(), device, bytes};
+}
+
+void upload(const StepBuffers::Mirror &m) {
+  if (m.host != m.device)
+    device::copyToDevice(m.device, m.host, m.bytes);
+}
+
+void download(const StepBuffers::Mirror &m) {
+  if (m.host != m.device)
+    device::copyToHost(m.host, m.device, m.bytes);
+}
+
 } // namespace
+
+void StepBuffers::uploadBatch() {
+  upload(inputMirror);
+  upload(targetMirror);
+}
+
+void StepBuffers::downloadLoss() { download(lossMirror); }
+
+void StepBuffers::uploadPersistent() {
+  for (const Mirror &m : persistentMirrors)
+    upload(m);
+}
+
+void StepBuffers::downloadPersistent() {
+  for (const Mirror &m : persistentMirrors)
+    download(m);
+}
 
 Status allocateStepBuffers(const Program &program, DeviceMemory &memory,
                            StepBuffers &buffers) {
@@ -89,23 +127,38 @@ Status allocateStepBuffers(const Program &program, DeviceMemory &memory,
   buffers.args.assign(program.numArgs, nullptr);
   for (int i = 0; i < program.numArgs; ++i) {
     const TensorSpec &spec = program.args[i];
+    if (spec.role == Role::Step && !device::hostAddressable()) {
+      // Read by value on the host by the generated step.
+      buffers.args[i] = buffers.step = &buffers.hostStep;
+      continue;
+    }
+    if (spec.role == Role::Seed && !device::hostAddressable()) {
+      buffers.args[i] = buffers.seed = &buffers.hostSeed;
+      continue;
+    }
     if (Status status = allocate(spec, buffers.args[i]); !status.ok())
       return status;
     void *data = buffers.args[i];
+    size_t bytes = TensorBuffer{&spec, data}.bytes();
     if (spec.role == Role::Input) {
-      buffers.input = static_cast<float *>(data);
+      buffers.inputMirror = mirror(buffers, data, bytes);
+      buffers.input = static_cast<float *>(buffers.inputMirror.host);
       buffers.batchSize = spec.dims[0];
     } else if (spec.role == Role::Target) {
-      buffers.target = static_cast<float *>(data);
+      buffers.targetMirror = mirror(buffers, data, bytes);
+      buffers.target = static_cast<float *>(buffers.targetMirror.host);
     } else if (spec.role == Role::Step) {
       buffers.step = static_cast<int64_t *>(data);
     } else if (spec.role == Role::Seed) {
       buffers.seed = static_cast<int64_t *>(data);
     }
+    if (!isPersistent(spec.role))
+      continue;
+    buffers.persistentMirrors.push_back(mirror(buffers, data, bytes));
+    void *host = buffers.persistentMirrors.back().host;
     if (spec.role == Role::Param || spec.role == Role::State)
-      buffers.weights.push_back({&spec, data});
-    if (isPersistent(spec.role))
-      buffers.persistent.push_back({&spec, data});
+      buffers.weights.push_back({&spec, host});
+    buffers.persistent.push_back({&spec, host});
   }
 
   buffers.results.assign(program.numResults, nullptr);
@@ -121,7 +174,9 @@ Status allocateStepBuffers(const Program &program, DeviceMemory &memory,
     if (spec.role == Role::Output || r == program.lossIndex)
       buffers.evalResults[r] = buffers.results[r];
   }
-  buffers.loss = static_cast<const float *>(buffers.results[program.lossIndex]);
+  buffers.lossMirror =
+      mirror(buffers, buffers.results[program.lossIndex], sizeof(float));
+  buffers.loss = static_cast<const float *>(buffers.lossMirror.host);
   return Status();
 }
 

@@ -5,6 +5,14 @@
 // result shares the buffer of the argument of the same name, role, type and
 // shape (the step updates it in place); every other result has its own.
 //
+// When the device memory is not host-addressable (CUDA), the tensors the
+// trainer reads or writes (the batch, the loss, the weights and everything
+// a checkpoint holds) get a host copy as well: `input`, `target`, `loss`,
+// `weights` and `persistent` point to the host copies, and the upload and
+// download functions move them. The step number stays in host memory only,
+// since the generated step reads it on the host. On the CPU the host copies
+// are the buffers themselves and the functions do nothing.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef MEMOPT_LIB_RUNTIME_HOST_STEPBUFFERS_H
@@ -15,6 +23,7 @@
 #include "memopt/Runtime/Status.h"
 #include "memopt/Runtime/TensorBuffer.h"
 
+#include <memory>
 #include <vector>
 
 namespace memopt::rt::detail {
@@ -36,6 +45,28 @@ struct StepBuffers {
   int64_t *seed = nullptr; // null when the program takes no random seed
   const float *loss = nullptr;
   int64_t batchSize = 0;
+
+  /// Copy the batch (input and target) to the device.
+  void uploadBatch();
+  /// Copy the loss of the last step to `*loss`.
+  void downloadLoss();
+  /// Copy the persistent tensors (weights, optimizer state) to the device,
+  /// after they were initialized or restored through `persistent`.
+  void uploadPersistent();
+  /// Copy the persistent tensors to the host, before they are written.
+  void downloadPersistent();
+
+  /// A host copy and the device buffer it mirrors.
+  struct Mirror {
+    void *host;
+    void *device;
+    size_t bytes;
+  };
+  Mirror inputMirror{}, targetMirror{}, lossMirror{};
+  std::vector<Mirror> persistentMirrors;
+  std::vector<std::unique_ptr<unsigned char[]>> hostCopies;
+  int64_t hostStep = 0;
+  int64_t hostSeed = 0;
 };
 
 /// Checks that the trainer can drive `program` (one float Input and Target

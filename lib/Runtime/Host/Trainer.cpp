@@ -12,6 +12,7 @@
 #include "memopt/Runtime/Checkpoint.h"
 #include "memopt/Runtime/CommandLine.h"
 #include "memopt/Runtime/DataOrder.h"
+#include "memopt/Runtime/Device.h"
 #include "memopt/Runtime/Dataset.h"
 #include "memopt/Runtime/FileIO.h"
 #include "memopt/Runtime/ModelWeights.h"
@@ -191,6 +192,8 @@ Status Trainer::resume() {
 Status Trainer::setUp() {
   if (Status status = checkOutputs(); !status.ok())
     return status;
+  if (Status status = device::open(); !status.ok())
+    return status;
   if (Status status = detail::allocateStepBuffers(program, memory, buffers);
       !status.ok())
     return status;
@@ -204,6 +207,7 @@ Status Trainer::setUp() {
   if (options.resume)
     if (Status status = resume(); !status.ok())
       return status;
+  buffers.uploadPersistent();
   if (options.hasLearningRate)
     *program.learningRate = options.learningRate;
   std::printf("training %s: %zu samples, batch %lld, %lld steps of %lld per "
@@ -225,6 +229,7 @@ Status Trainer::runStep(int64_t step) {
                                      buffers.target);
       !status.ok())
     return status;
+  buffers.uploadBatch();
   double stepStart = seconds();
   trace.add("load", "data", loadStart, stepStart - loadStart, step);
   if (buffers.step)
@@ -235,8 +240,10 @@ Status Trainer::runStep(int64_t step) {
     startKernelTrace(trace, start, step);
   program.step(buffers.args.data(), buffers.results.data(), buffers.arena);
   stopKernelTrace();
+  memory.synchronize();
   double stepEnd = seconds();
   trace.add("step", "step", stepStart, stepEnd - stepStart, step);
+  buffers.downloadLoss();
 
   float loss = *buffers.loss;
   if (!std::isfinite(loss))
@@ -266,10 +273,12 @@ Status Trainer::validate(int64_t step) {
                                           buffers.input, buffers.target);
         !status.ok())
       return status;
+    buffers.uploadBatch();
     if (buffers.step)
       *buffers.step = step;
     program.evalStep(buffers.args.data(), buffers.evalResults.data(),
                      buffers.arena);
+    buffers.downloadLoss();
     sum += *buffers.loss;
   }
   double loss = sum / static_cast<double>(batches);
@@ -284,6 +293,7 @@ Status Trainer::validate(int64_t step) {
 Status Trainer::checkpoint(int64_t step) {
   double begin = seconds();
   std::string path;
+  buffers.downloadPersistent();
   if (Status status = writeCheckpoint(options.checkpointDir, progress,
                                       buffers.persistent, path);
       !status.ok())
@@ -329,6 +339,7 @@ Status Trainer::train() {
 
 Status Trainer::finish() {
   double begin = seconds();
+  buffers.downloadPersistent();
   if (Status status =
           writeTrainedModel(program.onnxModel, program.onnxModelSize,
                             buffers.weights, options.outPath);
@@ -342,6 +353,8 @@ Status Trainer::finish() {
     record.model = program.modelName;
     record.batchSize = buffers.batchSize;
     record.measuredPeakBytes = memory.peakBytes();
+    record.device = device::name();
+    record.driverPeakBytes = memory.driverPeakBytes();
     record.arenaBytes = program.arenaBytes;
     record.resumedFromStep = resumedFrom;
     record.losses = progress.losses;

@@ -112,7 +112,8 @@ def write_dataset(directory, count, shape, seed, kind="smooth"):
 
 def compile_flags(args):
     """memopt-compile's optimizer and loss flags for `args`."""
-    flags = ["--batch=%d" % args.batch, "--loss=" + args.loss,
+    flags = ["--target=" + args.target,
+             "--batch=%d" % args.batch, "--loss=" + args.loss,
              "--optimizer=" + args.optimizer, "--lr=%r" % args.lr,
              "--weight-decay=%r" % args.weight_decay]
     if args.optimizer == "sgd":
@@ -150,12 +151,14 @@ def torch_training(args, initial, inputs, targets):
 
     Returns (losses, state_dict as numpy, gradients by name or None)."""
     torch.manual_seed(args.seed)
+    device = torch.device(args.torch_device)
     model = models.build(args.model, **model_kwargs(args))
     state = model.state_dict()
     with torch.no_grad():
         for name, tensor in state.items():
             if name in initial:
                 tensor.copy_(torch.from_numpy(initial[name]))
+    model.to(device)
     model.train()
     optimizer = make_optimizer(args, model.parameters())
     loss_fn = LOSSES[args.loss]
@@ -163,21 +166,21 @@ def torch_training(args, initial, inputs, targets):
     for step in range(args.steps):
         index = [(step * args.batch + j) % len(inputs)
                  for j in range(args.batch)]
-        x = torch.from_numpy(inputs[index])
-        t = torch.from_numpy(targets[index])
+        x = torch.from_numpy(inputs[index]).to(device)
+        t = torch.from_numpy(targets[index]).to(device)
         optimizer.zero_grad(set_to_none=True)
         loss = loss_fn(model(x), t)
         loss.backward()
         losses.append(loss.item())
         if args.gradients:
-            grads = {n: p.grad.detach().double().numpy().copy()
+            grads = {n: p.grad.detach().double().cpu().numpy().copy()
                      for n, p in model.named_parameters() if p.grad is not None}
-            stats = {n: t.detach().numpy().copy()
+            stats = {n: t.detach().cpu().numpy().copy()
                      for n, t in model.state_dict().items()
                      if "running_" in n}
             return losses, stats, grads
         optimizer.step()
-    final = {n: t.detach().numpy().copy()
+    final = {n: t.detach().cpu().numpy().copy()
              for n, t in model.state_dict().items()}
     return losses, final, None
 
@@ -315,6 +318,12 @@ def check(args):
     out = os.path.join(work, "trained.onnx")
     report = os.path.join(work, "run.json")
     env = dict(os.environ)
+    # TF32 (CUDA: memopt's runtime and PyTorch alike) only when asked.
+    env["MEMOPT_ALLOW_TF32"] = "1" if args.tf32 else "0"
+    if args.torch_device == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = args.tf32
+        torch.backends.cudnn.allow_tf32 = args.tf32
+        torch.backends.cudnn.deterministic = True
     if args.threads:
         env["OMP_NUM_THREADS"] = str(args.threads)
         torch.set_num_threads(args.threads)
@@ -431,6 +440,14 @@ def parse_args(argv):
     parser.add_argument("--gradients", action="store_true",
                         help="one-step gradient check (plain SGD, lr 1024)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--target", choices=("cpu", "cuda"), default="cpu",
+                        help="memopt-compile --target (default cpu)")
+    parser.add_argument("--torch-device", choices=("cpu", "cuda"),
+                        default="cpu",
+                        help="where the PyTorch reference trains (default cpu)")
+    parser.add_argument("--tf32", action="store_true",
+                        help="allow TF32 on CUDA, in memopt "
+                             "(MEMOPT_ALLOW_TF32=1) and PyTorch; off by default")
     parser.add_argument("--threads", type=int,
                         help="OMP_NUM_THREADS of the binary and "
                              "torch.set_num_threads (default: unchanged)")

@@ -396,5 +396,6 @@ def TG_ReduceSumOp : TG_ReduceOp<"reduce_sum", "sum">;
 def TG_ReduceMeanOp : TG_ReduceOp<"reduce_mean", "mean">;
 
 include "memopt/Dialect/TG/IR/TGGradOps.td"
+include "memopt/Dialect/TG/IR/TGFusedOps.td"
 
 #endif // MEMOPT_DIALECT_TG_IR_TGOPS_TD

@@ -110,4 +110,30 @@ def Autodiff : Pass<"tg-autodiff", "::mlir::ModuleOp"> {
   ];
 }
 
+def FuseElementwise : Pass<"tg-fuse-elementwise", "::mlir::func::FuncOp"> {
+  let summary = "Group chains of same-shape elementwise ops into "
+                "tg.fused_elementwise";
+  let description = [{
+    Merges an elementwise op (see `tg.fused_elementwise` for the list) into
+    its consumer when the consumer is elementwise too, has the same shape
+    on every operand (no broadcasting), and is the op's only user: the
+    value then never needs memory. Each group of merged ops becomes one
+    `tg.fused_elementwise` at the place of its last op, whose body holds
+    the ops in their order and whose inputs are the values the group reads
+    from outside. Typical groups in a training step: `add` + `relu`
+    (residual blocks), `relu_backward` + `add` (gradients meeting at a
+    skip connection), `sigmoid` + its loss gradient's `sigmoid_backward`
+    chains.
+
+    A single op stays as it is (its library kernel is as good). The CUDA
+    backend of `convert-tg-to-emitc` emits one `__global__` kernel per
+    fused op; `memopt-compile --target=cuda` runs this pass.
+  }];
+  let dependentDialects = ["::memopt::tg::TGDialect"];
+  let statistics = [
+    Statistic<"numGroups", "fused-groups", "tg.fused_elementwise ops formed">,
+    Statistic<"numFusedOps", "fused-ops", "Elementwise ops moved into them">,
+  ];
+}
+
 #endif // MEMOPT_DIALECT_TG_TRANSFORMS_PASSES_TD

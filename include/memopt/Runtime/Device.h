@@ -1,0 +1,58 @@
+//===- Device.h - The memory of the device the step runs on -----*- C++ -*-===//
+//
+// The trainer (lib/Runtime/Host) is the same for every backend; what differs
+// is where the step's tensors live. Each backend library implements these
+// functions: MemoptRuntimeCPU with host memory (lib/Runtime/CPU/Device.cpp),
+// MemoptRuntimeCUDA with cudaMalloc'd device memory
+// (lib/Runtime/CUDA/Device.cpp). A training binary links exactly one of
+// them, after MemoptRuntimeHost, so the backend is chosen at link time, as
+// the kernels of Kernels.h are.
+//
+// Failures (out of memory excepted) abort with a message naming the call,
+// as the kernels do: they mean a broken device, not bad user input.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMOPT_RUNTIME_DEVICE_H
+#define MEMOPT_RUNTIME_DEVICE_H
+
+#include "memopt/Runtime/Status.h"
+
+#include <cstddef>
+
+namespace memopt::rt::device {
+
+/// Checks that the device can be used (CUDA: a GPU and a driver are
+/// present) and selects it. The trainer calls it before anything else, so
+/// that a machine without a GPU gets a one-line error, not an abort.
+Status open();
+
+/// "cpu" or "cuda", for messages and reports.
+const char *name();
+
+/// Whether the host can read and write memory from `allocate` directly. When
+/// it can, the copies below are plain memcpy and the trainer skips them.
+bool hostAddressable();
+
+/// `bytes` zero-filled bytes of device memory, aligned to at least 64
+/// bytes; null when the device is out of memory. `bytes` > 0.
+void *allocate(size_t bytes);
+/// Frees memory from `allocate`.
+void release(void *data);
+
+/// Host -> device and device -> host copies. Both return once the copy is
+/// complete and every kernel queued before it has finished.
+void copyToDevice(void *device, const void *host, size_t bytes);
+void copyToHost(void *host, const void *device, size_t bytes);
+
+/// Waits until every kernel queued so far has finished (step timing).
+void synchronize();
+
+/// The device memory in use by the whole process as the driver reports it
+/// (CUDA: cudaMemGetInfo total - free, which includes the library handles'
+/// own memory and the CUDA context); 0 on the CPU.
+size_t driverUsedBytes();
+
+} // namespace memopt::rt::device
+
+#endif // MEMOPT_RUNTIME_DEVICE_H

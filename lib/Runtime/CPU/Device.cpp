@@ -1,0 +1,49 @@
+//===- Device.cpp - Host memory as the CPU backend's device ---------------===//
+//
+// The CPU backend runs the step on host memory: the trainer's buffers are
+// the kernels' tensors, and copies are never needed (hostAddressable).
+//
+//===----------------------------------------------------------------------===//
+
+#include "memopt/Runtime/Device.h"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace memopt::rt::device {
+
+namespace {
+constexpr size_t kAlignment = 64;
+}
+
+Status open() { return Status(); }
+
+const char *name() { return "cpu"; }
+
+bool hostAddressable() { return true; }
+
+void *allocate(size_t bytes) {
+  size_t padded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  void *data = std::aligned_alloc(kAlignment, padded);
+  if (data)
+    std::memset(data, 0, padded);
+  return data;
+}
+
+void release(void *data) { std::free(data); }
+
+void copyToDevice(void *device, const void *host, size_t bytes) {
+  if (device != host)
+    std::memcpy(device, host, bytes);
+}
+
+void copyToHost(void *host, const void *device, size_t bytes) {
+  if (device != host)
+    std::memcpy(host, device, bytes);
+}
+
+void synchronize() {}
+
+size_t driverUsedBytes() { return 0; }
+
+} // namespace memopt::rt::device

@@ -1,0 +1,107 @@
+//===- IndexMath.h - Index arithmetic of host and device kernels -*- C++ -*-===//
+//
+// The source positions of resize and pad, written once for the CPU kernels
+// and the CUDA kernels (which compile them as __host__ __device__), so that
+// both backends read the same input elements. Private to the runtime
+// libraries.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMOPT_LIB_RUNTIME_CPU_INDEXMATH_H
+#define MEMOPT_LIB_RUNTIME_CPU_INDEXMATH_H
+
+#include "memopt/Runtime/Kernels.h"
+
+#include <math.h>
+
+#ifdef __CUDACC__
+#define MEMOPT_HOST_DEVICE __host__ __device__
+#else
+#define MEMOPT_HOST_DEVICE
+#endif
+
+namespace memopt::rt::detail {
+
+/// The source coordinate of output position `x` of a resize along an axis
+/// of `in` input and `out` output positions (ONNX coordinate modes).
+MEMOPT_HOST_DEVICE inline double resizeSource(int64_t x, double scale,
+                                              int64_t in, int64_t out,
+                                              CoordinateMode mode) {
+  switch (mode) {
+  case CoordinateMode::HalfPixel:
+    return (x + 0.5) / scale - 0.5;
+  case CoordinateMode::PytorchHalfPixel:
+    return out > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
+  case CoordinateMode::AlignCorners:
+    return out == 1 ? 0.0
+                    : static_cast<double>(x) * static_cast<double>(in - 1) /
+                          static_cast<double>(out - 1);
+  case CoordinateMode::Asymmetric:
+    return x / scale;
+  }
+  return 0;
+}
+
+/// `s` rounded to an index with the ONNX nearest mode.
+MEMOPT_HOST_DEVICE inline int64_t roundNearest(double s, NearestMode mode) {
+  double f = floor(s);
+  switch (mode) {
+  case NearestMode::Floor:
+    return static_cast<int64_t>(f);
+  case NearestMode::Ceil:
+    return static_cast<int64_t>(ceil(s));
+  case NearestMode::RoundPreferFloor:
+  case NearestMode::RoundPreferCeil: {
+    double d = s - f;
+    bool up = d > 0.5 || (d == 0.5 && mode == NearestMode::RoundPreferCeil);
+    return static_cast<int64_t>(f) + (up ? 1 : 0);
+  }
+  }
+  return 0;
+}
+
+/// Up to two input positions and their weights for one output position of
+/// a resize (nearest: one position, weights 1 and 0). Coordinates outside
+/// the input clamp to its border.
+struct ResizeTaps {
+  int64_t index[2];
+  float weight[2];
+};
+
+MEMOPT_HOST_DEVICE inline ResizeTaps
+resizeTaps(int64_t x, double scale, int64_t in, int64_t out, ResizeMode mode,
+           CoordinateMode coordinateMode, NearestMode nearestMode) {
+  double s = resizeSource(x, scale, in, out, coordinateMode);
+  if (mode == ResizeMode::Nearest) {
+    int64_t i = roundNearest(s, nearestMode);
+    i = i < 0 ? 0 : (i > in - 1 ? in - 1 : i);
+    return {{i, i}, {1.0f, 0.0f}};
+  }
+  double last = static_cast<double>(in - 1);
+  s = s < 0.0 ? 0.0 : (s > last ? last : s);
+  int64_t i0 = static_cast<int64_t>(floor(s));
+  int64_t i1 = i0 + 1 < in - 1 ? i0 + 1 : in - 1;
+  float l1 = static_cast<float>(s - static_cast<double>(i0));
+  return {{i0, i1}, {1.0f - l1, l1}};
+}
+
+/// The source index along an axis of extent `n` for padded position `i`,
+/// or -1 for the constant fill.
+MEMOPT_HOST_DEVICE inline int64_t padSource(int64_t i, int64_t n,
+                                            PadMode mode) {
+  if (i >= 0 && i < n)
+    return i;
+  switch (mode) {
+  case PadMode::Constant:
+    return -1;
+  case PadMode::Reflect:
+    return i < 0 ? -i : 2 * (n - 1) - i;
+  case PadMode::Edge:
+    return i < 0 ? 0 : n - 1;
+  }
+  return -1;
+}
+
+} // namespace memopt::rt::detail
+
+#endif // MEMOPT_LIB_RUNTIME_CPU_INDEXMATH_H

@@ -1,0 +1,40 @@
+//===- CudaWorkspaceTest.cpp - The CUDA backend's workspace policy --------===//
+//
+// The arena plan and the CUDA runtime size convolution workspaces with the
+// same header-only function; these tests pin its rule, which needs no GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memopt/Runtime/CUDA/ConvWorkspace.h"
+
+#include <gtest/gtest.h>
+
+using namespace memopt::rt;
+
+TEST(CudaWorkspaceTest, SmallConvolutionsGetTheMinimum) {
+  EXPECT_EQ(cuda::convWorkspaceBytes(Dims{2, 3, 8, 8}, Dims{4, 3, 3, 3},
+                                     Dims{2, 4, 4, 4}),
+            cuda::kMinConvWorkspaceBytes);
+  EXPECT_EQ(cuda::kMinConvWorkspaceBytes, size_t(4) << 20);
+}
+
+TEST(CudaWorkspaceTest, LargeConvolutionsGetTheirLargestTensor) {
+  // ResNet-34 U-Net decoder at 512x512, batch 4: the 4x16x512x512 output.
+  Dims input{4, 32, 256, 256}, weight{16, 32, 3, 3}, output{4, 16, 512, 512};
+  size_t bytes = size_t(4) * 16 * 512 * 512 * sizeof(float);
+  EXPECT_EQ(cuda::convWorkspaceBytes(input, weight, output), bytes);
+  // A weight can be the largest tensor (a 1x1 feature map, wide layers).
+  EXPECT_EQ(cuda::convWorkspaceBytes(Dims{1, 2048, 1, 1},
+                                     Dims{2048, 2048, 1, 1},
+                                     Dims{1, 2048, 1, 1}),
+            size_t(2048) * 2048 * sizeof(float));
+}
+
+TEST(CudaWorkspaceTest, EveryDirectionOfOneConvolutionGetsTheSameSize) {
+  // Forward (x, w, y), the data gradient (dx, w, dy) and the filter
+  // gradient (x, dw, dy) of one convolution share the policy's size.
+  Dims x{2, 64, 128, 128}, w{128, 64, 3, 3}, y{2, 128, 64, 64};
+  size_t forward = cuda::convWorkspaceBytes(x, w, y);
+  EXPECT_EQ(cuda::convWorkspaceBytes(y, w, x), forward);
+  EXPECT_EQ(cuda::convWorkspaceBytes(w, x, y), forward);
+}
