@@ -33,15 +33,30 @@ Dims sliceShape(const char *kernel, const Dims &input, const Dims &starts,
   return shape;
 }
 
-/// The input strides and first offset with which a slice reads its input.
-void sliceWalk(const Dims &input, const Dims &starts, const Dims &steps,
-               Dims &strides, int64_t &base) {
-  strides = contiguousStrides(input);
-  base = 0;
+/// Calls `f(outputOffset, inputOffset, length)` for the runs of contiguous
+/// elements that a slice of `input` to `output` copies, in row-major order:
+/// the trailing axes taken whole with step 1 and the next one with step 1
+/// form one run.
+template <typename F>
+void forEachSliceRun(const Dims &input, const Dims &output, const Dims &starts,
+                     const Dims &steps, F f) {
+  Dims strides = contiguousStrides(input);
+  int64_t base = 0;
   for (int i = 0; i < input.size; ++i) {
     base += starts[i] * strides[i];
     strides[i] *= steps[i];
   }
+  int64_t run = 1;
+  int outer = input.size;
+  while (outer > 0 && steps[outer - 1] == 1) {
+    --outer;
+    run *= output[outer];
+    if (output[outer] != input[outer])
+      break;
+  }
+  Dims outerShape(output.values, outer), outerStrides(strides.values, outer);
+  for (StridedWalk w(outerShape, outerStrides); !w.done(); w.next())
+    f(w.index() * run, base + w.offset(0), run);
 }
 
 /// The source index along an axis of extent `n` for padded position `i`,
@@ -87,11 +102,20 @@ void reduce(const char *kernel, ConstTensor input, Tensor output,
   }
   requireShape(kernel, "output", output.shape, expected);
   const double count = static_cast<double>(redShape.product());
+  // The last reduced axis is summed in a plain loop, the others walked.
+  int64_t lastExtent = 1, lastStride = 0;
+  if (redShape.size > 0) {
+    --redShape.size;
+    --redStrides.size;
+    lastExtent = redShape.values[redShape.size];
+    lastStride = redStrides.values[redStrides.size];
+  }
   for (StridedWalk k(keptShape, keptStrides); !k.done(); k.next()) {
     double sum = 0;
     const float *base = input.data + k.offset(0);
     for (StridedWalk r(redShape, redStrides); !r.done(); r.next())
-      sum += base[r.offset(0)];
+      for (int64_t j = 0; j < lastExtent; ++j)
+        sum += base[r.offset(0) + j * lastStride];
     output.data[k.index()] = static_cast<float>(mean ? sum / count : sum);
   }
 }
@@ -134,11 +158,11 @@ void slice(ConstTensor input, Tensor output, const Dims &starts,
   const char *kernel = "slice";
   requireShape(kernel, "output", output.shape,
                sliceShape(kernel, input.shape, starts, ends, steps));
-  Dims strides;
-  int64_t base;
-  sliceWalk(input.shape, starts, steps, strides, base);
-  for (StridedWalk w(output.shape, strides); !w.done(); w.next())
-    output.data[w.index()] = input.data[base + w.offset(0)];
+  forEachSliceRun(input.shape, output.shape, starts, steps,
+                  [&](int64_t to, int64_t from, int64_t length) {
+                    std::memcpy(output.data + to, input.data + from,
+                                length * sizeof(float));
+                  });
 }
 
 void sliceBackward(ConstTensor gradOutput, Tensor gradInput,
@@ -147,11 +171,11 @@ void sliceBackward(ConstTensor gradOutput, Tensor gradInput,
   requireShape(kernel, "grad_output", gradOutput.shape,
                sliceShape(kernel, gradInput.shape, starts, ends, steps));
   std::memset(gradInput.data, 0, gradInput.bytes());
-  Dims strides;
-  int64_t base;
-  sliceWalk(gradInput.shape, starts, steps, strides, base);
-  for (StridedWalk w(gradOutput.shape, strides); !w.done(); w.next())
-    gradInput.data[base + w.offset(0)] = gradOutput.data[w.index()];
+  forEachSliceRun(gradInput.shape, gradOutput.shape, starts, steps,
+                  [&](int64_t from, int64_t to, int64_t length) {
+                    std::memcpy(gradInput.data + to, gradOutput.data + from,
+                                length * sizeof(float));
+                  });
 }
 
 void pad(ConstTensor input, Tensor output, const Dims &pads, PadMode mode,
