@@ -62,18 +62,18 @@ void batchNorm(ConstTensor input, ConstTensor scale, ConstTensor bias,
   const double count = static_cast<double>(l.perChannel());
   parallelFor(l.channels, input.numel(), [&](int64_t first, int64_t last) {
     for (int64_t c = first; c < last; ++c) {
-      LaneSum sum;
+      LaneSums<1> sum;
       for (int64_t n = 0; n < l.batch; ++n) {
         const float *x = input.data + l.offset(n, c);
-        sum.add(l.inner, [x](int64_t i) { return double(x[i]); });
+        sum.add(l.inner, [x](int64_t i) { return LaneSums<1>::Terms{x[i]}; });
       }
       double mean = sum.total() / count;
-      LaneSum squares;
+      LaneSums<1> squares;
       for (int64_t n = 0; n < l.batch; ++n) {
         const float *x = input.data + l.offset(n, c);
         squares.add(l.inner, [x, mean](int64_t i) {
           double d = x[i] - mean;
-          return d * d;
+          return LaneSums<1>::Terms{d * d};
         });
       }
       double var = squares.total() / count;
@@ -144,19 +144,20 @@ void batchNormBackward(ConstTensor gradOutput, ConstTensor input,
   parallelFor(l.channels, input.numel(), [&](int64_t first, int64_t last) {
     for (int64_t c = first; c < last; ++c) {
       const double mean = savedMean.data[c], invStd = savedInvStd.data[c];
-      LaneSum sumGrad, sumGradXhat;
+      // Sum 0: dy; sum 1: dy * x_hat.
+      LaneSums<2> sums;
       for (int64_t n = 0; n < l.batch; ++n) {
         const float *x = input.data + l.offset(n, c);
         const float *dy = gradOutput.data + l.offset(n, c);
-        sumGrad.add(l.inner, [dy](int64_t i) { return double(dy[i]); });
-        sumGradXhat.add(l.inner, [=](int64_t i) {
-          return dy[i] * ((x[i] - mean) * invStd);
+        sums.add(l.inner, [=](int64_t i) {
+          return LaneSums<2>::Terms{dy[i], dy[i] * ((x[i] - mean) * invStd)};
         });
       }
+      const double sumGrad = sums.total(0), sumGradXhat = sums.total(1);
       // grad_input = scale * inv_std * (dy - mean(dy) - x_hat * mean(dy x_hat))
       const double k = scale.data[c] * invStd;
-      const double meanGrad = sumGrad.total() / count;
-      const double meanGradXhat = sumGradXhat.total() / count;
+      const double meanGrad = sumGrad / count;
+      const double meanGradXhat = sumGradXhat / count;
       for (int64_t n = 0; n < l.batch; ++n) {
         const float *x = input.data + l.offset(n, c);
         const float *dy = gradOutput.data + l.offset(n, c);
@@ -167,8 +168,8 @@ void batchNormBackward(ConstTensor gradOutput, ConstTensor input,
               static_cast<float>(k * (dy[i] - meanGrad - xhat * meanGradXhat));
         }
       }
-      gradScale.data[c] = static_cast<float>(sumGradXhat.total());
-      gradBias.data[c] = static_cast<float>(sumGrad.total());
+      gradScale.data[c] = static_cast<float>(sumGradXhat);
+      gradBias.data[c] = static_cast<float>(sumGrad);
     }
   });
 }

@@ -12,6 +12,7 @@
 
 #include "memopt/Runtime/Tensor.h"
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -103,31 +104,33 @@ template <typename F> void parallelForEach(int64_t count, F f) {
   });
 }
 
-/// A sum in double of values given in order, accumulated in kLanes
-/// interleaved partial sums (value i goes to lane i mod kLanes) that `total`
-/// adds pairwise. The order is fixed by the count alone, independent of
-/// threads and instruction set, and the compiler vectorizes `add`.
-class LaneSum {
+/// `Count` sums in double of values given in order, each accumulated in
+/// kLanes interleaved partial sums (value i goes to lane i mod kLanes) that
+/// `total` adds pairwise. The order is fixed by the count of values alone,
+/// independent of threads and instruction set, and the compiler vectorizes
+/// `add`. Several sums share one pass over the data.
+template <int Count> class LaneSums {
 public:
   static constexpr int kLanes = 8;
+  using Terms = std::array<double, Count>;
 
-  /// Adds term(0), ..., term(n - 1) (doubles).
+  /// Adds term(0), ..., term(n - 1), each giving one value per sum.
   template <typename Term> void add(int64_t n, Term term) {
     int64_t i = 0;
     // Continue at the lane where the previous call stopped.
     for (; i < n && next != 0; ++i, next = (next + 1) % kLanes)
-      lanes[next] += term(i);
+      addAt(next, term(i));
     for (; i + kLanes <= n; i += kLanes)
       for (int j = 0; j < kLanes; ++j)
-        lanes[j] += term(i + j);
+        addAt(j, term(i + j));
     for (; i < n; ++i, next = (next + 1) % kLanes)
-      lanes[next] += term(i);
+      addAt(next, term(i));
   }
 
-  double total() const {
+  double total(int sum = 0) const {
     double t[kLanes];
     for (int j = 0; j < kLanes; ++j)
-      t[j] = lanes[j];
+      t[j] = lanes[sum][j];
     for (int width = kLanes / 2; width > 0; width /= 2)
       for (int j = 0; j < width; ++j)
         t[j] += t[j + width];
@@ -135,7 +138,12 @@ public:
   }
 
 private:
-  double lanes[kLanes] = {};
+  void addAt(int lane, const Terms &terms) {
+    for (int k = 0; k < Count; ++k)
+      lanes[k][lane] += terms[k];
+  }
+
+  double lanes[Count][kLanes] = {};
   int next = 0;
 };
 
