@@ -197,6 +197,23 @@ TensorDescs tensorDescs(const ConvConfig &c, bool blocked) {
   return d;
 }
 
+/// Weights this many times larger than the activations (input + output)
+/// make the plain layouts faster.
+constexpr int64_t kPlainWeightRatio = 8;
+
+/// Whether the primitive works on the layouts oneDNN picks (blocked copies,
+/// reorders) rather than on the caller's plain ones. The weights are
+/// reordered for the forward and the data gradient and their gradient back,
+/// every step: where they are much larger than the activations (the 8x8
+/// layers of a ResNet-34 encoder at 256x256: 36x), that costs more than the
+/// blocked kernel saves over im2col + sgemm, which needs no reorder
+/// (measured with bench/kernel_profile.py: 2x faster there; at 4-7x the two
+/// are even). The choice depends on the shapes only.
+bool prefersBlockedLayouts(const ConvConfig &c) {
+  return c.weight.product() <=
+         kPlainWeightRatio * (c.src.product() + c.dst.product());
+}
+
 /// The op descriptor of a convolution or a deconvolution.
 struct OpDesc {
   dnnl_convolution_desc_t conv;
@@ -307,7 +324,7 @@ ConvPrimitive create(const ConvConfig &c) {
   bool forward =
       c.kind == ConvKind::Forward || c.kind == ConvKind::TransposedForward;
   dnnl_primitive_attr_t attr = userScratchpadAttr(kernel);
-  TensorDescs blocked = tensorDescs(c, /*blocked=*/true);
+  TensorDescs blocked = tensorDescs(c, prefersBlockedLayouts(c));
 
   // A backward primitive takes the forward one as a hint; both get "any"
   // layouts, so that they agree, as in a framework's training step.
