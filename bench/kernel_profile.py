@@ -23,9 +23,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cpu_step import model_kwargs, write_data  # noqa: E402
-
-from memopt.export import export_model  # noqa: E402
+from cpu_step import export, write_data  # noqa: E402
 
 # The timers, prepended to the generated step. A Scope adds its lifetime to
 # the kernel's and the call site's entries once the warm-up steps are over;
@@ -129,9 +127,7 @@ def main(argv=None):
     work = args.workdir or tempfile.mkdtemp(prefix="memopt-profile-")
     os.makedirs(work, exist_ok=True)
     try:
-        onnx_path = os.path.join(work, "model.onnx")
-        export_model(args.model, onnx_path, args.batch,
-                     (1, args.size, args.size), **model_kwargs(args))
+        onnx_path = export(args, work)
         temps = os.path.join(work, "temps")
         subprocess.run([os.path.join(args.build_dir, "bin", "memopt-compile"),
                         onnx_path, "-o", os.path.join(work, "train"),

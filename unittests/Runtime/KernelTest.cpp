@@ -159,6 +159,17 @@ TEST(RuntimeKernels, BatchNormRunningStatsInPlace) {
   EXPECT_TRUE(bitEqual(rv, rv2));
 }
 
+/// A workspace (std::free it) for a convolution without bias and its two
+/// gradients; null when none needs one.
+void *convWorkspace(const Dims &in, const Dims &w, const Dims &out, Hw s,
+                    Pads p, Hw d, int64_t groups) {
+  size_t bytes = std::max(
+      {conv2dWorkspaceBytes(in, w, false, out, s, p, d, groups),
+       conv2dBackwardDataWorkspaceBytes(out, w, in, s, p, d, groups),
+       conv2dBackwardFilterWorkspaceBytes(out, in, w, s, p, d, groups)});
+  return bytes ? std::aligned_alloc(64, (bytes + 63) / 64 * 64) : nullptr;
+}
+
 /// A mid-sized strided, grouped convolution and its gradients.
 struct ConvRun {
   std::vector<float> y, dx, dw;
@@ -172,12 +183,7 @@ ConvRun runConv() {
                      dy = iota(out.product(), 0.5f);
   ConvRun r{std::vector<float>(out.product()),
             std::vector<float>(in.product()), std::vector<float>(w.product())};
-  size_t bytes = std::max({conv2dWorkspaceBytes(in, w, false, out, s, p, d, 2),
-                           conv2dBackwardDataWorkspaceBytes(out, w, in, s, p, d,
-                                                            2),
-                           conv2dBackwardFilterWorkspaceBytes(out, in, w, s, p,
-                                                              d, 2)});
-  void *ws = bytes ? std::aligned_alloc(64, (bytes + 63) / 64 * 64) : nullptr;
+  void *ws = convWorkspace(in, w, out, s, p, d, 2);
   conv2d(ConstTensor(x.data(), in), ConstTensor(weight.data(), w),
          ConstTensor(), Tensor(r.y.data(), out), s, p, d, 2, ws);
   conv2dBackwardData(ConstTensor(dy.data(), out), ConstTensor(weight.data(), w),
@@ -235,12 +241,7 @@ void checkConvAgainstDirectSums(int64_t channels, int64_t size) {
             }
         }
   std::vector<float> ry(in.product()), rdx(in.product()), rdw(w.product());
-  size_t bytes = std::max({conv2dWorkspaceBytes(in, w, false, in, s, p, d, 1),
-                           conv2dBackwardDataWorkspaceBytes(in, w, in, s, p, d,
-                                                            1),
-                           conv2dBackwardFilterWorkspaceBytes(in, in, w, s, p,
-                                                              d, 1)});
-  void *ws = bytes ? std::aligned_alloc(64, (bytes + 63) / 64 * 64) : nullptr;
+  void *ws = convWorkspace(in, w, in, s, p, d, 1);
   conv2d(ConstTensor(x.data(), in), ConstTensor(weight.data(), w),
          ConstTensor(), Tensor(ry.data(), in), s, p, d, 1, ws);
   conv2dBackwardData(ConstTensor(dy.data(), in), ConstTensor(weight.data(), w),
