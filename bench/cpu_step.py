@@ -40,6 +40,15 @@ def model_kwargs(args):
     return kw
 
 
+def export(args, work):
+    """Exports the model at the benchmark's size and batch into `work`;
+    returns the ONNX file's path."""
+    onnx_path = os.path.join(work, "model.onnx")
+    export_model(args.model, onnx_path, args.batch,
+                 (1, args.size, args.size), **model_kwargs(args))
+    return onnx_path
+
+
 def write_data(directory, batch, size):
     rng = np.random.default_rng(0)
     for sub in ("inputs", "targets"):
@@ -105,9 +114,7 @@ def main(argv=None):
     work = args.workdir or tempfile.mkdtemp(prefix="memopt-bench-")
     os.makedirs(work, exist_ok=True)
     try:
-        onnx_path = os.path.join(work, "model.onnx")
-        export_model(args.model, onnx_path, args.batch,
-                     (1, args.size, args.size), **model_kwargs(args))
+        onnx_path = export(args, work)
         binary = os.path.join(work, "train")
         start = time.perf_counter()
         subprocess.run([args.memopt_compile, onnx_path, "-o", binary,

@@ -1,8 +1,9 @@
 //===- BatchNorm.cpp - Batch normalization ---------------------------------===//
 //
 // Training-mode batch normalization, its backward and the inference form, on
-// N x C x ... tensors. Per-channel sums run sequentially in double, so the
-// statistics are bit-reproducible and as accurate as PyTorch's.
+// N x C x ... tensors. Channels run in parallel; each channel's sums are
+// LaneSums in double on one thread, so the statistics are bit-reproducible
+// for any thread count and as accurate as PyTorch's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,43 +60,44 @@ void batchNorm(ConstTensor input, ConstTensor scale, ConstTensor bias,
   require(l.perChannel() > 0, kernel, "empty batch");
 
   const double count = static_cast<double>(l.perChannel());
-  for (int64_t c = 0; c < l.channels; ++c) {
-    double sum = 0;
-    for (int64_t n = 0; n < l.batch; ++n) {
-      const float *x = input.data + l.offset(n, c);
-      for (int64_t i = 0; i < l.inner; ++i)
-        sum += x[i];
-    }
-    double mean = sum / count;
-    double squares = 0;
-    for (int64_t n = 0; n < l.batch; ++n) {
-      const float *x = input.data + l.offset(n, c);
-      for (int64_t i = 0; i < l.inner; ++i) {
-        double d = x[i] - mean;
-        squares += d * d;
+  parallelFor(l.channels, input.numel(), [&](int64_t first, int64_t last) {
+    for (int64_t c = first; c < last; ++c) {
+      LaneSums<1> sum;
+      for (int64_t n = 0; n < l.batch; ++n) {
+        const float *x = input.data + l.offset(n, c);
+        sum.add(l.inner, [x](int64_t i) { return LaneSums<1>::Terms{x[i]}; });
       }
+      double mean = sum.total() / count;
+      LaneSums<1> squares;
+      for (int64_t n = 0; n < l.batch; ++n) {
+        const float *x = input.data + l.offset(n, c);
+        squares.add(l.inner, [x, mean](int64_t i) {
+          double d = x[i] - mean;
+          return LaneSums<1>::Terms{d * d};
+        });
+      }
+      double var = squares.total() / count;
+      // PyTorch divides by M - 1 for the running variance; with M = 1 that
+      // is a division by zero, as in PyTorch (which refuses such inputs).
+      double unbiased = squares.total() / (count - 1);
+      float invStd = static_cast<float>(1.0 / std::sqrt(var + epsilon));
+      float meanF = static_cast<float>(mean);
+      float a = scale.data[c] * invStd;
+      float b = bias.data[c];
+      for (int64_t n = 0; n < l.batch; ++n) {
+        const float *x = input.data + l.offset(n, c);
+        float *y = output.data + l.offset(n, c);
+        for (int64_t i = 0; i < l.inner; ++i)
+          y[i] = (x[i] - meanF) * a + b;
+      }
+      newRunningMean.data[c] = static_cast<float>(
+          (1 - momentum) * runningMean.data[c] + momentum * mean);
+      newRunningVar.data[c] = static_cast<float>(
+          (1 - momentum) * runningVar.data[c] + momentum * unbiased);
+      savedMean.data[c] = meanF;
+      savedInvStd.data[c] = invStd;
     }
-    double var = squares / count;
-    // PyTorch divides by M - 1 for the running variance; with M = 1 that is
-    // a division by zero, as in PyTorch (which refuses such inputs).
-    double unbiased = squares / (count - 1);
-    float invStd = static_cast<float>(1.0 / std::sqrt(var + epsilon));
-    float meanF = static_cast<float>(mean);
-    float a = scale.data[c] * invStd;
-    float b = bias.data[c];
-    for (int64_t n = 0; n < l.batch; ++n) {
-      const float *x = input.data + l.offset(n, c);
-      float *y = output.data + l.offset(n, c);
-      for (int64_t i = 0; i < l.inner; ++i)
-        y[i] = (x[i] - meanF) * a + b;
-    }
-    newRunningMean.data[c] = static_cast<float>(
-        (1 - momentum) * runningMean.data[c] + momentum * mean);
-    newRunningVar.data[c] = static_cast<float>(
-        (1 - momentum) * runningVar.data[c] + momentum * unbiased);
-    savedMean.data[c] = meanF;
-    savedInvStd.data[c] = invStd;
-  }
+  });
 }
 
 void batchNormInference(ConstTensor input, ConstTensor scale, ConstTensor bias,
@@ -108,17 +110,20 @@ void batchNormInference(ConstTensor input, ConstTensor scale, ConstTensor bias,
        {std::pair{"scale", scale.shape}, {"bias", bias.shape},
         {"mean", mean.shape}, {"var", var.shape}})
     requireChannels(kernel, name, shape, l.channels);
-  for (int64_t c = 0; c < l.channels; ++c) {
-    float invStd = static_cast<float>(1.0 / std::sqrt(var.data[c] + epsilon));
-    float a = scale.data[c] * invStd;
-    float m = mean.data[c], b = bias.data[c];
-    for (int64_t n = 0; n < l.batch; ++n) {
-      const float *x = input.data + l.offset(n, c);
-      float *y = output.data + l.offset(n, c);
-      for (int64_t i = 0; i < l.inner; ++i)
-        y[i] = (x[i] - m) * a + b;
+  parallelFor(l.channels, input.numel(), [&](int64_t first, int64_t last) {
+    for (int64_t c = first; c < last; ++c) {
+      float invStd =
+          static_cast<float>(1.0 / std::sqrt(var.data[c] + epsilon));
+      float a = scale.data[c] * invStd;
+      float m = mean.data[c], b = bias.data[c];
+      for (int64_t n = 0; n < l.batch; ++n) {
+        const float *x = input.data + l.offset(n, c);
+        float *y = output.data + l.offset(n, c);
+        for (int64_t i = 0; i < l.inner; ++i)
+          y[i] = (x[i] - m) * a + b;
+      }
     }
-  }
+  });
 }
 
 void batchNormBackward(ConstTensor gradOutput, ConstTensor input,
@@ -136,33 +141,37 @@ void batchNormBackward(ConstTensor gradOutput, ConstTensor input,
     requireChannels(kernel, name, shape, l.channels);
 
   const double count = static_cast<double>(l.perChannel());
-  for (int64_t c = 0; c < l.channels; ++c) {
-    const double mean = savedMean.data[c], invStd = savedInvStd.data[c];
-    double sumGrad = 0, sumGradXhat = 0;
-    for (int64_t n = 0; n < l.batch; ++n) {
-      const float *x = input.data + l.offset(n, c);
-      const float *dy = gradOutput.data + l.offset(n, c);
-      for (int64_t i = 0; i < l.inner; ++i) {
-        sumGrad += dy[i];
-        sumGradXhat += dy[i] * ((x[i] - mean) * invStd);
+  parallelFor(l.channels, input.numel(), [&](int64_t first, int64_t last) {
+    for (int64_t c = first; c < last; ++c) {
+      const double mean = savedMean.data[c], invStd = savedInvStd.data[c];
+      // Sum 0: dy; sum 1: dy * x_hat.
+      LaneSums<2> sums;
+      for (int64_t n = 0; n < l.batch; ++n) {
+        const float *x = input.data + l.offset(n, c);
+        const float *dy = gradOutput.data + l.offset(n, c);
+        sums.add(l.inner, [=](int64_t i) {
+          return LaneSums<2>::Terms{dy[i], dy[i] * ((x[i] - mean) * invStd)};
+        });
       }
-    }
-    // grad_input = scale * inv_std * (dy - mean(dy) - x_hat * mean(dy x_hat))
-    const double k = scale.data[c] * invStd;
-    const double meanGrad = sumGrad / count;
-    const double meanGradXhat = sumGradXhat / count;
-    for (int64_t n = 0; n < l.batch; ++n) {
-      const float *x = input.data + l.offset(n, c);
-      const float *dy = gradOutput.data + l.offset(n, c);
-      float *dx = gradInput.data + l.offset(n, c);
-      for (int64_t i = 0; i < l.inner; ++i) {
-        double xhat = (x[i] - mean) * invStd;
-        dx[i] = static_cast<float>(k * (dy[i] - meanGrad - xhat * meanGradXhat));
+      const double sumGrad = sums.total(0), sumGradXhat = sums.total(1);
+      // grad_input = scale * inv_std * (dy - mean(dy) - x_hat * mean(dy x_hat))
+      const double k = scale.data[c] * invStd;
+      const double meanGrad = sumGrad / count;
+      const double meanGradXhat = sumGradXhat / count;
+      for (int64_t n = 0; n < l.batch; ++n) {
+        const float *x = input.data + l.offset(n, c);
+        const float *dy = gradOutput.data + l.offset(n, c);
+        float *dx = gradInput.data + l.offset(n, c);
+        for (int64_t i = 0; i < l.inner; ++i) {
+          double xhat = (x[i] - mean) * invStd;
+          dx[i] =
+              static_cast<float>(k * (dy[i] - meanGrad - xhat * meanGradXhat));
+        }
       }
+      gradScale.data[c] = static_cast<float>(sumGradXhat);
+      gradBias.data[c] = static_cast<float>(sumGrad);
     }
-    gradScale.data[c] = static_cast<float>(sumGradXhat);
-    gradBias.data[c] = static_cast<float>(sumGrad);
-  }
+  });
 }
 
 } // namespace memopt::rt

@@ -1,11 +1,12 @@
 //===- Common.h - Helpers shared by the runtime's kernels -------*- C++ -*-===//
 //
 // Argument checks that abort with the kernel's name, the shape rules of
-// the pooling, resize, slice and reduction kernels, and the strided index
-// walk that the broadcasting, transposing and reducing kernels share.
-// Private to the runtime libraries: the CPU kernels and the host side of
-// the CUDA kernels (lib/Runtime/CUDA) both use it, so that both backends
-// check and shape their arguments the same way.
+// the pooling, resize, slice and reduction kernels, the strided index walk
+// that the broadcasting, transposing and reducing kernels share, the
+// parallel loop and the fixed-order sums that keep multi-threaded kernels
+// deterministic. Private to the runtime libraries: the CPU kernels and the
+// host side of the CUDA kernels (lib/Runtime/CUDA) both use the checks and
+// shape rules, so that both backends treat their arguments the same way.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,7 +16,13 @@
 #include "memopt/Runtime/Kernels.h"
 #include "memopt/Runtime/Tensor.h"
 
+#include <array>
+#include <cstdint>
 #include <string>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 namespace memopt::rt::detail {
 
@@ -129,6 +136,84 @@ private:
   int64_t offsets[2] = {0, 0};
   int64_t position = 0;
   int64_t remaining;
+};
+
+/// Loops with less work than this (in elements touched) run on the calling
+/// thread: below it, waking the OpenMP team costs more than it saves.
+constexpr int64_t kMinParallelWork = int64_t(1) << 15;
+
+/// Calls `body(begin, end)` on disjoint ranges that cover [0, count), in
+/// parallel on the OpenMP threads (OMP_NUM_THREADS, shared with oneDNN) when
+/// `work` reaches kMinParallelWork. Items are split statically into one
+/// contiguous range per thread: `body` must give the same results for any
+/// split, i.e. the items must be independent (no reduction across items).
+template <typename Body>
+void parallelFor(int64_t count, int64_t work, Body body) {
+#ifdef _OPENMP
+  if (work >= kMinParallelWork && count > 1 && omp_get_max_threads() > 1) {
+#pragma omp parallel
+    {
+      int64_t threads = omp_get_num_threads(), t = omp_get_thread_num();
+      int64_t begin = count * t / threads, end = count * (t + 1) / threads;
+      if (begin < end)
+        body(begin, end);
+    }
+    return;
+  }
+#endif
+  body(int64_t(0), count);
+}
+
+/// Calls `f(i)` for every i in [0, count), where element i costs about one
+/// element touched; parallel as parallelFor.
+template <typename F> void parallelForEach(int64_t count, F f) {
+  parallelFor(count, count, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i)
+      f(i);
+  });
+}
+
+/// `Count` sums in double of values given in order, each accumulated in
+/// kLanes interleaved partial sums (value i goes to lane i mod kLanes) that
+/// `total` adds pairwise. The order is fixed by the count of values alone,
+/// independent of threads and instruction set, and the compiler vectorizes
+/// `add`. Several sums share one pass over the data.
+template <int Count> class LaneSums {
+public:
+  static constexpr int kLanes = 8;
+  using Terms = std::array<double, Count>;
+
+  /// Adds term(0), ..., term(n - 1), each giving one value per sum.
+  template <typename Term> void add(int64_t n, Term term) {
+    int64_t i = 0;
+    // Continue at the lane where the previous call stopped.
+    for (; i < n && next != 0; ++i, next = (next + 1) % kLanes)
+      addAt(next, term(i));
+    for (; i + kLanes <= n; i += kLanes)
+      for (int j = 0; j < kLanes; ++j)
+        addAt(j, term(i + j));
+    for (; i < n; ++i, next = (next + 1) % kLanes)
+      addAt(next, term(i));
+  }
+
+  double total(int sum = 0) const {
+    double t[kLanes];
+    for (int j = 0; j < kLanes; ++j)
+      t[j] = lanes[sum][j];
+    for (int width = kLanes / 2; width > 0; width /= 2)
+      for (int j = 0; j < width; ++j)
+        t[j] += t[j + width];
+    return t[0];
+  }
+
+private:
+  void addAt(int lane, const Terms &terms) {
+    for (int k = 0; k < Count; ++k)
+      lanes[k][lane] += terms[k];
+  }
+
+  double lanes[Count][kLanes] = {};
+  int next = 0;
 };
 
 } // namespace memopt::rt::detail

@@ -2,14 +2,21 @@
 //
 // tg.conv2d, its data and filter gradients, tg.conv_transpose2d and its
 // filter gradient, on oneDNN's C API (the runtime is built without
-// exceptions; the C++ API throws). All tensors use plain layouts (nchw;
-// oihw / goihw weights for convolutions, iohw / giohw for transposed ones,
-// which is PyTorch's C x O/groups x kH x kW), so no reorders are needed.
+// exceptions; the C++ API throws). The caller's tensors use plain layouts
+// (nchw; oihw / goihw weights for convolutions, iohw / giohw for transposed
+// ones, which is PyTorch's C x O/groups x kH x kW). The primitives are
+// created with "any" layouts, so that oneDNN picks its fastest
+// implementation, usually on channel-blocked layouts (nChw16c with AVX-512):
+// the operands are reordered into blocked copies in the workspace, the
+// result back out of one. This is what PyTorch's oneDNN path does too; on
+// plain layouts oneDNN falls back to im2col + sgemm, which is 2-3x slower
+// on the U-Nets' large feature maps.
 //
 // A primitive is created on the first call with a configuration and cached
-// with its memory objects; later calls only swap data handles. Scratchpads
-// are user-managed: the caller passes the workspace that the
-// ...WorkspaceBytes query reports.
+// with its memory objects and reorders; later calls only swap data
+// handles. Scratchpads are user-managed: the workspace that the
+// ...WorkspaceBytes query reports holds the scratchpad and the blocked
+// copies.
 //
 //===----------------------------------------------------------------------===//
 
@@ -96,16 +103,31 @@ struct ConvConfig {
   }
 };
 
-/// A cached primitive with one memory object per tensor argument, in the
-/// order of the kernel's Kernels.h signature (operands, then results).
+/// One tensor argument of a convolution: the caller's plain memory and,
+/// where the primitive computes in another (blocked) layout, its copy in the
+/// workspace and the reorder between the two.
+struct Operand {
+  int arg = 0;
+  bool isResult = false;
+  dnnl_memory_t user = nullptr;
+  /// Null when the primitive uses the caller's layout.
+  dnnl_memory_t inner = nullptr;
+  /// plain -> inner for an operand, inner -> plain for a result.
+  dnnl_primitive_t reorder = nullptr;
+  /// Where `inner` lives in the workspace, and its size.
+  size_t offset = 0, innerBytes = 0;
+};
+
+/// A cached primitive with its arguments in the order of the kernel's
+/// Kernels.h signature (operands, then results). The workspace holds the
+/// scratchpad (shared by the convolution and its reorders, which run one
+/// after another) at offset 0, then the blocked copies.
 struct ConvPrimitive {
-  dnnl_primitive_desc_t pd = nullptr;
   dnnl_primitive_t primitive = nullptr;
-  int args[4] = {};
-  dnnl_memory_t memories[4] = {};
+  Operand operands[4];
   int count = 0;
   dnnl_memory_t scratchpad = nullptr;
-  size_t scratchpadBytes = 0;
+  size_t workspaceBytes = 0;
 };
 
 dnnl_engine_t engine(const char *kernel) {
@@ -127,9 +149,9 @@ dnnl_stream_t stream(const char *kernel) {
   return instance;
 }
 
-dnnl_memory_desc_t plainDesc(const char *kernel,
-                             std::initializer_list<int64_t> dims,
-                             dnnl_format_tag_t tag) {
+dnnl_memory_desc_t memoryDesc(const char *kernel,
+                              std::initializer_list<int64_t> dims,
+                              dnnl_format_tag_t tag) {
   dnnl_memory_desc_t md;
   dnnl_dims_t d;
   int n = 0;
@@ -139,6 +161,57 @@ dnnl_memory_desc_t plainDesc(const char *kernel,
                                      dnnl_f32, tag),
         kernel, "memory_desc_init_by_tag");
   return md;
+}
+
+/// The memory descriptors of a configuration's tensors.
+struct TensorDescs {
+  dnnl_memory_desc_t src, weights, bias, dst;
+};
+
+/// The caller's plain layouts (`blocked` = false), or "any" layout for the
+/// activations and weights, so that oneDNN picks the layouts of its fastest
+/// implementation (`blocked` = true). The bias stays plain: it is small.
+TensorDescs tensorDescs(const ConvConfig &c, bool blocked) {
+  const char *kernel = kernelName(c.kind);
+  bool transposed = isTransposed(c.kind);
+  int64_t g = c.groups;
+  auto tag = [&](dnnl_format_tag_t plain) {
+    return blocked ? dnnl_format_tag_any : plain;
+  };
+  TensorDescs d;
+  d.src = memoryDesc(kernel, {c.src[0], c.src[1], c.src[2], c.src[3]},
+                     tag(dnnl_nchw));
+  d.dst = memoryDesc(kernel, {c.dst[0], c.dst[1], c.dst[2], c.dst[3]},
+                     tag(dnnl_nchw));
+  // oneDNN's logical weight dims are (G,) O, I, kH, kW for both directions.
+  int64_t outChannels = c.dst[1], inChannels = c.src[1];
+  d.weights =
+      g == 1 ? memoryDesc(kernel,
+                          {outChannels, inChannels, c.weight[2], c.weight[3]},
+                          tag(transposed ? dnnl_iohw : dnnl_oihw))
+             : memoryDesc(kernel,
+                          {g, outChannels / g, inChannels / g, c.weight[2],
+                           c.weight[3]},
+                          tag(transposed ? dnnl_giohw : dnnl_goihw));
+  d.bias = memoryDesc(kernel, {outChannels}, dnnl_x);
+  return d;
+}
+
+/// Weights this many times larger than the activations (input + output)
+/// make the plain layouts faster.
+constexpr int64_t kPlainWeightRatio = 8;
+
+/// Whether the primitive works on the layouts oneDNN picks (blocked copies,
+/// reorders) rather than on the caller's plain ones. The weights are
+/// reordered for the forward and the data gradient and their gradient back,
+/// every step: where they are much larger than the activations (the 8x8
+/// layers of a ResNet-34 encoder at 256x256: 36x), that costs more than the
+/// blocked kernel saves over im2col + sgemm, which needs no reorder
+/// (measured with bench/kernel_profile.py: 2x faster there; at 4-7x the two
+/// are even). The choice depends on the shapes only.
+bool prefersBlockedLayouts(const ConvConfig &c) {
+  return c.weight.product() <=
+         kPlainWeightRatio * (c.src.product() + c.dst.product());
 }
 
 /// The op descriptor of a convolution or a deconvolution.
@@ -151,28 +224,13 @@ struct OpDesc {
   }
 };
 
-/// The descriptor of the primitive for `c`; with `forwardOnly`, that of the
-/// forward op that a backward primitive takes as a hint.
-OpDesc makeDesc(const ConvConfig &c, bool forwardOnly) {
+/// The descriptor of the primitive for `c` on tensors `d`; with
+/// `forwardOnly`, that of the forward op that a backward primitive takes as
+/// a hint.
+OpDesc makeDesc(const ConvConfig &c, const TensorDescs &d, bool forwardOnly) {
   const char *kernel = kernelName(c.kind);
-  bool transposed = isTransposed(c.kind);
-  int64_t g = c.groups;
-  dnnl_memory_desc_t src = plainDesc(
-      kernel, {c.src[0], c.src[1], c.src[2], c.src[3]}, dnnl_nchw);
-  dnnl_memory_desc_t dst = plainDesc(
-      kernel, {c.dst[0], c.dst[1], c.dst[2], c.dst[3]}, dnnl_nchw);
-  // oneDNN's logical weight dims are (G,) O, I, kH, kW for both directions.
-  int64_t outChannels = c.dst[1], inChannels = c.src[1];
-  dnnl_memory_desc_t weights =
-      g == 1 ? plainDesc(kernel,
-                         {outChannels, inChannels, c.weight[2], c.weight[3]},
-                         transposed ? dnnl_iohw : dnnl_oihw)
-             : plainDesc(kernel,
-                         {g, outChannels / g, inChannels / g, c.weight[2],
-                          c.weight[3]},
-                         transposed ? dnnl_giohw : dnnl_goihw);
-  dnnl_memory_desc_t bias = plainDesc(kernel, {outChannels}, dnnl_x);
-  const dnnl_memory_desc_t *biasPtr = c.hasBias ? &bias : nullptr;
+  const dnnl_memory_desc_t *biasPtr =
+      c.hasBias && !forwardOnly ? &d.bias : nullptr;
   dnnl_dims_t strides = {c.strides[0], c.strides[1]};
   dnnl_dims_t dilations = {c.dilations[0] - 1, c.dilations[1] - 1};
   dnnl_dims_t padL = {c.pads[0], c.pads[1]};
@@ -183,37 +241,81 @@ OpDesc makeDesc(const ConvConfig &c, bool forwardOnly) {
                       c.pads[3] - c.outputPadding[1]};
 
   OpDesc desc;
-  if (!transposed) {
+  if (!isTransposed(c.kind)) {
     if (forwardOnly || c.kind == ConvKind::Forward)
       check(dnnl_dilated_convolution_forward_desc_init(
                 &desc.conv, dnnl_forward_training, dnnl_convolution_direct,
-                &src, &weights, forwardOnly ? nullptr : biasPtr, &dst, strides,
-                dilations, padL, padR),
+                &d.src, &d.weights, biasPtr, &d.dst, strides, dilations, padL,
+                padR),
             kernel, "convolution_forward_desc_init");
     else if (c.kind == ConvKind::BackwardData)
       check(dnnl_dilated_convolution_backward_data_desc_init(
-                &desc.conv, dnnl_convolution_direct, &src, &weights, &dst,
-                strides, dilations, padL, padR),
+                &desc.conv, dnnl_convolution_direct, &d.src, &d.weights,
+                &d.dst, strides, dilations, padL, padR),
             kernel, "convolution_backward_data_desc_init");
     else
       check(dnnl_dilated_convolution_backward_weights_desc_init(
-                &desc.conv, dnnl_convolution_direct, &src, &weights, nullptr,
-                &dst, strides, dilations, padL, padR),
+                &desc.conv, dnnl_convolution_direct, &d.src, &d.weights,
+                nullptr, &d.dst, strides, dilations, padL, padR),
             kernel, "convolution_backward_weights_desc_init");
   } else {
     if (forwardOnly || c.kind == ConvKind::TransposedForward)
       check(dnnl_dilated_deconvolution_forward_desc_init(
                 &desc.deconv, dnnl_forward_training, dnnl_deconvolution_direct,
-                &src, &weights, forwardOnly ? nullptr : biasPtr, &dst, strides,
-                dilations, padL, padR),
+                &d.src, &d.weights, biasPtr, &d.dst, strides, dilations, padL,
+                padR),
             kernel, "deconvolution_forward_desc_init");
     else
       check(dnnl_dilated_deconvolution_backward_weights_desc_init(
-                &desc.deconv, dnnl_deconvolution_direct, &src, &weights,
-                nullptr, &dst, strides, dilations, padL, padR),
+                &desc.deconv, dnnl_deconvolution_direct, &d.src, &d.weights,
+                nullptr, &d.dst, strides, dilations, padL, padR),
             kernel, "deconvolution_backward_weights_desc_init");
   }
   return desc;
+}
+
+/// An attribute that makes a primitive take its scratchpad from the caller.
+dnnl_primitive_attr_t userScratchpadAttr(const char *kernel) {
+  dnnl_primitive_attr_t attr = nullptr;
+  check(dnnl_primitive_attr_create(&attr), kernel, "primitive_attr_create");
+  check(dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user),
+        kernel, "primitive_attr_set_scratchpad_mode");
+  return attr;
+}
+
+size_t scratchpadBytes(const_dnnl_primitive_desc_t pd) {
+  const dnnl_memory_desc_t *md =
+      dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+  return md ? dnnl_memory_desc_get_size(md) : 0;
+}
+
+size_t alignUp(size_t bytes) { return (bytes + 63) / 64 * 64; }
+
+/// Sets up `op` for the primitive's layout `inner` of an argument whose
+/// caller layout is `user`; returns the reorder's scratchpad size.
+size_t bindOperand(const char *kernel, Operand &op,
+                   const dnnl_memory_desc_t &user,
+                   const dnnl_memory_desc_t &inner,
+                   const_dnnl_primitive_attr_t attr) {
+  check(dnnl_memory_create(&op.user, &user, engine(kernel), DNNL_MEMORY_NONE),
+        kernel, "memory_create");
+  if (dnnl_memory_desc_equal(&user, &inner))
+    return 0;
+  check(dnnl_memory_create(&op.inner, &inner, engine(kernel),
+                           DNNL_MEMORY_NONE),
+        kernel, "memory_create");
+  op.innerBytes = dnnl_memory_desc_get_size(&inner);
+  const dnnl_memory_desc_t &from = op.isResult ? inner : user;
+  const dnnl_memory_desc_t &to = op.isResult ? user : inner;
+  dnnl_primitive_desc_t pd = nullptr;
+  check(dnnl_reorder_primitive_desc_create(&pd, &from, engine(kernel), &to,
+                                           engine(kernel), attr),
+        kernel, "reorder_primitive_desc_create");
+  check(dnnl_primitive_create(&op.reorder, pd), kernel,
+        "primitive_create (reorder)");
+  size_t bytes = scratchpadBytes(pd);
+  check(dnnl_primitive_desc_destroy(pd), kernel, "primitive_desc_destroy");
+  return bytes;
 }
 
 ConvPrimitive create(const ConvConfig &c) {
@@ -221,78 +323,93 @@ ConvPrimitive create(const ConvConfig &c) {
   bool transposed = isTransposed(c.kind);
   bool forward =
       c.kind == ConvKind::Forward || c.kind == ConvKind::TransposedForward;
+  dnnl_primitive_attr_t attr = userScratchpadAttr(kernel);
+  TensorDescs blocked = tensorDescs(c, prefersBlockedLayouts(c));
 
-  dnnl_primitive_attr_t attr = nullptr;
-  check(dnnl_primitive_attr_create(&attr), kernel, "primitive_attr_create");
-  check(dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user),
-        kernel, "primitive_attr_set_scratchpad_mode");
-
+  // A backward primitive takes the forward one as a hint; both get "any"
+  // layouts, so that they agree, as in a framework's training step.
   dnnl_primitive_desc_t hint = nullptr;
   if (!forward) {
-    OpDesc hintDesc = makeDesc(c, /*forwardOnly=*/true);
+    OpDesc hintDesc = makeDesc(c, blocked, /*forwardOnly=*/true);
     check(dnnl_primitive_desc_create(&hint, hintDesc.get(transposed), nullptr,
                                      engine(kernel), nullptr),
           kernel, "primitive_desc_create (forward hint)");
   }
-  OpDesc desc = makeDesc(c, /*forwardOnly=*/false);
-  ConvPrimitive p;
-  check(dnnl_primitive_desc_create(&p.pd, desc.get(transposed), attr,
+  OpDesc desc = makeDesc(c, blocked, /*forwardOnly=*/false);
+  dnnl_primitive_desc_t pd = nullptr;
+  check(dnnl_primitive_desc_create(&pd, desc.get(transposed), attr,
                                    engine(kernel), hint),
         kernel, "primitive_desc_create");
   if (hint)
     check(dnnl_primitive_desc_destroy(hint), kernel, "primitive_desc_destroy");
-  check(dnnl_primitive_attr_destroy(attr), kernel, "primitive_attr_destroy");
-  check(dnnl_primitive_create(&p.primitive, p.pd), kernel, "primitive_create");
+  ConvPrimitive p;
+  check(dnnl_primitive_create(&p.primitive, pd), kernel, "primitive_create");
 
-  // Arguments in the order of the Kernels.h signature.
+  // Arguments in the order of the Kernels.h signature, with the caller's
+  // layout of each.
+  TensorDescs plain = tensorDescs(c, /*blocked=*/false);
   struct Arg {
     int arg;
     dnnl_query_t query;
+    const dnnl_memory_desc_t *user;
   };
   Arg args[4];
   int count = 0;
   switch (c.kind) {
   case ConvKind::Forward:
   case ConvKind::TransposedForward:
-    args[count++] = {DNNL_ARG_SRC, dnnl_query_src_md};
-    args[count++] = {DNNL_ARG_WEIGHTS, dnnl_query_weights_md};
+    args[count++] = {DNNL_ARG_SRC, dnnl_query_src_md, &plain.src};
+    args[count++] = {DNNL_ARG_WEIGHTS, dnnl_query_weights_md, &plain.weights};
     if (c.hasBias)
-      args[count++] = {DNNL_ARG_BIAS, dnnl_query_weights_md};
-    args[count++] = {DNNL_ARG_DST, dnnl_query_dst_md};
+      args[count++] = {DNNL_ARG_BIAS, dnnl_query_weights_md, &plain.bias};
+    args[count++] = {DNNL_ARG_DST, dnnl_query_dst_md, &plain.dst};
     break;
   case ConvKind::BackwardData:
-    args[count++] = {DNNL_ARG_DIFF_DST, dnnl_query_diff_dst_md};
-    args[count++] = {DNNL_ARG_WEIGHTS, dnnl_query_weights_md};
-    args[count++] = {DNNL_ARG_DIFF_SRC, dnnl_query_diff_src_md};
+    args[count++] = {DNNL_ARG_DIFF_DST, dnnl_query_diff_dst_md, &plain.dst};
+    args[count++] = {DNNL_ARG_WEIGHTS, dnnl_query_weights_md, &plain.weights};
+    args[count++] = {DNNL_ARG_DIFF_SRC, dnnl_query_diff_src_md, &plain.src};
     break;
   case ConvKind::BackwardFilter:
   case ConvKind::TransposedBackwardFilter:
-    args[count++] = {DNNL_ARG_DIFF_DST, dnnl_query_diff_dst_md};
-    args[count++] = {DNNL_ARG_SRC, dnnl_query_src_md};
-    args[count++] = {DNNL_ARG_DIFF_WEIGHTS, dnnl_query_diff_weights_md};
+    args[count++] = {DNNL_ARG_DIFF_DST, dnnl_query_diff_dst_md, &plain.dst};
+    args[count++] = {DNNL_ARG_SRC, dnnl_query_src_md, &plain.src};
+    args[count++] = {DNNL_ARG_DIFF_WEIGHTS, dnnl_query_diff_weights_md,
+                     &plain.weights};
     break;
   }
+  size_t scratch = scratchpadBytes(pd);
   for (int i = 0; i < count; ++i) {
     const Arg &a = args[i];
     // The bias is the second weights descriptor.
     int index = a.arg == DNNL_ARG_BIAS ? 1 : 0;
     const dnnl_memory_desc_t *md =
-        dnnl_primitive_desc_query_md(p.pd, a.query, index);
+        dnnl_primitive_desc_query_md(pd, a.query, index);
     require(md != nullptr, kernel,
             "oneDNN reports no descriptor for an argument");
-    p.args[p.count] = a.arg;
-    check(dnnl_memory_create(&p.memories[p.count], md, engine(kernel),
-                             DNNL_MEMORY_NONE),
-          kernel, "memory_create");
-    ++p.count;
+    Operand &op = p.operands[p.count++];
+    op.arg = a.arg;
+    op.isResult = i == count - 1;
+    scratch = std::max(scratch, bindOperand(kernel, op, *a.user, *md, attr));
   }
-  const dnnl_memory_desc_t *scratch =
-      dnnl_primitive_desc_query_md(p.pd, dnnl_query_scratchpad_md, 0);
-  p.scratchpadBytes = scratch ? dnnl_memory_desc_get_size(scratch) : 0;
-  if (p.scratchpadBytes)
-    check(dnnl_memory_create(&p.scratchpad, scratch, engine(kernel),
+  p.workspaceBytes = alignUp(scratch);
+  for (int i = 0; i < p.count; ++i) {
+    Operand &op = p.operands[i];
+    if (!op.inner)
+      continue;
+    op.offset = p.workspaceBytes;
+    p.workspaceBytes += alignUp(op.innerBytes);
+  }
+  if (scratch) {
+    dnnl_memory_desc_t md;
+    dnnl_dims_t dims = {static_cast<dnnl_dim_t>(scratch)};
+    check(dnnl_memory_desc_init_by_tag(&md, 1, dims, dnnl_u8, dnnl_x), kernel,
+          "memory_desc_init_by_tag (scratchpad)");
+    check(dnnl_memory_create(&p.scratchpad, &md, engine(kernel),
                              DNNL_MEMORY_NONE),
           kernel, "memory_create (scratchpad)");
+  }
+  check(dnnl_primitive_desc_destroy(pd), kernel, "primitive_desc_destroy");
+  check(dnnl_primitive_attr_destroy(attr), kernel, "primitive_attr_destroy");
   return p;
 }
 
@@ -308,29 +425,52 @@ ConvPrimitive &primitive(const ConvConfig &config) {
   return it->second;
 }
 
+void reorder(const char *kernel, dnnl_primitive_t primitive,
+             dnnl_memory_t from, dnnl_memory_t to, dnnl_memory_t scratchpad) {
+  dnnl_exec_arg_t args[3] = {{DNNL_ARG_FROM, from},
+                             {DNNL_ARG_TO, to},
+                             {DNNL_ARG_SCRATCHPAD, scratchpad}};
+  check(dnnl_primitive_execute(primitive, stream(kernel), scratchpad ? 3 : 2,
+                               args),
+        kernel, "primitive_execute (reorder)");
+}
+
 void execute(const ConvConfig &config, std::initializer_list<const void *> data,
              void *workspace) {
   const char *kernel = kernelName(config.kind);
   ConvPrimitive &p = primitive(config);
   require(static_cast<int>(data.size()) == p.count, kernel,
           "argument count mismatch");
-  require(p.scratchpadBytes == 0 || workspace != nullptr, kernel,
+  require(p.workspaceBytes == 0 || workspace != nullptr, kernel,
           "a workspace is required (see the ...WorkspaceBytes query)");
+  char *bytes = static_cast<char *>(workspace);
   dnnl_exec_arg_t args[5];
   int n = 0;
   for (const void *handle : data) {
-    check(dnnl_memory_set_data_handle(p.memories[n], const_cast<void *>(handle)),
+    Operand &op = p.operands[n];
+    check(dnnl_memory_set_data_handle(op.user, const_cast<void *>(handle)),
           kernel, "memory_set_data_handle");
-    args[n] = {p.args[n], p.memories[n]};
+    if (op.inner)
+      check(dnnl_memory_set_data_handle(op.inner, bytes + op.offset), kernel,
+            "memory_set_data_handle (blocked copy)");
+    args[n] = {op.arg, op.inner ? op.inner : op.user};
     ++n;
   }
-  if (p.scratchpadBytes) {
+  if (p.scratchpad) {
     check(dnnl_memory_set_data_handle(p.scratchpad, workspace), kernel,
           "memory_set_data_handle (scratchpad)");
     args[n++] = {DNNL_ARG_SCRATCHPAD, p.scratchpad};
   }
+  for (int i = 0; i < p.count - 1; ++i) {
+    const Operand &op = p.operands[i];
+    if (op.reorder)
+      reorder(kernel, op.reorder, op.user, op.inner, p.scratchpad);
+  }
   check(dnnl_primitive_execute(p.primitive, stream(kernel), n, args), kernel,
         "primitive_execute");
+  const Operand &result = p.operands[p.count - 1];
+  if (result.reorder)
+    reorder(kernel, result.reorder, result.inner, result.user, p.scratchpad);
   check(dnnl_stream_wait(stream(kernel)), kernel, "stream_wait");
 }
 
@@ -457,7 +597,7 @@ size_t conv2dWorkspaceBytes(const Dims &input, const Dims &weight, bool hasBias,
                             Hw dilations, int64_t groups) {
   return primitive(forwardConfig(input, weight, hasBias, Dims{weight[0]},
                                  output, strides, pads, dilations, groups))
-      .scratchpadBytes;
+      .workspaceBytes;
 }
 
 void conv2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
@@ -480,7 +620,7 @@ size_t conv2dBackwardDataWorkspaceBytes(const Dims &gradOutput,
                                         int64_t groups) {
   return primitive(backwardDataConfig(gradOutput, weight, gradInput, strides,
                                       pads, dilations, groups))
-      .scratchpadBytes;
+      .workspaceBytes;
 }
 
 void conv2dBackwardData(ConstTensor gradOutput, ConstTensor weight,
@@ -498,7 +638,7 @@ size_t conv2dBackwardFilterWorkspaceBytes(const Dims &gradOutput,
                                           int64_t groups) {
   return primitive(backwardFilterConfig(gradOutput, input, gradWeight, strides,
                                         pads, dilations, groups))
-      .scratchpadBytes;
+      .workspaceBytes;
 }
 
 void conv2dBackwardFilter(ConstTensor gradOutput, ConstTensor input,
@@ -516,7 +656,7 @@ size_t convTranspose2dWorkspaceBytes(const Dims &input, const Dims &weight,
   return primitive(transposedConfig(ConvKind::TransposedForward, input, weight,
                                     hasBias, Dims{output[1]}, output, strides,
                                     pads, dilations, outputPadding, groups))
-      .scratchpadBytes;
+      .workspaceBytes;
 }
 
 void convTranspose2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
@@ -540,7 +680,7 @@ size_t convTranspose2dBackwardFilterWorkspaceBytes(
                                     gradWeight, false, Dims(), gradOutput,
                                     strides, pads, dilations, outputPadding,
                                     groups))
-      .scratchpadBytes;
+      .workspaceBytes;
 }
 
 void convTranspose2dBackwardFilter(ConstTensor gradOutput, ConstTensor input,

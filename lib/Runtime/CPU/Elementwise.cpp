@@ -2,7 +2,8 @@
 //
 // Unary ops, broadcasting binary ops, dropout and the activation gradients.
 // Results may alias an operand of the same shape: every element is read
-// before it is written.
+// before it is written. Elements are independent, so the loops split over
+// threads freely.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,8 +24,7 @@ template <typename F>
 void unary(const char *kernel, ConstTensor input, Tensor output, F f) {
   requireShape(kernel, "output", output.shape, input.shape);
   const int64_t n = input.numel();
-  for (int64_t i = 0; i < n; ++i)
-    output.data[i] = f(input.data[i]);
+  parallelForEach(n, [&](int64_t i) { output.data[i] = f(input.data[i]); });
 }
 
 /// `f(a[i], b[i])` for operands of one shape.
@@ -34,8 +34,9 @@ void zip(const char *kernel, const char *aName, ConstTensor a, ConstTensor b,
   requireShape(kernel, aName, a.shape, b.shape);
   requireShape(kernel, "grad_input", output.shape, b.shape);
   const int64_t n = b.numel();
-  for (int64_t i = 0; i < n; ++i)
+  parallelForEach(n, [&](int64_t i) {
     output.data[i] = f(a.data[i], b.data[i]);
+  });
 }
 
 template <typename F>
@@ -43,8 +44,9 @@ void binary(const char *kernel, ConstTensor lhs, ConstTensor rhs,
             Tensor output, F f) {
   if (lhs.shape == output.shape && rhs.shape == output.shape) {
     const int64_t n = output.numel();
-    for (int64_t i = 0; i < n; ++i)
+    parallelForEach(n, [&](int64_t i) {
       output.data[i] = f(lhs.data[i], rhs.data[i]);
+    });
     return;
   }
   // With broadcasting the result must not alias an operand.
@@ -137,13 +139,13 @@ void dropout(ConstTensor input, Tensor output, Tensor mask, double ratio,
   // An element is dropped when its 53-bit uniform number is below `ratio`.
   const uint64_t seedHash = splitMix64(seed);
   const int64_t n = input.numel();
-  for (int64_t i = 0; i < n; ++i) {
+  parallelForEach(n, [&](int64_t i) {
     uint64_t bits = splitMix64(seedHash ^ static_cast<uint64_t>(i));
     double u = static_cast<double>(bits >> 11) * 0x1.0p-53;
     float m = u < ratio ? 0.0f : keep;
     mask.data[i] = m;
     output.data[i] = input.data[i] * m;
-  }
+  });
 }
 
 void reluBackward(ConstTensor gradOutput, ConstTensor output,

@@ -3,7 +3,8 @@
 // torch.optim's single-tensor updates, elementwise in float with the
 // hyperparameters rounded to float as PyTorch's scalar arguments are; the
 // bias corrections are computed in double as Python does. Results may alias
-// their operands (an in-place update).
+// their operands (an in-place update). Elements are independent and split
+// over threads.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,9 +13,23 @@
 #include "Common.h"
 
 #include <cmath>
+#include <type_traits>
 
 namespace memopt::rt {
 using namespace detail;
+
+namespace {
+
+/// Calls `f` with `flag` as a compile-time constant (std::true_type or
+/// std::false_type), so that `f` can be instantiated once per value.
+template <typename F> void withFlag(bool flag, F f) {
+  if (flag)
+    f(std::true_type());
+  else
+    f(std::false_type());
+}
+
+} // namespace
 
 void sgdUpdate(ConstTensor param, ConstTensor grad, ConstTensor momentumBuffer,
                int64_t step, Tensor newParam, Tensor newMomentumBuffer,
@@ -29,18 +44,29 @@ void sgdUpdate(ConstTensor param, ConstTensor grad, ConstTensor momentumBuffer,
   const float rate = static_cast<float>(-lr);
   const bool firstStep = step == 1;
   const int64_t n = param.numel();
-  for (int64_t i = 0; i < n; ++i) {
-    float p = param.data[i];
-    float g = grad.data[i];
-    if (weightDecay != 0)
-      g = g + wd * p;
-    if (momentum != 0) {
-      float buf = firstStep ? g : momentumBuffer.data[i] * mu + keep * g;
-      newMomentumBuffer.data[i] = buf;
-      g = nesterov ? g + mu * buf : buf;
-    }
-    newParam.data[i] = p + rate * g;
-  }
+  // One loop per combination of the options, each free of branches so that
+  // it vectorizes.
+  withFlag(weightDecay != 0, [&](auto decay) {
+    withFlag(momentum != 0, [&](auto useMomentum) {
+      withFlag(firstStep, [&](auto first) {
+        withFlag(nesterov, [&](auto useNesterov) {
+          parallelForEach(n, [=](int64_t i) {
+            float p = param.data[i];
+            float g = grad.data[i];
+            if constexpr (decay)
+              g = g + wd * p;
+            if constexpr (useMomentum) {
+              float buf =
+                  first ? g : momentumBuffer.data[i] * mu + keep * g;
+              newMomentumBuffer.data[i] = buf;
+              g = useNesterov ? g + mu * buf : buf;
+            }
+            newParam.data[i] = p + rate * g;
+          });
+        });
+      });
+    });
+  });
 }
 
 void adamUpdate(ConstTensor param, ConstTensor grad, ConstTensor expAvg,
@@ -59,21 +85,25 @@ void adamUpdate(ConstTensor param, ConstTensor grad, ConstTensor expAvg,
       static_cast<float>(std::sqrt(1 - std::pow(beta2, t)));
   const float epsF = static_cast<float>(eps);
   const int64_t n = param.numel();
-  for (int64_t i = 0; i < n; ++i) {
-    float p = param.data[i];
-    float g = grad.data[i];
-    if (decoupled)
-      p = p * decay;
-    else if (weightDecay != 0)
-      g = g + wd * p;
-    float m = expAvg.data[i];
-    m = m + w1 * (g - m);
-    float v = expAvgSq.data[i] * b2 + w2 * (g * g);
-    float denom = std::sqrt(v) / correction2 + epsF;
-    newParam.data[i] = p + stepSize * (m / denom);
-    newExpAvg.data[i] = m;
-    newExpAvgSq.data[i] = v;
-  }
+  withFlag(decoupled, [&](auto decoupledDecay) {
+    withFlag(!decoupled && weightDecay != 0, [&](auto l2) {
+      parallelForEach(n, [=](int64_t i) {
+        float p = param.data[i];
+        float g = grad.data[i];
+        if constexpr (decoupledDecay)
+          p = p * decay;
+        if constexpr (l2)
+          g = g + wd * p;
+        float m = expAvg.data[i];
+        m = m + w1 * (g - m);
+        float v = expAvgSq.data[i] * b2 + w2 * (g * g);
+        float denom = std::sqrt(v) / correction2 + epsF;
+        newParam.data[i] = p + stepSize * (m / denom);
+        newExpAvg.data[i] = m;
+        newExpAvgSq.data[i] = v;
+      });
+    });
+  });
 }
 
 } // namespace memopt::rt

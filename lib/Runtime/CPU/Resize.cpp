@@ -7,6 +7,11 @@
 // is ONNX's edge extension and PyTorch's clamping of negative coordinates.
 // The backward scatters every output gradient with the same weights.
 //
+// Planes are split over threads. Within a plane, output columns go in blocks
+// of kColumnBlock whose taps are computed once per block rather than once
+// per element; the backward accumulates in that fixed order (a block, then
+// its rows), whatever the thread count.
+//
 //===----------------------------------------------------------------------===//
 
 #include "memopt/Runtime/Kernels.h"
@@ -16,7 +21,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
 namespace memopt::rt {
 using namespace detail;
@@ -33,35 +37,60 @@ ResizeShape checkResize(const char *kernel, const Dims &input,
   return {input[0] * input[1], input[2], input[3], output[2], output[3]};
 }
 
+/// Output columns whose taps are computed together.
+constexpr int64_t kColumnBlock = 256;
+
+/// Calls `f(plane, oh, rowTaps, ow0, columnTaps, count)` for every plane,
+/// every block of up to kColumnBlock output columns starting at `ow0`, and
+/// every output row `oh`, in that nesting; planes are split over threads.
+template <typename F>
+void forEachBlock(const ResizeShape &r, std::array<double, 2> scales,
+                  ResizeMode mode, CoordinateMode coordinateMode,
+                  NearestMode nearestMode, F f) {
+  int64_t work = r.planes * (r.inH * r.inW + r.outH * r.outW);
+  parallelFor(r.planes, work, [&](int64_t first, int64_t last) {
+    ResizeTaps columns[kColumnBlock];
+    for (int64_t p = first; p < last; ++p)
+      for (int64_t ow0 = 0; ow0 < r.outW; ow0 += kColumnBlock) {
+        int64_t count = std::min(kColumnBlock, r.outW - ow0);
+        for (int64_t j = 0; j < count; ++j)
+          columns[j] = resizeTaps(ow0 + j, scales[1], r.inW, r.outW, mode,
+                            coordinateMode, nearestMode);
+        for (int64_t oh = 0; oh < r.outH; ++oh)
+          f(p, oh,
+            resizeTaps(oh, scales[0], r.inH, r.outH, mode, coordinateMode,
+                 nearestMode),
+            ow0, columns, count);
+      }
+  });
+}
+
 } // namespace
 
 void resize(ConstTensor input, Tensor output, ResizeMode mode,
             CoordinateMode coordinateMode, NearestMode nearestMode,
             std::array<double, 2> scales) {
   ResizeShape r = checkResize("resize", input.shape, output.shape, scales);
-  for (int64_t p = 0; p < r.planes; ++p) {
-    const float *in = input.data + p * r.inH * r.inW;
-    float *out = output.data + p * r.outH * r.outW;
-    for (int64_t oh = 0; oh < r.outH; ++oh) {
-      ResizeTaps th = resizeTaps(oh, scales[0], r.inH, r.outH, mode, coordinateMode,
-                     nearestMode);
-      const float *row0 = in + th.index[0] * r.inW;
-      const float *row1 = in + th.index[1] * r.inW;
-      for (int64_t ow = 0; ow < r.outW; ++ow) {
-        ResizeTaps tw = resizeTaps(ow, scales[1], r.inW, r.outW, mode, coordinateMode,
-                       nearestMode);
-        if (mode == ResizeMode::Nearest) {
-          out[oh * r.outW + ow] = row0[tw.index[0]];
-          continue;
-        }
-        float top = tw.weight[0] * row0[tw.index[0]] +
-                    tw.weight[1] * row0[tw.index[1]];
-        float bottom = tw.weight[0] * row1[tw.index[0]] +
-                       tw.weight[1] * row1[tw.index[1]];
-        out[oh * r.outW + ow] = th.weight[0] * top + th.weight[1] * bottom;
-      }
-    }
-  }
+  forEachBlock(r, scales, mode, coordinateMode, nearestMode,
+               [&](int64_t p, int64_t oh, const ResizeTaps &th, int64_t ow0,
+                   const ResizeTaps *tw, int64_t count) {
+                 const float *in = input.data + p * r.inH * r.inW;
+                 const float *row0 = in + th.index[0] * r.inW;
+                 const float *row1 = in + th.index[1] * r.inW;
+                 float *out = output.data + (p * r.outH + oh) * r.outW + ow0;
+                 if (mode == ResizeMode::Nearest) {
+                   for (int64_t j = 0; j < count; ++j)
+                     out[j] = row0[tw[j].index[0]];
+                   return;
+                 }
+                 for (int64_t j = 0; j < count; ++j) {
+                   float top = tw[j].weight[0] * row0[tw[j].index[0]] +
+                               tw[j].weight[1] * row0[tw[j].index[1]];
+                   float bottom = tw[j].weight[0] * row1[tw[j].index[0]] +
+                                  tw[j].weight[1] * row1[tw[j].index[1]];
+                   out[j] = th.weight[0] * top + th.weight[1] * bottom;
+                 }
+               });
 }
 
 void resizeBackward(ConstTensor gradOutput, Tensor gradInput, ResizeMode mode,
@@ -69,28 +98,29 @@ void resizeBackward(ConstTensor gradOutput, Tensor gradInput, ResizeMode mode,
                     std::array<double, 2> scales) {
   ResizeShape r = checkResize("resize_backward", gradInput.shape,
                               gradOutput.shape, scales);
-  std::memset(gradInput.data, 0, gradInput.bytes());
-  for (int64_t p = 0; p < r.planes; ++p) {
-    const float *dy = gradOutput.data + p * r.outH * r.outW;
-    float *dx = gradInput.data + p * r.inH * r.inW;
-    for (int64_t oh = 0; oh < r.outH; ++oh) {
-      ResizeTaps th = resizeTaps(oh, scales[0], r.inH, r.outH, mode, coordinateMode,
-                     nearestMode);
-      for (int64_t ow = 0; ow < r.outW; ++ow) {
-        ResizeTaps tw = resizeTaps(ow, scales[1], r.inW, r.outW, mode, coordinateMode,
-                       nearestMode);
-        float g = dy[oh * r.outW + ow];
-        if (mode == ResizeMode::Nearest) {
-          dx[th.index[0] * r.inW + tw.index[0]] += g;
-          continue;
-        }
-        for (int i = 0; i < 2; ++i)
-          for (int j = 0; j < 2; ++j)
-            dx[th.index[i] * r.inW + tw.index[j]] +=
-                th.weight[i] * tw.weight[j] * g;
-      }
-    }
-  }
+  forEachBlock(r, scales, mode, coordinateMode, nearestMode,
+               [&](int64_t p, int64_t oh, const ResizeTaps &th, int64_t ow0,
+                   const ResizeTaps *tw, int64_t count) {
+                 float *dx = gradInput.data + p * r.inH * r.inW;
+                 // The plane's first call clears it, on the thread that
+                 // owns the plane.
+                 if (oh == 0 && ow0 == 0)
+                   std::fill(dx, dx + r.inH * r.inW, 0.0f);
+                 const float *dy =
+                     gradOutput.data + (p * r.outH + oh) * r.outW + ow0;
+                 float *row0 = dx + th.index[0] * r.inW;
+                 if (mode == ResizeMode::Nearest) {
+                   for (int64_t j = 0; j < count; ++j)
+                     row0[tw[j].index[0]] += dy[j];
+                   return;
+                 }
+                 float *rows[2] = {row0, dx + th.index[1] * r.inW};
+                 for (int64_t j = 0; j < count; ++j)
+                   for (int i = 0; i < 2; ++i)
+                     for (int k = 0; k < 2; ++k)
+                       rows[i][tw[j].index[k]] +=
+                           th.weight[i] * tw[j].weight[k] * dy[j];
+               });
 }
 
 } // namespace memopt::rt

@@ -17,18 +17,50 @@ using namespace detail;
 
 namespace {
 
+/// Calls `f(outputOffset, inputOffset, length)` for the runs of contiguous
+/// elements that a slice of `input` to `output` copies, in row-major order:
+/// the trailing axes taken whole with step 1 and the next one with step 1
+/// form one run.
+template <typename F>
+void forEachSliceRun(const Dims &input, const Dims &output, const Dims &starts,
+                     const Dims &steps, F f) {
+  Dims strides;
+  int64_t base = sliceStrides(input, starts, steps, strides);
+  int64_t run = 1;
+  int outer = input.size;
+  while (outer > 0 && steps[outer - 1] == 1) {
+    --outer;
+    run *= output[outer];
+    if (output[outer] != input[outer])
+      break;
+  }
+  Dims outerShape(output.values, outer), outerStrides(strides.values, outer);
+  for (StridedWalk w(outerShape, outerStrides); !w.done(); w.next())
+    f(w.index() * run, base + w.offset(0), run);
+}
+
 void reduce(const char *kernel, ConstTensor input, Tensor output,
             const Dims &axes, bool keepdims, bool mean) {
   ReduceAxes split = reduceAxes(kernel, input.shape, output.shape, axes,
                                 keepdims);
   const double count = static_cast<double>(split.reducedShape.product());
+  // The last reduced axis is summed in a plain loop, the others walked (the
+  // same order as one walk over all of them).
+  Dims redShape = split.reducedShape, redStrides = split.reducedStrides;
+  int64_t lastExtent = 1, lastStride = 0;
+  if (redShape.size > 0) {
+    --redShape.size;
+    --redStrides.size;
+    lastExtent = redShape.values[redShape.size];
+    lastStride = redStrides.values[redStrides.size];
+  }
   for (StridedWalk k(split.keptShape, split.keptStrides); !k.done();
        k.next()) {
     double sum = 0;
     const float *base = input.data + k.offset(0);
-    for (StridedWalk r(split.reducedShape, split.reducedStrides); !r.done();
-         r.next())
-      sum += base[r.offset(0)];
+    for (StridedWalk r(redShape, redStrides); !r.done(); r.next())
+      for (int64_t j = 0; j < lastExtent; ++j)
+        sum += base[r.offset(0) + j * lastStride];
     output.data[k.index()] = static_cast<float>(mean ? sum / count : sum);
   }
 }
@@ -56,10 +88,11 @@ void slice(ConstTensor input, Tensor output, const Dims &starts,
   const char *kernel = "slice";
   requireShape(kernel, "output", output.shape,
                sliceShape(kernel, input.shape, starts, ends, steps));
-  Dims strides;
-  int64_t base = sliceStrides(input.shape, starts, steps, strides);
-  for (StridedWalk w(output.shape, strides); !w.done(); w.next())
-    output.data[w.index()] = input.data[base + w.offset(0)];
+  forEachSliceRun(input.shape, output.shape, starts, steps,
+                  [&](int64_t to, int64_t from, int64_t length) {
+                    std::memcpy(output.data + to, input.data + from,
+                                length * sizeof(float));
+                  });
 }
 
 void sliceBackward(ConstTensor gradOutput, Tensor gradInput,
@@ -68,10 +101,11 @@ void sliceBackward(ConstTensor gradOutput, Tensor gradInput,
   requireShape(kernel, "grad_output", gradOutput.shape,
                sliceShape(kernel, gradInput.shape, starts, ends, steps));
   std::memset(gradInput.data, 0, gradInput.bytes());
-  Dims strides;
-  int64_t base = sliceStrides(gradInput.shape, starts, steps, strides);
-  for (StridedWalk w(gradOutput.shape, strides); !w.done(); w.next())
-    gradInput.data[base + w.offset(0)] = gradOutput.data[w.index()];
+  forEachSliceRun(gradInput.shape, gradOutput.shape, starts, steps,
+                  [&](int64_t from, int64_t to, int64_t length) {
+                    std::memcpy(gradInput.data + to, gradOutput.data + from,
+                                length * sizeof(float));
+                  });
 }
 
 void pad(ConstTensor input, Tensor output, const Dims &pads, PadMode mode,
