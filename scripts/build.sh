@@ -11,6 +11,8 @@ BUILD_DIR=${BUILD_DIR:-build}
 launcher=()
 if command -v ccache >/dev/null 2>&1; then
   export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/memopt-ccache}
+  # Paths relative to the checkout, so that clones share cache entries.
+  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$ROOT}
   mkdir -p "$CCACHE_DIR"
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 fi
