@@ -27,9 +27,9 @@ LIT_OPTS=-sv ninja -C "$BUILD_DIR" check-memopt 2>&1 | tee "$log" || status=$?
 
 # lit's summary has lines such as "  Passed: 19 (100.00%)".
 read -r passed failed skipped < <(awk '
-  /^ *[A-Za-z ]+: [0-9]+ \([0-9.]+%\)$/ {
+  /^ *[A-Za-z ]+: +[0-9]+ \([0-9.]+%\)$/ {
     split($0, kv, ":"); name = kv[1]; gsub(/^ +| +$/, "", name)
-    n = $0; sub(/^[^:]*: /, "", n); sub(/ .*/, "", n)
+    n = $0; sub(/^[^:]*: +/, "", n); sub(/ .*/, "", n)
     if (name == "Passed" || name == "Expectedly Failed") p += n
     else if (name == "Failed" || name == "Unexpectedly Passed" ||
              name == "Unresolved" || name == "Timed Out") f += n
