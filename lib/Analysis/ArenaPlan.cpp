@@ -11,6 +11,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <functional>
 #include <variant>
 
 using namespace mlir;
@@ -176,23 +177,59 @@ ArenaPlan ArenaPlan::compute(Operation *function,
     }
   }
 
-  // Largest first; among equals, the earlier one first (a stable order, so
-  // that the plan is deterministic).
-  SmallVector<Interval *> order;
+  SmallVector<Interval *> buffersToPlace;
   for (Interval &buffer : buffers)
     if (buffer.bytes) // not merged into a concat's buffer
-      order.push_back(&buffer);
-  llvm::stable_sort(order, [](const Interval *a, const Interval *b) {
-    if (a->bytes != b->bytes)
-      return a->bytes > b->bytes;
-    return a->first < b->first;
-  });
+      buffersToPlace.push_back(&buffer);
 
-  SmallVector<const Interval *> placed;
-  for (Interval *buffer : order) {
-    buffer->offset = bestFitOffset(*buffer, placed);
-    placed.push_back(buffer);
-    plan.total = std::max(plan.total, buffer->offset + buffer->bytes);
+  // Best fit depends on the order buffers are placed in, and no one order
+  // wins on every graph (as in XLA's heap simulator): place them in a few
+  // orders and keep the smallest arena. Ties keep the earlier order; every
+  // order is stable (ties: the earlier buffer first), so that the plan is
+  // deterministic.
+  auto lifetime = [](const Interval *b) { return uint64_t(b->last - b->first); };
+  using Order = std::function<bool(const Interval *, const Interval *)>;
+  const Order orders[] = {
+      // Largest first.
+      [](const Interval *a, const Interval *b) { return a->bytes > b->bytes; },
+      // Largest area in the (time, bytes) plane first.
+      [&](const Interval *a, const Interval *b) {
+        return a->bytes * (lifetime(a) + 1) > b->bytes * (lifetime(b) + 1);
+      },
+      // Longest-lived first, then largest.
+      [&](const Interval *a, const Interval *b) {
+        if (lifetime(a) != lifetime(b))
+          return lifetime(a) > lifetime(b);
+        return a->bytes > b->bytes;
+      },
+  };
+  std::optional<std::vector<uint64_t>> bestOffsets;
+  uint64_t bestTotal = 0;
+  for (const Order &before : orders) {
+    SmallVector<Interval *> order(buffersToPlace);
+    llvm::stable_sort(order, [&](const Interval *a, const Interval *b) {
+      if (before(a, b) != before(b, a))
+        return before(a, b);
+      return a->first < b->first;
+    });
+    SmallVector<const Interval *> placed;
+    uint64_t total = 0;
+    for (Interval *buffer : order) {
+      buffer->offset = bestFitOffset(*buffer, placed);
+      placed.push_back(buffer);
+      total = std::max(total, buffer->offset + buffer->bytes);
+    }
+    if (!bestOffsets || total < bestTotal) {
+      bestTotal = total;
+      bestOffsets.emplace();
+      for (Interval *buffer : buffersToPlace)
+        bestOffsets->push_back(buffer->offset);
+    }
+  }
+
+  plan.total = bestTotal;
+  for (auto [buffer, offset] : llvm::zip(buffersToPlace, *bestOffsets)) {
+    buffer->offset = offset;
     if (auto *values = std::get_if<0>(&buffer->owner))
       for (auto [value, at] : *values)
         plan.valueOffsets[value] = buffer->offset + at;

@@ -355,6 +355,51 @@ TEST(RuntimeKernels, PlainConvolutionsWithLargeWeightsMatchDirectSums) {
   checkConvAgainstDirectSums(64, 3);
 }
 
+TEST(RuntimeKernels, SingleOutputConvolutionsMatchDirectSums) {
+  // One output channel: the runtime's direct, workspace-free forward and
+  // gradients.
+  // Batch 2, 3 input channels, stride 2, dilation 2, uneven padding.
+  Dims in = {2, 3, 11, 9}, w = {1, 3, 3, 2}, out = {2, 1, 4, 5};
+  Hw s = {2, 2}, d = {2, 2};
+  Pads p = {1, 0, 0, 2};
+  EXPECT_EQ(conv2dBackwardDataWorkspaceBytes(out, w, in, s, p, d, 1), 0u);
+  EXPECT_EQ(conv2dBackwardFilterWorkspaceBytes(out, in, w, s, p, d, 1), 0u);
+  std::vector<float> x = iota(in.product()), weight = iota(w.product(), 0.1f),
+                     dy = iota(out.product(), 0.5f);
+  std::vector<double> y(out.product(), 0.25), dx(in.product()),
+      dw(w.product());
+  for (int64_t b = 0; b < 2; ++b)
+    for (int64_t c = 0; c < 3; ++c)
+      for (int64_t kh = 0; kh < 3; ++kh)
+        for (int64_t kw = 0; kw < 2; ++kw)
+          for (int64_t oh = 0; oh < 4; ++oh)
+            for (int64_t ow = 0; ow < 5; ++ow) {
+              int64_t ih = oh * 2 - 1 + kh * 2, iw = ow * 2 - 0 + kw * 2;
+              if (ih < 0 || ih >= 11 || iw < 0 || iw >= 9)
+                continue;
+              double g = dy[(b * 4 + oh) * 5 + ow];
+              int64_t xi = ((b * 3 + c) * 11 + ih) * 9 + iw;
+              int64_t wi = (c * 3 + kh) * 2 + kw;
+              y[(b * 4 + oh) * 5 + ow] += double(weight[wi]) * x[xi];
+              dx[xi] += g * weight[wi];
+              dw[wi] += g * x[xi];
+            }
+  EXPECT_EQ(conv2dWorkspaceBytes(in, w, true, out, s, p, d, 1), 0u);
+  float bias = 0.25f;
+  std::vector<float> ry(out.product(), -1.0f), rdx(in.product(), -1.0f),
+      rdw(w.product(), -1.0f);
+  conv2d(ConstTensor(x.data(), in), ConstTensor(weight.data(), w),
+         ConstTensor(&bias, Dims{1}), Tensor(ry.data(), out), s, p, d, 1,
+         nullptr);
+  EXPECT_LT(relativeError(ry, y), 1e-7);
+  conv2dBackwardData(ConstTensor(dy.data(), out), ConstTensor(weight.data(), w),
+                     Tensor(rdx.data(), in), s, p, d, 1, nullptr);
+  conv2dBackwardFilter(ConstTensor(dy.data(), out), ConstTensor(x.data(), in),
+                       Tensor(rdw.data(), w), s, p, d, 1, nullptr);
+  EXPECT_LT(relativeError(rdx, dx), 1e-7);
+  EXPECT_LT(relativeError(rdw, dw), 1e-7);
+}
+
 TEST(RuntimeKernels, WorkspaceQueryIsStable) {
   Dims in = {2, 3, 9, 9}, w = {5, 3, 3, 3}, out = {2, 5, 9, 9};
   size_t first = conv2dWorkspaceBytes(in, w, true, out, {1, 1}, {1, 1, 1, 1},

@@ -23,6 +23,7 @@
 #include "memopt/Runtime/Kernels.h"
 
 #include "Common.h"
+#include "SingleOutputConv.h"
 
 #include <oneapi/dnnl/dnnl.h>
 
@@ -595,6 +596,8 @@ ConvConfig transposedConfig(ConvKind kind, const Dims &input,
 size_t conv2dWorkspaceBytes(const Dims &input, const Dims &weight, bool hasBias,
                             const Dims &output, Hw strides, Pads pads,
                             Hw dilations, int64_t groups) {
+  if (isSingleOutputConv(weight, groups))
+    return 0;
   return primitive(forwardConfig(input, weight, hasBias, Dims{weight[0]},
                                  output, strides, pads, dilations, groups))
       .workspaceBytes;
@@ -606,6 +609,9 @@ void conv2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
   ConvConfig config =
       forwardConfig(input.shape, weight.shape, bias.present(), bias.shape,
                     output.shape, strides, pads, dilations, groups);
+  if (isSingleOutputConv(weight.shape, groups))
+    return singleOutputConv(input, weight, bias, output, strides, pads,
+                            dilations);
   if (bias.present())
     execute(config, {input.data, weight.data, bias.data, output.data},
             workspace);
@@ -618,6 +624,8 @@ size_t conv2dBackwardDataWorkspaceBytes(const Dims &gradOutput,
                                         const Dims &gradInput, Hw strides,
                                         Pads pads, Hw dilations,
                                         int64_t groups) {
+  if (isSingleOutputConv(weight, groups))
+    return 0;
   return primitive(backwardDataConfig(gradOutput, weight, gradInput, strides,
                                       pads, dilations, groups))
       .workspaceBytes;
@@ -626,6 +634,13 @@ size_t conv2dBackwardDataWorkspaceBytes(const Dims &gradOutput,
 void conv2dBackwardData(ConstTensor gradOutput, ConstTensor weight,
                         Tensor gradInput, Hw strides, Pads pads, Hw dilations,
                         int64_t groups, void *workspace) {
+  if (isSingleOutputConv(weight.shape, groups)) {
+    // Checks the shapes as the oneDNN path does.
+    backwardDataConfig(gradOutput.shape, weight.shape, gradInput.shape,
+                       strides, pads, dilations, groups);
+    return singleOutputConvBackwardData(gradOutput, weight, gradInput,
+                                        strides, pads, dilations);
+  }
   execute(backwardDataConfig(gradOutput.shape, weight.shape, gradInput.shape,
                              strides, pads, dilations, groups),
           {gradOutput.data, weight.data, gradInput.data}, workspace);
@@ -636,6 +651,8 @@ size_t conv2dBackwardFilterWorkspaceBytes(const Dims &gradOutput,
                                           const Dims &gradWeight, Hw strides,
                                           Pads pads, Hw dilations,
                                           int64_t groups) {
+  if (isSingleOutputConv(gradWeight, groups))
+    return 0;
   return primitive(backwardFilterConfig(gradOutput, input, gradWeight, strides,
                                         pads, dilations, groups))
       .workspaceBytes;
@@ -644,6 +661,12 @@ size_t conv2dBackwardFilterWorkspaceBytes(const Dims &gradOutput,
 void conv2dBackwardFilter(ConstTensor gradOutput, ConstTensor input,
                           Tensor gradWeight, Hw strides, Pads pads,
                           Hw dilations, int64_t groups, void *workspace) {
+  if (isSingleOutputConv(gradWeight.shape, groups)) {
+    backwardFilterConfig(gradOutput.shape, input.shape, gradWeight.shape,
+                         strides, pads, dilations, groups);
+    return singleOutputConvBackwardFilter(gradOutput, input, gradWeight,
+                                          strides, pads, dilations);
+  }
   execute(backwardFilterConfig(gradOutput.shape, input.shape, gradWeight.shape,
                                strides, pads, dilations, groups),
           {gradOutput.data, input.data, gradWeight.data}, workspace);

@@ -1,0 +1,125 @@
+//===- SingleOutputConv.cpp - Gradients of one-output-channel convs -------===//
+//
+// A convolution with one output channel (a segmentation head's last layer)
+// is the worst case of oneDNN's blocked layouts: its gradient is padded to
+// 16 channels in the blocked copy, and the copies of its gradient and of the
+// input-sized result take a workspace as large as two activations, at the
+// very start of the backward, when every saved activation is live (and, in
+// the forward, at its end). It costs a few multiply-adds per element, so
+// the runtime computes it directly, without a workspace: the output and the
+// data gradient as a gather per element, the filter gradient as one
+// double-precision sum per weight in a fixed order (deterministic for any
+// thread count).
+//
+//===----------------------------------------------------------------------===//
+
+#include "SingleOutputConv.h"
+
+#include "Common.h"
+
+namespace memopt::rt::detail {
+
+bool isSingleOutputConv(const Dims &weight, int64_t groups) {
+  return groups == 1 && weight.size == 4 && weight[0] == 1;
+}
+
+void singleOutputConv(ConstTensor input, ConstTensor weight, ConstTensor bias,
+                      Tensor output, Hw strides, Pads pads, Hw dilations) {
+  const int64_t n = input.dim(0), c = input.dim(1), ih = input.dim(2),
+                iw = input.dim(3);
+  const int64_t oh = output.dim(2), ow = output.dim(3);
+  const int64_t kh = weight.dim(2), kw = weight.dim(3);
+  parallelFor(n * oh, n * oh * ow * c * kh * kw, [&](int64_t first,
+                                                     int64_t last) {
+    for (int64_t row = first; row < last; ++row) {
+      const int64_t b = row / oh, y = row % oh;
+      float *out = output.data + row * ow;
+      for (int64_t v = 0; v < ow; ++v) {
+        double sum = bias.present() ? double(bias.data[0]) : 0.0;
+        for (int64_t ch = 0; ch < c; ++ch) {
+          const float *x = input.data + (b * c + ch) * ih * iw;
+          const float *w = weight.data + ch * kh * kw;
+          for (int64_t i = 0; i < kh; ++i) {
+            int64_t sy = y * strides[0] - pads[0] + i * dilations[0];
+            if (sy < 0 || sy >= ih)
+              continue;
+            for (int64_t j = 0; j < kw; ++j) {
+              int64_t sx = v * strides[1] - pads[1] + j * dilations[1];
+              if (sx >= 0 && sx < iw)
+                sum += double(w[i * kw + j]) * x[sy * iw + sx];
+            }
+          }
+        }
+        out[v] = static_cast<float>(sum);
+      }
+    }
+  });
+}
+
+void singleOutputConvBackwardData(ConstTensor gradOutput, ConstTensor weight,
+                                  Tensor gradInput, Hw strides, Pads pads,
+                                  Hw dilations) {
+  const int64_t n = gradInput.dim(0), c = gradInput.dim(1),
+                ih = gradInput.dim(2), iw = gradInput.dim(3);
+  const int64_t oh = gradOutput.dim(2), ow = gradOutput.dim(3);
+  const int64_t kh = weight.dim(2), kw = weight.dim(3);
+  parallelFor(n * c, n * c * ih * iw * kh * kw, [&](int64_t first,
+                                                   int64_t last) {
+    for (int64_t plane = first; plane < last; ++plane) {
+      const int64_t b = plane / c, ch = plane % c;
+      const float *dy = gradOutput.data + b * oh * ow;
+      const float *w = weight.data + ch * kh * kw;
+      float *dx = gradInput.data + plane * ih * iw;
+      for (int64_t y = 0; y < ih; ++y)
+        for (int64_t x = 0; x < iw; ++x) {
+          double sum = 0;
+          for (int64_t i = 0; i < kh; ++i) {
+            int64_t ty = y + pads[0] - i * dilations[0];
+            if (ty < 0 || ty % strides[0] != 0 || ty / strides[0] >= oh)
+              continue;
+            for (int64_t j = 0; j < kw; ++j) {
+              int64_t tx = x + pads[1] - j * dilations[1];
+              if (tx < 0 || tx % strides[1] != 0 || tx / strides[1] >= ow)
+                continue;
+              sum += double(w[i * kw + j]) *
+                     dy[(ty / strides[0]) * ow + tx / strides[1]];
+            }
+          }
+          dx[y * iw + x] = static_cast<float>(sum);
+        }
+    }
+  });
+}
+
+void singleOutputConvBackwardFilter(ConstTensor gradOutput, ConstTensor input,
+                                    Tensor gradWeight, Hw strides, Pads pads,
+                                    Hw dilations) {
+  const int64_t n = input.dim(0), c = input.dim(1), ih = input.dim(2),
+                iw = input.dim(3);
+  const int64_t oh = gradOutput.dim(2), ow = gradOutput.dim(3);
+  const int64_t kh = gradWeight.dim(2), kw = gradWeight.dim(3);
+  parallelFor(c, c * kh * kw * n * oh * ow, [&](int64_t first, int64_t last) {
+    for (int64_t ch = first; ch < last; ++ch)
+      for (int64_t i = 0; i < kh; ++i)
+        for (int64_t j = 0; j < kw; ++j) {
+          double sum = 0;
+          for (int64_t b = 0; b < n; ++b) {
+            const float *dy = gradOutput.data + b * oh * ow;
+            const float *x = input.data + (b * c + ch) * ih * iw;
+            for (int64_t y = 0; y < oh; ++y) {
+              int64_t sy = y * strides[0] - pads[0] + i * dilations[0];
+              if (sy < 0 || sy >= ih)
+                continue;
+              for (int64_t v = 0; v < ow; ++v) {
+                int64_t sx = v * strides[1] - pads[1] + j * dilations[1];
+                if (sx >= 0 && sx < iw)
+                  sum += double(dy[y * ow + v]) * x[sy * iw + sx];
+              }
+            }
+          }
+          gradWeight.data[(ch * kh + i) * kw + j] = static_cast<float>(sum);
+        }
+  });
+}
+
+} // namespace memopt::rt::detail
