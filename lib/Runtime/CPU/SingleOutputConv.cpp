@@ -6,16 +6,19 @@
 // input-sized result take a workspace as large as two activations, at the
 // very start of the backward, when every saved activation is live (and, in
 // the forward, at its end). It costs a few multiply-adds per element, so
-// the runtime computes it directly, without a workspace: the output and the
-// data gradient as a gather per element, the filter gradient as one
-// double-precision sum per weight in a fixed order (deterministic for any
-// thread count).
+// the runtime computes it directly, without a workspace: the output as a
+// double-precision gather per element, the data gradient tap by tap over
+// contiguous rows, the filter gradient as one double-precision sum per
+// weight, each in a fixed order (deterministic for any thread count).
 //
 //===----------------------------------------------------------------------===//
 
 #include "SingleOutputConv.h"
 
 #include "Common.h"
+
+#include <algorithm>
+#include <utility>
 
 namespace memopt::rt::detail {
 
@@ -56,6 +59,17 @@ void singleOutputConv(ConstTensor input, ConstTensor weight, ConstTensor bias,
   });
 }
 
+/// The output columns [first, last) whose input column v * stride - pad +
+/// offset lies in [0, width).
+static std::pair<int64_t, int64_t> validColumns(int64_t outWidth,
+                                                int64_t width, int64_t stride,
+                                                int64_t start) {
+  // start + v * stride >= 0  and  start + v * stride < width
+  int64_t first = start >= 0 ? 0 : (-start + stride - 1) / stride;
+  int64_t last = start >= width ? 0 : (width - 1 - start) / stride + 1;
+  return {first, std::min(outWidth, last)};
+}
+
 void singleOutputConvBackwardData(ConstTensor gradOutput, ConstTensor weight,
                                   Tensor gradInput, Hw strides, Pads pads,
                                   Hw dilations) {
@@ -63,29 +77,30 @@ void singleOutputConvBackwardData(ConstTensor gradOutput, ConstTensor weight,
                 ih = gradInput.dim(2), iw = gradInput.dim(3);
   const int64_t oh = gradOutput.dim(2), ow = gradOutput.dim(3);
   const int64_t kh = weight.dim(2), kw = weight.dim(3);
-  parallelFor(n * c, n * c * ih * iw * kh * kw, [&](int64_t first,
+  // Each input plane is owned by one thread and accumulated tap by tap in
+  // a fixed order, with contiguous runs of the gradient's rows.
+  parallelFor(n * c, n * c * oh * ow * kh * kw, [&](int64_t first,
                                                    int64_t last) {
     for (int64_t plane = first; plane < last; ++plane) {
       const int64_t b = plane / c, ch = plane % c;
       const float *dy = gradOutput.data + b * oh * ow;
       const float *w = weight.data + ch * kh * kw;
       float *dx = gradInput.data + plane * ih * iw;
-      for (int64_t y = 0; y < ih; ++y)
-        for (int64_t x = 0; x < iw; ++x) {
-          double sum = 0;
-          for (int64_t i = 0; i < kh; ++i) {
-            int64_t ty = y + pads[0] - i * dilations[0];
-            if (ty < 0 || ty % strides[0] != 0 || ty / strides[0] >= oh)
+      std::fill(dx, dx + ih * iw, 0.0f);
+      for (int64_t i = 0; i < kh; ++i)
+        for (int64_t j = 0; j < kw; ++j) {
+          const float tap = w[i * kw + j];
+          const int64_t start = j * dilations[1] - pads[1];
+          auto [v0, v1] = validColumns(ow, iw, strides[1], start);
+          for (int64_t y = 0; y < oh; ++y) {
+            int64_t sy = y * strides[0] - pads[0] + i * dilations[0];
+            if (sy < 0 || sy >= ih)
               continue;
-            for (int64_t j = 0; j < kw; ++j) {
-              int64_t tx = x + pads[1] - j * dilations[1];
-              if (tx < 0 || tx % strides[1] != 0 || tx / strides[1] >= ow)
-                continue;
-              sum += double(w[i * kw + j]) *
-                     dy[(ty / strides[0]) * ow + tx / strides[1]];
-            }
+            float *row = dx + sy * iw + start;
+            const float *g = dy + y * ow;
+            for (int64_t v = v0; v < v1; ++v)
+              row[v * strides[1]] += tap * g[v];
           }
-          dx[y * iw + x] = static_cast<float>(sum);
         }
     }
   });
