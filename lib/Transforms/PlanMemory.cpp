@@ -27,6 +27,14 @@ class PlanMemoryPass : public memopt::impl::PlanMemoryBase<PlanMemoryPass> {
 public:
   using PlanMemoryBase::PlanMemoryBase;
 
+  LogicalResult initialize(MLIRContext *context) override {
+    if (!parseWorkspaceTarget(target))
+      return emitError(UnknownLoc::get(context))
+             << "tg-plan-memory: unknown target '" << target
+             << "': expected cpu or cuda";
+    return success();
+  }
+
   void runOnOperation() override {
     func::FuncOp function = getOperation();
     if (function.isExternal())
@@ -39,11 +47,6 @@ public:
     Block &body = function.getBody().front();
     DenseMap<Operation *, uint64_t> workspaces;
     std::optional<WorkspaceTarget> backend = parseWorkspaceTarget(target);
-    if (!backend) {
-      function.emitError("tg-plan-memory: unknown target '")
-          << target << "': expected cpu or cuda";
-      return signalPassFailure();
-    }
     if (queryWorkspaces)
       for (Operation &op : body.without_terminator()) {
         FailureOr<uint64_t> bytes = queryWorkspaceBytes(&op, *backend);

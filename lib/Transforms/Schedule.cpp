@@ -327,6 +327,10 @@ public:
   using ScheduleBase::ScheduleBase;
 
   LogicalResult initialize(MLIRContext *context) override {
+    if (!parseWorkspaceTarget(target))
+      return emitError(UnknownLoc::get(context))
+             << "tg-schedule: unknown target '" << target
+             << "': expected cpu or cuda";
     for (const std::string &name : strategies)
       if (!llvm::is_contained(kStrategies, StringRef(name)))
         return emitError(UnknownLoc::get(context))
@@ -345,11 +349,6 @@ public:
     }
     Block &body = function.getBody().front();
     std::optional<WorkspaceTarget> backend = parseWorkspaceTarget(target);
-    if (!backend) {
-      function.emitError("tg-schedule: unknown target '")
-          << target << "': expected cpu or cuda";
-      return signalPassFailure();
-    }
     FailureOr<Graph> graph = Graph::build(
         body, queryWorkspaces ? backend : std::nullopt, inPlace,
         resultBufferPlacements(function));
