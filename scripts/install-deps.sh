@@ -8,6 +8,10 @@ PACKAGES=(
   libonnx-dev libprotobuf-dev protobuf-compiler
   python3-onnx python3-torch python3-torchvision
   ninja-build cmake g++ ccache libgtest-dev libdnnl-dev
+  # oneDNN's CMake package (dnnl-config.cmake) requires OpenCL's headers
+  # and library: Debian's oneDNN is built with its OpenCL GPU runtime, and
+  # libdnnl-dev only recommends them.
+  ocl-icd-opencl-dev
   libpng-dev libdcmtk-dev zlib1g-dev
 )
 
