@@ -75,7 +75,7 @@ def pytorch_saved_bytes(name, batch, size):
 
 
 def arena_bytes(mlir_text):
-    return int(re.search(r"memopt\.arena_bytes = (\d+)", mlir_text).group(1))
+    return int(re.search(r"mbuf\.arena 0 size (\d+)", mlir_text).group(1))
 
 
 def main(argv=None):

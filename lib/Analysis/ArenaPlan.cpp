@@ -267,3 +267,27 @@ ArrayRef<unsigned> ArenaPlan::slicedOperands(Operation *concat) const {
     return {};
   return it->second;
 }
+
+FailureOr<StepArenaPlan> memopt::planStepArena(func::FuncOp step,
+                                               WorkspaceTarget target,
+                                               bool queryWorkspaces,
+                                               bool inPlace) {
+  StepArenaPlan result;
+  Block &body = step.getBody().front();
+  if (queryWorkspaces)
+    for (Operation &op : body.without_terminator()) {
+      FailureOr<uint64_t> bytes = queryWorkspaceBytes(&op, target);
+      if (failed(bytes))
+        return failure();
+      if (*bytes)
+        result.workspaces[&op] = *bytes;
+    }
+  DenseMap<Value, unsigned> resultBuffers = resultBufferPlacements(step);
+  auto arenaBytes = [&](Value value) -> uint64_t {
+    return livesInArena(value, resultBuffers) ? tensorBytes(value) : 0;
+  };
+  result.plan = ArenaPlan::compute(
+      step, arenaBytes,
+      [&](Operation *op) { return result.workspaces.lookup(op); }, inPlace);
+  return result;
+}

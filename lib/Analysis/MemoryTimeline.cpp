@@ -4,7 +4,6 @@
 
 #include "memopt/Analysis/ArenaPlan.h"
 #include "memopt/Analysis/CostModel.h"
-#include "memopt/Analysis/MemoryPlan.h"
 #include "memopt/Dialect/TG/IR/TGOps.h"
 
 #include "mlir/Analysis/Liveness.h"
@@ -98,7 +97,8 @@ uint64_t MemoryTimeline::Point::total() const {
 
 MemoryTimeline
 MemoryTimeline::compute(func::FuncOp step, const StepPhases &phases,
-                        function_ref<uint64_t(Operation *)> workspaceBytes) {
+                        function_ref<uint64_t(Operation *)> workspaceBytes,
+                        const ArenaPlan *plan) {
   MemoryTimeline result;
   Block &body = step.getBody().front();
   Operation *terminator = body.getTerminator();
@@ -138,12 +138,8 @@ MemoryTimeline::compute(func::FuncOp step, const StepPhases &phases,
   };
   Liveness liveness(step);
   const LivenessBlockInfo *blockLiveness = liveness.getLiveness(&body);
-  // With a memory plan (tg-plan-memory), the timeline counts the arena
-  // bytes the plan keeps live, so buffers it shares count once.
-  std::optional<MemoryPlan> plan;
-  if (step->hasAttr(kArenaBytesAttr))
-    if (FailureOr<MemoryPlan> read = MemoryPlan::read(step); succeeded(read))
-      plan = std::move(*read);
+  // With the arena plan, the timeline counts the arena bytes the plan
+  // keeps live, so buffers it shares count once.
   std::vector<SmallVector<LiveBuffer>> planned(plan ? result.timeline.size()
                                                     : 0);
   for (Operation &op : body.without_terminator()) {

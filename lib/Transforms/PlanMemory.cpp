@@ -1,16 +1,16 @@
 //===- PlanMemory.cpp - The tg-plan-memory pass ----------------------------===//
 //
-// Runs ArenaPlan over the function's final op order and records the plan
-// as attributes (MemoryPlan::write).
+// Runs ArenaPlan over the function's final op order (planStepArena) and
+// converts the step into the mbuf dialect at the planned places
+// (convertTGToMBuf).
 //
 //===----------------------------------------------------------------------===//
 
 #include "memopt/Transforms/Passes.h"
 
 #include "memopt/Analysis/ArenaPlan.h"
-#include "memopt/Analysis/MemoryPlan.h"
-#include "memopt/Analysis/StepMemory.h"
-#include "memopt/Analysis/Workspace.h"
+#include "memopt/Conversion/TGToMBuf/TGToMBuf.h"
+#include "memopt/Dialect/MBuf/IR/MBufDialect.h"
 #include "memopt/Dialect/TG/IR/TGOps.h"
 
 namespace memopt {
@@ -44,28 +44,14 @@ public:
                          "block");
       return signalPassFailure();
     }
-    Block &body = function.getBody().front();
-    DenseMap<Operation *, uint64_t> workspaces;
-    std::optional<WorkspaceTarget> backend = parseWorkspaceTarget(target);
-    if (queryWorkspaces)
-      for (Operation &op : body.without_terminator()) {
-        FailureOr<uint64_t> bytes = queryWorkspaceBytes(&op, *backend);
-        if (failed(bytes))
-          return signalPassFailure();
-        if (*bytes)
-          workspaces[&op] = *bytes;
-      }
-    DenseMap<Value, unsigned> resultBuffers = resultBufferPlacements(function);
-    auto arenaBytes = [&](Value value) -> uint64_t {
-      return livesInArena(value, resultBuffers) ? tensorBytes(value) : 0;
-    };
-    ArenaPlan plan = ArenaPlan::compute(
-        function, arenaBytes,
-        [&](Operation *op) { return workspaces.lookup(op); }, inPlace);
-    MemoryPlan::write(function, plan, workspaces);
-
+    WorkspaceTarget backend = *parseWorkspaceTarget(target);
+    FailureOr<StepArenaPlan> planned =
+        planStepArena(function, backend, queryWorkspaces, inPlace);
+    if (failed(planned))
+      return signalPassFailure();
+    const ArenaPlan &plan = planned->plan;
     numArenaBytes = plan.totalBytes();
-    for (Operation &op : body.without_terminator()) {
+    for (Operation &op : function.getBody().front().without_terminator()) {
       numSliced += plan.slicedOperands(&op).size();
       for (OpResult result : op.getResults()) {
         if (plan.offset(result))
@@ -74,6 +60,11 @@ public:
           ++numInPlace;
       }
     }
+    // A device backend's kernels cannot read the program's static data.
+    if (failed(convertTGToMBuf(function, *planned,
+                               /*constantsInArena=*/backend ==
+                                   WorkspaceTarget::CUDA)))
+      return signalPassFailure();
   }
 };
 

@@ -11,7 +11,8 @@ namespace json = llvm::json;
 
 FailureOr<StepEstimate> StepEstimate::compute(func::FuncOp step,
                                               const DeviceProfile &device,
-                                              WorkspaceTarget target) {
+                                              WorkspaceTarget target,
+                                              const ArenaPlan *plan) {
   // oneDNN answers each workspace query in microseconds, but the cost model
   // and the timeline both ask: remember the answers.
   DenseMap<Operation *, uint64_t> workspaces;
@@ -34,7 +35,7 @@ FailureOr<StepEstimate> StepEstimate::compute(func::FuncOp step,
       if (step.getArgAttr(index, "tg.step") || step.getArgAttr(index, "tg.seed"))
         estimate.hostScalarBytes += sizeof(int64_t);
   estimate.cost = estimateStepCost(step, CostModel(device, workspace), phases);
-  estimate.timeline = MemoryTimeline::compute(step, phases, workspace);
+  estimate.timeline = MemoryTimeline::compute(step, phases, workspace, plan);
   if (failedQuery)
     return failure();
   return estimate;

@@ -25,11 +25,13 @@ struct StepEstimate {
   StepCost cost;
   MemoryTimeline timeline;
 
-  /// Cost model and timeline of `step`; fails (with a diagnostic) when a
-  /// workspace size cannot be known.
+  /// Cost model and timeline of `step` (whose arena plan is `plan`, if
+  /// given); fails (with a diagnostic) when a workspace size cannot be
+  /// known.
   static mlir::FailureOr<StepEstimate> compute(mlir::func::FuncOp step,
                                                const DeviceProfile &device,
-                                               WorkspaceTarget target);
+                                               WorkspaceTarget target,
+                                               const ArenaPlan *plan = nullptr);
 
   /// Persistent bytes that stay in host memory (CUDA: step number, seed).
   uint64_t hostScalarBytes = 0;

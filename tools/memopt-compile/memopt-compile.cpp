@@ -19,6 +19,8 @@
 
 #include "memopt/Analysis/TimelineSvg.h"
 #include "memopt/Conversion/Passes.h"
+#include "memopt/Conversion/TGToEmitC/TGToEmitC.h"
+#include "memopt/Conversion/TGToMBuf/TGToMBuf.h"
 #include "memopt/Dialect/TG/Transforms/Passes.h"
 #include "memopt/InitAllDialects.h"
 #include "memopt/Target/ONNX/ImportONNX.h"
@@ -361,26 +363,40 @@ int compile(const Options &options) {
   PassManager planning(&context);
   // The CUDA kernels are not checked for in-place writes (cuDNN batch
   // norm): plan them out of place.
+  WorkspaceTarget target =
+      options.cuda ? WorkspaceTarget::CUDA : WorkspaceTarget::CPU;
   ScheduleOptions scheduleOptions;
-  PlanMemoryOptions planOptions;
-  scheduleOptions.target = planOptions.target = options.cuda ? "cuda" : "cpu";
-  scheduleOptions.inPlace = planOptions.inPlace = !options.cuda;
+  scheduleOptions.target = options.cuda ? "cuda" : "cpu";
+  scheduleOptions.inPlace = !options.cuda;
   planning.addNestedPass<func::FuncOp>(createSchedule(scheduleOptions));
-  planning.addNestedPass<func::FuncOp>(createPlanMemory(planOptions));
   if (failed(planning.run(*module)))
     return 1;
   std::string schedule = "given";
   if (auto decision = step->getAttrOfType<DictionaryAttr>("memopt.schedule"))
     schedule = decision.getAs<StringAttr>("strategy").str();
+  // The memory plan of each function (what tg-plan-memory does), and the
+  // predictions on the final schedule and the step's plan before the step
+  // becomes buffers.
+  FailureOr<StepEstimate> estimate = failure();
+  for (func::FuncOp function :
+       llvm::to_vector(module->getOps<func::FuncOp>())) {
+    FailureOr<StepArenaPlan> plan =
+        planStepArena(function, target, /*queryWorkspaces=*/true,
+                      /*inPlace=*/!options.cuda);
+    if (failed(plan))
+      return 1;
+    if (function == step) {
+      estimate =
+          StepEstimate::compute(step, options.device, target, &plan->plan);
+      if (failed(estimate))
+        return 1;
+    }
+    if (failed(convertTGToMBuf(function, *plan,
+                               /*constantsInArena=*/options.cuda)))
+      return 1;
+  }
   if (keep && failed(writeFile(tempPath(modelName + ".planned.mlir"),
                                [&](raw_ostream &os) { module->print(os); })))
-    return 1;
-  // Predictions on the final schedule and memory plan.
-  FailureOr<StepEstimate> estimate =
-      StepEstimate::compute(
-      step, options.device,
-      options.cuda ? WorkspaceTarget::CUDA : WorkspaceTarget::CPU);
-  if (failed(estimate))
     return 1;
 
   PassManager lowering(&context);

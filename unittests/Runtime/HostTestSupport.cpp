@@ -89,9 +89,9 @@ float forward(void *const *args, void *arena, float &gradW, float &gradB,
   return static_cast<float>(loss / kPixels);
 }
 
-void step(void *const *args, void *const *results, void *arena) {
+void step(void *const *args, void *const *results, void *const *arenas) {
   float gradW, gradB, meanX;
-  float loss = forward(args, arena, gradW, gradB, meanX);
+  float loss = forward(args, arenas[0], gradW, gradB, meanX);
   traceKernel("forward", "linear"); // as generated steps mark their kernels
   int64_t number = *static_cast<const int64_t *>(args[kStep]);
   // Read every argument before writing a result: they may share buffers.
@@ -108,13 +108,14 @@ void step(void *const *args, void *const *results, void *arena) {
   *static_cast<float *>(results[kNewBBuf]) = bBuf;
 }
 
-void evalStep(void *const *args, void *const *results, void *arena) {
+void evalStep(void *const *args, void *const *results,
+              void *const *arenas) {
   for (int r = kNewW; r < kNumResults; ++r)
     if (results[r])
       std::abort(); // only Output results have buffers
   float gradW, gradB, meanX;
   *static_cast<float *>(results[kLoss]) =
-      forward(args, arena, gradW, gradB, meanX);
+      forward(args, arenas[0], gradW, gradB, meanX);
 }
 
 onnx::TensorProto *addInitializer(onnx::GraphProto &graph, const char *name,
@@ -176,7 +177,9 @@ Program makeProgram(bool full) {
   program.results = kResults;
   program.numResults = kNumResults;
   program.lossIndex = kLoss;
-  program.arenaBytes = kArenaBytes;
+  static const ArenaSpec arenas[] = {{kArenaBytes, MemorySpace::Device, 0}};
+  program.arenas = arenas;
+  program.numArenas = 1;
   program.onnxModel = reinterpret_cast<const unsigned char *>(model.data());
   program.onnxModelSize = model.size();
   program.step = step;
@@ -374,7 +377,8 @@ Simulated simulate(int count, int steps, float lr) {
       std::copy(sx.begin(), sx.end(), x.begin() + 4 * i);
       std::copy(st.begin(), st.end(), t.begin() + 4 * i);
     }
-    step(args, results, arena);
+    void *arenas[] = {arena};
+    step(args, results, arenas);
     simulated.losses.push_back(loss);
   }
   simulated.w = w;

@@ -6,14 +6,17 @@
 // intervals of the op order (as XLA's heap simulator); buffers whose
 // intervals overlap never overlap in memory. A result that an elementwise
 // kernel may write over an operand dying at its op (inPlaceCandidates) can
-// share that operand's buffer. `tg-plan-memory` runs it and records the
-// result in the IR (MemoryPlan.h).
+// share that operand's buffer. `tg-plan-memory` runs it (planStepArena) and
+// converts the step into buffers at its places (TGToMBuf.h).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef MEMOPT_ANALYSIS_ARENAPLAN_H
 #define MEMOPT_ANALYSIS_ARENAPLAN_H
 
+#include "memopt/Analysis/Workspace.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -68,6 +71,23 @@ private:
   llvm::DenseMap<mlir::Operation *, uint64_t> workspaceOffsets;
   uint64_t total = 0;
 };
+
+/// The plan of a training step as tg-plan-memory makes it, with the
+/// workspace bytes of the ops that need one.
+struct StepArenaPlan {
+  ArenaPlan plan;
+  llvm::DenseMap<mlir::Operation *, uint64_t> workspaces;
+};
+
+/// Plans the single block of `step`: arguments, constants and results
+/// computed in their result buffer (resultBufferPlacements) outside the
+/// arena, every other value and the workspaces of `target`'s kernels
+/// (none without `queryWorkspaces`) in it. Fails after a diagnostic when a
+/// workspace query fails.
+mlir::FailureOr<StepArenaPlan> planStepArena(mlir::func::FuncOp step,
+                                             WorkspaceTarget target,
+                                             bool queryWorkspaces,
+                                             bool inPlace);
 
 } // namespace memopt
 

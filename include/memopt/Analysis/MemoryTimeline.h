@@ -9,7 +9,8 @@
 // op; sizes are rounded up to the arena alignment, as the arena plan does.
 // The peak of the temporaries is the smallest arena any plan of this
 // schedule can have; the static plan reaches it up to fragmentation. When
-// the function carries a memory plan (tg-plan-memory), a temporary counts
+// it is given the step's arena plan (the one tg-plan-memory converts the
+// step with), a temporary counts
 // its planned arena bytes, and bytes that buffers share (in-place writes,
 // operands computed in their concat slice) count once.
 //
@@ -18,6 +19,7 @@
 #ifndef MEMOPT_ANALYSIS_MEMORYTIMELINE_H
 #define MEMOPT_ANALYSIS_MEMORYTIMELINE_H
 
+#include "memopt/Analysis/ArenaPlan.h"
 #include "memopt/Analysis/StepPhases.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -60,10 +62,12 @@ public:
   };
 
   /// The timeline of `step`'s body in its op order; `workspaceBytes(op)` is
-  /// the library workspace of `op` (0: none).
+  /// the library workspace of `op` (0: none); `plan`, if given, is the
+  /// arena plan of `step`.
   static MemoryTimeline
   compute(mlir::func::FuncOp step, const StepPhases &phases,
-          llvm::function_ref<uint64_t(mlir::Operation *)> workspaceBytes);
+          llvm::function_ref<uint64_t(mlir::Operation *)> workspaceBytes,
+          const ArenaPlan *plan = nullptr);
 
   llvm::ArrayRef<Point> points() const { return timeline; }
   /// The bytes of a persistent category (constant over the step).

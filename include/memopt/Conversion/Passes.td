@@ -8,28 +8,29 @@ include "mlir/Pass/PassBase.td"
 def ConvertTGToEmitC : Pass<"convert-tg-to-emitc", "::mlir::ModuleOp"> {
   let summary = "Lower the training step to EmitC calls of the CPU runtime";
   let description = [{
-    Turns `@train_step` (tg ops on tensors, as `tg-autodiff` emits it) into
-    EmitC that `mlir::emitc::translateToCpp` prints as the C++ of a training
-    binary:
+    Turns `@train_step` (and `@eval_step`) in the mbuf dialect, as
+    `tg-plan-memory` converts them, into EmitC that
+    `mlir::emitc::translateToCpp` prints as the C++ of a training binary.
+    It reads places from the mbuf ops alone:
 
-    - every tensor becomes a `memopt::rt::Tensor` view: arguments and
-      results over the step's `args` / `results` buffers, temporaries at the
-      arena offsets of the memory plan that `tg-plan-memory` recorded
-      (`memopt.offsets`, verified as `tg-verify-memory-plan` does),
-      constants over static arrays; each view is named after its ONNX node
-      and op kind (`conv_encoder_layer1_0_conv1`);
-    - every op becomes one call of its CPU kernel (`memopt::rt::conv2d`,
-      ...), convolutions with the workspace of the plan
-      (`memopt.workspace`; tg-plan-memory sizes it for the target);
+    - every view becomes a `memopt::rt::Tensor`: function arguments and
+      `mbuf.result` over the step's `args` / `results` buffers,
+      `mbuf.view` / `mbuf.subview` at their offset of `arenas[index]`,
+      `mbuf.constant` over a static array; each view is named after the
+      ONNX node and op kind of the kernel that writes it first
+      (`conv_encoder_layer1_0_conv1`);
+    - every `mbuf.kernel` becomes one call of the kernel of its tg op
+      (`memopt::rt::conv2d`, ...) on its views, with its workspace view;
     - the module gets the `memopt::rt::Program` of the model (tensor specs
-      from the role attributes, loss index, arena size, the embedded ONNX
-      model `memopt_onnx_model` that memopt-compile assembles) and a `main`
-      that calls `memopt::rt::trainerMain`.
+      from the role attributes, loss index, the arenas with their sizes and
+      memory spaces, the embedded ONNX model `memopt_onnx_model` that
+      memopt-compile assembles) and a `main` that calls
+      `memopt::rt::trainerMain`.
 
-    A step result that the plan keeps out of the arena is computed in its
-    result buffer directly (in place when the trainer passes the buffer of
-    the argument it updates); a result in the arena is copied at the end of
-    the step.
+    A returned view other than the `mbuf.result` of its index is copied
+    into the result buffer at the end of the step. Asynchronous copies,
+    sends and receives are rejected: this backend has no lowering of them
+    yet.
   }];
   let dependentDialects = ["::mlir::emitc::EmitCDialect"];
   let options = [

@@ -2,11 +2,11 @@
 //
 // memopt-compile emits one C++ file per model that defines a `Program`: the
 // signature of the compiled training step (every argument and result with its
-// role, ONNX name, element type and shape), the arena size, the embedded
-// ONNX model, and the step function itself. The training binary's `main` is
-// `memopt::rt::trainerMain(argc, argv, program)`; everything else (data
-// loading, the training loop, checkpoints, weight I/O, reports) lives in the
-// runtime and never depends on the model.
+// role, ONNX name, element type and shape), the arenas (size, memory space,
+// device), the embedded ONNX model, and the step function itself. The
+// training binary's `main` is `memopt::rt::trainerMain(argc, argv,
+// program)`; everything else (data loading, the training loop, checkpoints,
+// weight I/O, reports) lives in the runtime and never depends on the model.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,7 +34,23 @@ enum class Role : int32_t {
   Seed = 7,     // the random seed of the step (rank-0 int64, read by dropout)
 };
 
-enum class ElementType : int32_t { F32 = 0, I64 = 1 };
+/// The element type of a tensor. The values are stored in checkpoints:
+/// never renumber them.
+enum class ElementType : int32_t { F32 = 0, I64 = 1, BF16 = 2, F16 = 3 };
+
+/// Where an arena lives (mbuf's memory spaces).
+enum class MemorySpace : int32_t {
+  Device = 0,     // the memory of the device the kernels run on
+  PinnedHost = 1, // page-locked host memory the device copies to and from
+};
+
+/// One arena of the program: the trainer allocates `bytes` (64-byte
+/// aligned) of `space` for device `device` before the first step.
+struct ArenaSpec {
+  size_t bytes;
+  MemorySpace space;
+  int device;
+};
 
 struct TensorSpec {
   const char *name; // ONNX name (param/state), slot name (opt state), or I/O name
@@ -54,10 +70,11 @@ struct TensorSpec {
 /// Runs one training step. `args[i]` points to the buffer of `args[i]` of the
 /// program, `results[i]` to the buffer of result i; a result that updates a
 /// param/state/opt_state may be given the same buffer as the argument of that
-/// name (the step supports in-place updates). `arena` holds
-/// `Program::arenaBytes` bytes, 64-byte aligned, for every temporary.
+/// name (the step supports in-place updates). `arenas[i]` holds
+/// `Program::arenas[i].bytes` bytes, 64-byte aligned, for the temporaries
+/// that the memory plan placed there.
 using StepFunction = void (*)(void *const *args, void *const *results,
-                              void *arena);
+                              void *const *arenas);
 
 struct Program {
   const char *modelName;          // for messages and reports
@@ -66,7 +83,8 @@ struct Program {
   const TensorSpec *results;
   int numResults;
   int lossIndex;                  // the rank-0 loss among the results
-  size_t arenaBytes;
+  const ArenaSpec *arenas;        // the arenas the step's temporaries use
+  int numArenas;
   const unsigned char *onnxModel; // the ONNX model the step was compiled from
   size_t onnxModelSize;
   StepFunction step;

@@ -10,7 +10,24 @@
 namespace memopt::rt {
 
 inline size_t elementBytes(ElementType type) {
-  return type == ElementType::I64 ? 8 : 4;
+  switch (type) {
+  case ElementType::I64:
+    return 8;
+  case ElementType::BF16:
+  case ElementType::F16:
+    return 2;
+  case ElementType::F32:
+    break;
+  }
+  return 4;
+}
+
+/// The bytes of all arenas of `program`.
+inline size_t totalArenaBytes(const Program &program) {
+  size_t bytes = 0;
+  for (int i = 0; i < program.numArenas; ++i)
+    bytes += program.arenas[i].bytes;
+  return bytes;
 }
 
 /// The spec of a step argument and the buffer the trainer allocated for it.

@@ -73,14 +73,20 @@ def PlanMemory : Pass<"tg-plan-memory", "::mlir::func::FuncOp"> {
     BatchNorm (forward or backward) is written in place over an operand of
     its type that dies at the op; the operands of a `tg.concat` whose
     operands are contiguous slabs of its result are computed in their slice
-    of it (`memopt.sliced_operands`); library workspaces (oneDNN convolutions)
-    are buffers of their op's duration, sized by the CPU runtime at compile
-    time. The plan is recorded as attributes (memopt/Analysis/MemoryPlan.h):
-    `memopt.offsets`, `memopt.in_place`, `memopt.sliced_operands`,
-    `memopt.workspace` on the ops and
-    `memopt.arena_bytes` on the function.
+    of it; library workspaces (oneDNN convolutions) are buffers of their
+    op's duration, sized by the target's runtime at compile time.
+
+    The function is then converted into the mbuf dialect at these places
+    (docs/dialects/mbuf.md): arguments and results become views of the
+    caller's buffers, `mbuf.arena 0` holds the plan, every value is an
+    `mbuf.view` at its offset (an `mbuf.subview` of the concat result for a
+    sliced operand, `mbuf.result` for a result computed in its buffer) and
+    every op an `mbuf.kernel` writing its result views, tied to the operand
+    it overwrites. With target=cuda, constants get arena space after the
+    plan. The mbuf verifier checks that no two live views overlap.
   }];
-  let dependentDialects = ["::memopt::tg::TGDialect"];
+  let dependentDialects = ["::memopt::tg::TGDialect",
+                           "::memopt::mbuf::MBufDialect"];
   let options = [
     Option<"target", "target", "std::string", "\"cpu\"",
            "The backend whose workspaces to size: cpu (asks oneDNN at "
@@ -102,18 +108,6 @@ def PlanMemory : Pass<"tg-plan-memory", "::mlir::func::FuncOp"> {
     Statistic<"numSliced", "sliced-operands",
               "Concat operands computed in their slice of the result">,
   ];
-}
-
-def VerifyMemoryPlan : Pass<"tg-verify-memory-plan", "::mlir::func::FuncOp"> {
-  let summary = "Check that no two live buffers of the plan share a byte";
-  let description = [{
-    Reads the plan that `tg-plan-memory` recorded and fails, at the op,
-    when an attribute is missing or malformed, a buffer is misaligned or
-    outside the arena, an in-place result is not over a dying operand of a
-    kernel that allows it, a sliced concat operand is not in its slice, a result outside the arena is neither a constant
-    nor a step result computed in its buffer, or two buffers live at the
-    same time overlap. `convert-tg-to-emitc` runs the same check.
-  }];
 }
 
 #endif // MEMOPT_TRANSFORMS_PASSES_TD

@@ -2,7 +2,7 @@
 //
 // func.func @train_step (and @eval_step) becomes
 //   static void train_step(void *const *args, void *const *results,
-//                          void *arena)
+//                          void *const *arenas)
 // whose prologue declares the views of the arguments; func.return copies
 // the results that were not computed in their buffer and returns.
 //
@@ -31,7 +31,8 @@ public:
       return emitc::PointerType::get(emitc::OpaqueType::get(context, pointee));
     };
     SmallVector<Type> params = {pointerTo("void *const"),
-                                pointerTo("void *const"), pointerTo("void")};
+                                pointerTo("void *const"),
+                                pointerTo("void *const")};
     auto stepFunc = emitc::FuncOp::create(
         rewriter, loc, cppName, FunctionType::get(context, params, {}));
     stepFunc.setSpecifiersAttr(rewriter.getStrArrayAttr({"static"}));
@@ -40,10 +41,9 @@ public:
         SmallVector<Location>(params.size(), loc));
 
     // The parameters under the names every view declaration uses.
-    const StringLiteral paramNames[] = {kArgsName, kResultsName, kArenaName};
+    const StringLiteral paramNames[] = {kArgsName, kResultsName, kArenasName};
     for (auto [index, name] : llvm::enumerate(paramNames)) {
-      std::string decl =
-          (index == 2 ? "void *" : "void *const *") + name.str() + " = {};";
+      std::string decl = "void *const *" + name.str() + " = {};";
       emitc::VerbatimOp::create(rewriter, loc, rewriter.getStringAttr(decl),
                                 ValueRange{entry->getArgument(index)});
     }
@@ -71,6 +71,7 @@ public:
                   ConversionPatternRewriter &rewriter) const override {
     for (auto [index, value, view] :
          llvm::enumerate(op.getOperands(), adaptor.getOperands())) {
+      // Written in its buffer by a kernel already (mbuf.result).
       const Placement &where = step.placement(value);
       if (where.kind == Placement::Kind::Result && where.index == index)
         continue;

@@ -149,7 +149,7 @@ public:
       emitc::VerbatimOp::create(rewriter, op.getLoc(),
                                 rewriter.getStringAttr(kernelSource(op, kernel)));
     }
-    Value output = step.declareView(rewriter, op.getLoc(), op.getOutput());
+    Value output = step.resultView(rewriter, op.getLoc(), op.getOutput());
     int64_t n = cast<RankedTensorType>(op.getOutput().getType())
                     .getNumElements();
     SmallVector<Value> views(adaptor.getInputs());

@@ -1,8 +1,9 @@
 //===- Program.cpp - The Program of the model and main --------------------===//
 //
 // Around the step function the generated file holds the runtime headers,
-// the TensorSpecs of the step's arguments and results, the Program that
-// ties them to the step, the arena size and the embedded ONNX model, and
+// the TensorSpecs of the step's arguments and results, the ArenaSpecs of
+// its arenas, the Program that ties them to the step and the embedded ONNX
+// model, and
 // `main`, which hands the Program to memopt::rt::trainerMain.
 //
 //===----------------------------------------------------------------------===//
@@ -38,10 +39,14 @@ FailureOr<StepSignature> StepSignature::read(func::FuncOp step) {
       auto name = dyn_cast<StringAttr>(attr.getValue());
       if (role.empty() || !name)
         continue;
-      auto tensor = cast<RankedTensorType>(type);
-      return TensorSpecInfo{name.str(), role.str(),
-                            tensor.getElementType().isInteger(64),
-                            llvm::to_vector(tensor.getShape())};
+      auto view = cast<mbuf::ViewType>(type);
+      Type element = view.getElementType();
+      StringRef elementType = element.isInteger(64) ? "I64"
+                              : element.isBF16()    ? "BF16"
+                              : element.isF16()     ? "F16"
+                                                    : "F32";
+      return TensorSpecInfo{name.str(), role.str(), elementType.str(),
+                            llvm::to_vector(view.getShape())};
     }
     return emitError(loc) << "a value of the step has no tg role";
   };
@@ -74,11 +79,10 @@ static void emitSpecs(OpBuilder &builder, Location loc, StringRef name,
                       ArrayRef<TensorSpecInfo> specs) {
   std::string init = "{";
   for (const TensorSpecInfo &spec : specs) {
-    init += "\n    {" + cppString(spec.name) + ", memopt::rt::Role::" +
-            spec.role + ", memopt::rt::ElementType::" +
-            (spec.isStepNumber ? "I64" : "F32") + ", " +
-            std::to_string(spec.shape.size()) + ", " + cppList(spec.shape) +
-            "},";
+    init +=
+        "\n    {" + cppString(spec.name) + ", memopt::rt::Role::" + spec.role +
+        ", memopt::rt::ElementType::" + spec.elementType + ", " +
+        std::to_string(spec.shape.size()) + ", " + cppList(spec.shape) + "},";
   }
   init += "\n}";
   MLIRContext *context = builder.getContext();
@@ -91,9 +95,31 @@ static void emitSpecs(OpBuilder &builder, Location loc, StringRef name,
                           /*constSpecifier=*/true);
 }
 
+/// `static const memopt::rt::ArenaSpec kArenas[] = {...};`, by index.
+static void emitArenas(OpBuilder &builder, Location loc,
+                       const std::map<uint64_t, ArenaInfo> &arenas) {
+  std::string init = "{";
+  for (const auto &[index, arena] : arenas)
+    init += "\n    {" + std::to_string(arena.bytes) +
+            ", memopt::rt::MemorySpace::" +
+            (arena.space == mbuf::MemorySpace::Device ? "Device"
+                                                      : "PinnedHost") +
+            ", " + std::to_string(arena.device) + "},";
+  init += "\n}";
+  MLIRContext *context = builder.getContext();
+  auto type = emitc::ArrayType::get(
+      {static_cast<int64_t>(std::max<size_t>(arenas.size(), 1))},
+      emitc::OpaqueType::get(context, "memopt::rt::ArenaSpec"));
+  emitc::GlobalOp::create(builder, loc, "kArenas", type,
+                          emitc::OpaqueAttr::get(context, init),
+                          /*externSpecifier=*/false, /*staticSpecifier=*/true,
+                          /*constSpecifier=*/true);
+}
+
 void memopt::codegen::emitProgram(ModuleOp module,
                                   const StepSignature &signature,
-                                  StringRef modelName, uint64_t arenaBytes,
+                                  StringRef modelName,
+                                  const std::map<uint64_t, ArenaInfo> &arenas,
                                   std::optional<double> learningRate,
                                   bool hasEvalStep) {
   MLIRContext *context = module.getContext();
@@ -128,13 +154,15 @@ void memopt::codegen::emitProgram(ModuleOp module,
           .str());
   emitSpecs(builder, loc, "kArgs", signature.args);
   emitSpecs(builder, loc, "kResults", signature.results);
+  emitArenas(builder, loc, arenas);
 
   std::string program = "{";
   llvm::raw_string_ostream os(program);
   os << "\n    /*modelName=*/" << cppString(modelName) << ",\n    /*args=*/kArgs, "
      << "/*numArgs=*/" << signature.args.size() << ",\n    /*results=*/kResults, "
      << "/*numResults=*/" << signature.results.size() << ",\n    /*lossIndex=*/"
-     << signature.lossIndex << ",\n    /*arenaBytes=*/" << arenaBytes
+     << signature.lossIndex << ",\n    /*arenas=*/kArenas, /*numArenas=*/"
+     << arenas.size()
      << ",\n    /*onnxModel=*/" << kOnnxModelSymbol
      << ", /*onnxModelSize=*/" << kOnnxModelSizeSymbol
      << ",\n    /*step=*/" << kStepFunctionName << ",\n    /*learningRate=*/"

@@ -13,10 +13,9 @@ using namespace memopt::codegen;
 
 namespace {
 
-/// tg.constant: a static array `<name>_data` of the generated file and a
-/// view of it, or (when the plan placed the constant in the arena, for a
-/// device backend) a view of the arena that `memopt::rt::constant` fills
-/// from the array.
+/// tg.constant in a kernel (a device backend, whose kernels cannot read the
+/// generated file's static arrays): a static array `<name>_data` that
+/// `memopt::rt::constant` copies into the kernel's view.
 class ConstantPattern : public OpConversionPattern<tg::ConstantOp> {
 public:
   ConstantPattern(const TypeConverter &converter, MLIRContext *context,
@@ -26,27 +25,14 @@ public:
   LogicalResult
   matchAndRewrite(tg::ConstantOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
-    if (!dense)
-      return op.emitError("the CPU backend needs dense constants");
-    int64_t count = std::max<int64_t>(dense.getNumElements(), 1);
-    auto flat = RankedTensorType::get({count}, dense.getElementType());
-    auto arrayType = emitc::ArrayType::get({count}, dense.getElementType());
     std::string data = (step.name(op.getOutput()) + "_data").str();
-    {
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPoint(op->getParentOfType<emitc::FuncOp>());
-      emitc::GlobalOp::create(rewriter, op.getLoc(), data, arrayType,
-                              dense.reshape(flat), /*externSpecifier=*/false,
-                              /*staticSpecifier=*/true,
-                              /*constSpecifier=*/false);
-    }
-    Value view = step.declareView(rewriter, op.getLoc(), op.getOutput());
-    if (step.placement(op.getOutput()).kind == Placement::Kind::Arena)
-      KernelCall(op.getContext(), "constant")
-          .text(data)
-          .operand(view)
-          .emit(rewriter, op.getLoc());
+    if (failed(declareConstantData(rewriter, op, data, op.getValue())))
+      return failure();
+    Value view = step.resultView(rewriter, op.getLoc(), op.getOutput());
+    KernelCall(op.getContext(), "constant")
+        .text(data)
+        .operand(view)
+        .emit(rewriter, op.getLoc());
     rewriter.replaceOp(op, view);
     return success();
   }

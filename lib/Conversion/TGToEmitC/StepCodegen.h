@@ -1,8 +1,9 @@
 //===- StepCodegen.h - Shared state of the tg-to-EmitC patterns -*- C++ -*-===//
 //
 // The conversion patterns of convert-tg-to-emitc, split by op family into
-// one file each, share what this header declares: the StepContext (where
-// every tensor of the step lives and what its C++ view is called), the
+// one file each, share what this header declares: the StepContext (what
+// the C++ view of every mbuf view of the step is called and where the mbuf
+// IR places it), the
 // KernelCall builder (one `emitc.call_opaque` per kernel call) and the
 // populate functions.
 //
@@ -11,7 +12,7 @@
 #ifndef MEMOPT_LIB_CONVERSION_TGTOEMITC_STEPCODEGEN_H
 #define MEMOPT_LIB_CONVERSION_TGTOEMITC_STEPCODEGEN_H
 
-#include "memopt/Analysis/MemoryPlan.h"
+#include "memopt/Dialect/MBuf/IR/MBufOps.h"
 
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -20,6 +21,7 @@
 #include "llvm/ADT/StringSet.h"
 
 #include <initializer_list>
+#include <map>
 #include <string>
 
 namespace memopt::codegen {
@@ -28,7 +30,7 @@ namespace memopt::codegen {
 /// prologue; views are declared relative to them.
 constexpr llvm::StringLiteral kArgsName = "args";
 constexpr llvm::StringLiteral kResultsName = "results";
-constexpr llvm::StringLiteral kArenaName = "arena";
+constexpr llvm::StringLiteral kArenasName = "arenas";
 /// The names of the generated step functions (and of the optional
 /// evaluation function in the tg module).
 constexpr llvm::StringLiteral kStepFunctionName = "train_step";
@@ -40,65 +42,82 @@ constexpr llvm::StringLiteral kLearningRateName = "learning_rate";
 /// `!emitc.opaque<"memopt::rt::Tensor">`, the type of every float view.
 mlir::Type tensorViewType(mlir::MLIRContext *context);
 
-/// Where a tensor of the step lives.
+/// Where a view of the step lives, as its defining mbuf op says.
 struct Placement {
   enum class Kind {
-    Argument, // args[index]
-    Result,   // results[index]
-    Arena,    // arena + offset
-    Constant, // a static array of the generated file
+    Argument, // args[index] (a function argument)
+    Result,   // results[index] (mbuf.result)
+    Arena,    // arenas[arena] + index (mbuf.view, mbuf.subview)
+    Constant, // a static array of the generated file (mbuf.constant)
     StepNumber, // the rank-0 i64 args[index], read by value
   };
   Kind kind;
   uint64_t index = 0; // argument/result index or arena offset
+  uint64_t arena = 0; // the arena's index (Kind::Arena)
 };
 
-/// Names and placements of every value of the step, with its memory plan.
+/// An arena of the program: mbuf.arena `index` of the step.
+struct ArenaInfo {
+  uint64_t bytes;
+  mbuf::MemorySpace space;
+  uint64_t device;
+};
+
+/// Names and placements of every view of the step (a func.func in the mbuf
+/// dialect, as tg-plan-memory makes it), read from the IR alone.
 class StepContext {
 public:
-  /// Lays out `step` (a func.func of tg ops with role attributes and the
-  /// memory plan of tg-plan-memory): names its values and places them as
-  /// the plan says. Emits a diagnostic and fails on what the backend
-  /// cannot run and on a missing or unsafe plan. The names of the
+  /// Names the views of `step` and reads their places. Emits a diagnostic
+  /// and fails on what the backend cannot run. The names of the
   /// file-scope constant arrays differ from those of `sameFile`, the
-  /// context of another function of the same file. With
-  /// `constantsInArena` (a device backend, whose kernels cannot read the
-  /// generated file's static arrays) constants get arena space after the
-  /// plan's temporaries, and the constant pattern copies them there.
+  /// context of another function of the same file.
   static mlir::FailureOr<StepContext>
-  build(mlir::func::FuncOp step, const StepContext *sameFile = nullptr,
-        bool constantsInArena = false);
+  build(mlir::func::FuncOp step, const StepContext *sameFile = nullptr);
 
+  /// The place of a view, or of the tg value a kernel reads or writes
+  /// through one.
   const Placement &placement(mlir::Value value) const;
+  /// The C++ name of a view, or of the tg value of a kernel's view.
   llvm::StringRef name(mlir::Value value) const;
   /// The C++ name of result buffer `index` of the step.
   llvm::StringRef resultName(unsigned index) const {
     return resultNames[index];
   }
-  /// The plan's arena, and the constants placed after it.
-  uint64_t arenaBytes() const { return plan.arenaBytes() + constantBytes; }
+  /// The arenas of the step by index.
+  const std::map<uint64_t, ArenaInfo> &arenas() const { return arenaInfos; }
 
-  /// Declares the C++ view of `value` (an argument or op result of the step)
-  /// at the builder's insertion point and returns the EmitC value that
-  /// names it.
+  /// Declares the C++ view of `view` (an argument or mbuf view op of the
+  /// step) at the builder's insertion point and returns the EmitC value
+  /// that names it.
   mlir::Value declareView(mlir::OpBuilder &builder, mlir::Location loc,
-                          mlir::Value value) const;
+                          mlir::Value view) const;
+  /// The EmitC value that names the view a kernel writes tg result
+  /// `result` into (declared by the view's own op).
+  mlir::Value resultView(mlir::OpBuilder &builder, mlir::Location loc,
+                         mlir::Value result) const;
   /// Declares the view of result buffer `index` of `type`, named
   /// resultName(index).
   mlir::Value declareResultBuffer(mlir::OpBuilder &builder,
                                   mlir::Location loc, unsigned index,
                                   mlir::Type type) const;
-  /// The workspace argument of `op`'s kernel: `arena + offset`, or
-  /// `nullptr` when it needs none.
+  /// The workspace argument of the kernel of tg op `op`: its workspace
+  /// view's `arenaWorkspace(arenas[i], offset)`, or `nullptr`.
   std::string workspace(mlir::Operation *op) const;
   /// The seed argument of `op`'s (a tg.dropout's) kernel: the step's seed
   /// mixed with the op's random stream, the op's position among the step's
   /// dropouts, so that each dropout draws its own mask.
   std::string randomSeed(mlir::Operation *op) const;
 
+  /// The C++ expression of the start of arena view `view`.
+  std::string workspaceAt(mlir::Value view) const;
+
 private:
-  MemoryPlan plan;
-  uint64_t constantBytes = 0;
+  /// The view of a tg value inside a kernel, or `value` itself.
+  mlir::Value viewOf(mlir::Value value) const;
+
+  std::map<uint64_t, ArenaInfo> arenaInfos;
+  llvm::DenseMap<mlir::Value, mlir::Value> kernelViews;
+  llvm::DenseMap<mlir::Operation *, mlir::Value> workspaces;
   llvm::DenseMap<mlir::Value, Placement> placements;
   llvm::DenseMap<mlir::Value, std::string> names;
   llvm::SmallVector<std::string> resultNames;
@@ -163,7 +182,7 @@ public:
                   mlir::ConversionPatternRewriter &rewriter) const final {
     llvm::SmallVector<mlir::Value> results;
     for (mlir::Value result : op->getResults())
-      results.push_back(step.declareView(rewriter, op.getLoc(), result));
+      results.push_back(step.resultView(rewriter, op.getLoc(), result));
     declareOperands(op, adaptor, rewriter);
     KernelCall call(op.getContext(), kernel);
     addArguments(op, adaptor, results, call);
@@ -219,6 +238,18 @@ void addPlainKernelPatterns(const mlir::TypeConverter &converter,
    ...);
 }
 
+/// The mbuf ops: views become C++ view declarations, kernels their
+/// computations on them; asynchronous transfers are errors for now.
+void populateMBufPatterns(const mlir::TypeConverter &converter,
+                          mlir::RewritePatternSet &patterns,
+                          const StepContext &step);
+/// Declares the static array `name` of the generated file with the values
+/// of `value`, before the function that holds the builder's point.
+mlir::LogicalResult declareConstantData(mlir::OpBuilder &builder,
+                                        mlir::Operation *at,
+                                        llvm::StringRef name,
+                                        mlir::ElementsAttr value);
+
 /// The function becomes the C++ function `cppName`.
 void populateFunctionPatterns(const mlir::TypeConverter &converter,
                               mlir::RewritePatternSet &patterns,
@@ -265,7 +296,7 @@ std::optional<double> sharedLearningRate(mlir::func::FuncOp step);
 struct TensorSpecInfo {
   std::string name;
   std::string role; // the enumerator of memopt::rt::Role
-  bool isStepNumber;  // int64 rather than float32
+  std::string elementType; // the enumerator of memopt::rt::ElementType
   llvm::SmallVector<int64_t> shape;
 };
 
@@ -279,11 +310,12 @@ struct StepSignature {
 };
 
 /// Adds to `module` the includes, the learning rate global (with
-/// `learningRate`), the Program of the step (tensor specs, arena size, the
+/// `learningRate`), the Program of the step (tensor specs, arenas, the
 /// embedded model, the step function, the learning rate, the evaluation
 /// function when `hasEvalStep`) and `main`.
 void emitProgram(mlir::ModuleOp module, const StepSignature &signature,
-                 llvm::StringRef modelName, uint64_t arenaBytes,
+                 llvm::StringRef modelName,
+                 const std::map<uint64_t, ArenaInfo> &arenas,
                  std::optional<double> learningRate, bool hasEvalStep);
 
 } // namespace memopt::codegen

@@ -1,16 +1,15 @@
 //===- StepContext.cpp - Names and placements of the step's tensors -------===//
 //
-// Before any pattern runs, every tensor of the step gets a C++ name (from
-// the ONNX node its op came from and the op kind, or from its role
-// attribute) and a place: an argument or result buffer, the arena (offsets
-// from the memory plan that tg-plan-memory recorded), or a static array for
-// constants.
+// Before any pattern runs, every view of the step (a function in the mbuf
+// dialect) gets a C++ name (from the ONNX node of the op of the kernel that
+// writes it first and the op kind, or from its role attribute) and its
+// place, which its defining op states: an argument or result buffer, an
+// arena at an offset, or a static array for constants.
 //
 //===----------------------------------------------------------------------===//
 
 #include "StepCodegen.h"
 
-#include "memopt/Analysis/ArenaPlan.h"
 #include "memopt/Analysis/StepMemory.h"
 #include "memopt/Dialect/TG/IR/TGOps.h"
 
@@ -31,8 +30,8 @@ constexpr StringLiteral kOutputRole = "tg.output";
 /// Names the generated code uses itself, and C++ keywords a sanitized ONNX
 /// name could spell.
 const char *const kReservedNames[] = {
-    "args",  "results", "arena",    "main",   "memopt",   "std",
-    "kArgs", "kResults", "kProgram", "train_step", "eval_step",
+    "args",  "results", "arenas",   "main",   "memopt",   "std",
+    "kArgs", "kResults", "kArenas", "kProgram", "train_step", "eval_step",
     "learning_rate", "auto", "bool",
     "break", "case",    "char",     "class",  "const",    "continue",
     "default", "delete", "do",      "double", "else",     "enum",
@@ -133,18 +132,18 @@ std::string resultSuffix(OpResult result) {
 }
 
 bool isStepNumberType(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  return tensor && tensor.getRank() == 0 &&
-         tensor.getElementType().isInteger(64);
+  auto view = dyn_cast<mbuf::ViewType>(type);
+  return view && view.getShape().empty() &&
+         view.getElementType().isInteger(64);
 }
 
-LogicalResult checkFloatTensor(Value value, Location loc) {
-  auto tensor = dyn_cast<RankedTensorType>(value.getType());
-  if (tensor && tensor.hasStaticShape() && tensor.getElementType().isF32() &&
-      tensor.getRank() <= 6)
+LogicalResult checkFloatView(Value value, Location loc) {
+  auto view = dyn_cast<mbuf::ViewType>(value.getType());
+  if (view && view.getElementType().isF32() && view.getShape().size() <= 6)
     return success();
-  return emitError(loc) << "the CPU backend supports static float32 tensors "
-                           "of rank <= 6 only, not "
+  return emitError(loc) << "the backend supports float32 views of rank <= 6 "
+                           "only (other element types are not supported by "
+                           "this backend yet), not "
                         << value.getType();
 }
 
@@ -174,8 +173,7 @@ private:
 } // namespace
 
 FailureOr<StepContext> StepContext::build(func::FuncOp step,
-                                          const StepContext *sameFile,
-                                          bool constantsInArena) {
+                                          const StepContext *sameFile) {
   if (!step.getBody().hasOneBlock())
     return step.emitError("the training step must have a single block");
   Block &body = step.getBody().front();
@@ -192,6 +190,10 @@ FailureOr<StepContext> StepContext::build(func::FuncOp step,
       }
 
   // Arguments: named after their role's value.
+  for (Operation &op : body.without_terminator())
+    if (isa<tg::TGDialect>(op.getDialect()))
+      return op.emitError("the backend cannot lower this op; run "
+                          "-tg-plan-memory first");
   for (BlockArgument arg : body.getArguments()) {
     unsigned index = arg.getArgNumber();
     std::optional<NamedAttribute> role = roleOf(step.getArgAttrDict(index));
@@ -203,11 +205,11 @@ FailureOr<StepContext> StepContext::build(func::FuncOp step,
         role->getName().getValue() == tg::TGDialect::kSeedAttrName;
     if (isSeed && !isStepNumberType(arg.getType()))
       return emitError(arg.getLoc())
-             << "the step's seed must be a tensor<i64>, not " << arg.getType();
+             << "the step's seed must be a view<i64>, not " << arg.getType();
     if (isStepNumberType(arg.getType())) {
       context.placements[arg] = {Placement::Kind::StepNumber, index};
     } else {
-      if (failed(checkFloatTensor(arg, arg.getLoc())))
+      if (failed(checkFloatView(arg, arg.getLoc())))
         return failure();
       context.placements[arg] = {Placement::Kind::Argument, index};
     }
@@ -216,93 +218,137 @@ FailureOr<StepContext> StepContext::build(func::FuncOp step,
       context.seedName = context.names[arg];
   }
 
-  // Results: computed in their buffer where the plan says so (and that is
-  // safe, which MemoryPlan::read checks).
-  FailureOr<MemoryPlan> plan = MemoryPlan::read(step);
-  if (failed(plan))
-    return failure();
-  context.plan = std::move(*plan);
+  // Result buffers: named after their role's value.
   for (auto [index, value] : llvm::enumerate(returnOp.getOperands())) {
     std::optional<NamedAttribute> role =
         roleOf(step.getResultAttrDict(index));
     if (!role)
       return returnOp.emitError()
              << "result " << index << " of the step has no tg role";
-    if (failed(checkFloatTensor(value, returnOp.getLoc())))
+    if (failed(checkFloatView(value, returnOp.getLoc())))
       return failure();
     StringRef roleName = role->getName().getValue();
     StringRef name = cast<StringAttr>(role->getValue()).getValue();
-    std::string cppName = table.unique(
-        roleName == kOutputRole ? sanitize(name) : "new_" + sanitize(name));
-    context.resultNames.push_back(cppName);
-    auto result = dyn_cast<OpResult>(value);
-    if (!result || context.placements.count(value) ||
-        isa<tg::ConstantOp>(result.getOwner()) || context.plan.offset(value))
-      continue;
-    context.placements[value] = {Placement::Kind::Result, index};
-    context.names[value] = cppName;
+    context.resultNames.push_back(table.unique(
+        roleName == kOutputRole ? sanitize(name) : "new_" + sanitize(name)));
   }
 
-  // Op results: constants, then the arena for everything else.
+  // Views: placed by their op; named by the kernel that writes them first
+  // (or, for constants and result buffers, by their op).
   for (Operation &op : body.without_terminator()) {
-    if (op.getDialect() != step->getContext()->getLoadedDialect<tg::TGDialect>())
-      return op.emitError("the CPU backend cannot lower this op");
-    // Dropout draws from the step's seed, one random stream per op.
-    if (isa<tg::DropoutOp>(op)) {
-      if (context.seedName.empty())
-        return op.emitError("tg.dropout needs the step's random seed: an "
-                            "argument {tg.seed = \"seed\"} of type "
-                            "tensor<i64>, as tg-autodiff adds it");
-      unsigned stream = context.randomStreams.size();
-      context.randomStreams[&op] = stream;
+    if (auto arena = dyn_cast<mbuf::ArenaOp>(op)) {
+      ArenaInfo &info = context.arenaInfos[arena.getIndex()];
+      info = {arena.getSize(), arena.getSpace(), arena.getDevice()};
+      continue;
     }
-    std::string scope = scopeName(nodeName(op.getLoc()));
-    for (OpResult result : op.getResults()) {
-      if (failed(checkFloatTensor(result, op.getLoc())))
+    if (auto result = dyn_cast<mbuf::ResultOp>(op)) {
+      context.placements[result] = {Placement::Kind::Result,
+                                    result.getIndex()};
+      context.names[result] = context.resultNames[result.getIndex()];
+      continue;
+    }
+    if (isa<mbuf::ViewOp, mbuf::SubviewOp>(op)) {
+      std::optional<mbuf::ArenaPlace> place =
+          mbuf::arenaPlace(op.getResult(0));
+      if (!place)
+        return op.emitError("the view's arena must be an mbuf.arena of the "
+                            "step");
+      context.placements[op.getResult(0)] = {
+          Placement::Kind::Arena, static_cast<uint64_t>(place->offset),
+          place->arena.getIndex()};
+      continue;
+    }
+    if (auto constant = dyn_cast<mbuf::ConstantOp>(op)) {
+      if (failed(checkFloatView(constant, op.getLoc())))
         return failure();
-      if (context.names.count(result))
+      std::string base = "constant";
+      if (std::string scope = scopeName(nodeName(op.getLoc())); !scope.empty())
+        base += "_" + scope;
+      context.names[constant] = table.unique(base);
+      table.reserve(context.names[constant] + "_data");
+      context.placements[constant] = {Placement::Kind::Constant, 0};
+      continue;
+    }
+    // No pass creates transfers yet; the runtime has no lowering of them.
+    if (isa<mbuf::CopyAsyncOp, mbuf::SendOp, mbuf::RecvOp, mbuf::WaitOp>(op))
+      return op.emitError("'")
+             << op.getName() << "' is not supported by this backend yet";
+    auto kernel = dyn_cast<mbuf::KernelOp>(op);
+    if (!kernel)
+      return op.emitError("the backend cannot lower this op");
+    Operation *computation = kernel.getComputation();
+    if (!isa<tg::TGDialect>(computation->getDialect()))
+      return computation->emitError("the backend cannot lower this op");
+    for (auto [arg, in] :
+         llvm::zip(kernel.getBody().getArguments(), kernel.getIns()))
+      context.kernelViews[arg] = in;
+    if (Value workspace = kernel.getWorkspace())
+      context.workspaces[computation] = workspace;
+    // Dropout draws from the step's seed, one random stream per op.
+    if (isa<tg::DropoutOp>(computation)) {
+      if (context.seedName.empty())
+        return computation->emitError(
+            "tg.dropout needs the step's random seed: an argument {tg.seed = "
+            "\"seed\"} of type tensor<i64>, as tg-autodiff adds it");
+      unsigned stream = context.randomStreams.size();
+      context.randomStreams[computation] = stream;
+    }
+    std::string scope = scopeName(nodeName(computation->getLoc()));
+    for (auto [result, out] :
+         llvm::zip(computation->getResults(), kernel.getOuts())) {
+      context.kernelViews[result] = out;
+      if (failed(checkFloatView(out, computation->getLoc())))
+        return failure();
+      if (context.names.count(out))
         continue;
-      std::string base = opKind(&op);
-      if (std::string suffix = resultSuffix(result); !suffix.empty())
+      std::string base = opKind(computation);
+      if (std::string suffix = resultSuffix(cast<OpResult>(result));
+          !suffix.empty())
         base += "_" + suffix;
       if (!scope.empty())
         base += "_" + scope;
-      context.names[result] = table.unique(base);
-      if (isa<tg::ConcatOp>(op))
-        table.reserve(context.names[result] + "_inputs");
-      if (isa<tg::ConstantOp>(op)) {
-        table.reserve(context.names[result] + "_data");
-        if (constantsInArena) {
-          uint64_t offset = context.plan.arenaBytes() + context.constantBytes;
-          context.placements[result] = {Placement::Kind::Arena, offset};
-          context.constantBytes +=
-              llvm::alignTo(tensorBytes(result), ArenaPlan::kAlignment);
-        } else {
-          context.placements[result] = {Placement::Kind::Constant, 0};
-        }
-      } else if (std::optional<uint64_t> offset =
-                     context.plan.offset(result)) {
-        context.placements[result] = {Placement::Kind::Arena, *offset};
-      }
+      context.names[out] = table.unique(base);
+      if (isa<tg::ConcatOp>(computation))
+        table.reserve(context.names[out] + "_inputs");
+      if (isa<tg::ConstantOp>(computation))
+        table.reserve(context.names[out] + "_data");
     }
   }
+  // A view that no kernel writes (read before it is written) is named
+  // after nothing; give it a name all the same.
+  for (Operation &op : body.without_terminator())
+    if (isa<mbuf::ViewOp, mbuf::SubviewOp>(op) &&
+        !context.names.count(op.getResult(0)))
+      context.names[op.getResult(0)] = table.unique("view");
   return context;
 }
 
+Value StepContext::viewOf(Value value) const {
+  auto it = kernelViews.find(value);
+  return it == kernelViews.end() ? value : it->second;
+}
+
 const Placement &StepContext::placement(Value value) const {
-  auto it = placements.find(value);
+  auto it = placements.find(viewOf(value));
   assert(it != placements.end() && "value of another function");
   return it->second;
 }
 
 StringRef StepContext::name(Value value) const {
-  auto it = names.find(value);
+  auto it = names.find(viewOf(value));
   assert(it != names.end() && "value of another function");
   return it->second;
 }
 
 static std::string shapeOf(Type type) {
-  return cppList(cast<RankedTensorType>(type).getShape());
+  return cppList(cast<mbuf::ViewType>(type).getShape());
+}
+
+std::string StepContext::workspaceAt(Value view) const {
+  const Placement &where = placement(view);
+  return "memopt::rt::arenaWorkspace(" + kArenasName.str() + "[" +
+         std::to_string(where.arena) + "], " + std::to_string(where.index) +
+         ")";
 }
 
 Value StepContext::declareView(OpBuilder &builder, Location loc,
@@ -326,7 +372,7 @@ Value StepContext::declareView(OpBuilder &builder, Location loc,
     break;
   case Placement::Kind::Arena:
     os << "memopt::rt::Tensor " << cppName << " = memopt::rt::arenaTensor("
-       << kArenaName << ", " << where.index << ", "
+       << kArenasName << "[" << where.arena << "], " << where.index << ", "
        << shapeOf(value.getType()) << ");";
     break;
   case Placement::Kind::Constant:
@@ -336,6 +382,12 @@ Value StepContext::declareView(OpBuilder &builder, Location loc,
   }
   emitc::VerbatimOp::create(builder, loc, decl);
   return emitc::LiteralOp::create(builder, loc, viewType, cppName);
+}
+
+Value StepContext::resultView(OpBuilder &builder, Location loc,
+                              Value result) const {
+  return emitc::LiteralOp::create(
+      builder, loc, tensorViewType(builder.getContext()), name(result));
 }
 
 Value StepContext::declareResultBuffer(OpBuilder &builder, Location loc,
@@ -358,9 +410,8 @@ std::string StepContext::randomSeed(Operation *op) const {
 }
 
 std::string StepContext::workspace(Operation *op) const {
-  std::optional<uint64_t> offset = plan.workspaceOffset(op);
-  if (!offset)
+  auto it = workspaces.find(op);
+  if (it == workspaces.end())
     return "nullptr";
-  return "memopt::rt::arenaWorkspace(" + kArenaName.str() + ", " +
-         std::to_string(*offset) + ")";
+  return workspaceAt(it->second);
 }

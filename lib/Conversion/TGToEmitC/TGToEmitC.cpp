@@ -29,7 +29,8 @@ using namespace memopt::codegen;
 
 namespace {
 
-/// Float tensors become views, the rank-0 step number an int64_t.
+/// Float views (and the tensors of kernel bodies) become C++ views, the
+/// rank-0 step number an int64_t, a workspace and an arena pointers.
 class ViewTypeConverter : public TypeConverter {
 public:
   ViewTypeConverter() {
@@ -43,6 +44,21 @@ public:
         return tensorViewType(type.getContext());
       if (type.getRank() == 0 && type.getElementType().isInteger(64))
         return IntegerType::get(type.getContext(), 64);
+      return std::nullopt;
+    });
+    // An arena is the `void *` of `arenas[index]`.
+    addConversion([](mbuf::ArenaType type) -> Type {
+      return emitc::PointerType::get(
+          emitc::OpaqueType::get(type.getContext(), "void"));
+    });
+    addConversion([](mbuf::ViewType type) -> std::optional<Type> {
+      MLIRContext *context = type.getContext();
+      if (type.getElementType().isF32())
+        return tensorViewType(context);
+      if (type.getElementType().isInteger(8))
+        return emitc::PointerType::get(emitc::OpaqueType::get(context, "void"));
+      if (type.getShape().empty() && type.getElementType().isInteger(64))
+        return IntegerType::get(context, 64);
       return std::nullopt;
     });
   }
@@ -111,14 +127,12 @@ public:
     if (failed(signature) ||
         (evalFunc && failed(checkEvalSignature(evalFunc, stepFunc))))
       return signalPassFailure();
-    FailureOr<StepContext> step =
-        StepContext::build(stepFunc, nullptr, /*constantsInArena=*/cuda);
+    FailureOr<StepContext> step = StepContext::build(stepFunc, nullptr);
     if (failed(step))
       return signalPassFailure();
     std::optional<StepContext> eval;
     if (evalFunc) {
-      FailureOr<StepContext> built =
-          StepContext::build(evalFunc, &*step, /*constantsInArena=*/cuda);
+      FailureOr<StepContext> built = StepContext::build(evalFunc, &*step);
       if (failed(built))
         return signalPassFailure();
       eval = std::move(*built);
@@ -133,20 +147,43 @@ public:
     for (func::FuncOp func : {stepFunc, evalFunc}) {
       if (!func)
         continue;
-      for (Operation &op : func.getBody().front().without_terminator()) {
+      for (auto kernel : func.getBody().front().getOps<mbuf::KernelOp>()) {
+        Operation *op = kernel.getComputation();
         if (isa<tg::FusedElementwiseOp>(op) && !cuda) {
-          op.emitError("tg.fused_elementwise needs target=cuda (run "
-                       "tg-fuse-elementwise for the CUDA backend only)");
+          op->emitError("tg.fused_elementwise needs target=cuda (run "
+                        "tg-fuse-elementwise for the CUDA backend only)");
           return signalPassFailure();
         }
-        if (isa<tg::TGDialect>(op.getDialect()) && !isa<tg::ConstantOp>(op))
+        if (!isa<tg::ConstantOp>(op))
           ++numKernelCalls;
       }
     }
-    // Training and evaluation never run at the same time: one arena serves
-    // both.
-    uint64_t arenaBytes =
-        std::max(step->arenaBytes(), eval ? eval->arenaBytes() : 0);
+    // Training and evaluation never run at the same time: an arena index
+    // serves both, with the larger size.
+    std::map<uint64_t, ArenaInfo> arenas = step->arenas();
+    if (eval)
+      for (auto [index, info] : eval->arenas()) {
+        auto [it, inserted] = arenas.try_emplace(index, info);
+        if (!inserted && (it->second.space != info.space ||
+                          it->second.device != info.device)) {
+          evalFunc.emitError("arena ")
+              << index << " differs in memory space or device from the "
+              << "training step's";
+          return signalPassFailure();
+        }
+        it->second.bytes = std::max(it->second.bytes, info.bytes);
+      }
+    uint64_t arenaBytes = 0;
+    for (auto [position, entry] : llvm::enumerate(arenas)) {
+      // Program::arenas is indexed by the arena's index.
+      if (entry.first != position) {
+        stepFunc.emitError("the arenas must be numbered 0, 1, ... without "
+                           "gaps; arena ")
+            << position << " is missing";
+        return signalPassFailure();
+      }
+      arenaBytes += entry.second.bytes;
+    }
     numArenaBytes = arenaBytes;
 
     std::optional<double> learningRate = sharedLearningRate(stepFunc);
@@ -156,8 +193,8 @@ public:
                                     /*runtimeLearningRate=*/false, cuda))))
       return signalPassFailure();
 
-    emitProgram(module, *signature, modelNameOf(module, modelName),
-                arenaBytes, learningRate, static_cast<bool>(evalFunc));
+    emitProgram(module, *signature, modelNameOf(module, modelName), arenas,
+                learningRate, static_cast<bool>(evalFunc));
     if (cuda) {
       // The generated kernels launch on the CUDA runtime's stream.
       auto includes = llvm::to_vector(module.getOps<emitc::IncludeOp>());
@@ -167,8 +204,9 @@ public:
                                "memopt/Runtime/CUDA/Launch.h",
                                /*isStandardInclude=*/false);
     }
-    // The importer's module attributes describe the tg module; the plan's
-    // size is visible in the IR (and read by memopt-compile's report).
+    // The importer's module attributes describe the tg module; the bytes
+    // of all arenas are visible in the IR (and read by memopt-compile's
+    // report).
     for (NamedAttribute attr : llvm::to_vector(module->getAttrs()))
       if (attr.getName().getValue().starts_with("tg."))
         module->removeAttr(attr.getName());
@@ -186,6 +224,7 @@ private:
     ViewTypeConverter converter;
     RewritePatternSet patterns(&getContext());
     populateFunctionPatterns(converter, patterns, step, cppName);
+    populateMBufPatterns(converter, patterns, step);
     populateConvolutionPatterns(converter, patterns, step);
     populateNormalizationPatterns(converter, patterns, step);
     populateElementwisePatterns(converter, patterns, step);
@@ -199,7 +238,8 @@ private:
 
     ConversionTarget target(getContext());
     target.addLegalDialect<emitc::EmitCDialect>();
-    target.addIllegalDialect<tg::TGDialect, func::FuncDialect>();
+    target.addIllegalDialect<tg::TGDialect, mbuf::MBufDialect,
+                             func::FuncDialect>();
     return applyPartialConversion(func.getOperation(), target,
                                   std::move(patterns));
   }

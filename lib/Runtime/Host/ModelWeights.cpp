@@ -23,8 +23,17 @@ Status parseModel(const unsigned char *data, size_t bytes,
 }
 
 int onnxType(ElementType type) {
-  return type == ElementType::I64 ? onnx::TensorProto::INT64
-                                  : onnx::TensorProto::FLOAT;
+  switch (type) {
+  case ElementType::I64:
+    return onnx::TensorProto::INT64;
+  case ElementType::BF16:
+    return onnx::TensorProto::BFLOAT16;
+  case ElementType::F16:
+    return onnx::TensorProto::FLOAT16;
+  case ElementType::F32:
+    break;
+  }
+  return onnx::TensorProto::FLOAT;
 }
 
 Status loadInitializer(const onnx::TensorProto &tensor,

@@ -120,10 +120,23 @@ Status allocateStepBuffers(const Program &program, DeviceMemory &memory,
     return Status();
   };
 
-  buffers.arena = memory.allocate(program.arenaBytes);
-  if (!buffers.arena && program.arenaBytes > 0)
-    return Status::error("out of memory allocating the " +
-                         std::to_string(program.arenaBytes) + "-byte arena");
+  buffers.arenas.assign(program.numArenas, nullptr);
+  for (int i = 0; i < program.numArenas; ++i) {
+    const ArenaSpec &arena = program.arenas[i];
+    // Device memory of another device, and pinned host memory apart from
+    // device memory, need allocators this runtime does not have yet.
+    if (arena.device != 0 ||
+        (arena.space == MemorySpace::PinnedHost && !device::hostAddressable()))
+      return Status::error(std::string(program.modelName) + ": arena " +
+                           std::to_string(i) +
+                           " is in a memory space or on a device that this "
+                           "backend does not support yet");
+    buffers.arenas[i] = memory.allocate(arena.bytes);
+    if (!buffers.arenas[i] && arena.bytes > 0)
+      return Status::error("out of memory allocating the " +
+                           std::to_string(arena.bytes) + "-byte arena " +
+                           std::to_string(i));
+  }
   buffers.args.assign(program.numArgs, nullptr);
   for (int i = 0; i < program.numArgs; ++i) {
     const TensorSpec &spec = program.args[i];

@@ -1,6 +1,6 @@
 //===- StepBuffers.h - The memory the compiled step runs on -----*- C++ -*-===//
 //
-// One 64-byte aligned arena of Program::arenaBytes and one buffer per step
+// The 64-byte aligned arenas of Program::arenas and one buffer per step
 // argument and result, all from a DeviceMemory. A Param, State or OptState
 // result shares the buffer of the argument of the same name, role, type and
 // shape (the step updates it in place); every other result has its own.
@@ -29,7 +29,7 @@
 namespace memopt::rt::detail {
 
 struct StepBuffers {
-  void *arena = nullptr;
+  std::vector<void *> arenas;
   std::vector<void *> args;
   std::vector<void *> results;
   /// For Program::evalStep: the buffers of the Output results, null else.

@@ -238,7 +238,8 @@ Status Trainer::runStep(int64_t step) {
     *buffers.seed = stepSeed(options.seed, step);
   if (!options.tracePath.empty())
     startKernelTrace(trace, start, step);
-  program.step(buffers.args.data(), buffers.results.data(), buffers.arena);
+  program.step(buffers.args.data(), buffers.results.data(),
+               buffers.arenas.data());
   stopKernelTrace();
   memory.synchronize();
   double stepEnd = seconds();
@@ -277,7 +278,7 @@ Status Trainer::validate(int64_t step) {
     if (buffers.step)
       *buffers.step = step;
     program.evalStep(buffers.args.data(), buffers.evalResults.data(),
-                     buffers.arena);
+                     buffers.arenas.data());
     buffers.downloadLoss();
     sum += *buffers.loss;
   }
@@ -355,7 +356,7 @@ Status Trainer::finish() {
     record.measuredPeakBytes = memory.peakBytes();
     record.device = device::name();
     record.driverPeakBytes = memory.driverPeakBytes();
-    record.arenaBytes = program.arenaBytes;
+    record.arenaBytes = totalArenaBytes(program);
     record.resumedFromStep = resumedFrom;
     record.losses = progress.losses;
     record.stepSeconds = progress.stepSeconds;

@@ -9,11 +9,11 @@
 // A chain: 4 KiB, 4 KiB, then 1 KiB values. Each relu overwrites its input;
 // the pooled values need their own buffer while the 4 KiB one is read.
 // CHECK-LABEL: module attributes {memopt.arena_bytes = 5120 : i64}
-// CHECK: "memopt::rt::Tensor relu_a = memopt::rt::arenaTensor(arena, 0, {1, 1, 32, 32});"
-// CHECK: "memopt::rt::Tensor relu_b = memopt::rt::arenaTensor(arena, 0, {1, 1, 32, 32});"
-// CHECK: "memopt::rt::Tensor max_pool_c = memopt::rt::arenaTensor(arena, 4096, {1, 1, 16, 16});"
-// CHECK: "memopt::rt::Tensor relu_d = memopt::rt::arenaTensor(arena, 4096, {1, 1, 16, 16});"
-// CHECK: /*arenaBytes=*/5120
+// CHECK: "memopt::rt::Tensor relu_a = memopt::rt::arenaTensor(arenas[0], 0, {1, 1, 32, 32});"
+// CHECK: "memopt::rt::Tensor relu_b = memopt::rt::arenaTensor(arenas[0], 0, {1, 1, 32, 32});"
+// CHECK: "memopt::rt::Tensor max_pool_c = memopt::rt::arenaTensor(arenas[0], 4096, {1, 1, 16, 16});"
+// CHECK: "memopt::rt::Tensor relu_d = memopt::rt::arenaTensor(arenas[0], 4096, {1, 1, 16, 16});"
+// CHECK: {5120, memopt::rt::MemorySpace::Device, 0},
 func.func @train_step(%x: tensor<1x1x32x32xf32> {tg.input = "input"},
                       %loss: tensor<f32> {tg.input = "loss"})
     -> (tensor<f32> {tg.output = "loss"}, tensor<1x1x16x16xf32> {tg.output = "out"}) {
@@ -31,12 +31,12 @@ func.func @train_step(%x: tensor<1x1x32x32xf32> {tg.input = "input"},
 // overwrite it; the last pooled value takes the best-fitting gap (the dead
 // 4 KiB value's space) rather than the top.
 // CHECK-LABEL: module attributes {memopt.arena_bytes = 9216 : i64}
-// CHECK: "memopt::rt::Tensor relu_a = memopt::rt::arenaTensor(arena, 0, {1, 1, 32, 32});"
-// CHECK: "memopt::rt::Tensor relu_b = memopt::rt::arenaTensor(arena, 4096, {1, 1, 32, 32});"
-// CHECK: "memopt::rt::Tensor max_pool_c = memopt::rt::arenaTensor(arena, 8192, {1, 1, 16, 16});"
-// CHECK: "memopt::rt::Tensor relu_d = memopt::rt::arenaTensor(arena, 8192, {1, 1, 16, 16});"
-// CHECK: "memopt::rt::Tensor max_pool = memopt::rt::arenaTensor(arena, 4096, {1, 1, 16, 16});"
-// CHECK: /*arenaBytes=*/9216
+// CHECK: "memopt::rt::Tensor relu_a = memopt::rt::arenaTensor(arenas[0], 0, {1, 1, 32, 32});"
+// CHECK: "memopt::rt::Tensor relu_b = memopt::rt::arenaTensor(arenas[0], 4096, {1, 1, 32, 32});"
+// CHECK: "memopt::rt::Tensor max_pool_c = memopt::rt::arenaTensor(arenas[0], 8192, {1, 1, 16, 16});"
+// CHECK: "memopt::rt::Tensor relu_d = memopt::rt::arenaTensor(arenas[0], 8192, {1, 1, 16, 16});"
+// CHECK: "memopt::rt::Tensor max_pool = memopt::rt::arenaTensor(arenas[0], 4096, {1, 1, 16, 16});"
+// CHECK: {9216, memopt::rt::MemorySpace::Device, 0},
 func.func @train_step(%x: tensor<1x1x32x32xf32> {tg.input = "input"},
                       %loss: tensor<f32> {tg.input = "loss"})
     -> (tensor<f32> {tg.output = "loss"}, tensor<1x1x16x16xf32> {tg.output = "out"}) {

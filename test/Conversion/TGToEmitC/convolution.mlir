@@ -26,7 +26,9 @@ func.func @train_step(%x: tensor<2x3x8x8xf32> {tg.input = "input"},
 // CHECK: %[[W:.*]] = literal "conv_weight"
 // CHECK: %[[B:.*]] = literal "conv_bias"
 // CHECK: %[[WT:.*]] = literal "up_weight"
-// CHECK: verbatim "memopt::rt::Tensor conv_encoder_layer1_0_conv1 = memopt::rt::arenaTensor(arena, 0, {2, 4, 4, 4});"
+// CHECK: verbatim "memopt::rt::Tensor conv_encoder_layer1_0_conv1 = memopt::rt::arenaTensor(arenas[0], 0, {2, 4, 4, 4});"
+// The view's declaration, then the kernel's name of the view it writes.
+// CHECK: literal "conv_encoder_layer1_0_conv1"
 // CHECK: %[[Y:.*]] = literal "conv_encoder_layer1_0_conv1"
 // CHECK: call_opaque "memopt::rt::conv2d"(%[[X]], %[[W]], %[[B]], %[[Y]]) {args = [0 : index, 1 : index, 2 : index, 3 : index, #emitc.opaque<"{2, 2}">, #emitc.opaque<"{1, 1, 1, 1}">, #emitc.opaque<"{1, 1}">, #emitc.opaque<"1">, #emitc.opaque<"nullptr">]}
 
@@ -52,4 +54,4 @@ func.func @train_step(%x: tensor<2x3x8x8xf32> {tg.input = "input"},
 // CPP-NEXT: memopt::rt::traceKernel("loss_2", "copy");
 
 // With queried workspaces every convolution gets an arena region.
-// WORKSPACE: memopt::rt::conv2d(input, {{.*}}, memopt::rt::arenaWorkspace(arena, {{[0-9]+}}));
+// WORKSPACE: memopt::rt::conv2d(input, {{.*}}, memopt::rt::arenaWorkspace(arenas[0], {{[0-9]+}}));

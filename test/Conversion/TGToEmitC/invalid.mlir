@@ -9,7 +9,7 @@ func.func @train_step(%x: tensor<4xf32> {tg.input = "input"}, %loss: tensor<f32>
 
 // -----
 
-// expected-error @+1 {{the CPU backend supports static float32 tensors of rank <= 6 only, not 'tensor<4xf16>'}}
+// expected-error @+1 {{the backend supports float32 views of rank <= 6 only (other element types are not supported by this backend yet), not '!mbuf.view<4xf16>'}}
 func.func @train_step(%x: tensor<4xf16> {tg.input = "input"}, %loss: tensor<f32> {tg.input = "loss"})
     -> (tensor<f32> {tg.output = "loss"}, tensor<4xf16> {tg.output = "out"}) {
   %y = tg.relu %x : tensor<4xf16>
@@ -35,7 +35,7 @@ module {
 func.func @train_step(%x: tensor<4xf32> {tg.input = "input"}, %seed: tensor<2xi64> {tg.seed = "seed"},
                       %loss: tensor<f32> {tg.input = "loss"})
     -> (tensor<f32> {tg.output = "loss"}) {
-  // expected-error @-3 {{the step's seed must be a tensor<i64>, not 'tensor<2xi64>'}}
+  // expected-error @-3 {{the step's seed must be a view<i64>, not '!mbuf.view<2xi64>'}}
   return %loss : tensor<f32>
 }
 

@@ -53,7 +53,7 @@ func.func @train_step(%p: tensor<4xf32> {tg.input = "prediction"},
 // CHECK-NEXT: memopt::rt::sgdUpdate(v, l1_loss_grad, {}, 1, new_v, {}, 0.5, 0.0, 0.0, 0.0, false);
 // CHECK-NEXT: memopt::rt::traceKernel("new_v", "sgd_update");
 // `u` is read by tg.mul after its update: the new value waits in the arena.
-// CHECK-NEXT: memopt::rt::Tensor sgd_update = memopt::rt::arenaTensor(arena, {{[0-9]+}}, {4});
+// CHECK-NEXT: memopt::rt::Tensor sgd_update = memopt::rt::arenaTensor(arenas[0], {{[0-9]+}}, {4});
 // CHECK-NEXT: memopt::rt::sgdUpdate(u, bce_loss_grad, {}, 1, sgd_update, {}, 0.5, 0.0, 0.0, 0.0, false);
 // CHECK-NEXT: memopt::rt::traceKernel("sgd_update", "sgd_update");
 // CHECK: memopt::rt::mul(u, bce_loss_grad, after);

@@ -25,11 +25,11 @@ func.func @train_step(%x: tensor<2x4x3x3xf32> {tg.input = "input"},
 // CHECK: call_opaque "memopt::rt::batchNorm"({{.*}}) {args = [0 : index, 1 : index, 2 : index, 3 : index, 4 : index, 5 : index, 6 : index, 7 : index, 8 : index, 9 : index, #emitc.opaque<"1e-05">, #emitc.opaque<"0.1">]}
 
 // CPP-LABEL: static void train_step(
-// CPP: memopt::rt::Tensor bn_bn1 = memopt::rt::arenaTensor(arena, 0, {2, 4, 3, 3});
-// CPP-NEXT: memopt::rt::Tensor bn_running_mean_bn1 = memopt::rt::arenaTensor(arena, 320, {4});
-// CPP-NEXT: memopt::rt::Tensor bn_running_var_bn1 = memopt::rt::arenaTensor(arena, 384, {4});
-// CPP-NEXT: memopt::rt::Tensor bn_mean_bn1 = memopt::rt::arenaTensor(arena, 448, {4});
-// CPP-NEXT: memopt::rt::Tensor bn_inv_std_bn1 = memopt::rt::arenaTensor(arena, 512, {4});
+// CPP: memopt::rt::Tensor bn_bn1 = memopt::rt::arenaTensor(arenas[0], 0, {2, 4, 3, 3});
+// CPP-NEXT: memopt::rt::Tensor bn_running_mean_bn1 = memopt::rt::arenaTensor(arenas[0], 320, {4});
+// CPP-NEXT: memopt::rt::Tensor bn_running_var_bn1 = memopt::rt::arenaTensor(arenas[0], 384, {4});
+// CPP-NEXT: memopt::rt::Tensor bn_mean_bn1 = memopt::rt::arenaTensor(arenas[0], 448, {4});
+// CPP-NEXT: memopt::rt::Tensor bn_inv_std_bn1 = memopt::rt::arenaTensor(arenas[0], 512, {4});
 // CPP-NEXT: memopt::rt::batchNorm(input, bn_weight, bn_bias, bn_running_mean, bn_running_var, bn_bn1, bn_running_mean_bn1, bn_running_var_bn1, bn_mean_bn1, bn_inv_std_bn1, 1e-05, 0.1);
 // CPP-NEXT: memopt::rt::traceKernel("bn_bn1", "batch_norm");
 // CPP-NEXT: memopt::rt::Tensor eval = memopt::rt::bufferTensor(results, 1, {2, 4, 3, 3});
@@ -37,7 +37,7 @@ func.func @train_step(%x: tensor<2x4x3x3xf32> {tg.input = "input"},
 // CPP-NEXT: memopt::rt::traceKernel("eval", "batch_norm_inference");
 // CPP-NEXT: memopt::rt::Tensor dx = memopt::rt::bufferTensor(results, 2, {2, 4, 3, 3});
 // CPP-NEXT: memopt::rt::Tensor dscale = memopt::rt::bufferTensor(results, 3, {4});
-// CPP-NEXT: memopt::rt::Tensor bn_grad_bias_bn1 = memopt::rt::arenaTensor(arena, 576, {4});
+// CPP-NEXT: memopt::rt::Tensor bn_grad_bias_bn1 = memopt::rt::arenaTensor(arenas[0], 576, {4});
 // CPP-NEXT: memopt::rt::batchNormBackward(bn_bn1, input, bn_weight, bn_mean_bn1, bn_inv_std_bn1, dx, dscale, bn_grad_bias_bn1);
 // CPP: memopt::rt::Tensor new_bn_running_mean = memopt::rt::bufferTensor(results, 4, {4});
 // CPP-NEXT: memopt::rt::reshape(bn_running_mean_bn1, new_bn_running_mean);

@@ -31,10 +31,10 @@ module attributes {tg.onnx_model = "/models/tiny_unet.onnx"} {
 // CHECK-NEXT: #include "memopt/Runtime/StepTrace.h"
 // CHECK-NEXT: #include <limits>
 // CHECK-NEXT: static double learning_rate = 0.1;
-// CHECK-LABEL: static void train_step(void *const* v1, void *const* v2, void* v3) {
+// CHECK-LABEL: static void train_step(void *const* v1, void *const* v2, void *const* v3) {
 // CHECK-NEXT: void *const *args = v1;
 // CHECK-NEXT: void *const *results = v2;
-// CHECK-NEXT: void *arena = v3;
+// CHECK-NEXT: void *const *arenas = v3;
 // CHECK-NEXT: memopt::rt::Tensor input_1 = memopt::rt::bufferTensor(args, 0, {2, 1, 4, 4});
 // CHECK: memopt::rt::sgdUpdate(conv_weight, conv_grad_weight, conv_weight_momentum_buffer, step, new_conv_weight, new_conv_weight_momentum_buffer, learning_rate, 0.9, 0.0, 0.0, false);
 // The unchanged state is copied into its result (nothing to do at run time
@@ -55,12 +55,15 @@ module attributes {tg.onnx_model = "/models/tiny_unet.onnx"} {
 // CHECK-NEXT: };
 // CHECK-NEXT: static const memopt::rt::TensorSpec kResults[5] = {
 // CHECK-NEXT: {"loss", memopt::rt::Role::Output, memopt::rt::ElementType::F32, 0, {}},
-// CHECK: static const memopt::rt::Program kProgram = {
+// CHECK: static const memopt::rt::ArenaSpec kArenas[1] = {
+// CHECK-NEXT: {192, memopt::rt::MemorySpace::Device, 0},
+// CHECK-NEXT: };
+// CHECK-NEXT: static const memopt::rt::Program kProgram = {
 // CHECK-NEXT: /*modelName=*/"tiny_unet",
 // CHECK-NEXT: /*args=*/kArgs, /*numArgs=*/6,
 // CHECK-NEXT: /*results=*/kResults, /*numResults=*/5,
 // CHECK-NEXT: /*lossIndex=*/0,
-// CHECK-NEXT: /*arenaBytes=*/192,
+// CHECK-NEXT: /*arenas=*/kArenas, /*numArenas=*/1,
 // CHECK-NEXT: /*onnxModel=*/memopt_onnx_model, /*onnxModelSize=*/memopt_onnx_model_size,
 // CHECK-NEXT: /*step=*/train_step,
 // CHECK-NEXT: /*learningRate=*/&learning_rate,

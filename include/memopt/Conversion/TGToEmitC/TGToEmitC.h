@@ -9,8 +9,6 @@
 #ifndef MEMOPT_CONVERSION_TGTOEMITC_TGTOEMITC_H
 #define MEMOPT_CONVERSION_TGTOEMITC_TGTOEMITC_H
 
-#include "memopt/Analysis/MemoryPlan.h"
-
 #include "mlir/Pass/Pass.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -23,6 +21,10 @@ namespace memopt {
 /// defines them in an assembly file with `.incbin`.
 constexpr llvm::StringLiteral kOnnxModelSymbol = "memopt_onnx_model";
 constexpr llvm::StringLiteral kOnnxModelSizeSymbol = "memopt_onnx_model_size";
+
+/// The module attribute (i64) that convert-tg-to-emitc sets to the bytes of
+/// all arenas of the program.
+constexpr llvm::StringLiteral kArenaBytesAttr = "memopt.arena_bytes";
 
 #define GEN_PASS_DECL_CONVERTTGTOEMITC
 #include "memopt/Conversion/Passes.h.inc"

@@ -1,0 +1,133 @@
+//===- MBufPatterns.cpp - Views and kernels of the mbuf step --------------===//
+//
+// Each view op becomes the declaration of its C++ view at the place it
+// states (StepContext::declareView); an mbuf.kernel gives way to its
+// computation, whose block arguments become the views of its inputs and
+// whose tg pattern writes the views of its outputs. (Asynchronous copies,
+// sends and receives have no runtime lowering yet: StepContext rejects
+// them.)
+//
+//===----------------------------------------------------------------------===//
+
+#include "StepCodegen.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+
+using namespace mlir;
+using namespace memopt;
+using namespace memopt::codegen;
+
+LogicalResult memopt::codegen::declareConstantData(OpBuilder &builder,
+                                                   Operation *at,
+                                                   StringRef name,
+                                                   ElementsAttr value) {
+  auto dense = dyn_cast<DenseElementsAttr>(value);
+  if (!dense)
+    return at->emitError("the backend needs dense constants");
+  int64_t count = std::max<int64_t>(dense.getNumElements(), 1);
+  auto flat = RankedTensorType::get({count}, dense.getElementType());
+  auto arrayType = emitc::ArrayType::get({count}, dense.getElementType());
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPoint(at->getParentOfType<emitc::FuncOp>());
+  emitc::GlobalOp::create(builder, at->getLoc(), name, arrayType,
+                          dense.reshape(flat), /*externSpecifier=*/false,
+                          /*staticSpecifier=*/true, /*constSpecifier=*/false);
+  return success();
+}
+
+namespace {
+
+/// mbuf.view, mbuf.subview, mbuf.result: the declaration of the view. A
+/// workspace is no tensor: its kernel names its start (StepContext).
+template <typename OpTy>
+class ViewPattern : public OpConversionPattern<OpTy> {
+public:
+  ViewPattern(const TypeConverter &converter, MLIRContext *context,
+              const StepContext &step)
+      : OpConversionPattern<OpTy>(converter, context), step(step) {}
+
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpConversionPattern<OpTy>::OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value view = op.getView();
+    if (cast<mbuf::ViewType>(view.getType()).getElementType().isInteger(8)) {
+      Type type = this->getTypeConverter()->convertType(view.getType());
+      rewriter.replaceOpWithNewOp<emitc::LiteralOp>(op, type,
+                                                    step.workspaceAt(view));
+      return success();
+    }
+    rewriter.replaceOp(op, step.declareView(rewriter, op.getLoc(), view));
+    return success();
+  }
+
+private:
+  const StepContext &step;
+};
+
+/// mbuf.constant: a static array `<name>_data` of the generated file and a
+/// view of it.
+class ConstantViewPattern : public OpConversionPattern<mbuf::ConstantOp> {
+public:
+  ConstantViewPattern(const TypeConverter &converter, MLIRContext *context,
+                      const StepContext &step)
+      : OpConversionPattern(converter, context), step(step) {}
+
+  LogicalResult
+  matchAndRewrite(mbuf::ConstantOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    std::string data = (step.name(op.getView()) + "_data").str();
+    if (failed(declareConstantData(rewriter, op, data, op.getValue())))
+      return failure();
+    rewriter.replaceOp(op,
+                       step.declareView(rewriter, op.getLoc(), op.getView()));
+    return success();
+  }
+
+private:
+  const StepContext &step;
+};
+
+/// mbuf.arena: the step's `arenas[index]`, which the views name.
+class ArenaPattern : public OpConversionPattern<mbuf::ArenaOp> {
+public:
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(mbuf::ArenaOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type type = emitc::PointerType::get(
+        emitc::OpaqueType::get(op.getContext(), "void"));
+    rewriter.replaceOpWithNewOp<emitc::LiteralOp>(
+        op, type, (kArenasName + "[" + Twine(op.getIndex()) + "]").str());
+    return success();
+  }
+};
+
+/// mbuf.kernel: its computation, in place, on the views.
+class KernelOpPattern : public OpConversionPattern<mbuf::KernelOp> {
+public:
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(mbuf::KernelOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Block &body = op.getBody().front();
+    Operation *yield = body.getTerminator();
+    rewriter.eraseOp(yield);
+    rewriter.inlineBlockBefore(&body, op, adaptor.getIns());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void memopt::codegen::populateMBufPatterns(const TypeConverter &converter,
+                                           RewritePatternSet &patterns,
+                                           const StepContext &step) {
+  MLIRContext *context = patterns.getContext();
+  patterns.add<ViewPattern<mbuf::ViewOp>, ViewPattern<mbuf::SubviewOp>,
+               ViewPattern<mbuf::ResultOp>, ConstantViewPattern>(
+      converter, context, step);
+  patterns.add<ArenaPattern, KernelOpPattern>(converter, context);
+}

@@ -1,0 +1,250 @@
+//===- TGToMBuf.cpp - Value-semantics tg step to buffers ------------------===//
+//
+// Walks the planned op order once. Every value gets its view where its
+// first writer runs: a step result computed in its buffer the caller's
+// result buffer (mbuf.result), an operand computed in its slice of a concat
+// a subview of the concat's result view (which is then created early), any
+// other value a view of arena 0 at its planned offset. Each op becomes an
+// mbuf.kernel whose body is the op itself on the tensors of its inputs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memopt/Conversion/TGToMBuf/TGToMBuf.h"
+
+#include "memopt/Analysis/StepMemory.h"
+#include "memopt/Dialect/MBuf/IR/MBufOps.h"
+#include "memopt/Dialect/TG/IR/TGOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace memopt;
+
+namespace {
+
+/// Where a value lives inside the result of the concat that reads it.
+struct Slice {
+  Value concatResult;
+  uint64_t offset;
+};
+
+class StepConverter {
+public:
+  StepConverter(func::FuncOp step, const StepArenaPlan &plan,
+                bool constantsInArena)
+      : step(step), plan(plan.plan), workspaces(plan.workspaces),
+        constantsInArena(constantsInArena),
+        resultBuffers(resultBufferPlacements(step)) {}
+
+  LogicalResult run();
+
+private:
+  FailureOr<mbuf::ViewType> viewType(Type type, Location loc) const;
+  /// The view of `value`, created at the builder's point if it has none.
+  FailureOr<Value> viewOf(OpBuilder &builder, Value value);
+  LogicalResult convertOp(OpBuilder &builder, Operation &op);
+
+  func::FuncOp step;
+  const ArenaPlan &plan;
+  const DenseMap<Operation *, uint64_t> &workspaces;
+  bool constantsInArena;
+  DenseMap<Value, unsigned> resultBuffers;
+  DenseMap<Value, Slice> slices;
+  DenseMap<Value, uint64_t> constantOffsets;
+  IRMapping views;
+  Value arena;
+};
+
+FailureOr<mbuf::ViewType> StepConverter::viewType(Type type,
+                                                  Location loc) const {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape())
+    return emitError(loc) << "tg-plan-memory: expected a statically shaped "
+                             "tensor, not "
+                          << type;
+  auto diag = [&] { return emitError(loc) << "tg-plan-memory: "; };
+  if (failed(mbuf::ViewType::verify(diag, tensor.getShape(),
+                                    tensor.getElementType(),
+                                    mbuf::MemorySpace::Device)))
+    return failure();
+  return mbuf::ViewType::get(tensor.getShape(), tensor.getElementType());
+}
+
+FailureOr<Value> StepConverter::viewOf(OpBuilder &builder, Value value) {
+  if (Value view = views.lookupOrNull(value))
+    return view;
+  Location loc = value.getLoc();
+  FailureOr<mbuf::ViewType> type = viewType(value.getType(), loc);
+  if (failed(type))
+    return failure();
+  auto result = dyn_cast<OpResult>(value);
+  Value view;
+  if (!result) {
+    return emitError(loc) << "tg-plan-memory: a value of another block";
+  } else if (auto it = resultBuffers.find(value); it != resultBuffers.end()) {
+    view = mbuf::ResultOp::create(builder, loc, *type, it->second);
+  } else if (auto it = slices.find(value); it != slices.end()) {
+    FailureOr<Value> whole = viewOf(builder, it->second.concatResult);
+    if (failed(whole))
+      return failure();
+    view = mbuf::SubviewOp::create(builder, loc, *type, *whole,
+                                   it->second.offset);
+  } else if (std::optional<uint64_t> offset = plan.offset(value)) {
+    view = mbuf::ViewOp::create(builder, loc, *type, arena, *offset);
+  } else if (auto it = constantOffsets.find(value);
+             it != constantOffsets.end()) {
+    view = mbuf::ViewOp::create(builder, loc, *type, arena, it->second);
+  } else {
+    return emitError(loc) << "tg-plan-memory: result #"
+                          << result.getResultNumber() << " of '"
+                          << result.getOwner()->getName()
+                          << "' has no place in the memory plan";
+  }
+  views.map(value, view);
+  return view;
+}
+
+LogicalResult StepConverter::convertOp(OpBuilder &builder, Operation &op) {
+  Location loc = op.getLoc();
+  auto constant = dyn_cast<tg::ConstantOp>(op);
+  if (constant && !constantsInArena) {
+    FailureOr<mbuf::ViewType> type = viewType(constant.getType(), loc);
+    if (failed(type))
+      return failure();
+    views.map(constant.getOutput(),
+              mbuf::ConstantOp::create(builder, loc, *type,
+                                       constant.getValue()));
+    return success();
+  }
+
+  SmallVector<Value> ins, outs;
+  for (Value operand : op.getOperands()) {
+    Value view = views.lookupOrNull(operand);
+    if (!view)
+      return op.emitError("tg-plan-memory: an operand is defined in another "
+                          "block");
+    ins.push_back(view);
+  }
+  for (Value result : op.getResults()) {
+    FailureOr<Value> view = viewOf(builder, result);
+    if (failed(view))
+      return failure();
+    outs.push_back(*view);
+  }
+  // Tied inputs: written over in place, or computed in their slice.
+  SmallVector<int64_t> tied(op.getNumOperands(), -1);
+  for (OpResult result : op.getResults())
+    if (std::optional<unsigned> operand = plan.inPlaceOperand(result))
+      tied[*operand] = result.getResultNumber();
+  for (unsigned k : plan.slicedOperands(&op))
+    tied[k] = 0;
+  Value workspace;
+  if (std::optional<uint64_t> offset = plan.workspaceOffset(&op)) {
+    auto type = mbuf::ViewType::get(
+        {static_cast<int64_t>(workspaces.lookup(&op))}, builder.getI8Type());
+    workspace = mbuf::ViewOp::create(builder, loc, type, arena, *offset);
+  }
+  auto kernel = mbuf::KernelOp::create(
+      builder, loc, ins, outs, workspace,
+      llvm::any_of(tied, [](int64_t k) { return k >= 0; })
+          ? builder.getDenseI64ArrayAttr(tied)
+          : DenseI64ArrayAttr());
+  Block *body = builder.createBlock(&kernel.getBody());
+  IRMapping mapping;
+  for (Value operand : op.getOperands())
+    mapping.map(operand, body->addArgument(operand.getType(), loc));
+  Operation *computation = builder.clone(op, mapping);
+  mbuf::YieldOp::create(builder, loc, computation->getResults());
+  builder.setInsertionPointAfter(kernel);
+  return success();
+}
+
+LogicalResult StepConverter::run() {
+  if (!step.getBody().hasOneBlock())
+    return step.emitError("tg-plan-memory: expected a function with one "
+                          "block");
+  Block &oldBody = step.getBody().front();
+  for (Operation &op : oldBody.without_terminator())
+    if (ArrayRef<unsigned> sliced = plan.slicedOperands(&op); !sliced.empty()) {
+      std::optional<SmallVector<uint64_t>> offsets = concatOperandOffsets(&op);
+      if (!offsets)
+        return op.emitError("tg-plan-memory: sliced operands need a "
+                            "tg.concat of contiguous slabs");
+      for (unsigned k : sliced)
+        slices[op.getOperand(k)] = {op.getResult(0), (*offsets)[k]};
+    }
+  uint64_t arenaBytes = plan.totalBytes();
+  if (constantsInArena)
+    for (auto constant : oldBody.getOps<tg::ConstantOp>()) {
+      constantOffsets[constant.getOutput()] = arenaBytes;
+      arenaBytes += llvm::alignTo(tensorBytes(constant.getOutput()),
+                                  ArenaPlan::kAlignment);
+    }
+
+  // The new body goes before the old one, which is erased once the step is
+  // converted (or the new one is, on failure).
+  Block *newBody = new Block();
+  step.getBody().push_front(newBody);
+  SmallVector<Type> argTypes, resultTypes;
+  for (BlockArgument arg : oldBody.getArguments()) {
+    FailureOr<mbuf::ViewType> type = viewType(arg.getType(), arg.getLoc());
+    if (failed(type)) {
+      newBody->erase();
+      return failure();
+    }
+    argTypes.push_back(*type);
+    views.map(arg, newBody->addArgument(*type, arg.getLoc()));
+  }
+  for (Type type : step.getResultTypes()) {
+    FailureOr<mbuf::ViewType> view = viewType(type, step.getLoc());
+    if (failed(view)) {
+      newBody->erase();
+      return failure();
+    }
+    resultTypes.push_back(*view);
+  }
+  // mbuf.result checks its type against the function's.
+  auto oldType = step.getFunctionType();
+  step.setFunctionType(
+      FunctionType::get(step.getContext(), argTypes, resultTypes));
+  auto restore = [&] {
+    newBody->dropAllDefinedValueUses();
+    newBody->dropAllReferences();
+    newBody->erase();
+    step.setFunctionType(oldType);
+    return failure();
+  };
+
+  OpBuilder builder = OpBuilder::atBlockEnd(newBody);
+  arena = mbuf::ArenaOp::create(
+      builder, step.getLoc(),
+      mbuf::ArenaType::get(step.getContext(), mbuf::MemorySpace::Device),
+      /*index=*/0, arenaBytes, /*device=*/0);
+  for (Operation &op : oldBody.without_terminator())
+    if (failed(convertOp(builder, op)))
+      return restore();
+  Operation *terminator = oldBody.getTerminator();
+  SmallVector<Value> results;
+  for (Value value : terminator->getOperands()) {
+    Value view = views.lookupOrNull(value);
+    if (!view)
+      return restore();
+    results.push_back(view);
+  }
+  func::ReturnOp::create(builder, terminator->getLoc(), results);
+
+  oldBody.dropAllDefinedValueUses();
+  oldBody.dropAllReferences();
+  oldBody.erase();
+  return success();
+}
+
+} // namespace
+
+LogicalResult memopt::convertTGToMBuf(func::FuncOp step,
+                                      const StepArenaPlan &plan,
+                                      bool constantsInArena) {
+  return StepConverter(step, plan, constantsInArena).run();
+}
