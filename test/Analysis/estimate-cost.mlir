@@ -111,3 +111,21 @@ func.func @normalization_pooling(%x: tensor<2x3x4x4xf32>, %s: tensor<3xf32>,
       tensor<3xf32>, tensor<3xf32>, tensor<2x3x4x4xf32>, tensor<1x3x2x2xf32>,
       tensor<1x3x2x2xf32>, tensor<2x3x8x8xf32>, tensor<2x3x8x8xf32>
 }
+
+// -----
+
+// Elementwise ops count FLOPs per element; a cast and data movement count
+// none and cost only their bytes.
+// CHECK-LABEL: func.func @elementwise_cast_reshape
+// sigmoid: 4 FLOPs per element of 4x8; bytes 128 read + 128 written.
+// CHECK: tg.sigmoid {{.*}}memopt.cost = {bytes = 256 : i64, flops = 128 : i64, phase = "forward", seconds = 2.560000e-07 : f64}
+// f32 to bf16: 128 bytes read, 64 written.
+// CHECK: tg.cast {{.*}}memopt.cost = {bytes = 192 : i64, flops = 0 : i64, phase = "forward", seconds = 1.920000e-07 : f64}
+// CHECK: tg.reshape {{.*}}memopt.cost = {bytes = 256 : i64, flops = 0 : i64, phase = "forward", seconds = 2.560000e-07 : f64}
+func.func @elementwise_cast_reshape(%x: tensor<4x8xf32>)
+    -> (tensor<4x8xbf16>, tensor<32xf32>) {
+  %0 = tg.sigmoid %x : tensor<4x8xf32>
+  %1 = tg.cast %0 : tensor<4x8xf32> to tensor<4x8xbf16>
+  %2 = tg.reshape %0 {shape = array<i64: 32>} : (tensor<4x8xf32>) -> tensor<32xf32>
+  return %1, %2 : tensor<4x8xbf16>, tensor<32xf32>
+}
