@@ -46,9 +46,11 @@ StepCost memopt::estimateStepCost(
     func::FuncOp step, const CostModel &model, const StepPhases &phases,
     function_ref<void(Operation *, const OpCost &, StepPhase)> each) {
   StepCost total;
-  step.walk([&](Operation *op) {
+  // The ops in a kernel's region (a fused elementwise body) are part of
+  // that kernel, which counts their FLOPs; they run no kernel of their own.
+  step.walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (!isa<tg::KernelOpInterface>(op))
-      return;
+      return WalkResult::advance();
     OpCost cost = model.cost(op);
     StepPhase phase = phases.phase(op);
     unsigned index = static_cast<unsigned>(phase);
@@ -57,6 +59,7 @@ StepCost memopt::estimateStepCost(
     total.bytes += cost.bytes();
     if (each)
       each(op, cost, phase);
+    return WalkResult::skip();
   });
   return total;
 }

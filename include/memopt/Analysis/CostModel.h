@@ -68,7 +68,8 @@ struct StepCost {
 };
 
 /// Costs every op of `step` in order and sums by phase; `each` (optional)
-/// sees every op that runs a kernel with its cost and phase.
+/// sees every op that runs a kernel with its cost and phase (a fused
+/// elementwise op once, not the ops of its body).
 StepCost estimateStepCost(
     mlir::func::FuncOp step, const CostModel &model, const StepPhases &phases,
     llvm::function_ref<void(mlir::Operation *, const OpCost &, StepPhase)>

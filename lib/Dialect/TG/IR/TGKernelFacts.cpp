@@ -190,9 +190,14 @@ bool DropoutOp::isCheapToRecompute() { return false; }
 uint64_t CastOp::getFlops() { return 0; }
 bool CastOp::isCheapToRecompute() { return true; }
 
-/// A fused chain counts one FLOP per element.
+/// One kernel computes the whole body: the FLOPs of its ops (bytes are
+/// the inputs and the output, the intermediate values are never stored).
 uint64_t FusedElementwiseOp::getFlops() {
-  return detail::perElementFlops(*this, 1);
+  uint64_t flops = 0;
+  for (Operation &op : getBody().front().without_terminator())
+    if (auto kernel = dyn_cast<KernelOpInterface>(op))
+      flops += kernel.getFlops();
+  return flops;
 }
 bool FusedElementwiseOp::isCheapToRecompute() { return true; }
 
