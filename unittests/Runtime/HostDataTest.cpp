@@ -14,6 +14,8 @@
 #include "gtest/gtest.h"
 
 #include <functional>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace memopt::rt;
 using namespace memopt::rt::test;
@@ -242,6 +244,35 @@ TEST(RuntimeHostData, BadDataFailsBeforeTraining) {
       {"no targets directory",
        [](const std::string &d) { makeDirs(d + "/inputs"); },
        "targets: No such file or directory"},
+      {"FIFO among the inputs",
+       [](const std::string &d) {
+         writeLinearDataset(d, 2);
+         std::string path = d + "/inputs/s1.npy";
+         ::unlink(path.c_str());
+         ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+       },
+       "inputs/s1.npy: not a regular file (a FIFO); only regular files are "
+       "read, remove or replace it"},
+      {"header length beyond the file",
+       [](const std::string &d) {
+         writeLinearDataset(d, 2);
+         // Version 2.0: a uint32 header length, here almost 4 GiB.
+         writeText(d + "/inputs/s1.npy",
+                   std::string("\x93NUMPY\x02\x00\xf0\xff\xff\xff", 12) +
+                       "{'descr': '<f4'}");
+       },
+       "inputs/s1.npy: truncated .npy header: it declares 4294967280 bytes, "
+       "the file has 16 after the prefix"},
+      {"shape beyond the file",
+       [](const std::string &d) {
+         writeLinearDataset(d, 2);
+         writeNpyRaw(d + "/inputs/s1.npy",
+                     "{'descr': '<f4', 'fortran_order': False, 'shape': "
+                     "(4611686018427387904, 8), }",
+                     16);
+       },
+       "inputs/s1.npy: truncated: 16 bytes of data, far less than shape "
+       "(4611686018427387904, 8) needs"},
       {"fewer samples than a batch",
        [](const std::string &d) { writeLinearDataset(d, 1); },
        ": 1 samples, fewer than the batch size 2"},

@@ -46,6 +46,12 @@ Status writeFileAtomically(const std::string &path,
 /// `path.tmp`); `what` names the option, e.g. "--out".
 Status checkWritable(const std::string &path, const std::string &what);
 
+/// Fails with `<path>: not a regular file (...)` unless `path` names a
+/// regular file (or a symbolic link to one). The trainer reads only those:
+/// opening a FIFO blocks until a writer appears, and a device streams
+/// without end.
+Status checkRegularFile(const std::string &path);
+
 /// fsync()s directory `dir`, making renames and removals in it durable.
 Status syncDirectory(const std::string &dir);
 

@@ -125,4 +125,20 @@ Status checkWritable(const std::string &path, const std::string &what) {
   return Status();
 }
 
+Status checkRegularFile(const std::string &path) {
+  struct stat info;
+  if (::stat(path.c_str(), &info) != 0)
+    return Status::error(path + ": " + errnoText());
+  if (S_ISREG(info.st_mode))
+    return Status();
+  const char *kind = S_ISFIFO(info.st_mode)   ? "a FIFO"
+                     : S_ISCHR(info.st_mode)  ? "a character device"
+                     : S_ISBLK(info.st_mode)  ? "a block device"
+                     : S_ISSOCK(info.st_mode) ? "a socket"
+                     : S_ISDIR(info.st_mode)  ? "a directory"
+                                              : "not a file";
+  return Status::error(path + ": not a regular file (" + std::string(kind) +
+                       "); only regular files are read, remove or replace it");
+}
+
 } // namespace memopt::rt
