@@ -15,6 +15,7 @@
 #include "memopt/Runtime/Device.h"
 #include "memopt/Runtime/Dataset.h"
 #include "memopt/Runtime/FileIO.h"
+#include "memopt/Runtime/OutputPaths.h"
 #include "memopt/Runtime/ModelWeights.h"
 #include "memopt/Runtime/Random.h"
 #include "memopt/Runtime/RunReport.h"
@@ -97,16 +98,12 @@ private:
 };
 
 Status Trainer::checkOutputs() {
-  if (Status status = checkWritable(options.outPath, "--out"); !status.ok())
+  // All at once: --out, --report and --trace must be three different files.
+  if (Status status = rt::checkOutputs({{"--out", options.outPath},
+                                        {"--report", options.reportPath},
+                                        {"--trace", options.tracePath}});
+      !status.ok())
     return status;
-  if (!options.reportPath.empty())
-    if (Status status = checkWritable(options.reportPath, "--report");
-        !status.ok())
-      return status;
-  if (!options.tracePath.empty())
-    if (Status status = checkWritable(options.tracePath, "--trace");
-        !status.ok())
-      return status;
   if (!options.checkpointDir.empty())
     return prepareCheckpointDirectory(options.checkpointDir);
   return Status();

@@ -692,6 +692,20 @@ def case_declared_output_folded():
                  inits=[ints("a", 1), ints("b", 3), ints("c", 1)])
 
 
+# --- Models for memopt-compile's command-line tests ---------------------------
+
+def case_single_conv():
+    """The smallest model a training binary trains: one input, one output."""
+    return model([node("Conv", ["x", "w"], ["y"], name="conv", pads=[1, 1, 1, 1])],
+                 [inp("x", [1, 1, 4, 4])], [out("y", 4)],
+                 inits=[weight("w", [1, 1, 3, 3])])
+
+
+def case_two_inputs():
+    return model([node("Add", ["x", "z"], ["y"], name="add")],
+                 [inp("x", [1, 1, 4, 4]), inp("z", [1, 1, 4, 4])], [out("y", 4)])
+
+
 def write_truncated(path):
     data = case_conv().SerializeToString()
     with open(path, "wb") as f:
