@@ -1,6 +1,6 @@
 //===- memopt-compile.cpp - ONNX model to training binary -----------------===//
 //
-//   memopt-compile model.onnx -o BIN [options]        (DESIGN.md §3)
+//   memopt-compile model.onnx -o BIN [options]        (docs/contract.md)
 //
 // import (memopt::importONNX) -> tg-autodiff -> canonicalize ->
 // [--target=cuda: tg-fuse-elementwise] -> tg-schedule -> tg-plan-memory ->
@@ -106,7 +106,7 @@ bool isBeta(double v) { return v >= 0.0 && v < 1.0; }
 
 /// Parses the command line; exits on a bad flag.
 Options parseOptions(int argc, char **argv) {
-  // Options of DESIGN.md §3 that later versions implement.
+  // Options docs/contract.md marks as planned.
   const llvm::StringSet<llvm::MallocAllocator> notYet = {
       "remat", "amp", "offload", "stages", "microbatches", "schedule"};
   const llvm::StringSet<llvm::MallocAllocator> known = {
@@ -271,8 +271,8 @@ LogicalResult writeFile(StringRef path,
   return success();
 }
 
-/// The assembly file that embeds the ONNX model (DESIGN.md: the binary
-/// carries the model it writes the trained weights into).
+/// The assembly file that embeds the ONNX model (docs/contract.md: the
+/// binary carries the model it writes the trained weights into).
 std::string embeddingAssembly(StringRef modelPath) {
   std::string quoted;
   for (char c : modelPath) {
@@ -337,7 +337,7 @@ LogicalResult checkGraphInputs(ModuleOp module, const Options &options) {
 
 /// Fails when the plan does not fit --budget: no pass of this build can
 /// trade time for memory, so the predicted peak is the smallest budget
-/// memopt can reach (DESIGN.md §3).
+/// memopt can reach (docs/contract.md).
 LogicalResult checkBudget(const Options &options, uint64_t peak) {
   if (!options.budget || *options.budget >= peak)
     return success();
