@@ -12,13 +12,9 @@
 #ifndef MEMOPT_LIB_RUNTIME_CPU_ACTIVATIONFORMULAS_H
 #define MEMOPT_LIB_RUNTIME_CPU_ACTIVATIONFORMULAS_H
 
-#include <math.h>
+#include "HostDevice.h"
 
-#ifdef __CUDACC__
-#define MEMOPT_HOST_DEVICE __host__ __device__
-#else
-#define MEMOPT_HOST_DEVICE
-#endif
+#include <math.h>
 
 namespace memopt::rt::formulas {
 

@@ -13,6 +13,7 @@
 #define MEMOPT_LIB_RUNTIME_CPU_AXISLAYOUT_H
 
 #include "Common.h"
+#include "HostDevice.h"
 
 #include <cmath>
 #include <string>
@@ -21,11 +22,11 @@ namespace memopt::rt::detail {
 
 struct AxisLayout {
   int64_t outer = 1, size = 1, inner = 1;
-  int64_t at(int64_t o, int64_t k, int64_t i) const {
+  MEMOPT_HOST_DEVICE int64_t at(int64_t o, int64_t k, int64_t i) const {
     return (o * size + k) * inner + i;
   }
   /// The number of (outer, inner) positions: rows along the axis.
-  int64_t rows() const { return outer * inner; }
+  MEMOPT_HOST_DEVICE int64_t rows() const { return outer * inner; }
 };
 
 inline AxisLayout axisLayout(const char *kernel, const Dims &shape,
