@@ -78,6 +78,17 @@ std::optional<uint64_t> perElementFlops(Operation *op) {
       .Cases({"relu", "neg", "exp", "log", "sqrt", "abs", "sign"}, 1)
       .Cases({"sigmoid", "tanh"}, 4) // exp, add, divide, (negate)
       .Cases({"leaky_relu", "clip"}, 2)
+      .Cases({"erf", "prelu"}, 2)
+      .Cases({"hard_sigmoid", "elu", "softplus"}, 3) // scale/exp, add, clamp
+      .Case("hard_swish", 4) // add, clamp, multiply, divide
+      .Cases({"softmax", "log_softmax"}, 4) // max, exp, sum, normalize
+      .Cases({"hard_sigmoid_backward", "prelu_backward"}, 3)
+      .Cases({"hard_swish_backward", "elu_backward", "erf_backward",
+              "softplus_backward", "softmax_backward",
+              "log_softmax_backward"}, 4)
+      // Per logit: a softmax (4), the target term or its gradient (2).
+      .Cases({"cross_entropy_loss", "cross_entropy_loss_backward"}, 6)
+      .Cases({"dice_loss", "dice_loss_backward"}, 8)
       .Cases({"add", "sub", "mul", "div"}, 1)
       .Case("dropout", 2) // compare, scale
       .Cases({"relu_backward", "leaky_relu_backward", "clip_backward"}, 2)
@@ -145,6 +156,13 @@ uint64_t memopt::countFlops(Operation *op) {
         // Statistics: sum and sum of squares (3 per element); normalize and
         // scale/shift (4 per element); running statistics (4 per channel).
         return 7 * elements(bn.getInput()) + 4 * elements(bn.getScale());
+      })
+      .Case([](tg::InstanceNormOp norm) {
+        // As training-mode batch norm, with statistics per (n, c) slice.
+        return 7 * elements(norm.getInput()) + 4 * elements(norm.getSavedMean());
+      })
+      .Case([](tg::InstanceNormBackwardOp norm) {
+        return 9 * elements(norm.getInput());
       })
       .Case([](tg::BatchNormInferenceOp bn) {
         // Scale and shift folded per channel (2 per channel), then one

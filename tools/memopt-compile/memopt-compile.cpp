@@ -167,11 +167,13 @@ Options parseOptions(int argc, char **argv) {
               .Case("mse", tg::LossKind::mse)
               .Case("l1", tg::LossKind::l1)
               .Case("bce", tg::LossKind::bce)
+              .Case("ce", tg::LossKind::ce)
+              .Case("dice", tg::LossKind::dice)
               .Case("graph", tg::LossKind::graph)
               .Default(std::nullopt);
       if (!loss)
-        usageError("--loss must be mse, l1, bce or graph, got '" + value +
-                   "'");
+        usageError("--loss must be mse, l1, bce, ce, dice or graph, got '" +
+                   value + "'");
       options.autodiff.loss = *loss;
     } else if (name == "optimizer") {
       std::optional<tg::OptimizerKind> optimizer =

@@ -10,6 +10,8 @@
 
 #include "StepCodegen.h"
 
+#include "memopt/Dialect/TG/IR/TGOps.h"
+
 #include "memopt/Conversion/TGToEmitC/TGToEmitC.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -69,6 +71,18 @@ FailureOr<StepSignature> StepSignature::read(func::FuncOp step) {
   }
   if (!loss)
     return step.emitError("the step has no rank-0 output (the loss)");
+  for (auto [index, spec] : llvm::enumerate(signature.args)) {
+    if (spec.role != "Target")
+      continue;
+    for (Operation *user : step.getArgument(index).getUsers()) {
+      if (!isa<tg::CrossEntropyLossOp, tg::DiceLossOp>(user) ||
+          user->getOperand(1) != step.getArgument(index))
+        continue;
+      auto logits = cast<RankedTensorType>(user->getOperand(0).getType());
+      if (logits.getRank() == static_cast<int64_t>(spec.shape.size()) + 1)
+        signature.targetClasses = logits.getDimSize(1);
+    }
+  }
   signature.lossIndex = *loss;
   return signature;
 }
@@ -169,7 +183,7 @@ void memopt::codegen::emitProgram(ModuleOp module,
      << (learningRate ? "&" + kLearningRateName.str() : "nullptr")
      << ",\n    /*evalStep=*/"
      << (hasEvalStep ? StringRef(kEvalFunctionName) : StringRef("nullptr"))
-     << ",\n}";
+     << ",\n    /*targetClasses=*/" << signature.targetClasses << ",\n}";
   Type programType = emitc::OpaqueType::get(context, "memopt::rt::Program");
   emitc::GlobalOp::create(builder, loc, "kProgram", programType,
                           emitc::OpaqueAttr::get(context, program),

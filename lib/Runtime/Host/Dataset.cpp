@@ -73,8 +73,10 @@ Status checkFile(const std::string &path, const Dims &sampleShape,
 } // namespace
 
 Status Dataset::open(const std::string &dir, const Dims &inputShape,
-                     const Dims &targetShape, Dataset &dataset) {
+                     const Dims &targetShape, Dataset &dataset,
+                     int64_t targetClasses) {
   dataset = Dataset();
+  dataset.targetClasses = targetClasses;
   dataset.inputElements = inputShape.product();
   dataset.targetElements = targetShape.product();
   std::string inputDir = dir + "/inputs", targetDir = dir + "/targets";
@@ -116,8 +118,12 @@ Status Dataset::loadBatch(const uint32_t *indices, size_t count, float *inputs,
                                   inputs + i * inputElements);
         !status.ok())
       return status;
-    if (Status status = readImage(sample.target.path, sample.target.shape,
-                                  targets + i * targetElements);
+    float *target = targets + i * targetElements;
+    if (Status status =
+            targetClasses > 0
+                ? readLabelMap(sample.target.path, sample.target.shape,
+                               targetClasses, target)
+                : readImage(sample.target.path, sample.target.shape, target);
         !status.ok())
       return status;
   }

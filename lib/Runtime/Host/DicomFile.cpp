@@ -113,6 +113,9 @@ Status readDicom(const std::string &path, Dims &shape, const PixelSink *sink) {
     return Status();
   if (Status status = checkShape(shape, *sink); !status.ok())
     return status;
+  if (sink->classIndices)
+    return Status::error("a DICOM file is an image, not a label map; save "
+                         "class indices as 8/16-bit PNG or integer .npy");
 
   if (OFCondition decoded =
           dataset.chooseRepresentation(EXS_LittleEndianExplicit, nullptr);

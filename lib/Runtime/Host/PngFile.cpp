@@ -103,11 +103,11 @@ Status readPng(const std::string &path, Dims &shape, const PixelSink *sink) {
     for (size_t i = 0; i < count; ++i) {
       uint16_t value;
       std::memcpy(&value, image.data() + 2 * i, 2);
-      sink->data[i] = static_cast<float>(value) / 65535.0f;
+      sink->data[i] = sink->pixel(value, 65535.0f);
     }
   } else {
     for (size_t i = 0; i < count; ++i)
-      sink->data[i] = static_cast<float>(image[i]) / 255.0f;
+      sink->data[i] = sink->pixel(image[i], 255.0f);
   }
   return Status();
 }

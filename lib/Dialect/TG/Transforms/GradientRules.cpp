@@ -190,6 +190,22 @@ LogicalResult convTranspose2dRule(ConvTranspose2DOp op, const RuleArgs &args) {
 // Normalization
 //===----------------------------------------------------------------------===//
 
+/// The input, scale and bias gradients of a batch or instance
+/// normalization from its saved statistics, as far as they are wanted.
+template <typename BackwardOp, typename NormOp>
+LogicalResult normBackward(NormOp op, const RuleArgs &args) {
+  if (!args.wants(0) && !args.wants(1) && !args.wants(2))
+    return success();
+  auto backward = BackwardOp::create(
+      args.emit.builder, args.emit.loc, op.getInput().getType(),
+      op.getScale().getType(), op.getBias().getType(), args.dy(), op.getInput(),
+      op.getScale(), op.getSavedMean(), op.getSavedInvStd());
+  for (unsigned i = 0; i < 3; ++i)
+    if (args.wants(i))
+      args.grads[i] = backward->getResult(i);
+  return success();
+}
+
 LogicalResult batchNormRule(BatchNormOp op, const RuleArgs &args) {
   // The running and batch statistics are results too; a loss that reads
   // them would need their gradients, which PyTorch does not define either.
@@ -200,16 +216,14 @@ LogicalResult batchNormRule(BatchNormOp op, const RuleArgs &args) {
   if (args.wants(3) || args.wants(4))
     return op.emitOpError("running statistics that depend on a parameter "
                           "are not supported by autodiff");
-  if (!args.wants(0) && !args.wants(1) && !args.wants(2))
-    return success();
-  auto backward = BatchNormBackwardOp::create(
-      args.emit.builder, args.emit.loc, op.getInput().getType(),
-      op.getScale().getType(), op.getBias().getType(), args.dy(), op.getInput(),
-      op.getScale(), op.getSavedMean(), op.getSavedInvStd());
-  for (unsigned i = 0; i < 3; ++i)
-    if (args.wants(i))
-      args.grads[i] = backward->getResult(i);
-  return success();
+  return normBackward<BatchNormBackwardOp>(op, args);
+}
+
+LogicalResult instanceNormRule(InstanceNormOp op, const RuleArgs &args) {
+  if (llvm::any_of(args.resultGrads.drop_front(), [](Value g) { return g; }))
+    return op.emitOpError("has a gradient through its saved statistics, "
+                          "which autodiff does not support");
+  return normBackward<InstanceNormBackwardOp>(op, args);
 }
 
 /// y = (x - mean) * k + bias with k = scale / sqrt(var + epsilon), per
@@ -280,6 +294,61 @@ LogicalResult clipRule(ClipOp op, const RuleArgs &args) {
   args.grads[0] = ClipBackwardOp::create(
       args.emit.builder, args.emit.loc, op.getInput().getType(), args.dy(),
       op.getInput(), op.getMin(), op.getMax());
+  return success();
+}
+
+/// Activations whose backward op reads the forward input and has the
+/// forward op's attributes.
+LogicalResult inputActivationRule(Operation *op, const RuleArgs &args) {
+  OpBuilder &b = args.emit.builder;
+  Location loc = args.emit.loc;
+  Value x = op->getOperand(0), dy = args.dy();
+  Type type = x.getType();
+  args.grads[0] =
+      TypeSwitch<Operation *, Value>(op)
+          .Case([&](HardSigmoidOp hs) {
+            return HardSigmoidBackwardOp::create(b, loc, type, dy, x,
+                                                 hs.getAlpha(), hs.getBeta());
+          })
+          .Case([&](HardSwishOp) {
+            return HardSwishBackwardOp::create(b, loc, type, dy, x);
+          })
+          .Case([&](EluOp elu) {
+            return EluBackwardOp::create(b, loc, type, dy, x, elu.getAlpha());
+          })
+          .Case([&](SoftplusOp) {
+            return SoftplusBackwardOp::create(b, loc, type, dy, x);
+          })
+          .Case([&](ErfOp) {
+            return ErfBackwardOp::create(b, loc, type, dy, x);
+          })
+          .Default([](Operation *) { return Value(); });
+  return success();
+}
+
+/// dx = x > 0 ? dy : slope * dy; dslope = dy * min(x, 0) summed back to the
+/// slope's shape, with min(x, 0) = x - relu(x) (exact in float).
+LogicalResult preluRule(PReluOp op, const RuleArgs &args) {
+  GradientEmitter &emit = args.emit;
+  Value x = op.getInput(), slope = op.getSlope(), dy = args.dy();
+  if (args.wants(0))
+    args.grads[0] = PReluBackwardOp::create(emit.builder, emit.loc,
+                                            x.getType(), dy, x, slope);
+  if (args.wants(1)) {
+    Value negativePart =
+        emit.binary<SubOp>(x, emit.unary<ReluOp>(x));
+    args.grads[1] = emit.sumToShape(emit.binary<MulOp>(dy, negativePart),
+                                    shapeOf(slope));
+  }
+  return success();
+}
+
+/// PyTorch's softmax and log_softmax backward, which read the output.
+template <typename BackwardOp, typename ForwardOp>
+LogicalResult softmaxRule(ForwardOp op, const RuleArgs &args) {
+  args.grads[0] = BackwardOp::create(args.emit.builder, args.emit.loc,
+                                     op.getInput().getType(), args.dy(),
+                                     op.getOutput(), op.getAxis());
   return success();
 }
 
@@ -555,6 +624,16 @@ LogicalResult memopt::tg::detail::emitOperandGradients(
       })
       .Case([&](LeakyReluOp relu) { return leakyReluRule(relu, args); })
       .Case([&](ClipOp clip) { return clipRule(clip, args); })
+      .Case<HardSigmoidOp, HardSwishOp, EluOp, SoftplusOp, ErfOp>(
+          [&](Operation *) { return inputActivationRule(op, args); })
+      .Case([&](PReluOp prelu) { return preluRule(prelu, args); })
+      .Case([&](SoftmaxOp softmax) {
+        return softmaxRule<SoftmaxBackwardOp>(softmax, args);
+      })
+      .Case([&](LogSoftmaxOp softmax) {
+        return softmaxRule<LogSoftmaxBackwardOp>(softmax, args);
+      })
+      .Case([&](InstanceNormOp norm) { return instanceNormRule(norm, args); })
       .Case<NegOp, ExpOp, LogOp, SqrtOp, AbsOp>(
           [&](Operation *) { return mathRule(op, args); })
       .Case<AddOp, SubOp, MulOp, DivOp>(
