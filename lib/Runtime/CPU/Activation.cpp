@@ -34,50 +34,9 @@ void mapGrad(const char *kernel, ConstTensor gradOutput, ConstTensor input,
   });
 }
 
-float f32(double value) { return static_cast<float>(value); }
-
 } // namespace
 
-void hardSigmoid(ConstTensor input, Tensor output, double alpha, double beta) {
-  map("hard_sigmoid", input, output,
-      formulas::HardSigmoid{f32(alpha), f32(beta)});
-}
-void hardSwish(ConstTensor input, Tensor output) {
-  map("hard_swish", input, output, formulas::HardSwish{});
-}
-void elu(ConstTensor input, Tensor output, double alpha) {
-  map("elu", input, output, formulas::Elu{f32(alpha)});
-}
-void softplus(ConstTensor input, Tensor output) {
-  map("softplus", input, output, formulas::Softplus{});
-}
-void erf(ConstTensor input, Tensor output) {
-  map("erf", input, output, formulas::Erf{});
-}
-
-void hardSigmoidBackward(ConstTensor gradOutput, ConstTensor input,
-                         Tensor gradInput, double alpha, double beta) {
-  mapGrad("hard_sigmoid_backward", gradOutput, input, gradInput,
-          formulas::HardSigmoidGrad{f32(alpha), f32(beta)});
-}
-void hardSwishBackward(ConstTensor gradOutput, ConstTensor input,
-                       Tensor gradInput) {
-  mapGrad("hard_swish_backward", gradOutput, input, gradInput,
-          formulas::HardSwishGrad{});
-}
-void eluBackward(ConstTensor gradOutput, ConstTensor input, Tensor gradInput,
-                 double alpha) {
-  mapGrad("elu_backward", gradOutput, input, gradInput,
-          formulas::EluGrad{f32(alpha)});
-}
-void softplusBackward(ConstTensor gradOutput, ConstTensor input,
-                      Tensor gradInput) {
-  mapGrad("softplus_backward", gradOutput, input, gradInput,
-          formulas::SoftplusGrad{});
-}
-void erfBackward(ConstTensor gradOutput, ConstTensor input, Tensor gradInput) {
-  mapGrad("erf_backward", gradOutput, input, gradInput, formulas::ErfGrad{});
-}
+#include "ActivationEntryPoints.inc"
 
 void prelu(ConstTensor input, ConstTensor slope, Tensor output) {
   const char *kernel = "prelu";

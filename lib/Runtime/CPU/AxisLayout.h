@@ -65,6 +65,19 @@ inline AxisLayout lossLayout(const char *kernel, const Dims &logits,
   return l;
 }
 
+/// The N x C slices (of `inner` elements) of an instance normalization,
+/// after checking the input rank and the scale and statistics shapes.
+inline AxisLayout instanceNormLayout(const char *kernel, const Dims &input,
+                                     const Dims &scale, const Dims &stats) {
+  require(input.size >= 3, kernel,
+          "'input' must have rank >= 3 (N x C x D1 x ...)");
+  AxisLayout l = axisLayout(kernel, input, 1);
+  requireShape(kernel, "scale", scale, Dims{l.size});
+  requireShape(kernel, "statistics", stats, Dims{l.outer, l.size});
+  require(l.inner > 0, kernel, "empty slices");
+  return l;
+}
+
 /// The class index that a label-map value holds; aborts, naming the
 /// position, unless it is an integer in [0, classes).
 inline int64_t classIndex(const char *kernel, float value, int64_t classes,

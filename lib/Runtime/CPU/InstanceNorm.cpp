@@ -17,27 +17,12 @@
 namespace memopt::rt {
 using namespace detail;
 
-namespace {
-
-/// N x C slices of `inner` elements each, after checking the operands.
-AxisLayout sliceLayout(const char *kernel, const Dims &input,
-                       const Dims &scale, const Dims &stats) {
-  require(input.size >= 3, kernel,
-          "'input' must have rank >= 3 (N x C x D1 x ...)");
-  AxisLayout l = axisLayout(kernel, input, 1);
-  requireShape(kernel, "scale", scale, Dims{l.size});
-  requireShape(kernel, "statistics", stats, Dims{l.outer, l.size});
-  require(l.inner > 0, kernel, "empty slices");
-  return l;
-}
-
-} // namespace
-
 void instanceNorm(ConstTensor input, ConstTensor scale, ConstTensor bias,
                   Tensor output, Tensor savedMean, Tensor savedInvStd,
                   double epsilon) {
   const char *kernel = "instance_norm";
-  AxisLayout l = sliceLayout(kernel, input.shape, scale.shape, savedMean.shape);
+  AxisLayout l =
+      instanceNormLayout(kernel, input.shape, scale.shape, savedMean.shape);
   requireShape(kernel, "bias", bias.shape, scale.shape);
   requireShape(kernel, "saved_inv_std", savedInvStd.shape, savedMean.shape);
   requireShape(kernel, "output", output.shape, input.shape);
@@ -74,7 +59,8 @@ void instanceNormBackward(ConstTensor gradOutput, ConstTensor input,
                           ConstTensor savedInvStd, Tensor gradInput,
                           Tensor gradScale, Tensor gradBias) {
   const char *kernel = "instance_norm_backward";
-  AxisLayout l = sliceLayout(kernel, input.shape, scale.shape, savedMean.shape);
+  AxisLayout l =
+      instanceNormLayout(kernel, input.shape, scale.shape, savedMean.shape);
   requireShape(kernel, "saved_inv_std", savedInvStd.shape, savedMean.shape);
   requireShape(kernel, "grad_output", gradOutput.shape, input.shape);
   requireShape(kernel, "grad_input", gradInput.shape, input.shape);

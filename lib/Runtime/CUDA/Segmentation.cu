@@ -87,8 +87,6 @@ void preluLaunch(const char *kernel, const float *gradOutput,
   checkLaunch(kernel);
 }
 
-float f32(double value) { return static_cast<float>(value); }
-
 //===----------------------------------------------------------------------===//
 // Softmax and log-softmax
 //===----------------------------------------------------------------------===//
@@ -231,17 +229,6 @@ __global__ void instanceNormGradKernel(const float *dy, const float *x,
   }
 }
 
-AxisLayout sliceLayout(const char *kernel, const Dims &input,
-                       const Dims &scale, const Dims &stats) {
-  require(input.size >= 3, kernel,
-          "'input' must have rank >= 3 (N x C x D1 x ...)");
-  AxisLayout l = axisLayout(kernel, input, 1);
-  requireShape(kernel, "scale", scale, Dims{l.size});
-  requireShape(kernel, "statistics", stats, Dims{l.outer, l.size});
-  require(l.inner > 0, kernel, "empty slices");
-  return l;
-}
-
 //===----------------------------------------------------------------------===//
 // Segmentation losses (one block each)
 //===----------------------------------------------------------------------===//
@@ -380,45 +367,7 @@ __global__ void diceGradKernel(const float *gradLoss, const float *z,
 
 } // namespace
 
-void hardSigmoid(ConstTensor input, Tensor output, double alpha, double beta) {
-  map("hard_sigmoid", input, output,
-      formulas::HardSigmoid{f32(alpha), f32(beta)});
-}
-void hardSwish(ConstTensor input, Tensor output) {
-  map("hard_swish", input, output, formulas::HardSwish{});
-}
-void elu(ConstTensor input, Tensor output, double alpha) {
-  map("elu", input, output, formulas::Elu{f32(alpha)});
-}
-void softplus(ConstTensor input, Tensor output) {
-  map("softplus", input, output, formulas::Softplus{});
-}
-void erf(ConstTensor input, Tensor output) {
-  map("erf", input, output, formulas::Erf{});
-}
-void hardSigmoidBackward(ConstTensor gradOutput, ConstTensor input,
-                         Tensor gradInput, double alpha, double beta) {
-  mapGrad("hard_sigmoid_backward", gradOutput, input, gradInput,
-          formulas::HardSigmoidGrad{f32(alpha), f32(beta)});
-}
-void hardSwishBackward(ConstTensor gradOutput, ConstTensor input,
-                       Tensor gradInput) {
-  mapGrad("hard_swish_backward", gradOutput, input, gradInput,
-          formulas::HardSwishGrad{});
-}
-void eluBackward(ConstTensor gradOutput, ConstTensor input, Tensor gradInput,
-                 double alpha) {
-  mapGrad("elu_backward", gradOutput, input, gradInput,
-          formulas::EluGrad{f32(alpha)});
-}
-void softplusBackward(ConstTensor gradOutput, ConstTensor input,
-                      Tensor gradInput) {
-  mapGrad("softplus_backward", gradOutput, input, gradInput,
-          formulas::SoftplusGrad{});
-}
-void erfBackward(ConstTensor gradOutput, ConstTensor input, Tensor gradInput) {
-  mapGrad("erf_backward", gradOutput, input, gradInput, formulas::ErfGrad{});
-}
+#include "../CPU/ActivationEntryPoints.inc"
 
 void prelu(ConstTensor input, ConstTensor slope, Tensor output) {
   preluLaunch("prelu", nullptr, input, slope, output);
@@ -451,7 +400,8 @@ void instanceNorm(ConstTensor input, ConstTensor scale, ConstTensor bias,
                   Tensor output, Tensor savedMean, Tensor savedInvStd,
                   double epsilon) {
   const char *kernel = "instance_norm";
-  AxisLayout l = sliceLayout(kernel, input.shape, scale.shape, savedMean.shape);
+  AxisLayout l =
+      instanceNormLayout(kernel, input.shape, scale.shape, savedMean.shape);
   requireShape(kernel, "bias", bias.shape, scale.shape);
   requireShape(kernel, "saved_inv_std", savedInvStd.shape, savedMean.shape);
   requireShape(kernel, "output", output.shape, input.shape);
@@ -467,7 +417,8 @@ void instanceNormBackward(ConstTensor gradOutput, ConstTensor input,
                           ConstTensor savedInvStd, Tensor gradInput,
                           Tensor gradScale, Tensor gradBias) {
   const char *kernel = "instance_norm_backward";
-  AxisLayout l = sliceLayout(kernel, input.shape, scale.shape, savedMean.shape);
+  AxisLayout l =
+      instanceNormLayout(kernel, input.shape, scale.shape, savedMean.shape);
   requireShape(kernel, "saved_inv_std", savedInvStd.shape, savedMean.shape);
   requireShape(kernel, "grad_output", gradOutput.shape, input.shape);
   requireShape(kernel, "grad_input", gradInput.shape, input.shape);
