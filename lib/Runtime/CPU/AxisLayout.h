@@ -78,6 +78,36 @@ inline AxisLayout instanceNormLayout(const char *kernel, const Dims &input,
   return l;
 }
 
+/// Checks the operands of tg.instance_norm; returns its slices.
+inline AxisLayout checkInstanceNorm(ConstTensor input, ConstTensor scale,
+                                    ConstTensor bias, Tensor output,
+                                    Tensor savedMean, Tensor savedInvStd) {
+  const char *kernel = "instance_norm";
+  AxisLayout l =
+      instanceNormLayout(kernel, input.shape, scale.shape, savedMean.shape);
+  requireShape(kernel, "bias", bias.shape, scale.shape);
+  requireShape(kernel, "saved_inv_std", savedInvStd.shape, savedMean.shape);
+  requireShape(kernel, "output", output.shape, input.shape);
+  return l;
+}
+
+/// Checks the operands of tg.instance_norm_backward; returns its slices.
+inline AxisLayout
+checkInstanceNormBackward(ConstTensor gradOutput, ConstTensor input,
+                          ConstTensor scale, ConstTensor savedMean,
+                          ConstTensor savedInvStd, Tensor gradInput,
+                          Tensor gradScale, Tensor gradBias) {
+  const char *kernel = "instance_norm_backward";
+  AxisLayout l =
+      instanceNormLayout(kernel, input.shape, scale.shape, savedMean.shape);
+  requireShape(kernel, "saved_inv_std", savedInvStd.shape, savedMean.shape);
+  requireShape(kernel, "grad_output", gradOutput.shape, input.shape);
+  requireShape(kernel, "grad_input", gradInput.shape, input.shape);
+  requireShape(kernel, "grad_scale", gradScale.shape, scale.shape);
+  requireShape(kernel, "grad_bias", gradBias.shape, scale.shape);
+  return l;
+}
+
 /// The class index that a label-map value holds; aborts, naming the
 /// position, unless it is an integer in [0, classes).
 inline int64_t classIndex(const char *kernel, float value, int64_t classes,

@@ -20,12 +20,8 @@ using namespace detail;
 void instanceNorm(ConstTensor input, ConstTensor scale, ConstTensor bias,
                   Tensor output, Tensor savedMean, Tensor savedInvStd,
                   double epsilon) {
-  const char *kernel = "instance_norm";
   AxisLayout l =
-      instanceNormLayout(kernel, input.shape, scale.shape, savedMean.shape);
-  requireShape(kernel, "bias", bias.shape, scale.shape);
-  requireShape(kernel, "saved_inv_std", savedInvStd.shape, savedMean.shape);
-  requireShape(kernel, "output", output.shape, input.shape);
+      checkInstanceNorm(input, scale, bias, output, savedMean, savedInvStd);
   const double count = static_cast<double>(l.inner);
   parallelFor(l.outer * l.size, input.numel(), [&](int64_t first,
                                                    int64_t last) {
@@ -58,14 +54,9 @@ void instanceNormBackward(ConstTensor gradOutput, ConstTensor input,
                           ConstTensor scale, ConstTensor savedMean,
                           ConstTensor savedInvStd, Tensor gradInput,
                           Tensor gradScale, Tensor gradBias) {
-  const char *kernel = "instance_norm_backward";
-  AxisLayout l =
-      instanceNormLayout(kernel, input.shape, scale.shape, savedMean.shape);
-  requireShape(kernel, "saved_inv_std", savedInvStd.shape, savedMean.shape);
-  requireShape(kernel, "grad_output", gradOutput.shape, input.shape);
-  requireShape(kernel, "grad_input", gradInput.shape, input.shape);
-  requireShape(kernel, "grad_scale", gradScale.shape, scale.shape);
-  requireShape(kernel, "grad_bias", gradBias.shape, scale.shape);
+  AxisLayout l = checkInstanceNormBackward(gradOutput, input, scale, savedMean,
+                                           savedInvStd, gradInput, gradScale,
+                                           gradBias);
   const double count = static_cast<double>(l.inner);
   // Channels run in parallel; a channel walks its slices in sample order,
   // so its scale and bias gradients are summed in a fixed order.

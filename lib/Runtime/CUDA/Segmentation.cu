@@ -399,36 +399,27 @@ void logSoftmaxBackward(ConstTensor gradOutput, ConstTensor output,
 void instanceNorm(ConstTensor input, ConstTensor scale, ConstTensor bias,
                   Tensor output, Tensor savedMean, Tensor savedInvStd,
                   double epsilon) {
-  const char *kernel = "instance_norm";
   AxisLayout l =
-      instanceNormLayout(kernel, input.shape, scale.shape, savedMean.shape);
-  requireShape(kernel, "bias", bias.shape, scale.shape);
-  requireShape(kernel, "saved_inv_std", savedInvStd.shape, savedMean.shape);
-  requireShape(kernel, "output", output.shape, input.shape);
+      checkInstanceNorm(input, scale, bias, output, savedMean, savedInvStd);
   instanceNormKernel<<<static_cast<unsigned>(l.outer * l.size), kLaunchThreads,
                        0, cuda::stream()>>>(
       input.data, scale.data, bias.data, output.data, savedMean.data,
       savedInvStd.data, l, epsilon);
-  checkLaunch(kernel);
+  checkLaunch("instance_norm");
 }
 
 void instanceNormBackward(ConstTensor gradOutput, ConstTensor input,
                           ConstTensor scale, ConstTensor savedMean,
                           ConstTensor savedInvStd, Tensor gradInput,
                           Tensor gradScale, Tensor gradBias) {
-  const char *kernel = "instance_norm_backward";
-  AxisLayout l =
-      instanceNormLayout(kernel, input.shape, scale.shape, savedMean.shape);
-  requireShape(kernel, "saved_inv_std", savedInvStd.shape, savedMean.shape);
-  requireShape(kernel, "grad_output", gradOutput.shape, input.shape);
-  requireShape(kernel, "grad_input", gradInput.shape, input.shape);
-  requireShape(kernel, "grad_scale", gradScale.shape, scale.shape);
-  requireShape(kernel, "grad_bias", gradBias.shape, scale.shape);
+  AxisLayout l = checkInstanceNormBackward(gradOutput, input, scale, savedMean,
+                                           savedInvStd, gradInput, gradScale,
+                                           gradBias);
   instanceNormGradKernel<<<static_cast<unsigned>(l.size), kLaunchThreads, 0,
                            cuda::stream()>>>(
       gradOutput.data, input.data, scale.data, savedMean.data,
       savedInvStd.data, gradInput.data, gradScale.data, gradBias.data, l);
-  checkLaunch(kernel);
+  checkLaunch("instance_norm_backward");
 }
 
 void crossEntropyLoss(ConstTensor logits, ConstTensor target, Tensor loss) {
