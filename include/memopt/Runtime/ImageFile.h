@@ -35,7 +35,10 @@ Status checkImageType(const std::string &path);
 
 /// The shape of the image at `path`, read from its header only, and whether
 /// its type is supported.
-Status readImageShape(const std::string &path, Dims &shape);
+/// With `labelMap`, the file must be a label map (readLabelMap), else an
+/// image.
+Status readImageShape(const std::string &path, Dims &shape,
+                      bool labelMap = false);
 
 /// Reads the image at `path`, whose shape must be `shape` (as returned by
 /// readImageShape), into `pixels` (shape.product() floats).

@@ -71,18 +71,17 @@ FailureOr<StepSignature> StepSignature::read(func::FuncOp step) {
   }
   if (!loss)
     return step.emitError("the step has no rank-0 output (the loss)");
-  for (auto [index, spec] : llvm::enumerate(signature.args)) {
-    if (spec.role != "Target")
-      continue;
-    for (Operation *user : step.getArgument(index).getUsers()) {
-      if (!isa<tg::CrossEntropyLossOp, tg::DiceLossOp>(user) ||
-          user->getOperand(1) != step.getArgument(index))
-        continue;
-      auto logits = cast<RankedTensorType>(user->getOperand(0).getType());
-      if (logits.getRank() == static_cast<int64_t>(spec.shape.size()) + 1)
-        signature.targetClasses = logits.getDimSize(1);
-    }
-  }
+  // The step's segmentation loss against a class map (in the planned step
+  // it sits inside the kernel op that places it) gives the class count.
+  step.walk([&](Operation *op) {
+    if (!isa<tg::CrossEntropyLossOp, tg::DiceLossOp>(op))
+      return;
+    auto logits = cast<RankedTensorType>(op->getOperand(0).getType());
+    auto target = cast<RankedTensorType>(op->getOperand(1).getType());
+    if (logits.getRank() == target.getRank() + 1)
+      signature.targetClasses = logits.getDimSize(1);
+  });
+
   signature.lossIndex = *loss;
   return signature;
 }

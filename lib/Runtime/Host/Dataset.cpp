@@ -57,8 +57,8 @@ bool matches(const Dims &file, const Dims &sample) {
 }
 
 Status checkFile(const std::string &path, const Dims &sampleShape,
-                 Dims &shape) {
-  if (Status status = readImageShape(path, shape); !status.ok())
+                 Dims &shape, bool labelMap = false) {
+  if (Status status = readImageShape(path, shape, labelMap); !status.ok())
     return status;
   if (matches(shape, sampleShape))
     return Status();
@@ -100,7 +100,8 @@ Status Dataset::open(const std::string &dir, const Dims &inputShape,
         !status.ok())
       return status;
     if (Status status =
-            checkFile(target->second, targetShape, sample.target.shape);
+            checkFile(target->second, targetShape, sample.target.shape,
+                      targetClasses > 0);
         !status.ok())
       return status;
     dataset.samples.push_back(std::move(sample));

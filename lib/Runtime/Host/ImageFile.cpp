@@ -61,11 +61,13 @@ Status checkImageType(const std::string &path) {
                        ": unsupported file type (expected .npy, .png or .dcm)");
 }
 
-Status readImageShape(const std::string &path, Dims &shape) {
+Status readImageShape(const std::string &path, Dims &shape, bool labelMap) {
   if (Status status = checkImageType(path); !status.ok())
     return status;
   Reader reader = readerFor(path);
-  if (Status status = reader(path, shape, nullptr); !status.ok())
+  // A sink without data: the header only, checked for the file's use.
+  detail::PixelSink header{nullptr, {}, labelMap};
+  if (Status status = reader(path, shape, &header); !status.ok())
     return Status::error(path + ": " + status.message());
   return Status();
 }

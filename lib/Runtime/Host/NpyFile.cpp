@@ -173,19 +173,20 @@ Status readNpy(const std::string &path, Dims &shape, const PixelSink *sink) {
     return Status::error(
         "truncated: " + std::to_string(fileBytes - header.dataOffset) +
         " bytes of data, expected " + std::to_string(dataBytes));
-  if (!sink)
+  bool isSigned = header.type == NpyType::I32 || header.type == NpyType::I64;
+  bool labels = sink && sink->classIndices;
+  if (labels && header.type == NpyType::F32)
+    return Status::error("float32 data is not a label map; save class "
+                         "indices as uint8, uint16, int32 or int64");
+  if (!labels && isSigned)
+    return Status::error("int32/int64 data is read only as a label map "
+                         "(targets of --loss=ce|dice); images are float32, "
+                         "uint8 or uint16");
+  if (!sink || !sink->data)
     return Status();
   if (Status status = checkShape(shape, *sink); !status.ok())
     return status;
 
-  bool isSigned = header.type == NpyType::I32 || header.type == NpyType::I64;
-  if (sink->classIndices && header.type == NpyType::F32)
-    return Status::error("float32 data is not a label map; save class "
-                         "indices as uint8, uint16, int32 or int64");
-  if (!sink->classIndices && isSigned)
-    return Status::error("int32/int64 data is read only as a label map "
-                         "(targets of --loss=ce|dice); images are float32, "
-                         "uint8 or uint16");
   if (std::fseek(file.get(), header.dataOffset, SEEK_SET) != 0)
     return Status::error(std::strerror(errno));
   if (header.type == NpyType::F32) {

@@ -80,7 +80,7 @@ Status readPng(const std::string &path, Dims &shape, const PixelSink *sink) {
                          std::to_string(colorType) +
                          "), expected 8- or 16-bit grayscale");
   shape = Dims{static_cast<int64_t>(height), static_cast<int64_t>(width)};
-  if (!sink)
+  if (!sink || !sink->data)
     return Status();
   if (Status status = checkShape(shape, *sink); !status.ok())
     return status;
