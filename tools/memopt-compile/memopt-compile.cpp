@@ -61,7 +61,7 @@ namespace {
 constexpr int kUsageError = 2;
 constexpr const char *kUsage =
     "usage: memopt-compile model.onnx -o BIN [--target=cpu|cuda] [--batch=N] "
-    "[--input-shape=C,H,W] [--loss=mse|l1|bce|graph] "
+    "[--input-shape=C,H,W] [--loss=mse|l1|bce|ce|dice|graph] "
     "[--optimizer=sgd|adam|adamw] [--lr=F] [--momentum=F] [--dampening=F] "
     "[--nesterov=true|false] [--weight-decay=F] [--beta1=F] [--beta2=F] [--eps=F] [--save-temps=DIR] "
     "[--device=NAME[,KEY=VALUE]...] [--budget=SIZE] [--report=FILE.json] "
@@ -188,11 +188,13 @@ Options parseOptions(int argc, char **argv) {
               .Case("mse", tg::LossKind::mse)
               .Case("l1", tg::LossKind::l1)
               .Case("bce", tg::LossKind::bce)
+              .Case("ce", tg::LossKind::ce)
+              .Case("dice", tg::LossKind::dice)
               .Case("graph", tg::LossKind::graph)
               .Default(std::nullopt);
       if (!loss)
-        usageError("--loss must be mse, l1, bce or graph, got '" + value +
-                   "'");
+        usageError("--loss must be mse, l1, bce, ce, dice or graph, got '" +
+                   value + "'");
       options.autodiff.loss = *loss;
     } else if (name == "optimizer") {
       std::optional<tg::OptimizerKind> optimizer =
@@ -329,7 +331,7 @@ LogicalResult checkGraphInputs(ModuleOp module, const Options &options) {
                   "inputs, and the target from --data/targets"
                << (graphLoss ? " (--loss=graph models take their target as a "
                                "graph input, which the binary cannot feed; "
-                               "use --loss=mse, l1 or bce)"
+                               "use --loss=mse, l1, bce, ce or dice)"
                              : ": make the others initializers or constants")
                << "\n";
   return failure();

@@ -77,7 +77,8 @@ TEST(RuntimeHostData, NpyRejectsWhatItCannotRead) {
               32);
   EXPECT_EQ(npyError(dir / "f8.npy"),
             dir / "f8.npy" +
-                ": unsupported dtype '<f8', expected float32, uint8 or uint16");
+                ": unsupported dtype '<f8', expected float32, uint8 or uint16 "
+                "(label maps: uint8, uint16, int32 or int64)");
   writeNpyRaw(dir / "be.npy",
               "{'descr': '>f4', 'fortran_order': False, 'shape': (2, 2), }",
               16);
@@ -220,8 +221,8 @@ TEST(RuntimeHostData, BadDataFailsBeforeTraining) {
                      "2), }",
                      16);
        },
-       "targets/s1.npy: unsupported dtype '<i4', expected float32, uint8 or "
-       "uint16"},
+       "targets/s1.npy: int32/int64 data is read only as a label map "
+       "(targets of --loss=ce|dice); images are float32, uint8 or uint16"},
       {"unsupported file",
        [](const std::string &d) {
          writeLinearDataset(d, 2);

@@ -234,6 +234,27 @@ TEST_F(RuntimeParity, Unary) {
           leakyReluBackward(dy, x, dx, c.real("alpha"));
         },
         "input"}},
+      {"hard_sigmoid",
+       {[](const RefCase &c, ConstTensor x, Tensor y) {
+          hardSigmoid(x, y, c.real("alpha"), c.real("beta"));
+        },
+        [](const RefCase &c, ConstTensor dy, ConstTensor x, Tensor dx) {
+          hardSigmoidBackward(dy, x, dx, c.real("alpha"), c.real("beta"));
+        },
+        "input"}},
+      {"hard_swish", {plain(hardSwish), plainBackward(hardSwishBackward),
+                      "input"}},
+      {"elu",
+       {[](const RefCase &c, ConstTensor x, Tensor y) {
+          elu(x, y, c.real("alpha"));
+        },
+        [](const RefCase &c, ConstTensor dy, ConstTensor x, Tensor dx) {
+          eluBackward(dy, x, dx, c.real("alpha"));
+        },
+        "input"}},
+      {"softplus",
+       {plain(softplus), plainBackward(softplusBackward), "input"}},
+      {"erf", {plain(memopt::rt::erf), plainBackward(erfBackward), "input"}},
       {"clip",
        {[](const RefCase &c, ConstTensor x, Tensor y) {
           clip(x, y, c.real("min"), c.real("max"));

@@ -38,8 +38,11 @@ public:
   /// the sample shape (H,W for 1,H,W) matches too. Fails, naming the file,
   /// on a missing partner, an unreadable or unsupported file, a wrong shape,
   /// and on an empty data set.
+  /// With `targetClasses` > 0 the targets are label maps of that many
+  /// classes (readLabelMap), else images.
   static Status open(const std::string &dir, const Dims &inputShape,
-                     const Dims &targetShape, Dataset &dataset);
+                     const Dims &targetShape, Dataset &dataset,
+                     int64_t targetClasses = 0);
 
   size_t size() const { return samples.size(); }
   const Sample &sample(size_t i) const { return samples[i]; }
@@ -52,6 +55,7 @@ public:
 private:
   std::vector<Sample> samples;
   int64_t inputElements = 0, targetElements = 0;
+  int64_t targetClasses = 0;
 };
 
 } // namespace memopt::rt

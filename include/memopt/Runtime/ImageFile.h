@@ -11,6 +11,9 @@
 // the stored ones: no Modality LUT, no inversion of MONOCHROME1). Float32
 // values are read as they are.
 //
+// Label maps (targets of --loss=ce|dice) are read as integer class indices
+// instead: 8/16-bit PNG or uint8, uint16, int32, int64 .npy, unscaled.
+//
 // Every failure message starts with the file's path.
 //
 //===----------------------------------------------------------------------===//
@@ -33,11 +36,21 @@ Status checkImageType(const std::string &path);
 
 /// The shape of the image at `path`, read from its header only, and whether
 /// its type is supported.
-Status readImageShape(const std::string &path, Dims &shape);
+/// With `labelMap`, the file must be a label map (readLabelMap), else an
+/// image.
+Status readImageShape(const std::string &path, Dims &shape,
+                      bool labelMap = false);
 
 /// Reads the image at `path`, whose shape must be `shape` (as returned by
 /// readImageShape), into `pixels` (shape.product() floats).
 Status readImage(const std::string &path, const Dims &shape, float *pixels);
+
+/// Reads the label map at `path` (an 8/16-bit PNG or a uint8, uint16,
+/// int32 or int64 .npy; shape as readImage) into `pixels` as unscaled class
+/// indices, and fails, naming the file and the first offending pixel,
+/// unless every index is in [0, classes).
+Status readLabelMap(const std::string &path, const Dims &shape,
+                    int64_t classes, float *pixels);
 
 } // namespace memopt::rt
 

@@ -131,6 +131,17 @@ void batchNormBackward(ConstTensor gradOutput, ConstTensor input,
                        ConstTensor savedInvStd, Tensor gradInput,
                        Tensor gradScale, Tensor gradBias);
 
+/// tg.instance_norm: statistics per (sample, channel) over the axes after
+/// the channel axis; `savedMean` and `savedInvStd` are N x C.
+void instanceNorm(ConstTensor input, ConstTensor scale, ConstTensor bias,
+                  Tensor output, Tensor savedMean, Tensor savedInvStd,
+                  double epsilon);
+/// tg.instance_norm_backward.
+void instanceNormBackward(ConstTensor gradOutput, ConstTensor input,
+                          ConstTensor scale, ConstTensor savedMean,
+                          ConstTensor savedInvStd, Tensor gradInput,
+                          Tensor gradScale, Tensor gradBias);
+
 //===----------------------------------------------------------------------===//
 // Elementwise (results may alias an operand of the same shape)
 //===----------------------------------------------------------------------===//
@@ -169,6 +180,37 @@ void leakyReluBackward(ConstTensor gradOutput, ConstTensor input,
                        Tensor gradInput, double alpha);
 void clipBackward(ConstTensor gradOutput, ConstTensor input, Tensor gradInput,
                   double min, double max);
+
+/// Activations of segmentation networks (formulas in TGOps.td; results may
+/// alias `input`, or `gradOutput`/`input` for the gradients).
+void hardSigmoid(ConstTensor input, Tensor output, double alpha, double beta);
+void hardSwish(ConstTensor input, Tensor output);
+void elu(ConstTensor input, Tensor output, double alpha);
+void softplus(ConstTensor input, Tensor output);
+void erf(ConstTensor input, Tensor output);
+void hardSigmoidBackward(ConstTensor gradOutput, ConstTensor input,
+                         Tensor gradInput, double alpha, double beta);
+void hardSwishBackward(ConstTensor gradOutput, ConstTensor input,
+                       Tensor gradInput);
+void eluBackward(ConstTensor gradOutput, ConstTensor input, Tensor gradInput,
+                 double alpha);
+void softplusBackward(ConstTensor gradOutput, ConstTensor input,
+                      Tensor gradInput);
+void erfBackward(ConstTensor gradOutput, ConstTensor input, Tensor gradInput);
+
+/// tg.prelu: `slope` broadcasts to `input`; `output` must not alias `slope`.
+void prelu(ConstTensor input, ConstTensor slope, Tensor output);
+void preluBackward(ConstTensor gradOutput, ConstTensor input,
+                   ConstTensor slope, Tensor gradInput);
+
+/// tg.softmax and tg.log_softmax along `axis`, and their gradients, which
+/// read the forward output. Results must not alias operands.
+void softmax(ConstTensor input, Tensor output, int64_t axis);
+void logSoftmax(ConstTensor input, Tensor output, int64_t axis);
+void softmaxBackward(ConstTensor gradOutput, ConstTensor output,
+                     Tensor gradInput, int64_t axis);
+void logSoftmaxBackward(ConstTensor gradOutput, ConstTensor output,
+                        Tensor gradInput, int64_t axis);
 
 //===----------------------------------------------------------------------===//
 // Pooling and resizing
@@ -250,6 +292,17 @@ void l1LossBackward(ConstTensor gradLoss, ConstTensor prediction,
                     ConstTensor target, Tensor gradPrediction);
 void bceLossBackward(ConstTensor gradLoss, ConstTensor prediction,
                      ConstTensor target, Tensor gradPrediction);
+
+/// Segmentation losses of logits N x C x ...: `target` holds class indices
+/// (the logits' shape without axis 1; an index outside [0, C) aborts), or,
+/// for dice with C = 1, a float mask of the logits' shape.
+void crossEntropyLoss(ConstTensor logits, ConstTensor target, Tensor loss);
+void crossEntropyLossBackward(ConstTensor gradLoss, ConstTensor logits,
+                              ConstTensor target, Tensor gradLogits);
+void diceLoss(ConstTensor logits, ConstTensor target, Tensor loss,
+              double epsilon);
+void diceLossBackward(ConstTensor gradLoss, ConstTensor logits,
+                      ConstTensor target, Tensor gradLogits, double epsilon);
 
 //===----------------------------------------------------------------------===//
 // Optimizer updates (results may alias the corresponding operands)

@@ -105,6 +105,11 @@ struct Program {
   /// and the same result indexing, but only the Output results (the loss
   /// among them) have buffers: the others are null. It writes no argument.
   StepFunction evalStep;
+  /// 0 when targets are images like the inputs (scaled to [0, 1]); else the
+  /// number of classes C of the label maps that the target holds
+  /// (--loss=ce|dice with C > 1): the trainer reads target files as integer
+  /// class indices, stores them as floats and rejects any outside [0, C).
+  int64_t targetClasses;
 };
 
 /// The training binary's command line (docs/contract.md): loads data, initial

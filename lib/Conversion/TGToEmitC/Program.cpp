@@ -10,6 +10,8 @@
 
 #include "StepCodegen.h"
 
+#include "memopt/Dialect/TG/IR/TGOps.h"
+
 #include "memopt/Conversion/TGToEmitC/TGToEmitC.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -69,6 +71,17 @@ FailureOr<StepSignature> StepSignature::read(func::FuncOp step) {
   }
   if (!loss)
     return step.emitError("the step has no rank-0 output (the loss)");
+  // The step's segmentation loss against a class map (in the planned step
+  // it sits inside the kernel op that places it) gives the class count.
+  step.walk([&](Operation *op) {
+    if (!isa<tg::CrossEntropyLossOp, tg::DiceLossOp>(op))
+      return;
+    auto logits = cast<RankedTensorType>(op->getOperand(0).getType());
+    auto target = cast<RankedTensorType>(op->getOperand(1).getType());
+    if (logits.getRank() == target.getRank() + 1)
+      signature.targetClasses = logits.getDimSize(1);
+  });
+
   signature.lossIndex = *loss;
   return signature;
 }
@@ -169,7 +182,7 @@ void memopt::codegen::emitProgram(ModuleOp module,
      << (learningRate ? "&" + kLearningRateName.str() : "nullptr")
      << ",\n    /*evalStep=*/"
      << (hasEvalStep ? StringRef(kEvalFunctionName) : StringRef("nullptr"))
-     << ",\n}";
+     << ",\n    /*targetClasses=*/" << signature.targetClasses << ",\n}";
   Type programType = emitc::OpaqueType::get(context, "memopt::rt::Program");
   emitc::GlobalOp::create(builder, loc, "kProgram", programType,
                           emitc::OpaqueAttr::get(context, program),

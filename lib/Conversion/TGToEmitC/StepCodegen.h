@@ -276,6 +276,10 @@ void populateLinearAlgebraPatterns(const mlir::TypeConverter &converter,
 void populateLossPatterns(const mlir::TypeConverter &converter,
                           mlir::RewritePatternSet &patterns,
                           const StepContext &step);
+/// Activations, softmax, instance norm and losses of segmentation networks.
+void populateSegmentationPatterns(const mlir::TypeConverter &converter,
+                                  mlir::RewritePatternSet &patterns,
+                                  const StepContext &step);
 /// With `runtimeLearningRate`, the updates read kLearningRateName instead of
 /// their `lr` attribute.
 void populateOptimizerPatterns(const mlir::TypeConverter &converter,
@@ -305,6 +309,10 @@ struct StepSignature {
   llvm::SmallVector<TensorSpecInfo> args;
   llvm::SmallVector<TensorSpecInfo> results;
   unsigned lossIndex = 0;
+  /// The classes of the label maps that the target holds (the channels of
+  /// the logits of a cross-entropy or Dice loss against a class map), or 0
+  /// when the target is an image like the inputs.
+  int64_t targetClasses = 0;
 
   static mlir::FailureOr<StepSignature> read(mlir::func::FuncOp step);
 };

@@ -246,6 +246,7 @@ private:
     populateShapePatterns(converter, patterns, step);
     populateLinearAlgebraPatterns(converter, patterns, step);
     populateLossPatterns(converter, patterns, step);
+    populateSegmentationPatterns(converter, patterns, step);
     populateOptimizerPatterns(converter, patterns, step, runtimeLearningRate);
     if (cuda)
       populateFusedElementwisePatterns(converter, patterns, step);

@@ -57,8 +57,8 @@ bool matches(const Dims &file, const Dims &sample) {
 }
 
 Status checkFile(const std::string &path, const Dims &sampleShape,
-                 Dims &shape) {
-  if (Status status = readImageShape(path, shape); !status.ok())
+                 Dims &shape, bool labelMap = false) {
+  if (Status status = readImageShape(path, shape, labelMap); !status.ok())
     return status;
   if (matches(shape, sampleShape))
     return Status();
@@ -73,8 +73,10 @@ Status checkFile(const std::string &path, const Dims &sampleShape,
 } // namespace
 
 Status Dataset::open(const std::string &dir, const Dims &inputShape,
-                     const Dims &targetShape, Dataset &dataset) {
+                     const Dims &targetShape, Dataset &dataset,
+                     int64_t targetClasses) {
   dataset = Dataset();
+  dataset.targetClasses = targetClasses;
   dataset.inputElements = inputShape.product();
   dataset.targetElements = targetShape.product();
   std::string inputDir = dir + "/inputs", targetDir = dir + "/targets";
@@ -98,7 +100,8 @@ Status Dataset::open(const std::string &dir, const Dims &inputShape,
         !status.ok())
       return status;
     if (Status status =
-            checkFile(target->second, targetShape, sample.target.shape);
+            checkFile(target->second, targetShape, sample.target.shape,
+                      targetClasses > 0);
         !status.ok())
       return status;
     dataset.samples.push_back(std::move(sample));
@@ -116,8 +119,12 @@ Status Dataset::loadBatch(const uint32_t *indices, size_t count, float *inputs,
                                   inputs + i * inputElements);
         !status.ok())
       return status;
-    if (Status status = readImage(sample.target.path, sample.target.shape,
-                                  targets + i * targetElements);
+    float *target = targets + i * targetElements;
+    if (Status status =
+            targetClasses > 0
+                ? readLabelMap(sample.target.path, sample.target.shape,
+                               targetClasses, target)
+                : readImage(sample.target.path, sample.target.shape, target);
         !status.ok())
       return status;
   }

@@ -109,7 +109,10 @@ Status readDicom(const std::string &path, Dims &shape, const PixelSink *sink) {
                          std::to_string(bitsStored) + " / HighBit " +
                          std::to_string(highBit));
   shape = Dims{rows, columns};
-  if (!sink)
+  if (sink && sink->classIndices)
+    return Status::error("a DICOM file is an image, not a label map; save "
+                         "class indices as 8/16-bit PNG or integer .npy");
+  if (!sink || !sink->data)
     return Status();
   if (Status status = checkShape(shape, *sink); !status.ok())
     return status;

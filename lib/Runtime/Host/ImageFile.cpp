@@ -63,23 +63,54 @@ Status checkImageType(const std::string &path) {
   return checkRegularFile(path);
 }
 
-Status readImageShape(const std::string &path, Dims &shape) {
+Status readImageShape(const std::string &path, Dims &shape, bool labelMap) {
   if (Status status = checkImageType(path); !status.ok())
     return status;
   Reader reader = readerFor(path);
-  if (Status status = reader(path, shape, nullptr); !status.ok())
+  // A sink without data: the header only, checked for the file's use.
+  detail::PixelSink header{nullptr, {}, labelMap};
+  if (Status status = reader(path, shape, &header); !status.ok())
     return Status::error(path + ": " + status.message());
   return Status();
 }
 
-Status readImage(const std::string &path, const Dims &shape, float *pixels) {
+namespace {
+
+Status readInto(const std::string &path, detail::PixelSink &sink) {
   if (Status status = checkImageType(path); !status.ok())
     return status;
   Reader reader = readerFor(path);
   Dims actual;
-  detail::PixelSink sink{pixels, shape};
   if (Status status = reader(path, actual, &sink); !status.ok())
     return Status::error(path + ": " + status.message());
+  return Status();
+}
+
+} // namespace
+
+Status readImage(const std::string &path, const Dims &shape, float *pixels) {
+  detail::PixelSink sink{pixels, shape};
+  return readInto(path, sink);
+}
+
+Status readLabelMap(const std::string &path, const Dims &shape,
+                    int64_t classes, float *pixels) {
+  detail::PixelSink sink{pixels, shape, /*classIndices=*/true};
+  if (Status status = readInto(path, sink); !status.ok())
+    return status;
+  const int64_t count = shape.product();
+  for (int64_t i = 0; i < count; ++i) {
+    float value = pixels[i];
+    if (value >= 0 && value < static_cast<float>(classes))
+      continue;
+    const int64_t width = shape.size ? shape[shape.size - 1] : 1;
+    return Status::error(
+        path + ": label " + std::to_string(static_cast<int64_t>(value)) +
+        " at pixel (" + std::to_string(i / width) + ", " +
+        std::to_string(i % width) + ") is outside [0, " +
+        std::to_string(classes) + "): the model has " +
+        std::to_string(classes) + " output channels (classes)");
+  }
   return Status();
 }
 

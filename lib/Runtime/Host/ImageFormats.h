@@ -2,7 +2,8 @@
 //
 // Each reader fills `shape` from the file's header and, given a sink, reads
 // the pixels into it, scaled as ImageFile.h says, after checking that the
-// shape is the sink's (checkShape). Failure messages are the cause only;
+// shape is the sink's (checkShape). A sink of class indices gets the
+// integer pixels unscaled (PixelSink::pixel). Failure messages are the cause only;
 // readImageShape() and readImage() add the path.
 //
 //===----------------------------------------------------------------------===//
@@ -21,6 +22,16 @@ namespace memopt::rt::detail {
 struct PixelSink {
   float *data;
   Dims shape;
+  /// Integer pixels are class indices of a label map, stored as they are
+  /// instead of scaled to [0, 1]; a reader of non-integer pixels refuses
+  /// them then.
+  bool classIndices = false;
+
+  /// An integer pixel of a type whose largest value is `range`.
+  float pixel(uint32_t value, float range) const {
+    return classIndices ? static_cast<float>(value)
+                        : static_cast<float>(value) / range;
+  }
 };
 
 /// Fails unless a file's `shape` is the sink's.

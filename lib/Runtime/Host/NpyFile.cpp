@@ -23,7 +23,7 @@ namespace memopt::rt::detail {
 
 namespace {
 
-enum class NpyType { F32, U8, U16 };
+enum class NpyType { F32, U8, U16, I32, I64 };
 
 struct NpyHeader {
   NpyType type;
@@ -76,9 +76,20 @@ Status parseDescr(const std::string &dict, NpyHeader &header) {
       header.itemBytes = 2;
       return Status();
     }
+    if (code == "i4") {
+      header.type = NpyType::I32;
+      header.itemBytes = 4;
+      return Status();
+    }
+    if (code == "i8") {
+      header.type = NpyType::I64;
+      header.itemBytes = 8;
+      return Status();
+    }
   }
   return Status::error("unsupported dtype '" + descr +
-                       "', expected float32, uint8 or uint16");
+                       "', expected float32, uint8 or uint16 (label maps: "
+                       "uint8, uint16, int32 or int64)");
 }
 
 Status parseShape(const std::string &dict, Dims &shape) {
@@ -188,7 +199,16 @@ Status readNpy(const std::string &path, Dims &shape, const PixelSink *sink) {
     return Status::error("truncated: " + std::to_string(available) +
                          " bytes of data, expected " +
                          std::to_string(dataBytes));
-  if (!sink)
+  bool isSigned = header.type == NpyType::I32 || header.type == NpyType::I64;
+  bool labels = sink && sink->classIndices;
+  if (labels && header.type == NpyType::F32)
+    return Status::error("float32 data is not a label map; save class "
+                         "indices as uint8, uint16, int32 or int64");
+  if (!labels && isSigned)
+    return Status::error("int32/int64 data is read only as a label map "
+                         "(targets of --loss=ce|dice); images are float32, "
+                         "uint8 or uint16");
+  if (!sink || !sink->data)
     return Status();
   if (Status status = checkShape(shape, *sink); !status.ok())
     return status;
@@ -205,12 +225,28 @@ Status readNpy(const std::string &path, Dims &shape, const PixelSink *sink) {
     return Status::error("read error");
   if (header.type == NpyType::U8) {
     for (size_t i = 0; i < count; ++i)
-      sink->data[i] = static_cast<float>(raw[i]) / 255.0f;
+      sink->data[i] = sink->pixel(raw[i], 255.0f);
     return Status();
   }
+  if (header.type == NpyType::U16) {
+    for (size_t i = 0; i < count; ++i) {
+      unsigned value = raw[2 * i] | (raw[2 * i + 1] << 8);
+      sink->data[i] = sink->pixel(value, 65535.0f);
+    }
+    return Status();
+  }
+  // Signed class indices (little-endian); values outside [0, C) are the
+  // caller's to reject, so they are kept as they are.
   for (size_t i = 0; i < count; ++i) {
-    unsigned value = raw[2 * i] | (raw[2 * i + 1] << 8);
-    sink->data[i] = static_cast<float>(value) / 65535.0f;
+    int64_t value;
+    if (header.type == NpyType::I32) {
+      int32_t v32;
+      std::memcpy(&v32, raw.data() + 4 * i, 4);
+      value = v32;
+    } else {
+      std::memcpy(&value, raw.data() + 8 * i, 8);
+    }
+    sink->data[i] = static_cast<float>(value);
   }
   return Status();
 }

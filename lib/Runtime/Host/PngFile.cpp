@@ -80,7 +80,7 @@ Status readPng(const std::string &path, Dims &shape, const PixelSink *sink) {
                          std::to_string(colorType) +
                          "), expected 8- or 16-bit grayscale");
   shape = Dims{static_cast<int64_t>(height), static_cast<int64_t>(width)};
-  if (!sink)
+  if (!sink || !sink->data)
     return Status();
   if (Status status = checkShape(shape, *sink); !status.ok())
     return status;
@@ -103,11 +103,11 @@ Status readPng(const std::string &path, Dims &shape, const PixelSink *sink) {
     for (size_t i = 0; i < count; ++i) {
       uint16_t value;
       std::memcpy(&value, image.data() + 2 * i, 2);
-      sink->data[i] = static_cast<float>(value) / 65535.0f;
+      sink->data[i] = sink->pixel(value, 65535.0f);
     }
   } else {
     for (size_t i = 0; i < count; ++i)
-      sink->data[i] = static_cast<float>(image[i]) / 255.0f;
+      sink->data[i] = sink->pixel(image[i], 255.0f);
   }
   return Status();
 }

@@ -119,7 +119,8 @@ Status Trainer::openData() {
   Dims inputShape = sampleShape(Role::Input);
   Dims targetShape = sampleShape(Role::Target);
   auto open = [&](const std::string &dir, Dataset &dataset) {
-    if (Status status = Dataset::open(dir, inputShape, targetShape, dataset);
+    if (Status status = Dataset::open(dir, inputShape, targetShape, dataset,
+                                      program.targetClasses);
         !status.ok())
       return status;
     if (dataset.size() < static_cast<size_t>(buffers.batchSize))

@@ -212,6 +212,11 @@ LogicalResult GraphImporter::convertBatchNorm() {
   return success();
 }
 
+NamedAttribute GraphImporter::floatAttr(StringRef name, float defaultValue) {
+  return builder.getNamedAttr(
+      name, builder.getF64FloatAttr(attrFloat(*node, name.str(), defaultValue)));
+}
+
 LogicalResult GraphImporter::convertUnary() {
   const std::string &op = node->op_type();
   FailureOr<Value> x = input(0);
@@ -244,11 +249,71 @@ LogicalResult GraphImporter::convertUnary() {
     make(tg::SqrtOp());
   else if (op == "Abs")
     make(tg::AbsOp());
+  else if (op == "HardSigmoid")
+    make(tg::HardSigmoidOp(), {floatAttr("alpha", 0.2f), floatAttr("beta", 0.5f)});
+  else if (op == "HardSwish")
+    make(tg::HardSwishOp());
+  else if (op == "Elu")
+    make(tg::EluOp(), {floatAttr("alpha", 1.0f)});
+  else if (op == "Softplus")
+    make(tg::SoftplusOp());
+  else if (op == "Erf")
+    make(tg::ErfOp());
   else // LeakyRelu
-    make(tg::LeakyReluOp(),
-         {builder.getNamedAttr("alpha", builder.getF64FloatAttr(
-                                            attrFloat(*node, "alpha", 0.01f)))});
+    make(tg::LeakyReluOp(), {floatAttr("alpha", 0.01f)});
   return failed(result) ? failure() : define(0, (*result)->getResult(0));
+}
+
+LogicalResult GraphImporter::convertPRelu() {
+  FailureOr<Value> x = input(0);
+  if (failed(x))
+    return failure();
+  FailureOr<Value> slope = inputAs(1, getElementTypeOrSelf(x->getType()));
+  if (failed(slope))
+    return failure();
+  FailureOr<tg::PReluOp> op = build<tg::PReluOp>({*x, *slope}, {});
+  return failed(op) ? failure() : define(0, *op);
+}
+
+LogicalResult GraphImporter::convertSoftmax() {
+  FailureOr<Value> x = input(0);
+  if (failed(x))
+    return failure();
+  if (!isa<FloatType>(getElementTypeOrSelf(x->getType())))
+    return nodeError() << "operates on a non-float tensor";
+  int64_t rank = cast<RankedTensorType>(x->getType()).getRank();
+  int64_t axis = attrInt(*node, "axis", -1);
+  if (axis < -rank || axis >= rank)
+    return nodeError() << "axis " << axis << " is out of range for a tensor of "
+                       << "rank " << rank << "; use an axis in [" << -rank
+                       << ", " << rank - 1 << "]";
+  if (axis < 0)
+    axis += rank;
+  NamedAttribute axisAttr =
+      builder.getNamedAttr("axis", builder.getI64IntegerAttr(axis));
+  if (node->op_type() == "Softmax") {
+    FailureOr<tg::SoftmaxOp> op = build<tg::SoftmaxOp>({*x}, {axisAttr});
+    return failed(op) ? failure() : define(0, *op);
+  }
+  FailureOr<tg::LogSoftmaxOp> op = build<tg::LogSoftmaxOp>({*x}, {axisAttr});
+  return failed(op) ? failure() : define(0, *op);
+}
+
+/// Scale and bias are parameters (InstanceNorm2d(affine=True)) or
+/// constants (PyTorch exports ones and zeros without affine, and GroupNorm's
+/// inner normalization).
+LogicalResult GraphImporter::convertInstanceNorm() {
+  FailureOr<Value> x = input(0);
+  if (failed(x))
+    return failure();
+  Type elementType = getElementTypeOrSelf(x->getType());
+  FailureOr<Value> scale = inputAs(1, elementType),
+                   bias = inputAs(2, elementType);
+  if (failed(scale) || failed(bias))
+    return failure();
+  FailureOr<tg::InstanceNormOp> op = build<tg::InstanceNormOp>(
+      {*x, *scale, *bias}, {floatAttr("epsilon", 1e-5f)}, /*numResults=*/3);
+  return failed(op) ? failure() : define(0, op->getOutput());
 }
 
 LogicalResult GraphImporter::convertClip() {

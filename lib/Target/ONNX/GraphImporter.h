@@ -86,6 +86,12 @@ private:
   mlir::LogicalResult convertBatchNorm();
   mlir::LogicalResult convertUnary();
   mlir::LogicalResult convertClip();
+  mlir::LogicalResult convertPRelu();
+  mlir::LogicalResult convertSoftmax();
+  mlir::LogicalResult convertInstanceNorm();
+  /// The float attribute `name` of the node (or `defaultValue`) as an F64
+  /// attribute of the same name.
+  mlir::NamedAttribute floatAttr(llvm::StringRef name, float defaultValue);
   mlir::LogicalResult convertBinary();
   mlir::LogicalResult convertPow();
   mlir::LogicalResult convertPool();

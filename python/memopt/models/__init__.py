@@ -4,6 +4,7 @@ import inspect
 
 from .classic_unet import ClassicUNet
 from .resnet_unet import ResNet34UNet
+from .segmentation_unet import SegmentationUNet
 
 MODELS = {
     "resnet34-unet": ResNet34UNet,
@@ -11,6 +12,19 @@ MODELS = {
     "unet-bilinear": functools.partial(ClassicUNet, upsample="bilinear", batch_norm=True),
     "unet-nobn": functools.partial(ClassicUNet, upsample="transpose", batch_norm=False),
     "unet-bilinear-nobn": functools.partial(ClassicUNet, upsample="bilinear", batch_norm=False),
+    # Regression (one sigmoid channel) with the norms and activations of
+    # segmentation networks: InstanceNorm + LeakyReLU/GELU/HardSwish, and
+    # GroupNorm + HardSwish/ELU/PReLU/Hardsigmoid/Softplus.
+    "unet-instancenorm": functools.partial(
+        SegmentationUNet, norm="instance", sigmoid=True,
+        activations=("leaky_relu", "gelu", "hardswish")),
+    "unet-groupnorm": functools.partial(
+        SegmentationUNet, norm="group", sigmoid=True,
+        activations=("hardswish", "elu", "prelu", "hardsigmoid", "softplus")),
+    # Multi-class segmentation: 3 classes of logits for --loss=ce|dice.
+    "seg-unet": functools.partial(
+        SegmentationUNet, classes=3, norm="instance",
+        activations=("leaky_relu", "gelu")),
 }
 
 

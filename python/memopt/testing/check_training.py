@@ -74,9 +74,11 @@ import torch.nn.functional as F
 
 from memopt import models
 from memopt.export import export_model
+from memopt.losses import cross_entropy_loss, dice_loss
 from memopt.make_dataset import smooth_image
 
-LOSSES = {"mse": F.mse_loss, "l1": F.l1_loss, "bce": F.binary_cross_entropy}
+LOSSES = {"mse": F.mse_loss, "l1": F.l1_loss, "bce": F.binary_cross_entropy,
+          "ce": cross_entropy_loss, "dice": dice_loss}
 
 
 def relative_error(a, b):
@@ -90,11 +92,13 @@ def relative_error(a, b):
     return diff / norm if norm > 0 else float("inf")
 
 
-def write_dataset(directory, count, shape, seed, kind="smooth"):
+def write_dataset(directory, count, shape, seed, kind="smooth", classes=0):
     """`count` (input, target) pairs. "smooth": as memopt.make_dataset,
     smooth images in [0, 1] and their contrast-stretched versions (in
     [0, 1], so BCE applies); "noise": uniform noise in [0, 1], contrast-
-    stretched the same way. Returns the arrays in the trainer's (sorted)
+    stretched the same way. With `classes` > 0 the targets are label maps
+    (H, W) instead: the image's intensity quantized into that many classes,
+    saved as uint8 .npy. Returns the arrays in the trainer's (sorted)
     order."""
     rng = np.random.default_rng(seed)
     inputs, targets = [], []
@@ -105,7 +109,11 @@ def write_dataset(directory, count, shape, seed, kind="smooth"):
                  else rng.random(shape))
         target = np.clip((image - image.mean()) * 2.0 + 0.5, 0.0, 1.0)
         image = np.ascontiguousarray(image, dtype=np.float32)
-        target = np.ascontiguousarray(target, dtype=np.float32)
+        if classes:
+            target = np.ascontiguousarray(np.minimum(
+                (target[0] * classes).astype(np.uint8), classes - 1))
+        else:
+            target = np.ascontiguousarray(target, dtype=np.float32)
         name = "sample%04d.npy" % i
         np.save(os.path.join(directory, "inputs", name), image)
         np.save(os.path.join(directory, "targets", name), target)
@@ -306,18 +314,26 @@ def check(args):
     initial = {i.name: numpy_helper.to_array(i).copy()
                for i in onnx.load(onnx_path).graph.initializer}
 
+    # The targets of ce, and of dice over several channels, are label maps
+    # of as many classes as the output has channels.
+    output_dims = onnx.load(onnx_path).graph.output[0].type.tensor_type.shape.dim
+    channels = output_dims[1].dim_value
+    classes = channels if args.loss == "ce" or (
+        args.loss == "dice" and channels > 1) else 0
+
     samples = args.samples or args.batch * args.steps
     data = os.path.join(work, "data")
     shutil.rmtree(data, ignore_errors=True)
     inputs, targets = write_dataset(data, samples, args.input_shape,
-                                    args.seed, args.data)
+                                    args.seed, args.data, classes)
 
     validation = None
     if args.val_samples:
         val_data = os.path.join(work, "val")
         shutil.rmtree(val_data, ignore_errors=True)
         validation = write_dataset(val_data, args.val_samples,
-                                   args.input_shape, args.seed + 1, args.data)
+                                   args.input_shape, args.seed + 1, args.data,
+                                   classes)
 
     binary = os.path.join(work, "train")
     run([args.memopt_compile, onnx_path, "-o", binary] + compile_flags(args))

@@ -33,6 +33,10 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", ".."))
+from memopt.losses import dice_loss  # noqa: E402
+
 torch.set_default_dtype(torch.float32)
 
 
@@ -221,6 +225,13 @@ UNARY = {
     "sign": (torch.sign, -1.0, 1.0, None),
     "leaky_relu": (lambda x: F.leaky_relu(x, 0.2), -1.0, 1.0, "input"),
     "clip": (lambda x: torch.clamp(x, -0.4, 0.7), -1.0, 1.0, "input"),
+    "hard_sigmoid": (F.hardsigmoid, -4.0, 4.0, "input"),
+    "hard_sigmoid_onnx": (lambda x: torch.clamp(0.2 * x + 0.5, 0.0, 1.0),
+                          -3.0, 3.0, "input"),
+    "hard_swish": (F.hardswish, -5.0, 5.0, "input"),
+    "elu": (lambda x: F.elu(x, 0.7), -3.0, 3.0, "input"),
+    "softplus": (F.softplus, -5.0, 25.0, "input"),
+    "erf": (torch.erf, -2.5, 2.5, "input"),
 }
 
 
@@ -231,6 +242,13 @@ def unary_cases():
         case = Case("unary").attr("kind", name)
         if name == "leaky_relu":
             case.attr("alpha", 0.2)
+        if name == "hard_sigmoid":
+            case.attr("alpha", 1.0 / 6.0).attr("beta", 0.5)
+        if name == "hard_sigmoid_onnx":
+            case = Case("unary").attr("kind", "hard_sigmoid")
+            case.attr("alpha", 0.2).attr("beta", 0.5)
+        if name == "elu":
+            case.attr("alpha", 0.7)
         if name == "clip":
             x.data[0, 0, 0, :3] = torch.tensor([-0.4, 0.7, 0.0])
             y = fn(x)
@@ -240,6 +258,83 @@ def unary_cases():
             gy, (gx,) = backward(y, x)
             case.tensor("grad_output", gy).tensor("grad_input", gx)
         yield case
+
+
+def prelu_cases():
+    for shape, slope_shape in [((2, 3, 4, 5), (3, 1, 1)), ((3, 6), (1,)),
+                               ((2, 4, 3, 3), (4, 3, 3))]:
+        x = leaf(rand(*shape))
+        slope = leaf(rand(*slope_shape, low=0.05, high=0.5))
+        y = torch.where(x > 0, x, slope * x)
+        gy, (gx, gs) = backward(y, x, slope)
+        case = Case("prelu").tensor("input", x).tensor("slope", slope)
+        case.tensor("output", y).tensor("grad_output", gy)
+        yield case.tensor("grad_input", gx).tensor("grad_slope", gs)
+
+
+def softmax_cases():
+    for kind, fn in [("softmax", torch.softmax),
+                     ("log_softmax", torch.log_softmax)]:
+        for shape, axis in [((2, 5, 3, 4), 1), ((3, 7), 1), ((4, 3, 6), 0),
+                            ((2, 3, 4, 5), 3)]:
+            x = leaf(rand(*shape, low=-4.0, high=4.0))
+            y = fn(x, axis)
+            gy, (gx,) = backward(y, x)
+            case = Case("softmax").attr("kind", kind).attr("axis", axis)
+            case.tensor("input", x).tensor("output", y)
+            yield case.tensor("grad_output", gy).tensor("grad_input", gx)
+
+
+def instance_norm_cases():
+    # N x C x H x W (InstanceNorm2d) and N x G x M (GroupNorm's reshape).
+    for shape, eps in [((2, 3, 5, 7), 1e-5), ((2, 4, 9), 1e-5),
+                       ((1, 2, 3, 4, 5), 1e-3)]:
+        c = shape[1]
+        x = leaf(rand(*shape, low=-2.0, high=3.0))
+        scale = leaf(rand(c, low=0.5, high=1.5))
+        bias = leaf(rand(c))
+        y = F.instance_norm(x, weight=scale, bias=bias, eps=eps)
+        axes = list(range(2, len(shape)))
+        x64 = x.detach().double()
+        saved_mean = x64.mean(dim=axes)
+        saved_inv_std = 1 / torch.sqrt(x64.var(dim=axes, unbiased=False) + eps)
+        gy, grads = backward(y, x, scale, bias)
+        case = Case("instance_norm").attr("epsilon", eps)
+        for name, t in [("input", x), ("scale", scale), ("bias", bias),
+                        ("output", y), ("saved_mean", saved_mean),
+                        ("saved_inv_std", saved_inv_std),
+                        ("grad_output", gy), ("grad_input", grads[0]),
+                        ("grad_scale", grads[1]), ("grad_bias", grads[2])]:
+            case.tensor(name, t)
+        yield case
+
+
+def segmentation_loss_cases():
+    for kind in ["ce", "dice"]:
+        for shape in [(2, 4, 5, 6), (3, 5), (2, 3, 7)]:
+            logits = leaf(rand(*shape, low=-3.0, high=3.0))
+            map_shape = (shape[0],) + shape[2:]
+            target = torch.randint(0, shape[1], map_shape)
+            if kind == "ce":
+                loss = F.cross_entropy(logits, target)
+            else:
+                loss = dice_loss(logits, target)
+            grad_loss = torch.tensor(0.75)
+            (gl,) = torch.autograd.grad(loss, (logits,), grad_loss)
+            case = Case("segmentation_loss").attr("kind", kind)
+            case.tensor("logits", logits).tensor("target", target.float())
+            case.tensor("loss", loss).tensor("grad_loss", grad_loss)
+            yield case.tensor("grad_logits", gl)
+    # Dice of one channel: sigmoid against a float mask.
+    logits = leaf(rand(2, 1, 6, 5, low=-3.0, high=3.0))
+    target = (rand(2, 1, 6, 5) > 0).float()
+    loss = dice_loss(logits, target)
+    grad_loss = torch.tensor(1.25)
+    (gl,) = torch.autograd.grad(loss, (logits,), grad_loss)
+    case = Case("segmentation_loss").attr("kind", "dice")
+    case.tensor("logits", logits).tensor("target", target)
+    case.tensor("loss", loss).tensor("grad_loss", grad_loss)
+    yield case.tensor("grad_logits", gl)
 
 
 def binary_cases():
@@ -616,7 +711,8 @@ def adam_cases():
 GENERATORS = [conv_cases, conv_transpose_cases, batch_norm_cases, unary_cases,
               binary_cases, max_pool_cases, avg_pool_cases,
               global_avg_pool_cases, resize_cases, shape_cases, linalg_cases,
-              loss_cases, sgd_cases, adam_cases]
+              loss_cases, sgd_cases, adam_cases, prelu_cases, softmax_cases,
+              instance_norm_cases, segmentation_loss_cases]
 
 
 def main(argv):

@@ -184,6 +184,22 @@ public:
   MutableArrayRef<Value> grads;
 };
 
+/// The input, scale and bias gradients of a batch or instance normalization
+/// from its saved statistics, as far as they are wanted.
+template <typename BackwardOp, typename NormOp>
+LogicalResult normBackward(NormOp op, Gradient &g) {
+  if (!g.wants(0) && !g.wants(1) && !g.wants(2))
+    return success();
+  auto backward = BackwardOp::create(
+      g.builder, g.loc, op.getInput().getType(), op.getScale().getType(),
+      op.getBias().getType(), g.dy(), op.getInput(), op.getScale(),
+      op.getSavedMean(), op.getSavedInvStd());
+  for (unsigned i = 0; i < 3; ++i)
+    if (g.wants(i))
+      g.grads[i] = backward->getResult(i);
+  return success();
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -245,16 +261,17 @@ LogicalResult BatchNormOp::emitGradients(OpBuilder &builder,
   if (g.wants(3) || g.wants(4))
     return emitOpError("running statistics that depend on a parameter "
                        "are not supported by autodiff");
-  if (!g.wants(0) && !g.wants(1) && !g.wants(2))
-    return success();
-  auto backward = BatchNormBackwardOp::create(
-      builder, g.loc, getInput().getType(), getScale().getType(),
-      getBias().getType(), g.dy(), getInput(), getScale(), getSavedMean(),
-      getSavedInvStd());
-  for (unsigned i = 0; i < 3; ++i)
-    if (g.wants(i))
-      g.grads[i] = backward->getResult(i);
-  return success();
+  return normBackward<BatchNormBackwardOp>(*this, g);
+}
+
+LogicalResult InstanceNormOp::emitGradients(
+    OpBuilder &builder, ArrayRef<Value> resultGrads, ArrayRef<bool> wanted,
+    MutableArrayRef<Value> operandGrads) {
+  if (llvm::any_of(resultGrads.drop_front(), [](Value grad) { return grad; }))
+    return emitOpError("has a gradient through its saved statistics, "
+                       "which autodiff does not support");
+  Gradient g(builder, *this, resultGrads, wanted, operandGrads);
+  return normBackward<InstanceNormBackwardOp>(*this, g);
 }
 
 /// y = (x - mean) * k + bias with k = scale / sqrt(var + epsilon), per
@@ -345,6 +362,97 @@ LogicalResult ClipOp::emitGradients(OpBuilder &builder,
   operandGrads[0] = ClipBackwardOp::create(
       builder, getLoc(), getInput().getType(), resultGrads.front(), getInput(),
       getMin(), getMax());
+  return success();
+}
+
+// The activations whose backward op reads the forward input and has the
+// forward op's attributes.
+
+LogicalResult HardSigmoidOp::emitGradients(OpBuilder &builder,
+                                           ArrayRef<Value> resultGrads,
+                                           ArrayRef<bool> wanted,
+                                           MutableArrayRef<Value> operandGrads) {
+  operandGrads[0] = HardSigmoidBackwardOp::create(
+      builder, getLoc(), getInput().getType(), resultGrads.front(), getInput(),
+      getAlpha(), getBeta());
+  return success();
+}
+
+LogicalResult HardSwishOp::emitGradients(OpBuilder &builder,
+                                         ArrayRef<Value> resultGrads,
+                                         ArrayRef<bool> wanted,
+                                         MutableArrayRef<Value> operandGrads) {
+  operandGrads[0] = HardSwishBackwardOp::create(
+      builder, getLoc(), getInput().getType(), resultGrads.front(), getInput());
+  return success();
+}
+
+LogicalResult EluOp::emitGradients(OpBuilder &builder,
+                                   ArrayRef<Value> resultGrads,
+                                   ArrayRef<bool> wanted,
+                                   MutableArrayRef<Value> operandGrads) {
+  operandGrads[0] =
+      EluBackwardOp::create(builder, getLoc(), getInput().getType(),
+                            resultGrads.front(), getInput(), getAlpha());
+  return success();
+}
+
+LogicalResult SoftplusOp::emitGradients(OpBuilder &builder,
+                                        ArrayRef<Value> resultGrads,
+                                        ArrayRef<bool> wanted,
+                                        MutableArrayRef<Value> operandGrads) {
+  operandGrads[0] = SoftplusBackwardOp::create(
+      builder, getLoc(), getInput().getType(), resultGrads.front(), getInput());
+  return success();
+}
+
+LogicalResult ErfOp::emitGradients(OpBuilder &builder,
+                                   ArrayRef<Value> resultGrads,
+                                   ArrayRef<bool> wanted,
+                                   MutableArrayRef<Value> operandGrads) {
+  operandGrads[0] = ErfBackwardOp::create(
+      builder, getLoc(), getInput().getType(), resultGrads.front(), getInput());
+  return success();
+}
+
+/// dx = x > 0 ? dy : slope * dy; dslope = dy * min(x, 0) summed back to the
+/// slope's shape, with min(x, 0) = x - relu(x) (exact in float).
+LogicalResult PReluOp::emitGradients(OpBuilder &builder,
+                                     ArrayRef<Value> resultGrads,
+                                     ArrayRef<bool> wanted,
+                                     MutableArrayRef<Value> operandGrads) {
+  Gradient g(builder, *this, resultGrads, wanted, operandGrads);
+  Value x = getInput(), slope = getSlope();
+  if (g.wants(0))
+    g.grads[0] = PReluBackwardOp::create(builder, g.loc, x.getType(), g.dy(),
+                                         x, slope);
+  if (g.wants(1)) {
+    Value negativePart = g.binary<SubOp>(x, g.unary<ReluOp>(x));
+    g.grads[1] = g.sumToShape(g.binary<MulOp>(g.dy(), negativePart),
+                              shapeOf(slope));
+  }
+  return success();
+}
+
+// PyTorch's softmax and log_softmax backward, which read the output.
+
+LogicalResult SoftmaxOp::emitGradients(OpBuilder &builder,
+                                       ArrayRef<Value> resultGrads,
+                                       ArrayRef<bool> wanted,
+                                       MutableArrayRef<Value> operandGrads) {
+  operandGrads[0] = SoftmaxBackwardOp::create(
+      builder, getLoc(), getInput().getType(), resultGrads.front(), getOutput(),
+      getAxis());
+  return success();
+}
+
+LogicalResult LogSoftmaxOp::emitGradients(OpBuilder &builder,
+                                          ArrayRef<Value> resultGrads,
+                                          ArrayRef<bool> wanted,
+                                          MutableArrayRef<Value> operandGrads) {
+  operandGrads[0] = LogSoftmaxBackwardOp::create(
+      builder, getLoc(), getInput().getType(), resultGrads.front(), getOutput(),
+      getAxis());
   return success();
 }
 

@@ -169,6 +169,18 @@ BatchNormInferenceOp::getInPlaceOperands(unsigned result) {
   return sameTypeOperands(*this, result, {0});
 }
 
+/// As training-mode batch norm, with statistics per (n, c) slice; not in
+/// place (the runtime reads the input again for the output).
+uint64_t InstanceNormOp::getFlops() {
+  return 7 * elements(getInput()) + 4 * elements(getSavedMean());
+}
+bool InstanceNormOp::isCheapToRecompute() { return false; }
+
+uint64_t InstanceNormBackwardOp::getFlops() {
+  return 9 * elements(getInput());
+}
+bool InstanceNormBackwardOp::isCheapToRecompute() { return false; }
+
 /// x_hat (2), sums of dy and dy * x_hat (3), dx = k * (dy - a - x_hat * b)
 /// (4), per element.
 uint64_t BatchNormBackwardOp::getFlops() { return 9 * elements(getInput()); }

@@ -46,6 +46,10 @@ StringRef lossName(LossKind loss) {
     return "l1";
   case LossKind::bce:
     return "bce";
+  case LossKind::ce:
+    return "ce";
+  case LossKind::dice:
+    return "dice";
   case LossKind::graph:
     return "graph";
   }
@@ -175,8 +179,34 @@ LogicalResult TrainStepBuilder::classifySignature() {
            << numOutputs
            << " outputs; use loss=graph for a model that computes its loss";
   }
+  if (options.loss == LossKind::ce || options.loss == LossKind::dice) {
+    auto type = cast<RankedTensorType>(forward.getResultTypes().front());
+    if (type.getRank() < 2)
+      return forward.emitOpError()
+             << "loss=" << lossName(options.loss)
+             << " needs logits N x C x ... (rank >= 2), got " << type;
+    if (options.loss == LossKind::ce && type.getDimSize(1) < 2)
+      return forward.emitOpError()
+             << "loss=ce needs at least 2 classes on axis 1 of the output, "
+                "got "
+             << type << "; use loss=bce or loss=dice for one channel";
+  }
   forwardLossRoot = forward.getBody().front().getTerminator()->getOperand(0);
   return success();
+}
+
+/// The type of the target of `loss` for the forward output `output`: the
+/// output's own type, or for the segmentation losses a class map (the
+/// output's shape without axis 1; Dice of one channel takes a mask).
+static RankedTensorType targetType(LossKind loss, Type output) {
+  auto type = cast<RankedTensorType>(output);
+  bool classMap = loss == LossKind::ce ||
+                  (loss == LossKind::dice && type.getDimSize(1) != 1);
+  if (!classMap)
+    return type;
+  SmallVector<int64_t> shape(type.getShape());
+  shape.erase(shape.begin() + 1);
+  return type.clone(shape);
 }
 
 /// A value needs a gradient when it depends on a parameter and the loss
@@ -214,7 +244,7 @@ void TrainStepBuilder::createFunction() {
   Location loc = forward.getLoc();
   if (options.loss != LossKind::graph)
     targetArg =
-        addArgument(forward.getResultTypes().front(),
+        addArgument(targetType(options.loss, forward.getResultTypes().front()),
                     roleAttrs(TGDialect::kTargetAttrName, kTargetName),
                     NameLoc::get(builder.getStringAttr(kTargetName), loc));
   for (unsigned i : params)
@@ -291,17 +321,18 @@ Value emitSeed(OpBuilder &builder, Location loc, Value loss) {
 
 /// The loss op of the configured kind, then (counted as gradient ops) the
 /// seed and the gradient of the prediction.
-template <typename LossOp, typename LossBackwardOp>
+/// `attrs` are the attributes that the loss and its gradient share.
+template <typename LossOp, typename LossBackwardOp, typename... Attrs>
 std::pair<Value, Value> emitLossOp(OpBuilder &builder, Location loc,
                                    Value prediction, Value target,
-                                   CountingListener &counter) {
+                                   CountingListener &counter, Attrs... attrs) {
   auto type = RankedTensorType::get(
       {}, cast<RankedTensorType>(prediction.getType()).getElementType());
-  Value loss = LossOp::create(builder, loc, type, prediction, target);
+  Value loss = LossOp::create(builder, loc, type, prediction, target, attrs...);
   builder.setListener(&counter);
-  Value grad =
-      LossBackwardOp::create(builder, loc, prediction.getType(),
-                             emitSeed(builder, loc, loss), prediction, target);
+  Value grad = LossBackwardOp::create(builder, loc, prediction.getType(),
+                                      emitSeed(builder, loc, loss), prediction,
+                                      target, attrs...);
   return {loss, grad};
 }
 
@@ -328,6 +359,15 @@ LogicalResult TrainStepBuilder::emitLossAndBackward() {
   case LossKind::bce:
     lossAndGrad = emitLossOp<BCELossOp, BCELossBackwardOp>(builder, loc, root,
                                                            target, counter);
+    break;
+  case LossKind::ce:
+    lossAndGrad = emitLossOp<CrossEntropyLossOp, CrossEntropyLossBackwardOp>(
+        builder, loc, root, target, counter);
+    break;
+  case LossKind::dice:
+    // The smoothing term of memopt.losses.dice_loss (docs/user-guide.md).
+    lossAndGrad = emitLossOp<DiceLossOp, DiceLossBackwardOp>(
+        builder, loc, root, target, counter, builder.getF64FloatAttr(1.0));
     break;
   case LossKind::graph:
     builder.setListener(&counter);

@@ -1,6 +1,7 @@
 // RUN: memopt-opt %s -tg-autodiff | FileCheck %s --check-prefix=MSE
 // RUN: memopt-opt %s -tg-autodiff=loss=l1 | FileCheck %s --check-prefix=L1
 // RUN: memopt-opt %s -tg-autodiff=loss=bce | FileCheck %s --check-prefix=BCE
+// RUN: memopt-opt %s -tg-autodiff=loss=dice | FileCheck %s --check-prefix=DICE
 
 // The loss of the single output against the target (mean reduction),
 // seeded with d loss / d loss = 1.
@@ -25,6 +26,16 @@
 // BCE-NEXT: %[[ONE:.*]] = tg.constant dense<1.000000e+00> : tensor<f32>
 // BCE-NEXT: tg.bce_loss_backward %[[ONE]], %[[Y]], %[[T]]
 // BCE: return %[[LOSS]], %[[Y]],
+
+// Dice of one channel: a mask target of the output's type (sigmoid inside
+// the loss; here of the model's own sigmoid output).
+// DICE-LABEL: func.func @train_step(
+// DICE-SAME: %[[T:[^:]*]]: tensor<1x1x4x4xf32> {tg.target = "target"}
+// DICE: %[[Y:.*]] = tg.sigmoid
+// DICE-NEXT: %[[LOSS:.*]] = tg.dice_loss %[[Y]], %[[T]] : (tensor<1x1x4x4xf32>, tensor<1x1x4x4xf32>) -> tensor<f32>
+// DICE-NEXT: %[[ONE:.*]] = tg.constant dense<1.000000e+00> : tensor<f32>
+// DICE-NEXT: tg.dice_loss_backward %[[ONE]], %[[Y]], %[[T]]
+// DICE: return %[[LOSS]], %[[Y]],
 func.func @main(%x: tensor<1x1x4x4xf32> {tg.input = "input"},
                 %w: tensor<1x1x1x1xf32> {tg.param = "w"})
     -> (tensor<1x1x4x4xf32> {tg.output = "output"}) {

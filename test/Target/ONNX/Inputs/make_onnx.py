@@ -153,6 +153,69 @@ def case_unary():
                  [floats("clip_max", 6.0)])
 
 
+def case_segmentation_activations():
+    """The activations of MobileNetV3 and GELU exports, PRelu with a
+    per-channel slope initializer, Softmax and LogSoftmax (default and
+    negative axes)."""
+    nodes = [
+        node("HardSigmoid", ["x"], ["hard_sigmoid"], alpha=1.0 / 6.0),
+        node("HardSigmoid", ["hard_sigmoid"], ["hard_sigmoid_default"]),
+        node("HardSwish", ["hard_sigmoid_default"], ["hard_swish"]),
+        node("Elu", ["hard_swish"], ["elu"], alpha=0.5),
+        node("Softplus", ["elu"], ["softplus"]),
+        node("Erf", ["softplus"], ["erf"]),
+        node("PRelu", ["erf", "slope"], ["prelu"]),
+        node("Softmax", ["prelu"], ["softmax"], axis=1),
+        node("LogSoftmax", ["softmax"], ["log_softmax"]),
+        node("Softmax", ["log_softmax"], ["softmax_neg"], axis=-3),
+    ]
+    return model(nodes, [inp("x", [2, 3, 4, 5])], [out("softmax_neg", 4)],
+                 [weight("slope", [3, 1, 1])])
+
+
+def case_instance_norm():
+    """InstanceNormalization with parameters, and GroupNorm as PyTorch
+    exports it: Reshape to N x G x -1, InstanceNormalization with constant
+    unit scale and zero bias, Reshape back, Mul and Add per channel."""
+    nodes = [
+        node("InstanceNormalization", ["x", "in_scale", "in_bias"], ["inorm"],
+             epsilon=1e-3),
+        int_const("groups_shape", [2, 2, -1]),
+        node("Reshape", ["inorm", "groups_shape"], ["grouped"]),
+        const("gn_ones", np.ones(2, dtype=np.float32)),
+        const("gn_zeros", np.zeros(2, dtype=np.float32)),
+        node("InstanceNormalization", ["grouped", "gn_ones", "gn_zeros"],
+             ["gnorm"]),
+        int_const("x_shape", [2, 4, 3, 3]),
+        node("Reshape", ["gnorm", "x_shape"], ["ungrouped"]),
+        node("Mul", ["ungrouped", "gn_weight"], ["scaled"]),
+        node("Add", ["scaled", "gn_bias"], ["group_norm"]),
+    ]
+    return model(nodes, [inp("x", [2, 4, 3, 3])], [out("group_norm", 4)],
+                 [weight("in_scale", [4]), weight("in_bias", [4]),
+                  weight("gn_weight", [4, 1, 1]), weight("gn_bias", [4, 1, 1])])
+
+
+def case_instance_norm_bad_scale():
+    """The scale has 3 elements for 4 channels."""
+    nodes = [node("InstanceNormalization", ["x", "scale", "bias"], ["y"],
+                  name="bad_inorm")]
+    return model(nodes, [inp("x", [2, 4, 3, 3])], [out("y", 4)],
+                 [weight("scale", [3]), weight("bias", [4])], check=False)
+
+
+def case_softmax_bad_axis():
+    nodes = [node("Softmax", ["x"], ["y"], name="bad_softmax", axis=4)]
+    return model(nodes, [inp("x", [2, 4, 3, 3])], [out("y", 4)], check=False)
+
+
+def case_prelu_bad_slope():
+    """A slope of 5 values does not broadcast to 4 channels."""
+    nodes = [node("PRelu", ["x", "slope"], ["y"], name="bad_prelu")]
+    return model(nodes, [inp("x", [2, 4, 3, 3])], [out("y", 4)],
+                 [weight("slope", [5, 1, 1])], check=False)
+
+
 def case_binary():
     return model(
         [node("Add", ["a", "b"], ["add"]),

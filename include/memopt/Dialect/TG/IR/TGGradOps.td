@@ -202,7 +202,100 @@ def TG_ClipBackwardOp : TG_ActivationBackwardOp<"clip_backward", "clip",
   let hasVerifier = 1;
 }
 
+def TG_HardSigmoidBackwardOp : TG_ActivationBackwardOp<"hard_sigmoid_backward",
+    "hard_sigmoid", "input",
+    "0 < alpha * input + beta < 1 ? alpha * grad_output : 0", 3> {
+  let arguments = (ins TG_Tensor:$grad_output, TG_Tensor:$input,
+                       DefaultValuedAttr<F64Attr, "0.2">:$alpha,
+                       DefaultValuedAttr<F64Attr, "0.5">:$beta);
+}
+def TG_HardSwishBackwardOp : TG_ActivationBackwardOp<"hard_swish_backward",
+    "hard_swish", "input",
+    "input < -3 ? 0 : (input <= 3 ? grad_output * (input / 3 + 0.5) : "
+    "grad_output)", 4>;
+def TG_EluBackwardOp : TG_ActivationBackwardOp<"elu_backward", "elu", "input",
+    "input > 0 ? grad_output : grad_output * alpha * exp(input)", 4> {
+  let arguments = (ins TG_Tensor:$grad_output, TG_Tensor:$input,
+                       DefaultValuedAttr<F64Attr, "1.0">:$alpha);
+}
+def TG_SoftplusBackwardOp : TG_ActivationBackwardOp<"softplus_backward",
+    "softplus", "input",
+    "input > 20 ? grad_output : grad_output * exp(input) / (exp(input) + 1)", 4>;
+def TG_ErfBackwardOp : TG_ActivationBackwardOp<"erf_backward", "erf", "input",
+    "grad_output * 2 / sqrt(pi) * exp(-input * input)", 4>;
+
+def TG_PReluBackwardOp : TG_Op<"prelu_backward", [Pure, InferTypeOpAdaptor,
+    TG_KernelOpInterface]> {
+  let summary = "Gradient of tg.prelu with respect to its input";
+  let description = [{
+    `input > 0 ? grad_output : slope * grad_output` for every element, with
+    `slope` broadcast to `input` as in `tg.prelu`. (The slope's gradient is
+    `grad_output * min(input, 0)` summed back to the slope's shape, which
+    autodiff builds from elementwise ops and a reduction.)
+  }];
+  let arguments = (ins TG_Tensor:$grad_output, TG_Tensor:$input,
+                       TG_Tensor:$slope);
+  let results = (outs TG_Tensor:$grad_input);
+  let assemblyFormat = [{
+    $grad_output `,` $input `,` $slope attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let extraClassDeclaration = TG_PerElementKernelFacts<3>.decl;
+}
+
+// The gradients of softmax and log_softmax, as PyTorch's, read the output.
+class TG_SoftmaxFamilyBackwardOp<string mnemonic, string forward,
+                                 string formula>
+    : TG_Op<mnemonic, [Pure, SameOperandsAndResultType, InferTypeOpInterface,
+                       TG_KernelOpInterface]> {
+  let summary = "Gradient of tg." # forward;
+  let description = "Computes `" # formula # "`, the sum running along " #
+      "`axis`, where `output` is the output of the forward `tg." # forward #
+      "` over the same axis.";
+  let arguments = (ins TG_Tensor:$grad_output, TG_Tensor:$output, I64Attr:$axis);
+  let results = (outs TG_Tensor:$grad_input);
+  let assemblyFormat =
+      "$grad_output `,` $output attr-dict `:` type($grad_output)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = TG_PerElementKernelFacts<4>.decl;
+}
+
+def TG_SoftmaxBackwardOp : TG_SoftmaxFamilyBackwardOp<"softmax_backward",
+    "softmax", "output * (grad_output - sum(grad_output * output))">;
+def TG_LogSoftmaxBackwardOp : TG_SoftmaxFamilyBackwardOp<
+    "log_softmax_backward", "log_softmax",
+    "grad_output - exp(output) * sum(grad_output)">;
+
 def TG_SignOp : TG_UnaryOp<"sign", "x > 0 ? 1 : (x < 0 ? -1 : 0)", 1>;
+
+def TG_InstanceNormBackwardOp : TG_Op<"instance_norm_backward",
+    [Pure, InferTypeOpAdaptor, TG_Kernel<>]> {
+  let summary = "Gradient of tg.instance_norm";
+  let description = [{
+    `grad_output` is the gradient of a `tg.instance_norm` output, `input`
+    and `scale` its operands, `saved_mean` and `saved_inv_std` (N x C) its
+    statistics. With M the number of elements per (sample, channel) slice,
+    x_hat = (input - saved_mean) * saved_inv_std and sums over the slice:
+
+    ```
+    a = sum(grad_output), b = sum(grad_output * x_hat)       (per n, c)
+    grad_input = scale * saved_inv_std / M * (M * grad_output - a - x_hat * b)
+    grad_scale[c] = sum over n of b, grad_bias[c] = sum over n of a
+    ```
+
+    the batch-norm gradient of every slice, as PyTorch computes the
+    instance-norm gradient.
+  }];
+  let arguments = (ins TG_Tensor:$grad_output, TG_Tensor:$input,
+                       TG_1DTensor:$scale, TG_Tensor:$saved_mean,
+                       TG_Tensor:$saved_inv_std);
+  let results = (outs TG_Tensor:$grad_input, TG_1DTensor:$grad_scale,
+                      TG_1DTensor:$grad_bias);
+  let assemblyFormat = [{
+    $grad_output `,` $input `,` $scale `,` $saved_mean `,` $saved_inv_std
+    attr-dict `:` functional-type(operands, results)
+  }];
+}
 
 //===----------------------------------------------------------------------===//
 // Pooling and resizing gradients
@@ -382,6 +475,90 @@ def TG_L1LossBackwardOp : TG_LossBackwardOp<"l1_loss_backward", "l1_loss",
 def TG_BCELossBackwardOp : TG_LossBackwardOp<"bce_loss_backward", "bce_loss",
     "grad_loss * (prediction - target) / "
     "max((1 - prediction) * prediction, 1e-12) / N", 5>;
+
+// The losses of segmentation take the logits (N x C x ...) and a target
+// whose form depends on C; the class indices of a label map are held as
+// floats (exact up to 2^24), the element type of every step tensor.
+def TG_CrossEntropyLossOp : TG_Op<"cross_entropy_loss",
+    [Pure, InferTypeOpAdaptor, TG_KernelOpInterface]> {
+  let summary = "Mean multi-class cross-entropy over the channel axis";
+  let description = [{
+    PyTorch's `F.cross_entropy(logits, target)` with reduction = mean:
+    `logits` is N x C x D1 x ... (rank >= 2), `target` has the logits'
+    shape without axis 1 and holds class indices in [0, C) as floats. The
+    loss is the mean over the N x D1 x ... positions of
+    `logsumexp(logits[:, :, pos]) - logits[target[pos], pos]`, a rank-0
+    tensor. A target outside [0, C) is a runtime error (the trainer checks
+    label maps when it reads them).
+  }];
+  let arguments = (ins TG_Tensor:$logits, TG_Tensor:$target);
+  let results = (outs TG_Tensor:$loss);
+  let assemblyFormat = [{
+    $logits `,` $target attr-dict `:` functional-type(operands, results)
+  }];
+  // Per logit: a softmax (4), the target term (2).
+  let extraClassDeclaration = TG_PerElementKernelFacts<6>.decl;
+}
+
+def TG_CrossEntropyLossBackwardOp : TG_Op<"cross_entropy_loss_backward",
+    [Pure, InferTypeOpAdaptor, TG_KernelOpInterface]> {
+  let summary = "Gradient of tg.cross_entropy_loss with respect to the logits";
+  let description = [{
+    `grad_loss * (softmax(logits) - onehot(target)) / P` along axis 1, P
+    being the number of positions (N x D1 x ...), as PyTorch's backward of
+    the mean cross-entropy.
+  }];
+  let arguments = (ins TG_Tensor:$grad_loss, TG_Tensor:$logits,
+                       TG_Tensor:$target);
+  let results = (outs TG_Tensor:$grad_logits);
+  let assemblyFormat = [{
+    $grad_loss `,` $logits `,` $target attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let extraClassDeclaration = TG_PerElementKernelFacts<6>.decl;
+}
+
+def TG_DiceLossOp : TG_Op<"dice_loss",
+    [Pure, InferTypeOpAdaptor, TG_KernelOpInterface]> {
+  let summary = "Soft Dice loss of logits";
+  let description = [{
+    `1 - (2 * sum(p * t) + epsilon) / (sum(p) + sum(t) + epsilon)`, the sums
+    running over every element (batch, classes, positions). With C > 1
+    channels, `p = softmax(logits)` over axis 1 and `t` the one-hot encoding
+    of `target`, a class-index map of the logits' shape without axis 1;
+    with C = 1, `p = sigmoid(logits)` and `t = target`, a float mask of the
+    logits' shape. The result is rank 0.
+  }];
+  let arguments = (ins TG_Tensor:$logits, TG_Tensor:$target,
+                       DefaultValuedAttr<F64Attr, "1.0">:$epsilon);
+  let results = (outs TG_Tensor:$loss);
+  let assemblyFormat = [{
+    $logits `,` $target attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = TG_PerElementKernelFacts<8>.decl;
+}
+
+def TG_DiceLossBackwardOp : TG_Op<"dice_loss_backward",
+    [Pure, InferTypeOpAdaptor, TG_KernelOpInterface]> {
+  let summary = "Gradient of tg.dice_loss with respect to the logits";
+  let description = [{
+    With I = sum(p * t), S = sum(p) + sum(t) and the loss's p, t and
+    epsilon: `g = -grad_loss * (2 * t * (S + epsilon) - (2 * I + epsilon)) /
+    (S + epsilon)^2` per element, then through the activation: for C > 1
+    `p * (g - sum over the channels of p * g)`, for C = 1 `g * p * (1 - p)`.
+  }];
+  let arguments = (ins TG_Tensor:$grad_loss, TG_Tensor:$logits,
+                       TG_Tensor:$target,
+                       DefaultValuedAttr<F64Attr, "1.0">:$epsilon);
+  let results = (outs TG_Tensor:$grad_logits);
+  let assemblyFormat = [{
+    $grad_loss `,` $logits `,` $target attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = TG_PerElementKernelFacts<8>.decl;
+}
 
 //===----------------------------------------------------------------------===//
 // Optimizer updates

@@ -172,6 +172,38 @@ def TG_BatchNormInferenceOp : TG_Op<"batch_norm_inference",
   let hasVerifier = 1;
 }
 
+def TG_InstanceNormOp : TG_Op<"instance_norm", [Pure, InferTypeOpAdaptor,
+    TG_Differentiable, TG_Kernel<>]> {
+  let summary = "Instance normalization (ONNX InstanceNormalization)";
+  let description = [{
+    Normalizes every (sample, channel) slice of `input` (N x C x D1 x ...,
+    rank at least 3) with its own statistics over the axes after the
+    channel axis: `output = (input - mean) * inv_std * scale + bias`, where
+    `inv_std = 1 / sqrt(var + epsilon)` with the biased variance. `scale`
+    and `bias` have C elements. `saved_mean` and `saved_inv_std` (N x C)
+    hold the statistics for the backward pass.
+
+    PyTorch exports `InstanceNorm2d` as this op and `GroupNorm(G, C)` as a
+    reshape to N x G x (C / G * H * W), this op with unit scale and zero
+    bias, a reshape back, then the per-channel affine `mul` and `add`.
+
+    ```mlir
+    %y, %mean, %inv = tg.instance_norm %x, %scale, %bias {epsilon = 1.0e-5}
+        : (tensor<2x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>)
+        -> (tensor<2x8x4x4xf32>, tensor<2x8xf32>, tensor<2x8xf32>)
+    ```
+  }];
+  let arguments = (ins TG_Tensor:$input, TG_1DTensor:$scale,
+                       TG_1DTensor:$bias,
+                       DefaultValuedAttr<F64Attr, "1e-5">:$epsilon);
+  let results = (outs TG_Tensor:$output, TG_Tensor:$saved_mean,
+                      TG_Tensor:$saved_inv_std);
+  let assemblyFormat = [{
+    $input `,` $scale `,` $bias attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Elementwise
 //===----------------------------------------------------------------------===//
@@ -215,6 +247,68 @@ def TG_ClipOp : TG_UnaryOp<"clip", "min(max(x, min), max)", 2,
   let arguments = (ins TG_Tensor:$input, F64Attr:$min, F64Attr:$max);
   let hasVerifier = 1;
 }
+
+// The activations of MobileNetV3, ELU networks and exported GELU. The
+// formulas are PyTorch's (hard_swish: torch's x * relu6(x + 3) / 6).
+def TG_HardSigmoidOp : TG_UnaryOp<"hard_sigmoid",
+    "max(0, min(1, alpha * x + beta))", 3, [TG_Differentiable]> {
+  let arguments = (ins TG_Tensor:$input,
+                       DefaultValuedAttr<F64Attr, "0.2">:$alpha,
+                       DefaultValuedAttr<F64Attr, "0.5">:$beta);
+}
+def TG_HardSwishOp : TG_UnaryOp<"hard_swish", "x * min(max(x + 3, 0), 6) / 6",
+    4, [TG_Differentiable]>; // add, clamp, multiply, divide
+def TG_EluOp : TG_UnaryOp<"elu", "x > 0 ? x : alpha * (exp(x) - 1)", 3,
+    [TG_Differentiable]> {
+  let arguments = (ins TG_Tensor:$input,
+                       DefaultValuedAttr<F64Attr, "1.0">:$alpha);
+}
+// PyTorch's threshold: above 20 the result is x itself (log1p(exp(x))
+// rounds to x in float there).
+def TG_SoftplusOp : TG_UnaryOp<"softplus", "x > 20 ? x : log(1 + exp(x))", 3,
+    [TG_Differentiable]>;
+def TG_ErfOp : TG_UnaryOp<"erf", "erf(x)", 2, [TG_Differentiable]>;
+
+def TG_PReluOp : TG_Op<"prelu", [Pure, InferTypeOpAdaptor, TG_Differentiable,
+    TG_KernelOpInterface]> {
+  let summary = "Parametric ReLU: x > 0 ? x : slope * x";
+  let description = [{
+    ONNX PRelu: `slope` broadcasts to `input` (NumPy rules, one direction:
+    the result has the input's shape), typically C x 1 x 1 for one slope per
+    channel, or a single element.
+
+    ```mlir
+    %y = tg.prelu %x, %a : (tensor<2x8x4x4xf32>, tensor<8x1x1xf32>) -> tensor<2x8x4x4xf32>
+    ```
+  }];
+  let arguments = (ins TG_Tensor:$input, TG_Tensor:$slope);
+  let results = (outs TG_Tensor:$output);
+  let assemblyFormat = [{
+    $input `,` $slope attr-dict `:` functional-type(operands, results)
+  }];  // Not in place: the slope operand need not have the input's type.
+  let extraClassDeclaration = TG_PerElementKernelFacts<2>.decl;
+}
+
+// Normalized exponentials over one axis (ONNX opset 13 and later).
+class TG_SoftmaxFamilyOp<string mnemonic, string formula>
+    : TG_Op<mnemonic, [Pure, SameOperandsAndResultType, InferTypeOpInterface,
+                       TG_Differentiable, TG_KernelOpInterface]> {
+  let summary = formula # " over one axis";
+  let description = "Computes `" # formula # "` along `axis` (0 <= axis < " #
+      "rank), for every position of the other axes, with the maximum " #
+      "subtracted first (as PyTorch) so that large inputs do not overflow.";
+  let arguments = (ins TG_Tensor:$input, I64Attr:$axis);
+  let results = (outs TG_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+  // max, exp, sum, normalize; not in place (each row is read twice).
+  let extraClassDeclaration = TG_PerElementKernelFacts<4>.decl;
+}
+
+def TG_SoftmaxOp : TG_SoftmaxFamilyOp<"softmax",
+    "exp(x - max(x)) / sum(exp(x - max(x)))">;
+def TG_LogSoftmaxOp : TG_SoftmaxFamilyOp<"log_softmax",
+    "x - max(x) - log(sum(exp(x - max(x))))">;
 
 class TG_BinaryOp<string mnemonic, string formula>
     : TG_Op<mnemonic, [Pure, InferTypeOpAdaptor, TG_Differentiable,

@@ -11,7 +11,7 @@ namespace memopt::tg {
 
 /// The loss that tg-autodiff differentiates: a tg loss op on the forward
 /// output and the target, or the forward function's own scalar output.
-enum class LossKind { mse, l1, bce, graph };
+enum class LossKind { mse, l1, bce, ce, dice, graph };
 
 /// The torch.optim optimizer whose update tg-autodiff emits.
 enum class OptimizerKind { sgd, adam, adamw };

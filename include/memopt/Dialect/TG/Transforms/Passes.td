@@ -20,7 +20,10 @@ def Autodiff : Pass<"tg-autodiff", "::mlir::ModuleOp"> {
     1. the forward ops, unchanged;
     2. the loss of the (single) forward output against a new `tg.target`
        argument (`tg.mse_loss`, `tg.l1_loss` or `tg.bce_loss`, mean
-       reduction), or, with `loss=graph`, the forward function's own rank-0
+       reduction; `tg.cross_entropy_loss` or `tg.dice_loss` of logits
+       N x C x ... against a class map N x ..., whose class indices the
+       target holds as floats; Dice of one channel takes a mask of the
+       output's shape), or, with `loss=graph`, the forward function's own rank-0
        first output;
     3. reverse-mode gradients of every value that depends on a parameter
        and reaches the loss, one backward rule per forward op, in reverse
@@ -69,6 +72,12 @@ def Autodiff : Pass<"tg-autodiff", "::mlir::ModuleOp"> {
                         "mean absolute error (torch.nn.L1Loss)"),
              clEnumValN(::memopt::tg::LossKind::bce, "bce",
                         "binary cross-entropy (torch.nn.BCELoss)"),
+             clEnumValN(::memopt::tg::LossKind::ce, "ce",
+                        "multi-class cross-entropy over axis 1 against a "
+                        "class map (F.cross_entropy)"),
+             clEnumValN(::memopt::tg::LossKind::dice, "dice",
+                        "soft Dice of softmax (sigmoid for one channel) "
+                        "against a class map (a mask for one channel)"),
              clEnumValN(::memopt::tg::LossKind::graph, "graph",
                         "the forward function's rank-0 first output"))}]>,
     Option<"optimizer", "optimizer", "::memopt::tg::OptimizerKind",

@@ -1,0 +1,66 @@
+//===- Activation.cpp - Activations of segmentation networks --------------===//
+//
+// hard_sigmoid, hard_swish, elu, softplus, erf and prelu with their
+// gradients, per element with the formulas of ActivationFormulas.h (shared
+// with the CUDA backend). Like Elementwise.cpp, results may alias an
+// operand of the same shape (prelu's slope excepted).
+//
+//===----------------------------------------------------------------------===//
+
+#include "memopt/Runtime/Kernels.h"
+
+#include "ActivationFormulas.h"
+#include "Common.h"
+
+namespace memopt::rt {
+using namespace detail;
+
+namespace {
+
+template <typename F>
+void map(const char *kernel, ConstTensor input, Tensor output, F f) {
+  requireShape(kernel, "output", output.shape, input.shape);
+  parallelForEach(input.numel(),
+                  [&](int64_t i) { output.data[i] = f(input.data[i]); });
+}
+
+template <typename F>
+void mapGrad(const char *kernel, ConstTensor gradOutput, ConstTensor input,
+             Tensor gradInput, F f) {
+  requireShape(kernel, "grad_output", gradOutput.shape, input.shape);
+  requireShape(kernel, "grad_input", gradInput.shape, input.shape);
+  parallelForEach(input.numel(), [&](int64_t i) {
+    gradInput.data[i] = f(gradOutput.data[i], input.data[i]);
+  });
+}
+
+} // namespace
+
+#include "ActivationEntryPoints.inc"
+
+void prelu(ConstTensor input, ConstTensor slope, Tensor output) {
+  const char *kernel = "prelu";
+  requireShape(kernel, "output", output.shape, input.shape);
+  Dims ss = broadcastStrides(kernel, slope.shape, input.shape);
+  Dims xs = broadcastStrides(kernel, input.shape, input.shape);
+  formulas::PRelu f;
+  for (StridedWalk w(input.shape, xs, ss); !w.done(); w.next())
+    output.data[w.index()] = f(input.data[w.index()], slope.data[w.offset(1)]);
+}
+
+void preluBackward(ConstTensor gradOutput, ConstTensor input,
+                   ConstTensor slope, Tensor gradInput) {
+  const char *kernel = "prelu_backward";
+  requireShape(kernel, "grad_output", gradOutput.shape, input.shape);
+  requireShape(kernel, "grad_input", gradInput.shape, input.shape);
+  Dims ss = broadcastStrides(kernel, slope.shape, input.shape);
+  Dims xs = broadcastStrides(kernel, input.shape, input.shape);
+  formulas::PReluGrad f;
+  for (StridedWalk w(input.shape, xs, ss); !w.done(); w.next()) {
+    int64_t i = w.index();
+    gradInput.data[i] =
+        f(gradOutput.data[i], input.data[i], slope.data[w.offset(1)]);
+  }
+}
+
+} // namespace memopt::rt
