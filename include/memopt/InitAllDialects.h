@@ -3,6 +3,7 @@
 #ifndef MEMOPT_INITALLDIALECTS_H
 #define MEMOPT_INITALLDIALECTS_H
 
+#include "memopt/Dialect/Memopt/IR/MemoptDialect.h"
 #include "memopt/Dialect/TG/IR/TGDialect.h"
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -11,7 +12,7 @@
 namespace memopt {
 /// Adds memopt's dialects and the upstream dialects its IR contains.
 inline void registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<tg::TGDialect, mlir::func::FuncDialect,
+  registry.insert<MemoptDialect, tg::TGDialect, mlir::func::FuncDialect,
                   mlir::emitc::EmitCDialect>();
 }
 } // namespace memopt

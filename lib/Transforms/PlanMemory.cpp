@@ -1,7 +1,7 @@
 //===- PlanMemory.cpp - The tg-plan-memory pass ----------------------------===//
 //
-// Runs ArenaPlan over the function's final op order and records the plan
-// as attributes (MemoryPlan::write).
+// Runs ArenaPlan over the MemorySimulator of the function's final op order
+// and records the plan as attributes (MemoryPlan::write).
 //
 //===----------------------------------------------------------------------===//
 
@@ -9,8 +9,9 @@
 
 #include "memopt/Analysis/ArenaPlan.h"
 #include "memopt/Analysis/MemoryPlan.h"
-#include "memopt/Analysis/StepMemory.h"
+#include "memopt/Analysis/MemorySimulator.h"
 #include "memopt/Analysis/Workspace.h"
+#include "memopt/Dialect/Memopt/IR/MemoptDialect.h"
 #include "memopt/Dialect/TG/IR/TGOps.h"
 
 namespace memopt {
@@ -27,14 +28,6 @@ class PlanMemoryPass : public memopt::impl::PlanMemoryBase<PlanMemoryPass> {
 public:
   using PlanMemoryBase::PlanMemoryBase;
 
-  LogicalResult initialize(MLIRContext *context) override {
-    if (!parseWorkspaceTarget(target))
-      return emitError(UnknownLoc::get(context))
-             << "tg-plan-memory: unknown target '" << target
-             << "': expected cpu or cuda";
-    return success();
-  }
-
   void runOnOperation() override {
     func::FuncOp function = getOperation();
     if (function.isExternal())
@@ -44,24 +37,16 @@ public:
                          "block");
       return signalPassFailure();
     }
+    FailureOr<TargetAttr> target = lookupTarget(function, "tg-plan-memory");
+    if (failed(target))
+      return signalPassFailure();
     Block &body = function.getBody().front();
     DenseMap<Operation *, uint64_t> workspaces;
-    std::optional<WorkspaceTarget> backend = parseWorkspaceTarget(target);
-    if (queryWorkspaces)
-      for (Operation &op : body.without_terminator()) {
-        FailureOr<uint64_t> bytes = queryWorkspaceBytes(&op, *backend);
-        if (failed(bytes))
-          return signalPassFailure();
-        if (*bytes)
-          workspaces[&op] = *bytes;
-      }
-    DenseMap<Value, unsigned> resultBuffers = resultBufferPlacements(function);
-    auto arenaBytes = [&](Value value) -> uint64_t {
-      return livesInArena(value, resultBuffers) ? tensorBytes(value) : 0;
-    };
-    ArenaPlan plan = ArenaPlan::compute(
-        function, arenaBytes,
-        [&](Operation *op) { return workspaces.lookup(op); }, inPlace);
+    for (Operation &op : body.without_terminator())
+      if (uint64_t bytes = workspaceBytes(&op))
+        workspaces[&op] = bytes;
+    ArenaPlan plan =
+        ArenaPlan::compute(MemorySimulator(function, target->getInPlace()));
     MemoryPlan::write(function, plan, workspaces);
 
     numArenaBytes = plan.totalBytes();

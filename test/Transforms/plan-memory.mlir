@@ -1,6 +1,7 @@
-// RUN: memopt-opt %s -split-input-file -tg-plan-memory='query-workspaces=false' | FileCheck %s
-// RUN: memopt-opt %s -split-input-file -tg-plan-memory='query-workspaces=false in-place=false' | FileCheck %s --check-prefix=COPY
-// RUN: memopt-opt %s -split-input-file -tg-plan-memory='query-workspaces=false' -tg-verify-memory-plan -tg-plan-memory='query-workspaces=false in-place=false' -tg-verify-memory-plan
+// RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-plan-memory | FileCheck %s
+// RUN: memopt-opt %s -split-input-file -memopt-set-target='target=cpu in-place=false' -tg-plan-memory | FileCheck %s --check-prefix=COPY
+// RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-plan-memory -tg-verify-memory-plan
+// RUN: memopt-opt %s -split-input-file -memopt-set-target='target=cpu in-place=false' -tg-plan-memory -tg-verify-memory-plan
 
 // The plan is visible in the IR: per result its arena offset (-1: outside
 // the arena, here the function's result), the operand a result overwrites

@@ -26,6 +26,11 @@ def ConvertTGToEmitC : Pass<"convert-tg-to-emitc", "::mlir::ModuleOp"> {
       model `memopt_onnx_model` that memopt-compile assembles) and a `main`
       that calls `memopt::rt::trainerMain`.
 
+    The runtime the step calls is the module's `#memopt.target`: cpu
+    (MemoptRuntimeCPU) or cuda (MemoptRuntimeCUDA: device memory,
+    constants copied into the arena after the plan's temporaries); a module
+    without one is an error.
+
     A step result that the plan keeps out of the arena is computed in its
     result buffer directly (in place when the trainer passes the buffer of
     the argument it updates); a result in the arena is copied at the end of
@@ -36,10 +41,6 @@ def ConvertTGToEmitC : Pass<"convert-tg-to-emitc", "::mlir::ModuleOp"> {
     Option<"modelName", "model-name", "std::string", "\"\"",
            "Name of the model in messages and reports (default: the stem "
            "of the module's tg.onnx_model)">,
-    Option<"targetBackend", "target", "std::string", "\"cpu\"",
-           "The runtime the step calls: cpu (MemoptRuntimeCPU) or cuda "
-           "(MemoptRuntimeCUDA: device memory, constants copied into the "
-           "arena after the plan's temporaries)">,
   ];
   let statistics = [
     Statistic<"numKernelCalls", "kernel-calls", "Runtime kernel calls emitted">,

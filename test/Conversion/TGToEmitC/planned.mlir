@@ -1,8 +1,8 @@
-// RUN: memopt-opt %s -split-input-file -verify-diagnostics -convert-tg-to-emitc | FileCheck %s
+// RUN: memopt-opt %s -split-input-file -verify-diagnostics -memopt-set-target=target=cpu -convert-tg-to-emitc | FileCheck %s
 
 // The pass plans nothing itself: it emits the plan recorded in the IR, here
 // written by hand (a workspace at 128, the relu over its input).
-// CHECK-LABEL: module attributes {memopt.arena_bytes = 256 : i64}
+// CHECK-LABEL: module attributes {memopt.arena_bytes = 256 : i64, memopt.target = #memopt.target<cpu>}
 // CHECK: "memopt::rt::Tensor conv_c = memopt::rt::arenaTensor(arena, 64, {1, 1, 4, 4});"
 // CHECK: memopt::rt::conv2d{{.*}}#emitc.opaque<"memopt::rt::arenaWorkspace(arena, 128)">
 // CHECK: "memopt::rt::Tensor relu_r = memopt::rt::arenaTensor(arena, 64, {1, 1, 4, 4});"
