@@ -27,7 +27,10 @@ FailureOr<StepEstimate> StepEstimate::compute(func::FuncOp step,
         estimate.hostScalarBytes += sizeof(int64_t);
   estimate.cost =
       estimateStepCost(step, CostModel(device, workspaceBytes), phases);
-  estimate.timeline = MemoryTimeline::compute(step, phases, workspaceBytes);
+  FailureOr<MemoryTimeline> timeline = MemoryTimeline::compute(step, phases);
+  if (failed(timeline))
+    return failure();
+  estimate.timeline = std::move(*timeline);
   return estimate;
 }
 

@@ -5,13 +5,12 @@
 // statistics, optimizer state, inputs and outputs) and the temporaries
 // (activations made by forward ops, gradients made by backward ops,
 // optimizer temporaries, library workspace). A temporary lives from the op
-// that makes it to its last use (mlir::Liveness), a workspace during its
-// op; sizes are rounded up to the arena alignment, as the arena plan does.
-// The peak of the temporaries is the smallest arena any plan of this
-// schedule can have; the static plan reaches it up to fragmentation. When
-// the function carries a memory plan (tg-plan-memory), a temporary counts
-// its planned arena bytes, and bytes that buffers share (in-place writes,
-// operands computed in their concat slice) count once.
+// that makes it to its last use (MemorySimulator), a workspace during its
+// op, each at the arena bytes the memory plan (tg-plan-memory) gave it;
+// bytes that buffers share (in-place writes, operands computed in their
+// concat slice) count once. The peak of the temporaries is the smallest
+// arena any plan of this schedule can have; the static plan reaches it up
+// to fragmentation.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,7 +20,6 @@
 #include "memopt/Analysis/StepPhases.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <array>
 #include <cstdint>
@@ -59,11 +57,11 @@ public:
     uint64_t total() const;
   };
 
-  /// The timeline of `step`'s body in its op order; `workspaceBytes(op)` is
-  /// the library workspace of `op` (0: none).
-  static MemoryTimeline
-  compute(mlir::func::FuncOp step, const StepPhases &phases,
-          llvm::function_ref<uint64_t(mlir::Operation *)> workspaceBytes);
+  /// The timeline of the planned `step`'s body in its op order, with the
+  /// workspaces tg-annotate-workspaces recorded; fails (with the plan
+  /// reader's diagnostic) when `step` has no valid memory plan.
+  static mlir::FailureOr<MemoryTimeline> compute(mlir::func::FuncOp step,
+                                                 const StepPhases &phases);
 
   llvm::ArrayRef<Point> points() const { return timeline; }
   /// The bytes of a persistent category (constant over the step).
