@@ -87,10 +87,7 @@ FailureOr<uint64_t> memopt::queryWorkspaceBytes(Operation *op,
                                          : queryCPUWorkspaceBytes(op);
 }
 
-std::optional<WorkspaceTarget> memopt::parseWorkspaceTarget(StringRef name) {
-  if (name == "cpu")
-    return WorkspaceTarget::CPU;
-  if (name == "cuda")
-    return WorkspaceTarget::CUDA;
-  return std::nullopt;
+uint64_t memopt::workspaceBytes(Operation *op) {
+  auto bytes = op->getAttrOfType<IntegerAttr>(kWorkspaceBytesAttr);
+  return bytes ? bytes.getValue().getZExtValue() : 0;
 }

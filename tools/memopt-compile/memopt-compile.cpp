@@ -2,11 +2,13 @@
 //
 //   memopt-compile model.onnx -o BIN [options]        (DESIGN.md §3)
 //
-// import (memopt::importONNX) -> tg-autodiff -> canonicalize ->
-// [--target=cuda: tg-fuse-elementwise] -> tg-schedule -> tg-plan-memory ->
-// cost model and memory timeline on --device (StepEstimate) ->
-// convert-tg-to-emitc -> emitc::translateToCpp -> the C++ compiler (CUDA:
-// nvcc, then the C++ compiler links), linking the memopt runtime. The ONNX
+// import (memopt::importONNX) -> the training pipeline of
+// memopt/Pipeline/Pipeline.h (training step, memory plan) -> cost model,
+// memory timeline and budget on --device (StepEstimate) -> [--plan-only:
+// stop] -> the pipeline's lowering -> emitc::translateToCpp -> the C++
+// compiler (CUDA: nvcc, then the C++ compiler links), linking the memopt
+// runtime. This file only parses flags into TrainingPipelineOptions and
+// drives; every decision lives in the library. The ONNX
 // model is embedded in the binary with an assembler `.incbin`, so that
 // models of hundreds of MB cost the compiler nothing. Bad flags are a
 // one-line error and exit code 2; a model memopt
@@ -15,22 +17,18 @@
 //===----------------------------------------------------------------------===//
 
 #include "CompileConfig.h"
-#include "StepEstimate.h"
 
 #include "memopt/Analysis/TimelineSvg.h"
-#include "memopt/Conversion/Passes.h"
 #include "memopt/Conversion/TGToEmitC/TGToEmitC.h"
-#include "memopt/Conversion/TGToMBuf/TGToMBuf.h"
-#include "memopt/Dialect/TG/Transforms/Passes.h"
 #include "memopt/InitAllDialects.h"
+#include "memopt/Pipeline/Pipeline.h"
+#include "memopt/Pipeline/StepEstimate.h"
 #include "memopt/Target/ONNX/ImportONNX.h"
-#include "memopt/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/Cpp/CppEmitter.h"
-#include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -61,15 +59,16 @@ constexpr const char *kUsage =
     "[--optimizer=sgd|adam|adamw] [--lr=F] [--momentum=F] [--dampening=F] "
     "[--nesterov=true|false] [--weight-decay=F] [--beta1=F] [--beta2=F] [--eps=F] [--save-temps=DIR] "
     "[--device=NAME[,KEY=VALUE]...] [--budget=SIZE] [--report=FILE.json] "
-    "[--timeline=FILE.svg] [-c]\n";
+    "[--timeline=FILE.svg] [-c | --plan-only]\n";
 
 struct Options {
   std::string input;
   std::string output;
   bool compileOnly = false;
-  bool cuda = false; // --target=cuda
+  /// Stop after the memory plan: report, timeline and budget, no binary.
+  bool planOnly = false;
   ONNXImportOptions import;
-  tg::AutodiffOptions autodiff;
+  TrainingPipelineOptions pipeline;
   std::string saveTemps;
   std::string report;
   std::string timeline;
@@ -90,8 +89,8 @@ double parseReal(StringRef flag, StringRef text) {
   return value;
 }
 
-/// Parses the command line; exits on a bad flag.
-Options parseOptions(int argc, char **argv) {
+/// Parses the command line into `options`; exits on a bad flag.
+void parseOptions(int argc, char **argv, Options &options) {
   // Options of DESIGN.md §3 that later versions implement.
   const llvm::StringSet<llvm::MallocAllocator> notYet = {
       "remat", "amp", "offload", "stages", "microbatches", "schedule"};
@@ -100,7 +99,6 @@ Options parseOptions(int argc, char **argv) {
       "lr",       "momentum",  "dampening",   "nesterov",     "weight-decay",
       "beta1",    "beta2",     "eps",         "save-temps",   "report",
       "device",   "budget",    "timeline"};
-  Options options;
   options.device = cantFail(parseDeviceProfile("cpu"));
   for (int i = 1; i < argc; ++i) {
     StringRef arg = argv[i];
@@ -110,6 +108,10 @@ Options parseOptions(int argc, char **argv) {
     }
     if (arg == "-c") {
       options.compileOnly = true;
+      continue;
+    }
+    if (arg == "--plan-only") {
+      options.planOnly = true;
       continue;
     }
     if (arg == "-o") {
@@ -137,12 +139,7 @@ Options parseOptions(int argc, char **argv) {
     if (name == "target") {
       if (value != "cpu" && value != "cuda")
         usageError("--target must be cpu or cuda, got '" + value + "'");
-      if (value == "cuda" && !config::kHaveCudaRuntime)
-        usageError("--target=cuda: this memopt was built without the CUDA "
-                   "runtime (CMake found no CUDA toolkit with cuDNN); "
-                   "rebuild memopt on a machine with them, or use "
-                   "--target=cpu");
-      options.cuda = value == "cuda";
+      options.pipeline.target = *symbolizeBackend(value);
     } else if (name == "batch") {
       int64_t batch;
       if (value.getAsInteger(10, batch) || batch < 1)
@@ -172,7 +169,7 @@ Options parseOptions(int argc, char **argv) {
       if (!loss)
         usageError("--loss must be mse, l1, bce or graph, got '" + value +
                    "'");
-      options.autodiff.loss = *loss;
+      options.pipeline.loss = *loss;
     } else if (name == "optimizer") {
       std::optional<tg::OptimizerKind> optimizer =
           llvm::StringSwitch<std::optional<tg::OptimizerKind>>(value)
@@ -183,25 +180,25 @@ Options parseOptions(int argc, char **argv) {
       if (!optimizer)
         usageError("--optimizer must be sgd, adam or adamw, got '" + value +
                    "'");
-      options.autodiff.optimizer = *optimizer;
+      options.pipeline.optimizer = *optimizer;
     } else if (name == "lr") {
-      options.autodiff.lr = parseReal(name, value);
+      options.pipeline.lr = parseReal(name, value);
     } else if (name == "momentum") {
-      options.autodiff.momentum = parseReal(name, value);
+      options.pipeline.momentum = parseReal(name, value);
     } else if (name == "dampening") {
-      options.autodiff.dampening = parseReal(name, value);
+      options.pipeline.dampening = parseReal(name, value);
     } else if (name == "nesterov") {
       if (value != "true" && value != "false")
         usageError("--nesterov must be true or false, got '" + value + "'");
-      options.autodiff.nesterov = value == "true";
+      options.pipeline.nesterov = value == "true";
     } else if (name == "weight-decay") {
-      options.autodiff.weightDecay = parseReal(name, value);
+      options.pipeline.weightDecay = parseReal(name, value);
     } else if (name == "beta1") {
-      options.autodiff.beta1 = parseReal(name, value);
+      options.pipeline.beta1 = parseReal(name, value);
     } else if (name == "beta2") {
-      options.autodiff.beta2 = parseReal(name, value);
+      options.pipeline.beta2 = parseReal(name, value);
     } else if (name == "eps") {
-      options.autodiff.eps = parseReal(name, value);
+      options.pipeline.eps = parseReal(name, value);
     } else if (name == "save-temps") {
       options.saveTemps = value.str();
     } else if (name == "report") {
@@ -222,9 +219,20 @@ Options parseOptions(int argc, char **argv) {
   }
   if (options.input.empty())
     usageError("no input model (usage: memopt-compile model.onnx -o BIN)");
-  if (options.output.empty())
+  if (options.planOnly && (options.compileOnly || !options.output.empty()))
+    usageError("--plan-only writes no binary: drop -c and -o (the plan goes "
+               "to --report, --timeline and --save-temps)");
+  if (!options.planOnly && options.output.empty())
     usageError("no output file (-o BIN)");
-  return options;
+  // A plan for the GPU needs no CUDA toolkit; a binary does.
+  if (options.pipeline.target == Backend::cuda && !options.planOnly &&
+      !config::kHaveCudaRuntime)
+    usageError("--target=cuda: this memopt was built without the CUDA "
+               "runtime (CMake found no CUDA toolkit with cuDNN); rebuild "
+               "memopt on a machine with them, use --target=cpu, or plan "
+               "only (--plan-only)");
+  // The step's name in the generated program and the files it writes.
+  options.pipeline.modelName = llvm::sys::path::stem(options.input).str();
 }
 
 /// Writes `text` to `path`; reports and fails on an I/O error.
@@ -282,20 +290,20 @@ bool runCompiler(ArrayRef<std::string> command, StringRef logPath,
   return status == 0;
 }
 
-/// Fails when the plan does not fit --budget: no pass of this build can
-/// trade time for memory, so the predicted peak is the smallest budget
-/// memopt can reach (DESIGN.md §3).
-LogicalResult checkBudget(const Options &options, uint64_t peak) {
-  if (!options.budget || *options.budget >= peak)
+/// Writes the compile report (DESIGN.md §5) to --report, if asked.
+LogicalResult writeReport(const Options &options, const StepEstimate &estimate,
+                          uint64_t arenaBytes, StringRef schedule,
+                          std::chrono::steady_clock::time_point start) {
+  if (options.report.empty())
     return success();
-  llvm::errs() << "memopt-compile: error: --budget=" << *options.budget
-               << " bytes (" << formatBytes(*options.budget)
-               << ") is below the predicted peak of " << peak << " bytes ("
-               << formatBytes(peak)
-               << "); no memory pass can trade time for memory in this "
-                  "build, so the smallest budget memopt can reach is "
-               << peak << " bytes (--budget=" << peak << ")\n";
-  return failure();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  llvm::json::Object report = compileReport(estimate, arenaBytes, schedule,
+                                            options.budget, seconds);
+  return writeFile(options.report, [&](raw_ostream &os) {
+    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(report))) << "\n";
+  });
 }
 
 int compile(const Options &options) {
@@ -318,7 +326,7 @@ int compile(const Options &options) {
       importONNX(**buffer, &context, options.import);
   if (!module)
     return 1;
-  std::string modelName = llvm::sys::path::stem(options.input).str();
+  const std::string &modelName = options.pipeline.modelName;
 
   // Sources go to --save-temps or a temporary directory removed at the end.
   SmallString<128> dir(options.saveTemps);
@@ -344,73 +352,65 @@ int compile(const Options &options) {
       llvm::sys::fs::remove_directories(dir);
   });
 
-  // The evaluation function makes the binary's --val-data work.
-  tg::AutodiffOptions autodiff = options.autodiff;
-  autodiff.evalStep = true;
-  PassManager training(&context);
-  training.addPass(tg::createAutodiff(autodiff));
-  training.addPass(createCanonicalizerPass());
-  // CUDA: one generated kernel per chain of elementwise ops.
-  if (options.cuda)
-    training.addNestedPass<func::FuncOp>(tg::createFuseElementwise());
-  if (failed(training.run(*module)))
+  // The pipeline of memopt-opt --memopt-training-pipeline, phase by phase,
+  // so that the IR between phases can be kept and the planned step
+  // estimated before it is lowered.
+  auto runPhase =
+      [&](llvm::function_ref<void(OpPassManager &)> build, StringRef saveAs) {
+        PassManager pm(&context);
+        build(pm);
+        if (failed(pm.run(*module)))
+          return failure();
+        // Printed as memopt-opt prints it, so that the two compare.
+        if (keep && failed(writeFile(tempPath((modelName + saveAs).str()),
+                                     [&](raw_ostream &os) {
+                                       module->print(os);
+                                       os << "\n";
+                                     })))
+          return failure();
+        return success();
+      };
+  if (failed(runPhase(
+          [&](OpPassManager &pm) {
+            buildTrainingStepPipeline(pm, options.pipeline);
+          },
+          ".step.mlir")))
     return 1;
   auto step = *module->getOps<func::FuncOp>().begin();
-  if (keep && failed(writeFile(tempPath(modelName + ".step.mlir"),
-                               [&](raw_ostream &os) { module->print(os); })))
-    return 1;
-
-  PassManager planning(&context);
-  // The CUDA kernels are not checked for in-place writes (cuDNN batch
-  // norm): plan them out of place.
-  WorkspaceTarget target =
-      options.cuda ? WorkspaceTarget::CUDA : WorkspaceTarget::CPU;
-  ScheduleOptions scheduleOptions;
-  scheduleOptions.target = options.cuda ? "cuda" : "cpu";
-  scheduleOptions.inPlace = !options.cuda;
-  planning.addNestedPass<func::FuncOp>(createSchedule(scheduleOptions));
-  if (failed(planning.run(*module)))
-    return 1;
-  std::string schedule = "given";
-  if (auto decision = step->getAttrOfType<DictionaryAttr>("memopt.schedule"))
-    schedule = decision.getAs<StringAttr>("strategy").str();
-  // The memory plan of each function (what tg-plan-memory does), and the
-  // predictions on the final schedule and the step's plan before the step
-  // becomes buffers.
+  // Predictions on the final schedule and memory plan, taken by
+  // tg-plan-memory's hook while the step is still in tg ops (it becomes
+  // mbuf buffers right after).
   FailureOr<StepEstimate> estimate = failure();
-  for (func::FuncOp function :
-       llvm::to_vector(module->getOps<func::FuncOp>())) {
-    FailureOr<StepArenaPlan> plan =
-        planStepArena(function, target, /*queryWorkspaces=*/true,
-                      /*inPlace=*/!options.cuda);
-    if (failed(plan))
-      return 1;
-    if (function == step) {
-      estimate =
-          StepEstimate::compute(step, options.device, target, &plan->plan);
-      if (failed(estimate))
-        return 1;
-    }
-    if (failed(convertTGToMBuf(function, *plan,
-                               /*constantsInArena=*/options.cuda)))
-      return 1;
-  }
-  if (keep && failed(writeFile(tempPath(modelName + ".planned.mlir"),
-                               [&](raw_ostream &os) { module->print(os); })))
+  std::string schedule = "given";
+  auto estimateStep = [&](func::FuncOp function, const StepArenaPlan &plan) {
+    if (function != step)
+      return success();
+    if (auto decision =
+            step->getAttrOfType<DictionaryAttr>("memopt.schedule"))
+      schedule = decision.getAs<StringAttr>("strategy").str();
+    estimate = StepEstimate::compute(step, options.device, plan.plan);
+    return failure(failed(estimate));
+  };
+  if (failed(runPhase(
+          [&](OpPassManager &pm) {
+            buildMemoryPlanPipeline(pm, options.pipeline, estimateStep);
+          },
+          ".planned.mlir")))
     return 1;
-
-  PassManager lowering(&context);
-  ConvertTGToEmitCOptions emitOptions;
-  emitOptions.modelName = modelName;
-  emitOptions.targetBackend = options.cuda ? "cuda" : "cpu";
-  lowering.addPass(createConvertTGToEmitC(emitOptions));
-  if (failed(lowering.run(*module)))
+  if (failed(estimate)) {
+    llvm::errs() << "memopt-compile: error: the module has no @train_step "
+                    "to estimate\n";
+    return 1;
+  }
+  // The lowering fixes the program's arena: the larger of the training and
+  // evaluation steps' plans (CUDA: with the constants after them). It takes
+  // a fraction of a second, so --plan-only runs it too.
+  if (failed(runPhase(
+          [&](OpPassManager &pm) { buildLoweringPipeline(pm, options.pipeline); },
+          ".emitc.mlir")))
     return 1;
   auto arenaBytes =
       (*module)->getAttrOfType<IntegerAttr>(kArenaBytesAttr).getInt();
-  if (keep && failed(writeFile(tempPath(modelName + ".emitc.mlir"),
-                               [&](raw_ostream &os) { module->print(os); })))
-    return 1;
   uint64_t peak = estimate->predictedPeakBytes(arenaBytes);
   TimelineLabels labels{modelName, describeDeviceProfile(options.device),
                         options.device.memoryBytes, peak, options.budget};
@@ -421,10 +421,23 @@ int compile(const Options &options) {
           writeTimelineSvg(os, estimate->timeline, labels);
         })))
       return 1;
-  if (failed(checkBudget(options, peak)))
+  if (options.planOnly) {
+    llvm::outs() << "memopt-compile: predicted peak " << peak << " bytes ("
+                 << formatBytes(peak) << "), arena " << arenaBytes
+                 << " bytes (" << formatBytes(arenaBytes) << ")\n";
+    if (failed(writeReport(options, *estimate, arenaBytes, schedule, start)))
+      return 1;
+  }
+  if (llvm::Error error = checkBudget(options.budget, peak)) {
+    llvm::errs() << "memopt-compile: error: " << llvm::toString(std::move(error))
+                 << "\n";
     return 1;
+  }
+  if (options.planOnly)
+    return 0;
 
-  std::string cppPath = tempPath(modelName + (options.cuda ? ".cu" : ".cpp"));
+  bool cuda = options.pipeline.target == Backend::cuda;
+  std::string cppPath = tempPath(modelName + (cuda ? ".cu" : ".cpp"));
   std::string asmPath = tempPath(modelName + ".model.S");
   LogicalResult translated = success();
   if (failed(writeFile(cppPath, [&](raw_ostream &os) {
@@ -455,7 +468,7 @@ int compile(const Options &options) {
   std::string include = std::string("-I") + config::kRuntimeIncludeDir;
   std::string objectPath = tempPath(modelName + ".o");
   std::string stepPath = cppPath;
-  if (options.cuda) {
+  if (cuda) {
     // Without FMA contraction the generated kernels round every operation
     // as the CPU backend and the runtime's own kernels do.
     std::vector<std::string> nvcc = {config::kNvcc, "-O2", "-std=c++17",
@@ -476,7 +489,7 @@ int compile(const Options &options) {
                                      "-std=c++17", include,
                                      stepPath,             asmPath,
                                      "-o",                 options.output};
-    for (const char *const *item = options.cuda
+    for (const char *const *item = cuda
                                        ? config::kCudaRuntimeLinkItems
                                        : config::kRuntimeLinkItems;
          *item; ++item)
@@ -496,18 +509,8 @@ int compile(const Options &options) {
     }
   }
 
-  if (!options.report.empty()) {
-    double seconds = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
-    llvm::json::Object report = compileReport(*estimate, arenaBytes, schedule,
-                                              options.budget, seconds);
-    if (failed(writeFile(options.report, [&](raw_ostream &os) {
-          os << llvm::formatv("{0:2}", llvm::json::Value(std::move(report)))
-             << "\n";
-        })))
-      return 1;
-  }
+  if (failed(writeReport(options, *estimate, arenaBytes, schedule, start)))
+    return 1;
   return 0;
 }
 
@@ -515,6 +518,7 @@ int compile(const Options &options) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  Options options = parseOptions(argc, argv);
+  Options options;
+  parseOptions(argc, argv, options);
   return compile(options);
 }

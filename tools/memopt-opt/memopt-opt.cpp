@@ -1,7 +1,8 @@
 //===- memopt-opt.cpp - memopt's optimizer driver -------------------------===//
 //
-// MlirOptMain with memopt's dialects and passes plus the upstream passes that
-// are useful on its IR (canonicalize, cse, ...).
+// MlirOptMain with memopt's dialects, passes and training pipeline
+// (--memopt-training-pipeline, what memopt-compile runs) plus the upstream
+// passes that are useful on its IR (canonicalize, cse, ...).
 //
 //===----------------------------------------------------------------------===//
 
@@ -9,6 +10,7 @@
 #include "memopt/Conversion/Passes.h"
 #include "memopt/Dialect/TG/Transforms/Passes.h"
 #include "memopt/InitAllDialects.h"
+#include "memopt/Pipeline/Pipeline.h"
 #include "memopt/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -20,6 +22,7 @@ int main(int argc, char **argv) {
   memopt::registerMemoptAnalysisPasses();
   memopt::registerMemoptConversionPasses();
   memopt::registerMemoptPasses();
+  memopt::registerTrainingPipeline();
   mlir::DialectRegistry registry;
   memopt::registerAllDialects(registry);
   return mlir::asMainReturnCode(
