@@ -86,6 +86,12 @@ e2e_checks() {
   done
 }
 
+# ldd of every binary under $1 (whatever ldd's exit status: it may report
+# a missing library by one).
+binary_libraries() {
+  find "$1" -name train -type f -print0 | xargs -0 ldd || true
+}
+
 prepare() {
   local dir=$1
   shift
@@ -106,7 +112,7 @@ prepare() {
     echo "-- $name"
     # shellcheck disable=SC2086  # args is a list of plain words
     "$PYTHON" ${args//@WORKDIR@/$dir/checks/$name} --phase prepare \
-      --memopt-compile "$compile"
+      --memopt-compile "$compile" < /dev/null
   done < "$dir/checks.list"
 
   echo "== smoke binary (unet-cuda.test's U-Net)"
@@ -129,7 +135,7 @@ for d in ('inputs', 'targets'):
   for options in "$@"; do
     # shellcheck disable=SC2086  # options is a list of plain words
     "$PYTHON" "$ROOT/bench/gpu_step.py" $options --phase prepare \
-      --memopt-compile "$compile" --workdir "$dir/bench/$i"
+      --memopt-compile "$compile" --workdir "$dir/bench/$i" < /dev/null
     printf '%s\n' "$options" >> "$dir/bench.list"
     i=$((i + 1))
   done
@@ -143,8 +149,8 @@ for d in ('inputs', 'targets'):
   find "$dir/python" -name __pycache__ -prune -exec rm -rf {} +
   cp "$ROOT"/bench/*.py "$dir/bench-scripts/"
   cp "$ROOT/scripts/gpu-check.sh" "$dir/gpu-check.sh"
-  find "$dir" -name train -type f -print0 | xargs -0 ldd |
-    awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u |
+  binary_libraries "$dir" | awk '$2 == "=>" && $3 ~ /^\// {print $3}' |
+    sort -u |
     grep -Ev '/(libc|libm|libdl|libpthread|librt|libgcc_s|libstdc\+\+|ld-linux[^/]*|libcuda|libcudart|libcublas|libcublasLt|libcudnn[a-z_]*|libnvrtc[a-z-]*|libnvJitLink)\.so' |
     xargs -r cp -L -t "$dir/lib"
   echo "gpu-check: prepared $dir ($(du -sh "$dir" | cut -f1)); on the GPU" \
@@ -176,7 +182,7 @@ library_path() {
   # Each round may uncover what the libraries linked in the last one need.
   local missing name
   for _ in 1 2 3 4 5 6; do
-    missing=$(find "$dir" -name train -type f -print0 | xargs -0 ldd |
+    missing=$(binary_libraries "$dir" |
               awk '$2 == "=>" && $3 == "not" {print $1}' | sort -u)
     [[ -n "$missing" ]] || return 0
     for name in $missing; do
@@ -197,7 +203,7 @@ run_check() {
   shift 2
   echo "-- $name"
   local status=PASS
-  "$@" > "$dir/results/$name.log" 2>&1 || status=FAIL
+  "$@" < /dev/null > "$dir/results/$name.log" 2>&1 || status=FAIL
   cat "$dir/results/$name.log"
   echo "$status $name" | tee -a "$dir/results/summary.txt"
 }
