@@ -8,12 +8,15 @@
 #       oneDNN, ...): builds it, runs every lit test that needs CUDA (lit
 #       features cuda, cuda-gpu, torch-cuda) and the benchmark.
 #
-#   bash scripts/gpu-check.sh prepare DIR ["gpu_step options" ...]
+#   bash scripts/gpu-check.sh prepare DIR [--checks REGEX] [--no-bench]
+#                                         ["gpu_step options" ...]
 #       On the build machine (no GPU needed): builds memopt and compiles
-#       every GPU check and one benchmark per quoted option string (default:
-#       gpu_step.py's defaults) into DIR, with the Python scripts, this
-#       script and the shared libraries the binaries load (all but the C
-#       library's and CUDA's). DIR alone then goes to the GPU machine.
+#       the GPU checks (those whose test name matches REGEX, default all),
+#       a smoke binary and one benchmark per quoted option string (default:
+#       one with gpu_step.py's defaults; none with --no-bench) into DIR,
+#       with the Python scripts, this script and the shared libraries the
+#       binaries load (all but the C library's and CUDA's). DIR alone then
+#       goes to the GPU machine.
 #
 #   bash DIR/gpu-check.sh run DIR
 #       On the GPU machine, which needs no memopt build, LLVM, oneDNN or
@@ -95,6 +98,23 @@ binary_libraries() {
 prepare() {
   local dir=$1
   shift
+  local only="" bench=1
+  while [[ $# -gt 0 ]]; do
+    case "$1" in
+      --checks)
+        [[ $# -ge 2 ]] || die "--checks needs a regular expression"
+        only=$2
+        shift 2
+        ;;
+      --no-bench)
+        bench=0
+        shift
+        ;;
+      *) break ;;
+    esac
+  done
+  [[ $bench -eq 1 || $# -eq 0 ]] ||
+    die "--no-bench and benchmark options contradict each other"
   local build_dir=${BUILD_DIR:-build}
   [[ "$build_dir" = /* ]] || build_dir="$ROOT/$build_dir"
   build "$build_dir"
@@ -106,7 +126,7 @@ prepare() {
   export PYTHONPATH="$ROOT/python"
 
   echo "== E2E checks"
-  e2e_checks > "$dir/checks.list"
+  e2e_checks | awk -F '\t' -v re="$only" '$1 ~ re' > "$dir/checks.list"
   local name args
   while IFS=$'\t' read -r name args; do
     echo "-- $name"
@@ -129,7 +149,7 @@ for d in ('inputs', 'targets'):
                 r.random((1, 32, 32), dtype=np.float32))" "$dir/smoke/data"
 
   echo "== benchmarks"
-  [[ $# -gt 0 ]] || set -- ""
+  [[ $# -gt 0 || $bench -eq 0 ]] || set -- ""
   local i=0 options
   : > "$dir/bench.list"
   for options in "$@"; do
@@ -265,8 +285,8 @@ sys.exit(c['predicted_peak_bytes'] != r['measured_peak_bytes'])" \
 
 case "${1:-}" in
   prepare)
-    [[ $# -ge 2 ]] || die "usage: gpu-check.sh prepare DIR" \
-                          "[\"gpu_step options\" ...]"
+    [[ $# -ge 2 ]] || die "usage: gpu-check.sh prepare DIR [--checks" \
+                          "REGEX] [--no-bench] [\"gpu_step options\" ...]"
     shift
     prepare "$@"
     ;;
