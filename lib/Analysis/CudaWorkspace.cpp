@@ -14,53 +14,35 @@
 #include "memopt/Dialect/TG/IR/TGOps.h"
 #include "memopt/Runtime/CUDA/ConvWorkspace.h"
 
-#include "llvm/ADT/TypeSwitch.h"
-
 using namespace mlir;
 using namespace memopt;
 
 namespace {
 
-rt::Dims dimsOf(Value value) {
-  ArrayRef<int64_t> shape = cast<RankedTensorType>(value.getType()).getShape();
+rt::Dims dims(ArrayRef<int64_t> shape) {
   return rt::Dims(shape.data(), static_cast<int>(shape.size()));
 }
 
-/// The workspace of a convolution with forward input `x`, weight `w` and
-/// forward output `y`, after checking that cuDNN can pad it.
-FailureOr<uint64_t> workspace(Operation *op, ArrayRef<int64_t> pads, Value x,
-                              Value w, Value y) {
-  if (pads[0] != pads[2] || pads[1] != pads[3])
-    return op->emitError("the CUDA backend needs symmetric convolution "
-                         "padding (cuDNN), got pads [")
-           << llvm::make_range(pads.begin(), pads.end())
-           << "]; pad the input explicitly or use --target=cpu";
-  return rt::cuda::convWorkspaceBytes(dimsOf(x), dimsOf(w), dimsOf(y));
-}
+/// Every kind of convolution kernel gets the workspace of its forward
+/// convolution, after checking that cuDNN can pad it.
+class CUDAWorkspacePolicy : public tg::WorkspacePolicy {
+public:
+  FailureOr<uint64_t>
+  convolution(Operation *op, const tg::ConvolutionProblem &p) const override {
+    ArrayRef<int64_t> pads = p.pads;
+    if (pads[0] != pads[2] || pads[1] != pads[3])
+      return op->emitError("the CUDA backend needs symmetric convolution "
+                           "padding (cuDNN), got pads [")
+             << llvm::make_range(pads.begin(), pads.end())
+             << "]; pad the input explicitly or use --target=cpu";
+    return rt::cuda::convWorkspaceBytes(dims(p.input), dims(p.weight),
+                                        dims(p.output));
+  }
+};
 
 } // namespace
 
-FailureOr<uint64_t> memopt::cudaWorkspaceBytes(Operation *op) {
-  return llvm::TypeSwitch<Operation *, FailureOr<uint64_t>>(op)
-      .Case([](tg::Conv2DOp conv) {
-        return workspace(conv, conv.getPads(), conv.getInput(),
-                         conv.getWeight(), conv.getOutput());
-      })
-      .Case([](tg::Conv2DBackwardDataOp conv) {
-        return workspace(conv, conv.getPads(), conv.getGradInput(),
-                         conv.getWeight(), conv.getGradOutput());
-      })
-      .Case([](tg::Conv2DBackwardFilterOp conv) {
-        return workspace(conv, conv.getPads(), conv.getInput(),
-                         conv.getGradWeight(), conv.getGradOutput());
-      })
-      .Case([](tg::ConvTranspose2DOp conv) {
-        return workspace(conv, conv.getPads(), conv.getOutput(),
-                         conv.getWeight(), conv.getInput());
-      })
-      .Case([](tg::ConvTranspose2DBackwardFilterOp conv) {
-        return workspace(conv, conv.getPads(), conv.getGradOutput(),
-                         conv.getGradWeight(), conv.getInput());
-      })
-      .Default([](Operation *) { return uint64_t(0); });
+const tg::WorkspacePolicy &memopt::cudaWorkspacePolicy() {
+  static const CUDAWorkspacePolicy policy;
+  return policy;
 }

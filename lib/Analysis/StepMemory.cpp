@@ -27,17 +27,8 @@ std::optional<NamedAttribute> memopt::roleOf(DictionaryAttr attrs) {
 }
 
 Value memopt::updatedOperand(OpResult result) {
-  unsigned index = result.getResultNumber();
-  Operation *op = result.getOwner();
-  if (auto sgd = dyn_cast<tg::SGDUpdateOp>(op))
-    return index == 0 ? sgd.getParam() : sgd.getMomentumBuffer();
-  if (auto adam = dyn_cast<tg::AdamUpdateOp>(op))
-    return index == 0 ? adam.getParam()
-                      : index == 1 ? adam.getExpAvg() : adam.getExpAvgSq();
-  if (auto bn = dyn_cast<tg::BatchNormOp>(op))
-    return index == 1 ? bn.getRunningMean()
-                      : index == 2 ? bn.getRunningVar() : Value();
-  return Value();
+  auto kernel = dyn_cast<tg::KernelOpInterface>(result.getOwner());
+  return kernel ? kernel.getUpdatedOperand(result.getResultNumber()) : Value();
 }
 
 /// Whether `result` may be computed in the buffer of argument `bufferArg`,
@@ -104,39 +95,10 @@ bool memopt::livesInArena(Value value,
 }
 
 SmallVector<unsigned, 2> memopt::inPlaceCandidates(OpResult result) {
-  Operation *op = result.getOwner();
-  SmallVector<unsigned, 2> candidates;
-  auto addIfSameType = [&](unsigned operand) {
-    if (op->getOperand(operand).getType() == result.getType())
-      candidates.push_back(operand);
-  };
-  // Unary ops and activation gradients: one loop, element i read, then
-  // written (lib/Runtime/CPU/Elementwise.cpp).
-  if (op->hasTrait<OpTrait::Elementwise>() &&
-      op->hasTrait<OpTrait::SameOperandsAndResultType>()) {
-    for (unsigned operand = 0; operand < op->getNumOperands(); ++operand)
-      addIfSameType(operand);
-    return candidates;
-  }
-  // Binary ops alias safely only without broadcasting.
-  if (isa<tg::AddOp, tg::SubOp, tg::MulOp, tg::DivOp>(op)) {
-    if (op->getOperand(0).getType() == op->getOperand(1).getType()) {
-      addIfSameType(0);
-      addIfSameType(1);
-    }
-    return candidates;
-  }
-  // BatchNorm reads a channel (statistics first) before it writes it
-  // (lib/Runtime/CPU/BatchNorm.cpp).
-  if (result.getResultNumber() != 0)
-    return candidates;
-  if (isa<tg::BatchNormOp, tg::BatchNormInferenceOp>(op))
-    addIfSameType(0);
-  if (isa<tg::BatchNormBackwardOp>(op)) {
-    addIfSameType(0); // grad_output
-    addIfSameType(1); // input
-  }
-  return candidates;
+  auto kernel = dyn_cast<tg::KernelOpInterface>(result.getOwner());
+  if (!kernel)
+    return {};
+  return kernel.getInPlaceOperands(result.getResultNumber());
 }
 
 std::optional<SmallVector<uint64_t>>

@@ -1,4 +1,10 @@
 //===- Workspace.cpp - Library workspace sizes of tg ops ------------------===//
+//
+// Each op describes its convolution (tg::KernelOpInterface::
+// getWorkspaceBytes); the CPU policy here asks the runtime's oneDNN for the
+// scratchpad of that convolution, on the machine that compiles.
+//
+//===----------------------------------------------------------------------===//
 
 #include "memopt/Analysis/Workspace.h"
 
@@ -8,17 +14,15 @@
 #include "memopt/Runtime/Kernels.h"
 #endif
 
-#include "llvm/ADT/TypeSwitch.h"
-
 using namespace mlir;
 using namespace memopt;
-
-#ifdef MEMOPT_HAVE_CPU_RUNTIME
+using Kind = tg::ConvolutionProblem::Kind;
 
 namespace {
 
-rt::Dims dimsOf(Value value) {
-  ArrayRef<int64_t> shape = cast<RankedTensorType>(value.getType()).getShape();
+#ifdef MEMOPT_HAVE_CPU_RUNTIME
+
+rt::Dims dims(ArrayRef<int64_t> shape) {
   return rt::Dims(shape.data(), static_cast<int>(shape.size()));
 }
 
@@ -28,63 +32,64 @@ rt::Pads pads(ArrayRef<int64_t> values) {
   return {values[0], values[1], values[2], values[3]};
 }
 
-} // namespace
-
-FailureOr<uint64_t> memopt::queryCPUWorkspaceBytes(Operation *op) {
-  return llvm::TypeSwitch<Operation *, uint64_t>(op)
-      .Case([](tg::Conv2DOp conv) {
-        return rt::conv2dWorkspaceBytes(
-            dimsOf(conv.getInput()), dimsOf(conv.getWeight()),
-            static_cast<bool>(conv.getBias()), dimsOf(conv.getOutput()),
-            hw(conv.getStrides()), pads(conv.getPads()),
-            hw(conv.getDilations()), conv.getGroups());
-      })
-      .Case([](tg::Conv2DBackwardDataOp conv) {
-        return rt::conv2dBackwardDataWorkspaceBytes(
-            dimsOf(conv.getGradOutput()), dimsOf(conv.getWeight()),
-            dimsOf(conv.getGradInput()), hw(conv.getStrides()),
-            pads(conv.getPads()), hw(conv.getDilations()), conv.getGroups());
-      })
-      .Case([](tg::Conv2DBackwardFilterOp conv) {
-        return rt::conv2dBackwardFilterWorkspaceBytes(
-            dimsOf(conv.getGradOutput()), dimsOf(conv.getInput()),
-            dimsOf(conv.getGradWeight()), hw(conv.getStrides()),
-            pads(conv.getPads()), hw(conv.getDilations()), conv.getGroups());
-      })
-      .Case([](tg::ConvTranspose2DOp conv) {
-        return rt::convTranspose2dWorkspaceBytes(
-            dimsOf(conv.getInput()), dimsOf(conv.getWeight()),
-            static_cast<bool>(conv.getBias()), dimsOf(conv.getOutput()),
-            hw(conv.getStrides()), pads(conv.getPads()),
-            hw(conv.getDilations()), hw(conv.getOutputPadding()),
-            conv.getGroups());
-      })
-      .Case([](tg::ConvTranspose2DBackwardFilterOp conv) {
-        return rt::convTranspose2dBackwardFilterWorkspaceBytes(
-            dimsOf(conv.getGradOutput()), dimsOf(conv.getInput()),
-            dimsOf(conv.getGradWeight()), hw(conv.getStrides()),
-            pads(conv.getPads()), hw(conv.getDilations()),
-            hw(conv.getOutputPadding()), conv.getGroups());
-      })
-      .Default([](Operation *) { return 0; });
-}
+/// The runtime's entry point for each kind of convolution kernel, with its
+/// tensors in the kernel's own order (memopt/Runtime/Kernels.h).
+class CPUWorkspacePolicy : public tg::WorkspacePolicy {
+public:
+  FailureOr<uint64_t>
+  convolution(Operation *, const tg::ConvolutionProblem &p) const override {
+    rt::Dims x = dims(p.input), w = dims(p.weight), y = dims(p.output);
+    switch (p.kind) {
+    case Kind::Forward:
+      return rt::conv2dWorkspaceBytes(x, w, p.hasBias, y, hw(p.strides),
+                                      pads(p.pads), hw(p.dilations), p.groups);
+    case Kind::BackwardData:
+      return rt::conv2dBackwardDataWorkspaceBytes(
+          y, w, x, hw(p.strides), pads(p.pads), hw(p.dilations), p.groups);
+    case Kind::BackwardFilter:
+      return rt::conv2dBackwardFilterWorkspaceBytes(
+          y, x, w, hw(p.strides), pads(p.pads), hw(p.dilations), p.groups);
+    case Kind::Transposed: // input y, output x
+      return rt::convTranspose2dWorkspaceBytes(
+          y, w, p.hasBias, x, hw(p.strides), pads(p.pads), hw(p.dilations),
+          hw(p.outputPadding), p.groups);
+    case Kind::TransposedBackwardFilter: // grad_output x, input y
+      return rt::convTranspose2dBackwardFilterWorkspaceBytes(
+          x, y, w, hw(p.strides), pads(p.pads), hw(p.dilations),
+          hw(p.outputPadding), p.groups);
+    }
+    llvm_unreachable("unknown convolution kind");
+  }
+};
 
 #else
 
-FailureOr<uint64_t> memopt::queryCPUWorkspaceBytes(Operation *op) {
-  if (!isa<tg::Conv2DOp, tg::Conv2DBackwardDataOp, tg::Conv2DBackwardFilterOp,
-           tg::ConvTranspose2DOp, tg::ConvTranspose2DBackwardFilterOp>(op))
-    return 0;
-  return op->emitError("cannot size the convolution workspace: memopt was "
-                       "built without the CPU runtime (oneDNN)");
-}
+class CPUWorkspacePolicy : public tg::WorkspacePolicy {
+public:
+  FailureOr<uint64_t>
+  convolution(Operation *op, const tg::ConvolutionProblem &) const override {
+    return op->emitError("cannot size the convolution workspace: memopt was "
+                         "built without the CPU runtime (oneDNN)");
+  }
+};
 
 #endif
 
+} // namespace
+
+const tg::WorkspacePolicy &memopt::cpuWorkspacePolicy() {
+  static const CPUWorkspacePolicy policy;
+  return policy;
+}
+
 FailureOr<uint64_t> memopt::queryWorkspaceBytes(Operation *op,
                                                 WorkspaceTarget target) {
-  return target == WorkspaceTarget::CUDA ? cudaWorkspaceBytes(op)
-                                         : queryCPUWorkspaceBytes(op);
+  auto kernel = dyn_cast<tg::KernelOpInterface>(op);
+  if (!kernel)
+    return uint64_t(0);
+  return kernel.getWorkspaceBytes(target == WorkspaceTarget::CUDA
+                                      ? cudaWorkspacePolicy()
+                                      : cpuWorkspacePolicy());
 }
 
 uint64_t memopt::workspaceBytes(Operation *op) {

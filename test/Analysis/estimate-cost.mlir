@@ -111,3 +111,42 @@ func.func @normalization_pooling(%x: tensor<2x3x4x4xf32>, %s: tensor<3xf32>,
       tensor<3xf32>, tensor<3xf32>, tensor<2x3x4x4xf32>, tensor<1x3x2x2xf32>,
       tensor<1x3x2x2xf32>, tensor<2x3x8x8xf32>, tensor<2x3x8x8xf32>
 }
+
+// -----
+
+// Elementwise ops count FLOPs per element; a cast and data movement count
+// none and cost only their bytes.
+// CHECK-LABEL: func.func @elementwise_cast_reshape
+// sigmoid: 4 FLOPs per element of 4x8; bytes 128 read + 128 written.
+// CHECK: tg.sigmoid {{.*}}memopt.cost = {bytes = 256 : i64, flops = 128 : i64, phase = "forward", seconds = 2.560000e-07 : f64}
+// f32 to bf16: 128 bytes read, 64 written.
+// CHECK: tg.cast {{.*}}memopt.cost = {bytes = 192 : i64, flops = 0 : i64, phase = "forward", seconds = 1.920000e-07 : f64}
+// CHECK: tg.reshape {{.*}}memopt.cost = {bytes = 256 : i64, flops = 0 : i64, phase = "forward", seconds = 2.560000e-07 : f64}
+func.func @elementwise_cast_reshape(%x: tensor<4x8xf32>)
+    -> (tensor<4x8xbf16>, tensor<32xf32>) {
+  %0 = tg.sigmoid %x : tensor<4x8xf32>
+  %1 = tg.cast %0 : tensor<4x8xf32> to tensor<4x8xbf16>
+  %2 = tg.reshape %0 {shape = array<i64: 32>} : (tensor<4x8xf32>) -> tensor<32xf32>
+  return %1, %2 : tensor<4x8xbf16>, tensor<32xf32>
+}
+
+// -----
+
+// A fused elementwise op is one kernel: the FLOPs of its body (add 1,
+// leaky_relu 2 per element), its inputs and output as bytes; the ops of its
+// body run no kernel of their own.
+// CHECK-LABEL: func.func @fused_elementwise
+// CHECK-SAME: memopt.cost = {backward_flops = 0 : i64, bytes = 96 : i64, device = "custom", forward_flops = 24 : i64
+// CHECK: tg.fused_elementwise {{.*}}memopt.cost = {bytes = 96 : i64, flops = 24 : i64, phase = "forward", seconds = 9.5999999999999999E-8 : f64}
+// CHECK-NOT: memopt.cost
+// CHECK: return
+func.func @fused_elementwise(%a: tensor<2x4xf32>, %b: tensor<2x4xf32>)
+    -> tensor<2x4xf32> {
+  %y = tg.fused_elementwise %a, %b : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32> {
+  ^bb0(%x: tensor<2x4xf32>, %s: tensor<2x4xf32>):
+    %0 = tg.add %x, %s : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+    %1 = tg.leaky_relu %0 {alpha = 0.2} : tensor<2x4xf32>
+    tg.yield %1 : tensor<2x4xf32>
+  }
+  return %y : tensor<2x4xf32>
+}

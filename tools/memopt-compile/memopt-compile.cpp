@@ -1,6 +1,6 @@
 //===- memopt-compile.cpp - ONNX model to training binary -----------------===//
 //
-//   memopt-compile model.onnx -o BIN [options]        (DESIGN.md §3)
+//   memopt-compile model.onnx -o BIN [options]        (docs/contract.md)
 //
 // import (memopt::importONNX) -> the training pipeline of
 // memopt/Pipeline/Pipeline.h (training step, memory plan) -> cost model,
@@ -17,12 +17,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "CompileConfig.h"
+#include "OutputPaths.h"
 
 #include "memopt/Analysis/TimelineSvg.h"
 #include "memopt/Conversion/TGToEmitC/TGToEmitC.h"
+#include "memopt/Dialect/TG/IR/TGDialect.h"
 #include "memopt/InitAllDialects.h"
 #include "memopt/Pipeline/Pipeline.h"
 #include "memopt/Pipeline/StepEstimate.h"
+#include "memopt/Runtime/OptionRules.h"
 #include "memopt/Target/ONNX/ImportONNX.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -45,6 +48,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <cmath>
 #include <optional>
 
 using namespace mlir;
@@ -82,16 +86,26 @@ struct Options {
   std::exit(kUsageError);
 }
 
-double parseReal(StringRef flag, StringRef text) {
+/// A number of --flag that satisfies `valid`, described by `rule` ("a
+/// finite number > 0"); exits otherwise.
+double parseReal(StringRef flag, StringRef text, bool (*valid)(double),
+                 StringRef rule) {
   double value;
   if (text.getAsDouble(value))
     usageError("--" + flag + " expects a number, got '" + text + "'");
+  if (!valid(value))
+    usageError("--" + flag + " must be " + rule + ", got '" + text + "'");
   return value;
 }
 
+// The ranges torch.optim accepts (it checks the same ones), finite.
+bool isFiniteNonNegative(double v) { return std::isfinite(v) && v >= 0.0; }
+bool isFinite(double v) { return std::isfinite(v); }
+bool isBeta(double v) { return v >= 0.0 && v < 1.0; }
+
 /// Parses the command line into `options`; exits on a bad flag.
 void parseOptions(int argc, char **argv, Options &options) {
-  // Options of DESIGN.md §3 that later versions implement.
+  // Options docs/contract.md marks as planned.
   const llvm::StringSet<llvm::MallocAllocator> notYet = {
       "remat", "amp", "offload", "stages", "microbatches", "schedule"};
   const llvm::StringSet<llvm::MallocAllocator> known = {
@@ -100,6 +114,9 @@ void parseOptions(int argc, char **argv, Options &options) {
       "beta1",    "beta2",     "eps",         "save-temps",   "report",
       "device",   "budget",    "timeline"};
   options.device = cantFail(parseDeviceProfile("cpu"));
+  // A repeated option is an error, not "the last one wins": the training
+  // binary refuses repeats too.
+  llvm::StringSet<> seen;
   for (int i = 1; i < argc; ++i) {
     StringRef arg = argv[i];
     if (arg == "-h" || arg == "--help") {
@@ -117,6 +134,8 @@ void parseOptions(int argc, char **argv, Options &options) {
     if (arg == "-o") {
       if (++i == argc)
         usageError("-o expects a file name");
+      if (!options.output.empty())
+        usageError("-o given twice, expected one -o BIN");
       options.output = argv[i];
       continue;
     }
@@ -136,6 +155,8 @@ void parseOptions(int argc, char **argv, Options &options) {
     }
     if (notYet.contains(name))
       usageError("--" + name + " is not supported yet");
+    if (!seen.insert(name).second)
+      usageError("--" + name + " given twice, expected one");
     if (name == "target") {
       if (value != "cpu" && value != "cuda")
         usageError("--target must be cpu or cuda, got '" + value + "'");
@@ -182,23 +203,28 @@ void parseOptions(int argc, char **argv, Options &options) {
                    "'");
       options.pipeline.optimizer = *optimizer;
     } else if (name == "lr") {
-      options.pipeline.lr = parseReal(name, value);
+      options.pipeline.lr = parseReal(name, value, rt::isValidLearningRate,
+                                      rt::kLearningRateRule);
     } else if (name == "momentum") {
-      options.pipeline.momentum = parseReal(name, value);
+      options.pipeline.momentum =
+          parseReal(name, value, isFiniteNonNegative, "a finite number >= 0");
     } else if (name == "dampening") {
-      options.pipeline.dampening = parseReal(name, value);
+      options.pipeline.dampening =
+          parseReal(name, value, isFinite, "a finite number");
     } else if (name == "nesterov") {
       if (value != "true" && value != "false")
         usageError("--nesterov must be true or false, got '" + value + "'");
       options.pipeline.nesterov = value == "true";
     } else if (name == "weight-decay") {
-      options.pipeline.weightDecay = parseReal(name, value);
+      options.pipeline.weightDecay =
+          parseReal(name, value, isFiniteNonNegative, "a finite number >= 0");
     } else if (name == "beta1") {
-      options.pipeline.beta1 = parseReal(name, value);
+      options.pipeline.beta1 = parseReal(name, value, isBeta, "in [0, 1)");
     } else if (name == "beta2") {
-      options.pipeline.beta2 = parseReal(name, value);
+      options.pipeline.beta2 = parseReal(name, value, isBeta, "in [0, 1)");
     } else if (name == "eps") {
-      options.pipeline.eps = parseReal(name, value);
+      options.pipeline.eps =
+          parseReal(name, value, isFiniteNonNegative, "a finite number >= 0");
     } else if (name == "save-temps") {
       options.saveTemps = value.str();
     } else if (name == "report") {
@@ -253,8 +279,8 @@ LogicalResult writeFile(StringRef path,
   return success();
 }
 
-/// The assembly file that embeds the ONNX model (DESIGN.md: the binary
-/// carries the model it writes the trained weights into).
+/// The assembly file that embeds the ONNX model (docs/contract.md: the
+/// binary carries the model it writes the trained weights into).
 std::string embeddingAssembly(StringRef modelPath) {
   std::string quoted;
   for (char c : modelPath) {
@@ -290,9 +316,38 @@ bool runCompiler(ArrayRef<std::string> command, StringRef logPath,
   return status == 0;
 }
 
-/// Writes the compile report (DESIGN.md §5) to --report, if asked.
-LogicalResult writeReport(const Options &options, const StepEstimate &estimate,
-                          uint64_t arenaBytes, StringRef schedule,
+/// Fails unless the model has the one graph input a training binary feeds
+/// (rt::kTrainableGraphInputs): the binary refuses any other count when it
+/// starts, so compiling one would only postpone the error.
+LogicalResult checkGraphInputs(ModuleOp module, const Options &options) {
+  SmallVector<std::string> names;
+  for (auto func : module.getOps<func::FuncOp>())
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      if (auto name = func.getArgAttrOfType<StringAttr>(
+              i, tg::TGDialect::kInputAttrName))
+        names.push_back("'" + name.str() + "'");
+  bool graphLoss = options.pipeline.loss == tg::LossKind::graph;
+  if (names.size() == static_cast<size_t>(rt::kTrainableGraphInputs) &&
+      !graphLoss)
+    return success();
+  llvm::errs() << "memopt-compile: error: " << options.input << " has "
+               << names.size() << " graph inputs"
+               << (names.empty() ? "" : " (" + llvm::join(names, ", ") + ")")
+               << "; a training binary feeds exactly one, from the --data "
+                  "inputs, and the target from --data/targets"
+               << (graphLoss ? " (--loss=graph models take their target as a "
+                               "graph input, which the binary cannot feed; "
+                               "use --loss=mse, l1 or bce)"
+                             : ": make the others initializers or constants")
+               << "\n";
+  return failure();
+}
+
+/// Writes the compile report (docs/contract.md, reports) to --report's
+/// temporary file, if asked; OutputFiles::commit puts it in place.
+LogicalResult writeReport(const Options &options, tool::OutputFiles &outputs,
+                          const StepEstimate &estimate, uint64_t arenaBytes,
+                          StringRef schedule,
                           std::chrono::steady_clock::time_point start) {
   if (options.report.empty())
     return success();
@@ -301,7 +356,7 @@ LogicalResult writeReport(const Options &options, const StepEstimate &estimate,
           .count();
   llvm::json::Object report = compileReport(estimate, arenaBytes, schedule,
                                             options.budget, seconds);
-  return writeFile(options.report, [&](raw_ostream &os) {
+  return outputs.writeReport([&](raw_ostream &os) {
     os << llvm::formatv("{0:2}", llvm::json::Value(std::move(report))) << "\n";
   });
 }
@@ -315,6 +370,12 @@ int compile(const Options &options) {
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
 
+  // Every output is checked before anything is computed or replaced.
+  tool::OutputFiles outputs;
+  if (failed(outputs.prepare(options.input, options.output, options.report,
+                             options.timeline)))
+    return 1;
+
   auto buffer = llvm::MemoryBuffer::getFile(options.input);
   if (!buffer) {
     llvm::errs() << "memopt-compile: error: cannot open input file '"
@@ -324,7 +385,7 @@ int compile(const Options &options) {
   }
   OwningOpRef<ModuleOp> module =
       importONNX(**buffer, &context, options.import);
-  if (!module)
+  if (!module || failed(checkGraphInputs(*module, options)))
     return 1;
   const std::string &modelName = options.pipeline.modelName;
 
@@ -414,27 +475,32 @@ int compile(const Options &options) {
   uint64_t peak = estimate->predictedPeakBytes(arenaBytes);
   TimelineLabels labels{modelName, describeDeviceProfile(options.device),
                         options.device.memoryBytes, peak, options.budget};
-  for (const std::string &path :
-       {options.timeline,
-        keep ? tempPath(modelName + ".timeline.svg") : std::string()})
-    if (!path.empty() && failed(writeFile(path, [&](raw_ostream &os) {
-          writeTimelineSvg(os, estimate->timeline, labels);
-        })))
-      return 1;
+  auto writeTimeline = [&](raw_ostream &os) {
+    writeTimelineSvg(os, estimate->timeline, labels);
+  };
+  if ((!options.timeline.empty() &&
+       failed(outputs.writeTimeline(writeTimeline))) ||
+      (keep && failed(writeFile(tempPath(modelName + ".timeline.svg"),
+                                writeTimeline))))
+    return 1;
   if (options.planOnly) {
     llvm::outs() << "memopt-compile: predicted peak " << peak << " bytes ("
                  << formatBytes(peak) << "), arena " << arenaBytes
                  << " bytes (" << formatBytes(arenaBytes) << ")\n";
-    if (failed(writeReport(options, *estimate, arenaBytes, schedule, start)))
+    if (failed(writeReport(options, outputs, *estimate, arenaBytes, schedule,
+                           start)))
       return 1;
   }
+  // Over budget, the timeline (and with --plan-only the report) shows why:
+  // they are written, nothing else.
   if (llvm::Error error = checkBudget(options.budget, peak)) {
     llvm::errs() << "memopt-compile: error: " << llvm::toString(std::move(error))
                  << "\n";
+    (void)outputs.commit();
     return 1;
   }
   if (options.planOnly)
-    return 0;
+    return failed(outputs.commit()) ? 1 : 0;
 
   bool cuda = options.pipeline.target == Backend::cuda;
   std::string cppPath = tempPath(modelName + (cuda ? ".cu" : ".cpp"));
@@ -477,18 +543,18 @@ int compile(const Options &options) {
       nvcc.push_back(*flag);
     nvcc.insert(nvcc.end(),
                 {"-c", cppPath, "-o",
-                 options.compileOnly ? options.output : objectPath});
+                 options.compileOnly ? outputs.binaryPath() : objectPath});
     commands.push_back(std::move(nvcc));
     stepPath = objectPath;
   } else if (options.compileOnly) {
     commands.push_back({config::kCxxCompiler, "-O2", "-std=c++17", include,
-                        "-c", cppPath, "-o", options.output});
+                        "-c", cppPath, "-o", outputs.binaryPath()});
   }
   if (!options.compileOnly) {
     std::vector<std::string> link = {config::kCxxCompiler, "-O2",
                                      "-std=c++17", include,
                                      stepPath,             asmPath,
-                                     "-o",                 options.output};
+                                     "-o", outputs.binaryPath()};
     for (const char *const *item = cuda
                                        ? config::kCudaRuntimeLinkItems
                                        : config::kRuntimeLinkItems;
@@ -509,9 +575,11 @@ int compile(const Options &options) {
     }
   }
 
-  if (failed(writeReport(options, *estimate, arenaBytes, schedule, start)))
+  outputs.binaryWritten();
+  if (failed(writeReport(options, outputs, *estimate, arenaBytes, schedule,
+                         start)))
     return 1;
-  return 0;
+  return failed(outputs.commit()) ? 1 : 0;
 }
 
 } // namespace

@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../common/NestingDepth.h"
+
 #include "memopt/Dialect/Memopt/IR/MemoptDialect.h"
 #include "memopt/Target/ONNX/ImportONNX.h"
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
@@ -15,11 +17,17 @@
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 /// mlirTranslateMain reports a missing input without an "error:" prefix;
-/// check the positional arguments first so the user gets one.
-static bool inputsExist(int argc, char **argv) {
+/// check the positional arguments first so the user gets one. MLIR inputs
+/// (all but --import-onnx's) are also checked for nesting that would
+/// overflow the parser's stack.
+static bool checkInputs(int argc, char **argv) {
+  bool onnx = false;
+  for (int i = 1; i < argc; ++i)
+    onnx |= llvm::StringRef(argv[i]) == "--import-onnx";
   for (int i = 1; i < argc; ++i) {
     llvm::StringRef arg = argv[i];
     if (arg == "-o" || arg == "--o") {
@@ -33,6 +41,12 @@ static bool inputsExist(int argc, char **argv) {
                    << "': no such file\n";
       return false;
     }
+    if (onnx)
+      continue;
+    auto buffer = llvm::MemoryBuffer::getFile(arg);
+    if (buffer && !memopt::tools::checkNestingDepth((*buffer)->getBuffer(), arg,
+                                                    "memopt-translate"))
+      return false;
   }
   return true;
 }
@@ -52,7 +66,7 @@ static void registerToCppTranslation() {
 }
 
 int main(int argc, char **argv) {
-  if (!inputsExist(argc, argv))
+  if (!checkInputs(argc, argv))
     return 1;
   memopt::registerImportONNXTranslation();
   registerToCppTranslation();

@@ -1,8 +1,9 @@
 //===- CostModel.h - FLOPs, bytes and time of tg ops ------------*- C++ -*-===//
 //
-// The one cost model every memory pass reads (DESIGN.md §2). Per tg op:
-// floating-point operations, bytes read and written, the library workspace
-// it needs, and its predicted time on a device profile by the roofline
+// The one cost model every memory pass reads (docs/cost-model.md). Per tg op
+// that runs a kernel: floating-point operations, bytes read and written
+// (each op's tg::KernelOpInterface), the library workspace it needs, and
+// its predicted time on a device profile by the roofline
 // max(FLOPs / peak FLOP/s, bytes / bandwidth) plus the launch overhead.
 // Convolutions (forward, backward-data, backward-filter, transposed),
 // matmul/gemm, BatchNorm, pooling and resize have exact formulas; the
@@ -15,6 +16,7 @@
 
 #include "memopt/Analysis/DeviceProfile.h"
 #include "memopt/Analysis/StepPhases.h"
+#include "memopt/Dialect/TG/IR/TGInterfaces.h" // tensorBytes(Type)
 
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -34,12 +36,6 @@ struct OpCost {
   uint64_t bytes() const { return bytesRead + bytesWritten; }
 };
 
-/// The FLOPs of `op` (0 for data movement: concat, slice, reshape, ...).
-uint64_t countFlops(mlir::Operation *op);
-
-/// The bytes of a ranked tensor type (0 for anything else).
-uint64_t tensorBytes(mlir::Type type);
-
 class CostModel {
 public:
   /// The library workspace `op` needs (0: none): memopt::workspaceBytes,
@@ -49,8 +45,9 @@ public:
   CostModel(DeviceProfile profile, WorkspaceFn workspace)
       : device(std::move(profile)), workspace(std::move(workspace)) {}
 
-  /// The cost of one op of the step. Constants and ops outside the tg
-  /// dialect cost nothing: they run no kernel.
+  /// The cost of one op of the step. Ops without tg::KernelOpInterface
+  /// (constants, ops outside the tg dialect) cost nothing: they run no
+  /// kernel.
   OpCost cost(mlir::Operation *op) const;
 
   const DeviceProfile &profile() const { return device; }
@@ -71,7 +68,8 @@ struct StepCost {
 };
 
 /// Costs every op of `step` in order and sums by phase; `each` (optional)
-/// sees every op that runs a kernel with its cost and phase.
+/// sees every op that runs a kernel with its cost and phase (a fused
+/// elementwise op once, not the ops of its body).
 StepCost estimateStepCost(
     mlir::func::FuncOp step, const CostModel &model, const StepPhases &phases,
     llvm::function_ref<void(mlir::Operation *, const OpCost &, StepPhase)>

@@ -11,6 +11,9 @@
 //   (inPlaceCandidates): elementwise ops and BatchNorm read every element
 //   before they write it.
 //
+// What a kernel may overwrite or update is the op's own fact
+// (tg::KernelOpInterface); updatedOperand and inPlaceCandidates ask it.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef MEMOPT_ANALYSIS_STEPMEMORY_H

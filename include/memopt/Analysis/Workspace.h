@@ -3,12 +3,16 @@
 // The oneDNN convolutions of the CPU runtime need a scratchpad whose size
 // depends on the implementation oneDNN picks for the CPU at hand. The CPU
 // backend compiles on the machine that trains, so the memory planner asks
-// the runtime itself at compile time and reserves exactly that.
+// the runtime itself at compile time and reserves exactly that. An op
+// describes its kernel (tg::KernelOpInterface::getWorkspaceBytes) and the
+// target's tg::WorkspacePolicy sizes it.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef MEMOPT_ANALYSIS_WORKSPACE_H
 #define MEMOPT_ANALYSIS_WORKSPACE_H
+
+#include "memopt/Dialect/TG/IR/TGInterfaces.h"
 
 #include "mlir/IR/Operation.h"
 #include "mlir/Support/LLVM.h"
@@ -32,20 +36,21 @@ constexpr llvm::StringLiteral kWorkspaceBytesAttr = "memopt.workspace_bytes";
 uint64_t workspaceBytes(mlir::Operation *op);
 
 /// The scratch bytes that the `target` runtime's kernel of `op` needs while
-/// it runs, 0 for an op without a workspace. Only tg-annotate-workspaces
-/// calls it.
+/// it runs, 0 for an op without a workspace: the op describes its kernel
+/// (tg::KernelOpInterface::getWorkspaceBytes) and the target's policy sizes
+/// it. Only tg-annotate-workspaces calls it.
 mlir::FailureOr<uint64_t> queryWorkspaceBytes(mlir::Operation *op,
                                               WorkspaceTarget target);
 
-/// The CPU runtime's answer (oneDNN, asked at compile time). Fails (with a
-/// diagnostic at `op`) for a convolution when memopt was built without the
-/// CPU runtime.
-mlir::FailureOr<uint64_t> queryCPUWorkspaceBytes(mlir::Operation *op);
+/// The CPU runtime's policy: oneDNN asked at compile time. Fails (with a
+/// diagnostic at the op) for a convolution when memopt was built without
+/// the CPU runtime.
+const tg::WorkspacePolicy &cpuWorkspacePolicy();
 
-/// The CUDA runtime's workspace policy for a convolution
+/// The CUDA runtime's policy for a convolution
 /// (memopt/Runtime/CUDA/ConvWorkspace.h: computed from the shapes, no GPU
 /// needed). Fails (with a diagnostic) on padding cuDNN cannot do.
-mlir::FailureOr<uint64_t> cudaWorkspaceBytes(mlir::Operation *op);
+const tg::WorkspacePolicy &cudaWorkspacePolicy();
 
 } // namespace memopt
 

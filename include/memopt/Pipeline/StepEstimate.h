@@ -2,8 +2,8 @@
 //
 // The cost model and the memory timeline of the planned training step on
 // the chosen device, taken before the step is lowered, the budget check,
-// and the compile report (DESIGN.md §5) built from them and from the arena
-// plan. memopt-compile calls these after buildMemoryPlanPipeline.
+// and the compile report (docs/contract.md, reports) built from them and
+// from the arena plan. memopt-compile calls these after the plan.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,7 +45,7 @@ struct StepEstimate {
 
 /// Fails, with the message memopt-compile prints, when `peak` does not fit
 /// `budget`: no pass of this build can trade time for memory, so the
-/// predicted peak is the smallest budget memopt can reach (DESIGN.md §3).
+/// predicted peak is the smallest budget memopt can reach (docs/contract.md).
 llvm::Error checkBudget(std::optional<uint64_t> budget, uint64_t peak);
 
 /// The compile report: the estimate, the arena plan's size, the schedule

@@ -94,6 +94,17 @@ LogicalResult checkEvalSignature(func::FuncOp eval, func::FuncOp step) {
             "tg-autodiff{eval-step=true} emits it)";
 }
 
+/// tg.cast has no runtime kernel yet: the runtime's tensors are float32.
+LogicalResult checkNoCast(func::FuncOp func) {
+  WalkResult walk = func.walk([](tg::CastOp cast) {
+    cast.emitOpError("has no kernel yet: the runtime computes in float32 "
+                     "only, so a conversion to ")
+        << cast.getType().getElementType() << " cannot be lowered";
+    return WalkResult::interrupt();
+  });
+  return failure(walk.wasInterrupted());
+}
+
 class ConvertTGToEmitCPass
     : public memopt::impl::ConvertTGToEmitCBase<ConvertTGToEmitCPass> {
 public:
@@ -122,6 +133,9 @@ public:
     if (failed(target))
       return signalPassFailure();
     bool cuda = target->getBackend() == Backend::cuda;
+    if (failed(checkNoCast(stepFunc)) ||
+        (evalFunc && failed(checkNoCast(evalFunc))))
+      return signalPassFailure();
     FailureOr<StepSignature> signature = StepSignature::read(stepFunc);
     if (failed(signature) ||
         (evalFunc && failed(checkEvalSignature(evalFunc, stepFunc))))

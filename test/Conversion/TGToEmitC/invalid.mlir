@@ -64,3 +64,14 @@ module {
     return %loss : tensor<f32>
   }
 }
+
+// -----
+
+// tg.cast has no runtime kernel yet: lowering names the conversion.
+func.func @train_step(%x: tensor<4xf32> {tg.input = "input"}, %loss: tensor<f32> {tg.input = "loss"})
+    -> (tensor<f32> {tg.output = "loss"}, tensor<4xf32> {tg.output = "out"}) {
+  // expected-error @+1 {{'tg.cast' op has no kernel yet: the runtime computes in float32 only, so a conversion to 'bf16' cannot be lowered}}
+  %h = tg.cast %x : tensor<4xf32> to tensor<4xbf16>
+  %y = tg.cast %h : tensor<4xbf16> to tensor<4xf32>
+  return %loss, %y : tensor<f32>, tensor<4xf32>
+}

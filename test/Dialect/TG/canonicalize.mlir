@@ -402,3 +402,23 @@ func.func @transpose_not_identity(%x: tensor<3x3x4xf32>)
       : (tensor<3x3x4xf32>) -> tensor<4x3x3xf32>
   return %0, %1 : tensor<3x3x4xf32>, tensor<4x3x3xf32>
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tg.cast
+//===----------------------------------------------------------------------===//
+
+// A cast to the input's own type is the input; a conversion stays, and so
+// does a round trip through bf16, which rounds.
+// CHECK-LABEL: func.func @cast
+// CHECK-SAME: (%[[X:.*]]: tensor<2xf32>)
+func.func @cast(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+  // CHECK: %[[B:.*]] = tg.cast %[[X]] : tensor<2xf32> to tensor<2xbf16>
+  // CHECK: %[[F:.*]] = tg.cast %[[B]] : tensor<2xbf16> to tensor<2xf32>
+  // CHECK: return %[[X]], %[[F]]
+  %0 = tg.cast %x : tensor<2xf32> to tensor<2xf32>
+  %1 = tg.cast %0 : tensor<2xf32> to tensor<2xbf16>
+  %2 = tg.cast %1 : tensor<2xbf16> to tensor<2xf32>
+  return %0, %2 : tensor<2xf32>, tensor<2xf32>
+}

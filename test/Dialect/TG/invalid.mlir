@@ -132,6 +132,22 @@ func.func @clip_min_above_max(%x: tensor<2xf32>) {
 
 // -----
 
+func.func @cast_reshapes(%x: tensor<2x4xf32>) {
+  // expected-error @+1 {{'tg.cast' op changes the element type only, but its result shape 4x2 differs from its input shape 2x4}}
+  %0 = tg.cast %x : tensor<2x4xf32> to tensor<4x2xbf16>
+  return
+}
+
+// -----
+
+func.func @cast_to_integer(%x: tensor<2x4xf32>) {
+  // expected-error @+1 {{'tg.cast' op result #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<2x4xi32>'}}
+  %0 = tg.cast %x : tensor<2x4xf32> to tensor<2x4xi32>
+  return
+}
+
+// -----
+
 func.func @dropout_ratio(%x: tensor<2xf32>) {
   // expected-error @+1 {{'tg.dropout' op 'ratio' must be in [0, 1), got 1.000000e+00}}
   %0:2 = tg.dropout %x {ratio = 1.0} : tensor<2xf32>

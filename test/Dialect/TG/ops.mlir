@@ -157,6 +157,19 @@ func.func @binary(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %c: tensor<2x1xf32>)
   return %3 : tensor<2x3xf32>
 }
 
+// CHECK-LABEL: func.func @cast
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>)
+func.func @cast(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // CHECK: %[[B:.*]] = tg.cast %[[X]] : tensor<2x3xf32> to tensor<2x3xbf16>
+  %0 = tg.cast %x : tensor<2x3xf32> to tensor<2x3xbf16>
+  // CHECK: %[[H:.*]] = tg.cast %[[B]] : tensor<2x3xbf16> to tensor<2x3xf16>
+  %1 = tg.cast %0 : tensor<2x3xbf16> to tensor<2x3xf16>
+  // CHECK: %[[F:.*]] = tg.cast %[[H]] : tensor<2x3xf16> to tensor<2x3xf32>
+  %2 = tg.cast %1 : tensor<2x3xf16> to tensor<2x3xf32>
+  // CHECK: return %[[F]]
+  return %2 : tensor<2x3xf32>
+}
+
 // CHECK-LABEL: func.func @dropout
 // CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
 func.func @dropout(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {

@@ -22,6 +22,12 @@ OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
                                      [](const APFloat &a) { return -a; });
 }
 
+OpFoldResult CastOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  return {};
+}
+
 namespace {
 /// True when `value` is a constant splat bitwise equal to `neutral`. The
 /// comparison is bitwise because the signed zeros differ: x + (-0.0) is x for

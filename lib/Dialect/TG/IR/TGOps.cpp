@@ -41,6 +41,16 @@ LogicalResult ClipOp::verify() {
                           getMax().convertToDouble());
 }
 
+LogicalResult CastOp::verify() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  auto output = cast<RankedTensorType>(getOutput().getType());
+  if (input.getShape() == output.getShape())
+    return success();
+  return emitOpError("changes the element type only, but its result shape ")
+         << shapeString(output.getShape()) << " differs from its input shape "
+         << shapeString(input.getShape());
+}
+
 LogicalResult DropoutOp::verify() {
   double ratio = getRatio().convertToDouble();
   return verifyAttrValue(*this, "ratio", ratio, ratio >= 0.0 && ratio < 1.0,
@@ -57,6 +67,14 @@ LogicalResult ResizeOp::verify() {
   auto input = cast<RankedTensorType>(getInput().getType());
   return verifyResizeScales(*this, input.getShape().drop_front(2), getSizes(),
                             getScales());
+}
+
+ConstantOp ConstantOp::createScalar(OpBuilder &builder, Location loc,
+                                    Type elementType, double value) {
+  auto type = RankedTensorType::get({}, elementType);
+  auto attr =
+      DenseElementsAttr::get(type, builder.getFloatAttr(elementType, value));
+  return ConstantOp::create(builder, loc, type, attr);
 }
 
 #define GET_OP_CLASSES

@@ -1,8 +1,9 @@
 //===- Autodiff.cpp - The training step from the forward function ---------===//
 //
 // tg-autodiff replaces the imported forward function @main by @train_step:
-// the forward ops, the loss, the reverse-mode gradients (GradientRules.cpp
-// holds one rule per forward op) and one optimizer update per parameter.
+// the forward ops, the loss, the reverse-mode gradients (each forward op
+// gives its own through GradientOpInterface) and one optimizer update per
+// parameter.
 // Parameters, BatchNorm running statistics and optimizer state are
 // arguments and results, so that every later pass sees the whole step and
 // the runtime can keep the state resident across steps.
@@ -10,7 +11,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "EvalStep.h"
-#include "GradientRules.h"
 
 #include "memopt/Dialect/TG/IR/TGOps.h"
 #include "memopt/Dialect/TG/Transforms/Passes.h"
@@ -284,7 +284,7 @@ void TrainStepBuilder::createFunction() {
 
 /// The seed of the backward pass: d loss / d loss = 1, of the loss's type.
 Value emitSeed(OpBuilder &builder, Location loc, Value loss) {
-  return memopt::tg::detail::emitScalarConstant(
+  return ConstantOp::createScalar(
       builder, loc, cast<RankedTensorType>(loss.getType()).getElementType(),
       1.0);
 }
@@ -348,9 +348,13 @@ LogicalResult TrainStepBuilder::emitLossAndBackward() {
     SmallVector<bool> wanted;
     for (Value operand : op->getOperands())
       wanted.push_back(needsGrad.contains(operand));
+    auto differentiable = dyn_cast<GradientOpInterface>(op);
+    if (!differentiable)
+      return op->emitOpError("has no gradient rule; autodiff cannot "
+                             "differentiate through it");
     SmallVector<Value> operandGrads(op->getNumOperands());
-    if (failed(memopt::tg::detail::emitOperandGradients(
-            builder, op, resultGrads, wanted, operandGrads)))
+    if (failed(differentiable.emitGradients(builder, resultGrads, wanted,
+                                            operandGrads)))
       return failure();
     for (auto [operand, grad, want] :
          llvm::zip_equal(op->getOperands(), operandGrads, wanted)) {

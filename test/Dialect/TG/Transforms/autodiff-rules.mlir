@@ -388,3 +388,25 @@ func.func @main(%p: tensor<2x3x4xf32> {tg.param = "p"})
       : (tensor<2x1x4xf32>) -> tensor<2xf32>
   return %1 : tensor<2xf32>
 }
+
+// -----
+
+// cast: the gradient is cast back to the type of the cast's input, so each
+// gradient has the type of its value.
+// CHECK-LABEL: func.func @train_step
+// CHECK-SAME: %[[P:[^:]*]]: tensor<2x4xf32> {tg.param = "p"}
+// CHECK: %[[H:.*]] = tg.cast %[[P]] : tensor<2x4xf32> to tensor<2x4xbf16>
+// CHECK-NEXT: %[[R:.*]] = tg.relu %[[H]] : tensor<2x4xbf16>
+// CHECK-NEXT: %[[Y:.*]] = tg.cast %[[R]] : tensor<2x4xbf16> to tensor<2x4xf32>
+// CHECK: %[[DY:.*]] = tg.mse_loss_backward
+// CHECK-NEXT: %[[DR:.*]] = tg.cast %[[DY]] : tensor<2x4xf32> to tensor<2x4xbf16>
+// CHECK-NEXT: %[[DH:.*]] = tg.relu_backward %[[DR]], %[[R]] : tensor<2x4xbf16>
+// CHECK-NEXT: %[[DP:.*]] = tg.cast %[[DH]] : tensor<2x4xbf16> to tensor<2x4xf32>
+// CHECK-NEXT: tg.sgd_update %[[P]], %[[DP]]
+func.func @main(%p: tensor<2x4xf32> {tg.param = "p"})
+    -> (tensor<2x4xf32> {tg.output = "y"}) {
+  %0 = tg.cast %p : tensor<2x4xf32> to tensor<2x4xbf16>
+  %1 = tg.relu %0 : tensor<2x4xbf16>
+  %2 = tg.cast %1 : tensor<2x4xbf16> to tensor<2x4xf32>
+  return %2 : tensor<2x4xf32>
+}

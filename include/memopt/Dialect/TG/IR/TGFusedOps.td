@@ -12,7 +12,7 @@
 include "memopt/Dialect/TG/IR/TGOps.td"
 
 def TG_FusedElementwiseOp : TG_Op<"fused_elementwise",
-    [Pure, IsolatedFromAbove, SingleBlock]> {
+    [Pure, IsolatedFromAbove, SingleBlock, TG_Kernel<>]> {
   let summary = "A chain of same-shape elementwise ops computed in one pass";
   let description = [{
     The body computes `output` from `inputs` with elementwise tg ops whose

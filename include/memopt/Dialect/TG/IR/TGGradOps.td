@@ -22,7 +22,7 @@ include "memopt/Dialect/TG/IR/TGOps.td"
 //===----------------------------------------------------------------------===//
 
 def TG_Conv2DBackwardDataOp : TG_Op<"conv2d_backward_data",
-    [Pure, InferTypeOpAdaptor]> {
+    [Pure, InferTypeOpAdaptor, TG_Kernel<["getWorkspaceBytes"]>]> {
   let summary = "Gradient of tg.conv2d with respect to its input";
   let description = [{
     `grad_output` is the gradient of a `tg.conv2d` output, N x O x H' x W';
@@ -53,7 +53,7 @@ def TG_Conv2DBackwardDataOp : TG_Op<"conv2d_backward_data",
 }
 
 def TG_Conv2DBackwardFilterOp : TG_Op<"conv2d_backward_filter",
-    [Pure, InferTypeOpAdaptor]> {
+    [Pure, InferTypeOpAdaptor, TG_Kernel<["getWorkspaceBytes"]>]> {
   let summary = "Gradient of tg.conv2d with respect to its weight";
   let description = [{
     `grad_output` is the gradient of a `tg.conv2d` output, `input` the
@@ -85,7 +85,8 @@ def TG_Conv2DBackwardFilterOp : TG_Op<"conv2d_backward_filter",
 }
 
 def TG_ConvTranspose2DBackwardFilterOp
-    : TG_Op<"conv_transpose2d_backward_filter", [Pure, InferTypeOpAdaptor]> {
+    : TG_Op<"conv_transpose2d_backward_filter",
+            [Pure, InferTypeOpAdaptor, TG_Kernel<["getWorkspaceBytes"]>]> {
   let summary = "Gradient of tg.conv_transpose2d with respect to its weight";
   let description = [{
     `grad_output` is the gradient of a `tg.conv_transpose2d` output,
@@ -123,7 +124,7 @@ def TG_ConvTranspose2DBackwardFilterOp
 //===----------------------------------------------------------------------===//
 
 def TG_BatchNormBackwardOp : TG_Op<"batch_norm_backward",
-    [Pure, InferTypeOpAdaptor]> {
+    [Pure, InferTypeOpAdaptor, TG_Kernel<["getInPlaceOperands"]>]> {
   let summary = "Gradient of training-mode tg.batch_norm";
   let description = [{
     `grad_output` is the gradient of a `tg.batch_norm` output, `input` and
@@ -160,9 +161,10 @@ def TG_BatchNormBackwardOp : TG_Op<"batch_norm_backward",
 // The gradient of an activation: `grad_output` times the derivative, which
 // reads the forward op's `saved` value (its output or its input).
 class TG_ActivationBackwardOp<string mnemonic, string forward, string saved,
-                              string formula>
+                              string formula, int flops>
     : TG_Op<mnemonic,
-        [Pure, Elementwise, SameOperandsAndResultType, InferTypeOpInterface]> {
+        [Pure, Elementwise, SameOperandsAndResultType, InferTypeOpInterface,
+         TG_KernelOpInterface]> {
   let summary = "Gradient of tg." # forward;
   let description = "Computes `" # formula # "` for every element, where `" #
       saved # "` is the " # saved # " of the forward `tg." # forward # "`.";
@@ -170,25 +172,26 @@ class TG_ActivationBackwardOp<string mnemonic, string forward, string saved,
   let results = (outs TG_Tensor:$grad_input);
   let assemblyFormat =
       "$grad_output `,` $" # saved # " attr-dict `:` type($grad_output)";
+  let extraClassDeclaration = TG_PerElementKernelFacts<flops>.decl;
 }
 
 // PyTorch's threshold_backward: a NaN output passes the gradient.
 def TG_ReluBackwardOp : TG_ActivationBackwardOp<"relu_backward", "relu",
-    "output", "output <= 0 ? 0 : grad_output">;
+    "output", "output <= 0 ? 0 : grad_output", 2>;
 def TG_SigmoidBackwardOp : TG_ActivationBackwardOp<"sigmoid_backward",
-    "sigmoid", "output", "grad_output * (1 - output) * output">;
+    "sigmoid", "output", "grad_output * (1 - output) * output", 3>;
 def TG_TanhBackwardOp : TG_ActivationBackwardOp<"tanh_backward", "tanh",
-    "output", "grad_output * (1 - output * output)">;
+    "output", "grad_output * (1 - output * output)", 3>;
 
 def TG_LeakyReluBackwardOp : TG_ActivationBackwardOp<"leaky_relu_backward",
     "leaky_relu", "input",
-    "input > 0 ? grad_output : alpha * grad_output"> {
+    "input > 0 ? grad_output : alpha * grad_output", 2> {
   let arguments = (ins TG_Tensor:$grad_output, TG_Tensor:$input,
                        DefaultValuedAttr<F64Attr, "0.01">:$alpha);
 }
 
 def TG_ClipBackwardOp : TG_ActivationBackwardOp<"clip_backward", "clip",
-    "input", "min <= input && input <= max ? grad_output : 0"> {
+    "input", "min <= input && input <= max ? grad_output : 0", 2> {
   let description = [{
     Computes `min <= input && input <= max ? grad_output : 0` for every
     element, where `input` is the input of the forward `tg.clip`. The
@@ -199,14 +202,14 @@ def TG_ClipBackwardOp : TG_ActivationBackwardOp<"clip_backward", "clip",
   let hasVerifier = 1;
 }
 
-def TG_SignOp : TG_UnaryOp<"sign", "x > 0 ? 1 : (x < 0 ? -1 : 0)">;
+def TG_SignOp : TG_UnaryOp<"sign", "x > 0 ? 1 : (x < 0 ? -1 : 0)", 1>;
 
 //===----------------------------------------------------------------------===//
 // Pooling and resizing gradients
 //===----------------------------------------------------------------------===//
 
 def TG_MaxPool2DBackwardOp : TG_Op<"max_pool2d_backward",
-    [Pure, InferTypeOpAdaptor]> {
+    [Pure, InferTypeOpAdaptor, TG_Kernel<>]> {
   let summary = "Gradient of tg.max_pool2d";
   let description = [{
     `grad_output` is the gradient of a `tg.max_pool2d` output, `input` the
@@ -230,7 +233,7 @@ def TG_MaxPool2DBackwardOp : TG_Op<"max_pool2d_backward",
 }
 
 def TG_AvgPool2DBackwardOp : TG_Op<"avg_pool2d_backward",
-    [Pure, InferTypeOpAdaptor]> {
+    [Pure, InferTypeOpAdaptor, TG_Kernel<>]> {
   let summary = "Gradient of tg.avg_pool2d";
   let description = [{
     `grad_output` is the gradient of a `tg.avg_pool2d` output, the
@@ -254,7 +257,8 @@ def TG_AvgPool2DBackwardOp : TG_Op<"avg_pool2d_backward",
   }];
 }
 
-def TG_ResizeBackwardOp : TG_Op<"resize_backward", [Pure, InferTypeOpAdaptor]> {
+def TG_ResizeBackwardOp : TG_Op<"resize_backward", [Pure, InferTypeOpAdaptor,
+    TG_Kernel<>]> {
   let summary = "Gradient of tg.resize";
   let description = [{
     `grad_output` is the gradient of a `tg.resize` output, the attributes
@@ -284,7 +288,8 @@ def TG_ResizeBackwardOp : TG_Op<"resize_backward", [Pure, InferTypeOpAdaptor]> {
 // Shape gradients
 //===----------------------------------------------------------------------===//
 
-def TG_SliceBackwardOp : TG_Op<"slice_backward", [Pure, InferTypeOpAdaptor]> {
+def TG_SliceBackwardOp : TG_Op<"slice_backward", [Pure, InferTypeOpAdaptor,
+    TG_Kernel<>]> {
   let summary = "Gradient of tg.slice";
   let description = [{
     `grad_output` is the gradient of a `tg.slice` output, the attributes are
@@ -302,7 +307,8 @@ def TG_SliceBackwardOp : TG_Op<"slice_backward", [Pure, InferTypeOpAdaptor]> {
   }];
 }
 
-def TG_BroadcastOp : TG_Op<"broadcast", [Pure, InferTypeOpAdaptor]> {
+def TG_BroadcastOp : TG_Op<"broadcast", [Pure, InferTypeOpAdaptor,
+    TG_Kernel<>]> {
   let summary = "NumPy broadcast to a shape";
   let description = [{
     Repeats `input` to `shape` by NumPy broadcasting: the input's axes align
@@ -326,8 +332,9 @@ def TG_BroadcastOp : TG_Op<"broadcast", [Pure, InferTypeOpAdaptor]> {
 
 // A loss with reduction = mean: a rank-0 tensor of the prediction's element
 // type.
-class TG_LossOp<string mnemonic, string torchName, string formula>
-    : TG_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+// `flops`: operations per prediction element for the cost model.
+class TG_LossOp<string mnemonic, string torchName, string formula, int flops>
+    : TG_Op<mnemonic, [Pure, InferTypeOpAdaptor, TG_KernelOpInterface]> {
   let summary = "Mean " # torchName # " of a prediction";
   let description = "PyTorch's `" # torchName # "` with reduction = mean: `" #
       formula # "` over all elements. `prediction` and `target` have one " #
@@ -337,20 +344,23 @@ class TG_LossOp<string mnemonic, string torchName, string formula>
   let assemblyFormat = [{
     $prediction `,` $target attr-dict `:` functional-type(operands, results)
   }];
+  let extraClassDeclaration = TG_PerElementKernelFacts<flops>.decl;
 }
 
 def TG_MSELossOp : TG_LossOp<"mse_loss", "MSELoss",
-    "mean((prediction - target)^2)">;
+    "mean((prediction - target)^2)", 3>; // difference, square, sum
 def TG_L1LossOp : TG_LossOp<"l1_loss", "L1Loss",
-    "mean(|prediction - target|)">;
+    "mean(|prediction - target|)", 3>; // difference, abs, sum
 def TG_BCELossOp : TG_LossOp<"bce_loss", "BCELoss",
     "mean(-(target * max(log(prediction), -100) + "
-    "(1 - target) * max(log(1 - prediction), -100)))">;
+    "(1 - target) * max(log(1 - prediction), -100)))",
+    7>; // two logs, two products, three sums
 
 // The gradient of a mean loss with respect to the prediction; `grad_loss`
 // is the rank-0 gradient of the loss and N the number of elements.
-class TG_LossBackwardOp<string mnemonic, string forward, string formula>
-    : TG_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+class TG_LossBackwardOp<string mnemonic, string forward, string formula,
+                        int flops>
+    : TG_Op<mnemonic, [Pure, InferTypeOpAdaptor, TG_KernelOpInterface]> {
   let summary = "Gradient of tg." # forward # " with respect to the prediction";
   let description = "Computes `" # formula # "` for every element, N being " #
       "the number of elements of `prediction`, as PyTorch's backward of " #
@@ -362,15 +372,16 @@ class TG_LossBackwardOp<string mnemonic, string forward, string formula>
     $grad_loss `,` $prediction `,` $target attr-dict `:`
     functional-type(operands, results)
   }];
+  let extraClassDeclaration = TG_PerElementKernelFacts<flops>.decl;
 }
 
 def TG_MSELossBackwardOp : TG_LossBackwardOp<"mse_loss_backward", "mse_loss",
-    "2 / N * (prediction - target) * grad_loss">;
+    "2 / N * (prediction - target) * grad_loss", 3>;
 def TG_L1LossBackwardOp : TG_LossBackwardOp<"l1_loss_backward", "l1_loss",
-    "sign(prediction - target) * grad_loss / N">;
+    "sign(prediction - target) * grad_loss / N", 3>;
 def TG_BCELossBackwardOp : TG_LossBackwardOp<"bce_loss_backward", "bce_loss",
     "grad_loss * (prediction - target) / "
-    "max((1 - prediction) * prediction, 1e-12) / N">;
+    "max((1 - prediction) * prediction, 1e-12) / N", 5>;
 
 //===----------------------------------------------------------------------===//
 // Optimizer updates
@@ -378,6 +389,7 @@ def TG_BCELossBackwardOp : TG_LossBackwardOp<"bce_loss_backward", "bce_loss",
 
 def TG_SGDUpdateOp : TG_Op<"sgd_update",
     [Pure, AttrSizedOperandSegments, InferTypeOpAdaptor,
+     TG_Kernel<["getUpdatedOperand"]>,
      AllTypesMatch<["param", "grad", "new_param"]>,
      OptionalTypesMatchWith<"'momentum_buffer' has the type of 'param'",
                             "param", "momentum_buffer", "$_self">]> {
@@ -427,7 +439,7 @@ def TG_SGDUpdateOp : TG_Op<"sgd_update",
 }
 
 def TG_AdamUpdateOp : TG_Op<"adam_update",
-    [Pure, InferTypeOpAdaptor,
+    [Pure, InferTypeOpAdaptor, TG_Kernel<["getUpdatedOperand"]>,
      AllTypesMatch<["param", "grad", "exp_avg", "exp_avg_sq"]>]> {
   let summary = "One step of torch.optim.Adam or AdamW on a parameter";
   let description = [{

@@ -4,6 +4,7 @@
 #define MEMOPT_DIALECT_TG_IR_TGOPS_H
 
 #include "memopt/Dialect/TG/IR/TGDialect.h"
+#include "memopt/Dialect/TG/IR/TGInterfaces.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"

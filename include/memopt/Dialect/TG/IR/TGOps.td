@@ -13,9 +13,35 @@
 
 include "memopt/Dialect/TG/IR/TGDialect.td"
 include "memopt/Dialect/TG/IR/TGEnums.td"
+include "memopt/Dialect/TG/IR/TGInterfaces.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Interfaces
+//===----------------------------------------------------------------------===//
+
+// A differentiable op: its gradient rule is in TGGradients.cpp.
+defvar TG_Differentiable = DeclareOpInterfaceMethods<TG_GradientOpInterface>;
+
+// An op that runs a kernel, with its facts in TGKernelFacts.cpp:
+// getFlops and isCheapToRecompute, and the defaults listed in `overrides`.
+class TG_Kernel<list<string> overrides = []>
+    : DeclareOpInterfaceMethods<TG_KernelOpInterface, overrides>;
+
+// The kernel facts of an op that does `flops` operations per element
+// (elementwise ops, losses: one loop over the elements); cheap to
+// recompute.
+class TG_PerElementKernelFacts<int flops> {
+  code decl = [{
+    uint64_t getFlops() {
+      return ::memopt::tg::detail::perElementFlops(*this, }] #
+      !cast<string>(flops) # [{);
+    }
+    bool isCheapToRecompute() { return true; }
+  }];
+}
 
 //===----------------------------------------------------------------------===//
 // Constants
@@ -37,13 +63,21 @@ def TG_ConstantOp : TG_Op<"constant",
   let results = (outs AnyStaticShapeTensor:$output);
   let assemblyFormat = "attr-dict $value";
   let hasFolder = 1;
+  let extraClassDeclaration = [{
+    /// A rank-0 constant of `elementType` holding `value` (a gradient seed,
+    /// a scale factor).
+    static ConstantOp createScalar(::mlir::OpBuilder &builder,
+                                   ::mlir::Location loc,
+                                   ::mlir::Type elementType, double value);
+  }];
 }
 
 //===----------------------------------------------------------------------===//
 // Convolutions
 //===----------------------------------------------------------------------===//
 
-def TG_Conv2DOp : TG_Op<"conv2d", [Pure, InferTypeOpAdaptor]> {
+def TG_Conv2DOp : TG_Op<"conv2d", [Pure, InferTypeOpAdaptor,
+    TG_Differentiable, TG_Kernel<["getWorkspaceBytes"]>]> {
   let summary = "2-D convolution (cross-correlation) in NCHW";
   let description = [{
     `input` is N x C x H x W, `weight` is O x C/groups x kH x kW and the
@@ -63,7 +97,8 @@ def TG_Conv2DOp : TG_Op<"conv2d", [Pure, InferTypeOpAdaptor]> {
   }];
 }
 
-def TG_ConvTranspose2DOp : TG_Op<"conv_transpose2d", [Pure, InferTypeOpAdaptor]> {
+def TG_ConvTranspose2DOp : TG_Op<"conv_transpose2d", [Pure, InferTypeOpAdaptor,
+    TG_Differentiable, TG_Kernel<["getWorkspaceBytes"]>]> {
   let summary = "2-D transposed convolution in NCHW";
   let description = [{
     The adjoint of `tg.conv2d`: `input` is N x C x H x W, `weight` is
@@ -88,7 +123,9 @@ def TG_ConvTranspose2DOp : TG_Op<"conv_transpose2d", [Pure, InferTypeOpAdaptor]>
 // Normalization
 //===----------------------------------------------------------------------===//
 
-def TG_BatchNormOp : TG_Op<"batch_norm", [Pure, InferTypeOpAdaptor]> {
+def TG_BatchNormOp : TG_Op<"batch_norm", [Pure, InferTypeOpAdaptor,
+    TG_Differentiable,
+    TG_Kernel<["getInPlaceOperands", "getUpdatedOperand"]>]> {
   let summary = "Batch normalization in training mode";
   let description = [{
     Normalizes `input` (N x C x ...) with the statistics of the batch:
@@ -117,7 +154,8 @@ def TG_BatchNormOp : TG_Op<"batch_norm", [Pure, InferTypeOpAdaptor]> {
 }
 
 def TG_BatchNormInferenceOp : TG_Op<"batch_norm_inference",
-    [Pure, InferTypeOpAdaptor]> {
+    [Pure, InferTypeOpAdaptor, TG_Differentiable,
+     TG_Kernel<["getInPlaceOperands"]>]> {
   let summary = "Batch normalization with given statistics";
   let description = [{
     `output = (input - mean) / sqrt(var + epsilon) * scale + bias`, per
@@ -138,37 +176,49 @@ def TG_BatchNormInferenceOp : TG_Op<"batch_norm_inference",
 // Elementwise
 //===----------------------------------------------------------------------===//
 
-class TG_UnaryOp<string mnemonic, string formula, list<Trait> traits = []>
+// `flops`: operations per element for the cost model (a transcendental
+// function counts as one).
+class TG_UnaryOp<string mnemonic, string formula, int flops,
+                 list<Trait> traits = []>
     : TG_Op<mnemonic, !listconcat(traits,
-        [Pure, Elementwise, SameOperandsAndResultType, InferTypeOpInterface])> {
+        [Pure, Elementwise, SameOperandsAndResultType, InferTypeOpInterface,
+         TG_KernelOpInterface])> {
   let summary = "Elementwise " # formula;
   let description = "Computes `" # formula # "` for every element.";
   let arguments = (ins TG_Tensor:$input);
   let results = (outs TG_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input)";
+  let extraClassDeclaration = TG_PerElementKernelFacts<flops>.decl;
 }
 
-def TG_ReluOp : TG_UnaryOp<"relu", "max(x, 0)">;
-def TG_SigmoidOp : TG_UnaryOp<"sigmoid", "1 / (1 + exp(-x))">;
-def TG_TanhOp : TG_UnaryOp<"tanh", "tanh(x)">;
-def TG_NegOp : TG_UnaryOp<"neg", "-x"> { let hasFolder = 1; }
-def TG_ExpOp : TG_UnaryOp<"exp", "exp(x)">;
-def TG_LogOp : TG_UnaryOp<"log", "log(x)">;
-def TG_SqrtOp : TG_UnaryOp<"sqrt", "sqrt(x)">;
-def TG_AbsOp : TG_UnaryOp<"abs", "|x|">;
+def TG_ReluOp : TG_UnaryOp<"relu", "max(x, 0)", 1, [TG_Differentiable]>;
+// exp, add, divide, (negate).
+def TG_SigmoidOp : TG_UnaryOp<"sigmoid", "1 / (1 + exp(-x))", 4,
+                              [TG_Differentiable]>;
+def TG_TanhOp : TG_UnaryOp<"tanh", "tanh(x)", 4, [TG_Differentiable]>;
+def TG_NegOp : TG_UnaryOp<"neg", "-x", 1, [TG_Differentiable]> {
+  let hasFolder = 1;
+}
+def TG_ExpOp : TG_UnaryOp<"exp", "exp(x)", 1, [TG_Differentiable]>;
+def TG_LogOp : TG_UnaryOp<"log", "log(x)", 1, [TG_Differentiable]>;
+def TG_SqrtOp : TG_UnaryOp<"sqrt", "sqrt(x)", 1, [TG_Differentiable]>;
+def TG_AbsOp : TG_UnaryOp<"abs", "|x|", 1, [TG_Differentiable]>;
 
-def TG_LeakyReluOp : TG_UnaryOp<"leaky_relu", "x >= 0 ? x : alpha * x"> {
+def TG_LeakyReluOp : TG_UnaryOp<"leaky_relu", "x >= 0 ? x : alpha * x", 2,
+                                [TG_Differentiable]> {
   let arguments = (ins TG_Tensor:$input,
                        DefaultValuedAttr<F64Attr, "0.01">:$alpha);
 }
 
-def TG_ClipOp : TG_UnaryOp<"clip", "min(max(x, min), max)"> {
+def TG_ClipOp : TG_UnaryOp<"clip", "min(max(x, min), max)", 2,
+                          [TG_Differentiable]> {
   let arguments = (ins TG_Tensor:$input, F64Attr:$min, F64Attr:$max);
   let hasVerifier = 1;
 }
 
 class TG_BinaryOp<string mnemonic, string formula>
-    : TG_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+    : TG_Op<mnemonic, [Pure, InferTypeOpAdaptor, TG_Differentiable,
+                       TG_KernelOpInterface]> {
   let summary = "Elementwise " # formula # " with broadcasting";
   let description = [{
     Applies the operator to every element pair after NumPy broadcasting of
@@ -180,6 +230,12 @@ class TG_BinaryOp<string mnemonic, string formula>
     $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
   }];
   let hasFolder = 1;
+  let extraClassDeclaration = TG_PerElementKernelFacts<1>.decl # [{
+    /// Both operands when neither broadcasts.
+    ::llvm::SmallVector<unsigned, 2> getInPlaceOperands(unsigned result) {
+      return ::memopt::tg::detail::nonBroadcastingOperands(*this);
+    }
+  }];
 }
 
 def TG_AddOp : TG_BinaryOp<"add", "lhs + rhs">;
@@ -187,7 +243,8 @@ def TG_SubOp : TG_BinaryOp<"sub", "lhs - rhs">;
 def TG_MulOp : TG_BinaryOp<"mul", "lhs * rhs">;
 def TG_DivOp : TG_BinaryOp<"div", "lhs / rhs">;
 
-def TG_DropoutOp : TG_Op<"dropout", [InferTypeOpAdaptor]> {
+def TG_DropoutOp : TG_Op<"dropout", [InferTypeOpAdaptor, TG_Differentiable,
+                                     TG_Kernel<>]> {
   let summary = "Dropout in training mode";
   let description = [{
     Zeroes each element with probability `ratio` and scales the rest by
@@ -202,10 +259,36 @@ def TG_DropoutOp : TG_Op<"dropout", [InferTypeOpAdaptor]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Element type conversion
+//===----------------------------------------------------------------------===//
+
+def TG_CastOp : TG_Op<"cast", [Pure, TG_Differentiable, TG_Kernel<>]> {
+  let summary = "Element type conversion between f32, bf16 and f16";
+  let description = [{
+    Converts every element of `input` to the element type of the result,
+    with the shape unchanged: f32 to bf16 or f16 rounds to nearest even (as
+    PyTorch's `Tensor.to`), bf16 or f16 to f32 is exact. Mixed precision
+    inserts it around the ops it runs in bf16 or f16. A cast to the input's
+    own type folds away. Its gradient is the result gradient cast back to
+    the input's type.
+
+    ```mlir
+    %h = tg.cast %x : tensor<2x8xf32> to tensor<2x8xbf16>
+    ```
+  }];
+  let arguments = (ins TG_Tensor:$input);
+  let results = (outs TG_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($output)";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Pooling and resizing
 //===----------------------------------------------------------------------===//
 
-def TG_MaxPool2DOp : TG_Op<"max_pool2d", [Pure, InferTypeOpAdaptor]> {
+def TG_MaxPool2DOp : TG_Op<"max_pool2d", [Pure, InferTypeOpAdaptor,
+    TG_Differentiable, TG_Kernel<>]> {
   let summary = "2-D max pooling in NCHW";
   let description = [{
     Max over `kernel` windows; `pads` is [top, left, bottom, right] and
@@ -221,7 +304,8 @@ def TG_MaxPool2DOp : TG_Op<"max_pool2d", [Pure, InferTypeOpAdaptor]> {
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
-def TG_AvgPool2DOp : TG_Op<"avg_pool2d", [Pure, InferTypeOpAdaptor]> {
+def TG_AvgPool2DOp : TG_Op<"avg_pool2d", [Pure, InferTypeOpAdaptor,
+    TG_Differentiable, TG_Kernel<>]> {
   let summary = "2-D average pooling in NCHW";
   let description = [{
     Mean over `kernel` windows; `pads` is [top, left, bottom, right]. With
@@ -236,7 +320,8 @@ def TG_AvgPool2DOp : TG_Op<"avg_pool2d", [Pure, InferTypeOpAdaptor]> {
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
-def TG_GlobalAvgPoolOp : TG_Op<"global_avg_pool", [Pure, InferTypeOpAdaptor]> {
+def TG_GlobalAvgPoolOp : TG_Op<"global_avg_pool", [Pure, InferTypeOpAdaptor,
+    TG_Differentiable, TG_Kernel<>]> {
   let summary = "Mean over all spatial positions";
   let description = "N x C x H x W to N x C x 1 x 1.";
   let arguments = (ins TG_4DTensor:$input);
@@ -244,7 +329,8 @@ def TG_GlobalAvgPoolOp : TG_Op<"global_avg_pool", [Pure, InferTypeOpAdaptor]> {
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
-def TG_ResizeOp : TG_Op<"resize", [Pure, InferTypeOpAdaptor]> {
+def TG_ResizeOp : TG_Op<"resize", [Pure, InferTypeOpAdaptor,
+    TG_Differentiable, TG_Kernel<>]> {
   let summary = "Spatial resize of an NCHW tensor";
   let description = [{
     Resamples H and W to `sizes`. `scales` are the factors the source
@@ -275,7 +361,8 @@ def TG_ResizeOp : TG_Op<"resize", [Pure, InferTypeOpAdaptor]> {
 // Shape manipulation
 //===----------------------------------------------------------------------===//
 
-def TG_ConcatOp : TG_Op<"concat", [Pure, InferTypeOpAdaptor]> {
+def TG_ConcatOp : TG_Op<"concat", [Pure, InferTypeOpAdaptor,
+    TG_Differentiable, TG_Kernel<>]> {
   let summary = "Concatenation along one axis";
   let description = [{
     Joins the operands along `axis`; all other dimensions must agree.
@@ -288,7 +375,8 @@ def TG_ConcatOp : TG_Op<"concat", [Pure, InferTypeOpAdaptor]> {
   let hasFolder = 1;
 }
 
-def TG_SliceOp : TG_Op<"slice", [Pure, InferTypeOpAdaptor]> {
+def TG_SliceOp : TG_Op<"slice", [Pure, InferTypeOpAdaptor,
+    TG_Differentiable, TG_Kernel<>]> {
   let summary = "Strided crop";
   let description = [{
     Keeps, on every axis d, the indices starts[d], starts[d] + steps[d], ...
@@ -302,7 +390,8 @@ def TG_SliceOp : TG_Op<"slice", [Pure, InferTypeOpAdaptor]> {
   let hasFolder = 1;
 }
 
-def TG_PadOp : TG_Op<"pad", [Pure, InferTypeOpAdaptor]> {
+def TG_PadOp : TG_Op<"pad", [Pure, InferTypeOpAdaptor,
+    TG_Differentiable, TG_Kernel<>]> {
   let summary = "Padding of every axis";
   let description = [{
     `pads` holds the r begin paddings, then the r end paddings (ONNX
@@ -318,7 +407,8 @@ def TG_PadOp : TG_Op<"pad", [Pure, InferTypeOpAdaptor]> {
   let hasFolder = 1;
 }
 
-def TG_ReshapeOp : TG_Op<"reshape", [Pure, InferTypeOpAdaptor]> {
+def TG_ReshapeOp : TG_Op<"reshape", [Pure, InferTypeOpAdaptor,
+    TG_Differentiable, TG_Kernel<>]> {
   let summary = "Reinterpretation of a tensor with another static shape";
   let description = [{
     Row-major reshape to `shape` (all dimensions positive, same element
@@ -331,7 +421,8 @@ def TG_ReshapeOp : TG_Op<"reshape", [Pure, InferTypeOpAdaptor]> {
   let hasCanonicalizer = 1;
 }
 
-def TG_TransposeOp : TG_Op<"transpose", [Pure, InferTypeOpAdaptor]> {
+def TG_TransposeOp : TG_Op<"transpose", [Pure, InferTypeOpAdaptor,
+    TG_Differentiable, TG_Kernel<>]> {
   let summary = "Permutation of the axes";
   let description = "`output` dimension i is `input` dimension perm[i].";
   let arguments = (ins TG_Tensor:$input, DenseI64ArrayAttr:$perm);
@@ -344,7 +435,8 @@ def TG_TransposeOp : TG_Op<"transpose", [Pure, InferTypeOpAdaptor]> {
 // Linear algebra
 //===----------------------------------------------------------------------===//
 
-def TG_MatMulOp : TG_Op<"matmul", [Pure, InferTypeOpAdaptor]> {
+def TG_MatMulOp : TG_Op<"matmul", [Pure, InferTypeOpAdaptor,
+    TG_Differentiable, TG_Kernel<>]> {
   let summary = "Batched matrix product";
   let description = [{
     ONNX/NumPy MatMul on operands of rank >= 2: the last two axes multiply
@@ -357,7 +449,8 @@ def TG_MatMulOp : TG_Op<"matmul", [Pure, InferTypeOpAdaptor]> {
   }];
 }
 
-def TG_GemmOp : TG_Op<"gemm", [Pure, InferTypeOpAdaptor]> {
+def TG_GemmOp : TG_Op<"gemm", [Pure, InferTypeOpAdaptor,
+    TG_Differentiable, TG_Kernel<>]> {
   let summary = "General matrix multiply: alpha * op(A) * op(B) + beta * C";
   let description = [{
     ONNX Gemm: `a` and `b` have rank 2 and are transposed when `trans_a` /
@@ -379,7 +472,8 @@ def TG_GemmOp : TG_Op<"gemm", [Pure, InferTypeOpAdaptor]> {
 //===----------------------------------------------------------------------===//
 
 class TG_ReduceOp<string mnemonic, string what>
-    : TG_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+    : TG_Op<mnemonic, [Pure, InferTypeOpAdaptor, TG_Differentiable,
+                       TG_Kernel<>]> {
   let summary = "Reduction by " # what # " over axes";
   let description = [{
     Reduces over `axes` (sorted, distinct, in range; empty means all axes).

@@ -1,0 +1,666 @@
+//===- TGGradients.cpp - GradientOpInterface of the tg forward ops --------===//
+//
+// The vector-Jacobian product of every differentiable op. A rule emits only
+// the gradients its caller asks for (the input of the first convolution
+// needs none) and follows PyTorch's autograd formula for the op, so that the
+// compiled step reproduces a PyTorch step. Gradients of broadcasting
+// operands are summed back to the operand's shape. Every op is built with
+// its result type given, never inferred, so that a mistake shows as a
+// verifier error and not as a crash.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memopt/Dialect/TG/IR/TGOps.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+#include <numeric>
+
+using namespace mlir;
+using namespace memopt::tg;
+
+namespace {
+
+/// The shape of a (statically shaped) tensor value.
+ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<RankedTensorType>(value.getType()).getShape();
+}
+
+RankedTensorType typeWithShape(Value like, ArrayRef<int64_t> shape) {
+  return cast<RankedTensorType>(like.getType()).clone(shape);
+}
+
+/// The arguments of one op's rule (what it is given and what it fills in)
+/// and the ops it emits, at the op's location.
+class Gradient {
+public:
+  Gradient(OpBuilder &builder, Operation *op, ArrayRef<Value> resultGrads,
+           ArrayRef<bool> wanted, MutableArrayRef<Value> grads)
+      : builder(builder), loc(op->getLoc()), resultGrads(resultGrads),
+        wanted(wanted), grads(grads) {}
+
+  Value dy() const { return resultGrads.front(); }
+  bool wants(unsigned operand) const { return wanted[operand]; }
+
+  Value scalar(Value like, double value) {
+    return ConstantOp::createScalar(
+        builder, loc, cast<RankedTensorType>(like.getType()).getElementType(),
+        value);
+  }
+
+  /// A binary op whose result has the broadcast shape of its operands,
+  /// which callers guarantee is the shape of `lhs`.
+  template <typename OpTy> Value binary(Value lhs, Value rhs) {
+    return OpTy::create(builder, loc, lhs.getType(), lhs, rhs);
+  }
+
+  template <typename OpTy> Value unary(Value input) {
+    return OpTy::create(builder, loc, input.getType(), input);
+  }
+
+  Value reshape(Value input, ArrayRef<int64_t> shape) {
+    if (shapeOf(input) == shape)
+      return input;
+    return ReshapeOp::create(builder, loc, typeWithShape(input, shape), input,
+                             shape);
+  }
+
+  Value broadcast(Value input, ArrayRef<int64_t> shape) {
+    if (shapeOf(input) == shape)
+      return input;
+    return BroadcastOp::create(builder, loc, typeWithShape(input, shape), input,
+                               shape);
+  }
+
+  Value reduceSum(Value input, ArrayRef<int64_t> axes, bool keepdims) {
+    SmallVector<int64_t> shape;
+    for (auto [axis, size] : llvm::enumerate(shapeOf(input))) {
+      if (!llvm::is_contained(axes, static_cast<int64_t>(axis)))
+        shape.push_back(size);
+      else if (keepdims)
+        shape.push_back(1);
+    }
+    return ReduceSumOp::create(builder, loc, typeWithShape(input, shape), input,
+                               axes, keepdims);
+  }
+
+  /// Sums a gradient of the broadcast shape back to `shape`, the shape of
+  /// the operand that was broadcast (NumPy rules: leading axes and size-1
+  /// axes), as PyTorch's sum_to.
+  Value sumToShape(Value grad, ArrayRef<int64_t> shape) {
+    ArrayRef<int64_t> from = shapeOf(grad);
+    size_t lead = from.size() - shape.size();
+    SmallVector<int64_t> axes;
+    for (size_t axis = 0; axis < from.size(); ++axis)
+      if (axis < lead || (shape[axis - lead] == 1 && from[axis] != 1))
+        axes.push_back(axis);
+    if (axes.empty())
+      return reshape(grad, shape);
+    return reshape(reduceSum(grad, axes, /*keepdims=*/true), shape);
+  }
+
+  /// Swaps the last two axes (the matrix transpose of a batched matmul).
+  Value transposeMatrix(Value input) {
+    int64_t rank = shapeOf(input).size();
+    SmallVector<int64_t> perm(rank);
+    std::iota(perm.begin(), perm.end(), 0);
+    std::swap(perm[rank - 1], perm[rank - 2]);
+    return transpose(input, perm);
+  }
+
+  Value transpose(Value input, ArrayRef<int64_t> perm) {
+    SmallVector<int64_t> shape;
+    for (int64_t axis : perm)
+      shape.push_back(shapeOf(input)[axis]);
+    return TransposeOp::create(builder, loc, typeWithShape(input, shape), input,
+                               perm);
+  }
+
+  /// tg.matmul of operands of rank >= 2 whose batch axes broadcast to
+  /// `batch`.
+  Value matmul(Value lhs, Value rhs, ArrayRef<int64_t> batch) {
+    SmallVector<int64_t> shape(batch);
+    shape.push_back(shapeOf(lhs).drop_back().back());
+    shape.push_back(shapeOf(rhs).back());
+    return MatMulOp::create(builder, loc, typeWithShape(lhs, shape), lhs, rhs);
+  }
+
+  /// The gradients of a binary op with NumPy broadcasting: each is
+  /// computed at the output's shape (`lhsFull`, `rhsFull`), then summed
+  /// back to its operand's shape; the rhs one negated for sub and div.
+  LogicalResult broadcasting(Operation *op, function_ref<Value()> lhsFull,
+                             function_ref<Value()> rhsFull, bool negateRhs) {
+    if (wants(0))
+      grads[0] = sumToShape(lhsFull(), shapeOf(op->getOperand(0)));
+    if (wants(1)) {
+      Value grad = sumToShape(rhsFull(), shapeOf(op->getOperand(1)));
+      grads[1] = negateRhs ? unary<NegOp>(grad) : grad;
+    }
+    return success();
+  }
+
+  /// The bias gradient of a convolution: the output gradient summed over
+  /// all axes but the channels.
+  void convBias(Value bias, unsigned operand) {
+    if (bias && wants(operand))
+      grads[operand] = reduceSum(dy(), {0, 2, 3}, /*keepdims=*/false);
+  }
+
+  /// An activation whose backward op reads the forward output.
+  template <typename BackwardOp> LogicalResult fromOutput(Operation *op) {
+    grads[0] = BackwardOp::create(builder, loc, op->getOperand(0).getType(),
+                                  dy(), op->getResult(0));
+    return success();
+  }
+
+  /// The output gradient broadcast back over the reduced axes of `input`
+  /// (and divided by their element count for a mean).
+  LogicalResult reduction(Value input, ArrayRef<int64_t> reducedAxes,
+                          bool mean) {
+    ArrayRef<int64_t> shape = shapeOf(input);
+    SmallVector<int64_t> axes(reducedAxes);
+    if (axes.empty()) {
+      axes.resize(shape.size());
+      std::iota(axes.begin(), axes.end(), 0);
+    }
+    SmallVector<int64_t> kept(shape);
+    int64_t count = 1;
+    for (int64_t axis : axes) {
+      kept[axis] = 1;
+      count *= shape[axis];
+    }
+    Value grad = reshape(dy(), kept);
+    if (mean)
+      grad = binary<DivOp>(grad, scalar(grad, static_cast<double>(count)));
+    grads[0] = broadcast(grad, shape);
+    return success();
+  }
+
+  OpBuilder &builder;
+  Location loc;
+  ArrayRef<Value> resultGrads;
+  ArrayRef<bool> wanted;
+  MutableArrayRef<Value> grads;
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Convolutions
+//===----------------------------------------------------------------------===//
+
+LogicalResult Conv2DOp::emitGradients(OpBuilder &builder,
+                                      ArrayRef<Value> resultGrads,
+                                      ArrayRef<bool> wanted,
+                                      MutableArrayRef<Value> operandGrads) {
+  Gradient g(builder, *this, resultGrads, wanted, operandGrads);
+  Value x = getInput(), w = getWeight();
+  if (g.wants(0))
+    g.grads[0] = Conv2DBackwardDataOp::create(
+        builder, g.loc, x.getType(), g.dy(), w, getStrides(), getPads(),
+        getDilations(), getGroups(), shapeOf(x));
+  if (g.wants(1))
+    g.grads[1] = Conv2DBackwardFilterOp::create(
+        builder, g.loc, w.getType(), g.dy(), x, getStrides(), getPads(),
+        getDilations(), getGroups(), shapeOf(w));
+  g.convBias(getBias(), 2);
+  return success();
+}
+
+/// The data gradient of a transposed convolution is the convolution of the
+/// output gradient with the same weight.
+LogicalResult ConvTranspose2DOp::emitGradients(
+    OpBuilder &builder, ArrayRef<Value> resultGrads, ArrayRef<bool> wanted,
+    MutableArrayRef<Value> operandGrads) {
+  Gradient g(builder, *this, resultGrads, wanted, operandGrads);
+  Value x = getInput(), w = getWeight();
+  if (g.wants(0))
+    g.grads[0] = Conv2DOp::create(builder, g.loc, x.getType(), g.dy(), w,
+                                  /*bias=*/Value(), getStrides(), getPads(),
+                                  getDilations(), getGroups());
+  if (g.wants(1))
+    g.grads[1] = ConvTranspose2DBackwardFilterOp::create(
+        builder, g.loc, w.getType(), g.dy(), x, getStrides(), getPads(),
+        getDilations(), getOutputPadding(), getGroups(), shapeOf(w));
+  g.convBias(getBias(), 2);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization
+//===----------------------------------------------------------------------===//
+
+LogicalResult BatchNormOp::emitGradients(OpBuilder &builder,
+                                         ArrayRef<Value> resultGrads,
+                                         ArrayRef<bool> wanted,
+                                         MutableArrayRef<Value> operandGrads) {
+  Gradient g(builder, *this, resultGrads, wanted, operandGrads);
+  // The running and batch statistics are results too; a loss that reads
+  // them would need their gradients, which PyTorch does not define either.
+  if (llvm::any_of(resultGrads.drop_front(), [](Value grad) { return grad; }))
+    return emitOpError(
+        "has a gradient through its running or batch statistics, which "
+        "autodiff does not support");
+  if (g.wants(3) || g.wants(4))
+    return emitOpError("running statistics that depend on a parameter "
+                       "are not supported by autodiff");
+  if (!g.wants(0) && !g.wants(1) && !g.wants(2))
+    return success();
+  auto backward = BatchNormBackwardOp::create(
+      builder, g.loc, getInput().getType(), getScale().getType(),
+      getBias().getType(), g.dy(), getInput(), getScale(), getSavedMean(),
+      getSavedInvStd());
+  for (unsigned i = 0; i < 3; ++i)
+    if (g.wants(i))
+      g.grads[i] = backward->getResult(i);
+  return success();
+}
+
+/// y = (x - mean) * k + bias with k = scale / sqrt(var + epsilon), per
+/// channel: dx = dy * k, dscale = sum(dy * (x - mean)) / sqrt(var + eps),
+/// dbias = sum(dy).
+LogicalResult BatchNormInferenceOp::emitGradients(
+    OpBuilder &builder, ArrayRef<Value> resultGrads, ArrayRef<bool> wanted,
+    MutableArrayRef<Value> operandGrads) {
+  Gradient g(builder, *this, resultGrads, wanted, operandGrads);
+  if (g.wants(3) || g.wants(4))
+    return emitOpError("the gradient with respect to given statistics "
+                       "('mean', 'var') is not supported by autodiff");
+  Value x = getInput();
+  if (cast<RankedTensorType>(getScale().getType()).getElementType() !=
+      cast<RankedTensorType>(x.getType()).getElementType())
+    return emitOpError("autodiff needs per-channel operands of the "
+                       "input's element type");
+  ArrayRef<int64_t> xShape = shapeOf(x);
+  int64_t channels = xShape[1];
+  // Per-channel vectors as C x 1 x ... x 1, which broadcast against x.
+  SmallVector<int64_t> channelShape(xShape.size() - 1, 1);
+  channelShape[0] = channels;
+  SmallVector<int64_t> otherAxes;
+  for (int64_t axis = 0, e = xShape.size(); axis < e; ++axis)
+    if (axis != 1)
+      otherAxes.push_back(axis);
+
+  Value var = getVar();
+  Value std = g.unary<SqrtOp>(
+      g.binary<AddOp>(var, g.scalar(var, getEpsilon().convertToDouble())));
+  if (g.wants(0)) {
+    Value k = g.binary<DivOp>(getScale(), std);
+    g.grads[0] = g.binary<MulOp>(g.dy(), g.reshape(k, channelShape));
+  }
+  if (g.wants(1)) {
+    Value centered = g.binary<SubOp>(x, g.reshape(getMean(), channelShape));
+    Value sum = g.reduceSum(g.binary<MulOp>(g.dy(), centered), otherAxes,
+                            /*keepdims=*/false);
+    g.grads[1] = g.binary<DivOp>(sum, std);
+  }
+  if (g.wants(2))
+    g.grads[2] = g.reduceSum(g.dy(), otherAxes, /*keepdims=*/false);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReluOp::emitGradients(OpBuilder &builder,
+                                    ArrayRef<Value> resultGrads,
+                                    ArrayRef<bool> wanted,
+                                    MutableArrayRef<Value> operandGrads) {
+  return Gradient(builder, *this, resultGrads, wanted, operandGrads)
+      .fromOutput<ReluBackwardOp>(*this);
+}
+
+LogicalResult SigmoidOp::emitGradients(OpBuilder &builder,
+                                       ArrayRef<Value> resultGrads,
+                                       ArrayRef<bool> wanted,
+                                       MutableArrayRef<Value> operandGrads) {
+  return Gradient(builder, *this, resultGrads, wanted, operandGrads)
+      .fromOutput<SigmoidBackwardOp>(*this);
+}
+
+LogicalResult TanhOp::emitGradients(OpBuilder &builder,
+                                    ArrayRef<Value> resultGrads,
+                                    ArrayRef<bool> wanted,
+                                    MutableArrayRef<Value> operandGrads) {
+  return Gradient(builder, *this, resultGrads, wanted, operandGrads)
+      .fromOutput<TanhBackwardOp>(*this);
+}
+
+LogicalResult LeakyReluOp::emitGradients(OpBuilder &builder,
+                                         ArrayRef<Value> resultGrads,
+                                         ArrayRef<bool> wanted,
+                                         MutableArrayRef<Value> operandGrads) {
+  operandGrads[0] =
+      LeakyReluBackwardOp::create(builder, getLoc(), getInput().getType(),
+                                  resultGrads.front(), getInput(), getAlpha());
+  return success();
+}
+
+LogicalResult ClipOp::emitGradients(OpBuilder &builder,
+                                    ArrayRef<Value> resultGrads,
+                                    ArrayRef<bool> wanted,
+                                    MutableArrayRef<Value> operandGrads) {
+  operandGrads[0] = ClipBackwardOp::create(
+      builder, getLoc(), getInput().getType(), resultGrads.front(), getInput(),
+      getMin(), getMax());
+  return success();
+}
+
+// neg, exp, log, sqrt, abs: PyTorch's formulas with elementwise ops.
+
+LogicalResult NegOp::emitGradients(OpBuilder &builder,
+                                   ArrayRef<Value> resultGrads,
+                                   ArrayRef<bool> wanted,
+                                   MutableArrayRef<Value> operandGrads) {
+  Gradient g(builder, *this, resultGrads, wanted, operandGrads);
+  g.grads[0] = g.unary<NegOp>(g.dy());
+  return success();
+}
+
+LogicalResult ExpOp::emitGradients(OpBuilder &builder,
+                                   ArrayRef<Value> resultGrads,
+                                   ArrayRef<bool> wanted,
+                                   MutableArrayRef<Value> operandGrads) {
+  Gradient g(builder, *this, resultGrads, wanted, operandGrads);
+  g.grads[0] = g.binary<MulOp>(g.dy(), getOutput());
+  return success();
+}
+
+LogicalResult LogOp::emitGradients(OpBuilder &builder,
+                                   ArrayRef<Value> resultGrads,
+                                   ArrayRef<bool> wanted,
+                                   MutableArrayRef<Value> operandGrads) {
+  Gradient g(builder, *this, resultGrads, wanted, operandGrads);
+  g.grads[0] = g.binary<DivOp>(g.dy(), getInput());
+  return success();
+}
+
+LogicalResult SqrtOp::emitGradients(OpBuilder &builder,
+                                    ArrayRef<Value> resultGrads,
+                                    ArrayRef<bool> wanted,
+                                    MutableArrayRef<Value> operandGrads) {
+  Gradient g(builder, *this, resultGrads, wanted, operandGrads);
+  Value y = getOutput();
+  g.grads[0] = g.binary<DivOp>(g.dy(), g.binary<MulOp>(y, g.scalar(y, 2.0)));
+  return success();
+}
+
+LogicalResult AbsOp::emitGradients(OpBuilder &builder,
+                                   ArrayRef<Value> resultGrads,
+                                   ArrayRef<bool> wanted,
+                                   MutableArrayRef<Value> operandGrads) {
+  Gradient g(builder, *this, resultGrads, wanted, operandGrads);
+  g.grads[0] = g.binary<MulOp>(g.dy(), g.unary<SignOp>(getInput()));
+  return success();
+}
+
+LogicalResult AddOp::emitGradients(OpBuilder &builder,
+                                   ArrayRef<Value> resultGrads,
+                                   ArrayRef<bool> wanted,
+                                   MutableArrayRef<Value> operandGrads) {
+  Gradient g(builder, *this, resultGrads, wanted, operandGrads);
+  auto dy = [&] { return g.dy(); };
+  return g.broadcasting(*this, dy, dy, /*negateRhs=*/false);
+}
+
+LogicalResult SubOp::emitGradients(OpBuilder &builder,
+                                   ArrayRef<Value> resultGrads,
+                                   ArrayRef<bool> wanted,
+                                   MutableArrayRef<Value> operandGrads) {
+  Gradient g(builder, *this, resultGrads, wanted, operandGrads);
+  auto dy = [&] { return g.dy(); };
+  return g.broadcasting(*this, dy, dy, /*negateRhs=*/true);
+}
+
+LogicalResult MulOp::emitGradients(OpBuilder &builder,
+                                   ArrayRef<Value> resultGrads,
+                                   ArrayRef<bool> wanted,
+                                   MutableArrayRef<Value> operandGrads) {
+  Gradient g(builder, *this, resultGrads, wanted, operandGrads);
+  return g.broadcasting(
+      *this, [&] { return g.binary<MulOp>(g.dy(), getRhs()); },
+      [&] { return g.binary<MulOp>(g.dy(), getLhs()); },
+      /*negateRhs=*/false);
+}
+
+/// d(a / b)/db = -a / b^2 = -(y / b), as PyTorch's div backward.
+LogicalResult DivOp::emitGradients(OpBuilder &builder,
+                                   ArrayRef<Value> resultGrads,
+                                   ArrayRef<bool> wanted,
+                                   MutableArrayRef<Value> operandGrads) {
+  Gradient g(builder, *this, resultGrads, wanted, operandGrads);
+  return g.broadcasting(
+      *this, [&] { return g.binary<DivOp>(g.dy(), getRhs()); },
+      [&] {
+        return g.binary<MulOp>(g.dy(), g.binary<DivOp>(getOutput(), getRhs()));
+      },
+      /*negateRhs=*/true);
+}
+
+/// The mask holds 0 or 1 / (1 - ratio) per element; it does not depend on
+/// the input, so a gradient reaching it is dropped.
+LogicalResult DropoutOp::emitGradients(OpBuilder &builder,
+                                       ArrayRef<Value> resultGrads,
+                                       ArrayRef<bool> wanted,
+                                       MutableArrayRef<Value> operandGrads) {
+  Gradient g(builder, *this, resultGrads, wanted, operandGrads);
+  if (g.dy())
+    g.grads[0] = g.binary<MulOp>(g.dy(), getMask());
+  return success();
+}
+
+/// The result gradient converted back to the input's element type.
+LogicalResult CastOp::emitGradients(OpBuilder &builder,
+                                    ArrayRef<Value> resultGrads,
+                                    ArrayRef<bool> wanted,
+                                    MutableArrayRef<Value> operandGrads) {
+  if (wanted[0])
+    operandGrads[0] = CastOp::create(builder, getLoc(), getInput().getType(),
+                                     resultGrads.front());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling and resizing
+//===----------------------------------------------------------------------===//
+
+LogicalResult MaxPool2DOp::emitGradients(OpBuilder &builder,
+                                         ArrayRef<Value> resultGrads,
+                                         ArrayRef<bool> wanted,
+                                         MutableArrayRef<Value> operandGrads) {
+  operandGrads[0] = MaxPool2DBackwardOp::create(
+      builder, getLoc(), getInput().getType(), resultGrads.front(), getInput(),
+      getKernel(), getStrides(), getPads(), getDilations(), getCeilMode());
+  return success();
+}
+
+LogicalResult AvgPool2DOp::emitGradients(OpBuilder &builder,
+                                         ArrayRef<Value> resultGrads,
+                                         ArrayRef<bool> wanted,
+                                         MutableArrayRef<Value> operandGrads) {
+  operandGrads[0] = AvgPool2DBackwardOp::create(
+      builder, getLoc(), getInput().getType(), resultGrads.front(), getKernel(),
+      getStrides(), getPads(), getCeilMode(), getCountIncludePad(),
+      shapeOf(getInput()));
+  return success();
+}
+
+/// Every position receives dy / (H * W).
+LogicalResult
+GlobalAvgPoolOp::emitGradients(OpBuilder &builder, ArrayRef<Value> resultGrads,
+                               ArrayRef<bool> wanted,
+                               MutableArrayRef<Value> operandGrads) {
+  Gradient g(builder, *this, resultGrads, wanted, operandGrads);
+  ArrayRef<int64_t> shape = shapeOf(getInput());
+  Value scaled = g.binary<DivOp>(
+      g.dy(), g.scalar(g.dy(), static_cast<double>(shape[2] * shape[3])));
+  g.grads[0] = g.broadcast(scaled, shape);
+  return success();
+}
+
+LogicalResult ResizeOp::emitGradients(OpBuilder &builder,
+                                      ArrayRef<Value> resultGrads,
+                                      ArrayRef<bool> wanted,
+                                      MutableArrayRef<Value> operandGrads) {
+  operandGrads[0] = ResizeBackwardOp::create(
+      builder, getLoc(), getInput().getType(), resultGrads.front(), getMode(),
+      getCoordinateMode(), getNearestMode(), getSizesAttr(), getScales(),
+      shapeOf(getInput()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Shape manipulation
+//===----------------------------------------------------------------------===//
+
+/// Each input receives its slice of the output gradient along the axis.
+LogicalResult ConcatOp::emitGradients(OpBuilder &builder,
+                                      ArrayRef<Value> resultGrads,
+                                      ArrayRef<bool> wanted,
+                                      MutableArrayRef<Value> operandGrads) {
+  ArrayRef<int64_t> outShape = shapeOf(getOutput());
+  int64_t axis = getAxis();
+  int64_t offset = 0;
+  for (auto [index, input] : llvm::enumerate(getInputs())) {
+    int64_t size = shapeOf(input)[axis];
+    if (wanted[index]) {
+      SmallVector<int64_t> starts(outShape.size(), 0);
+      SmallVector<int64_t> ends(outShape);
+      SmallVector<int64_t> steps(outShape.size(), 1);
+      starts[axis] = offset;
+      ends[axis] = offset + size;
+      operandGrads[index] =
+          SliceOp::create(builder, getLoc(), input.getType(),
+                          resultGrads.front(), starts, ends, steps);
+    }
+    offset += size;
+  }
+  return success();
+}
+
+LogicalResult SliceOp::emitGradients(OpBuilder &builder,
+                                     ArrayRef<Value> resultGrads,
+                                     ArrayRef<bool> wanted,
+                                     MutableArrayRef<Value> operandGrads) {
+  operandGrads[0] = SliceBackwardOp::create(
+      builder, getLoc(), getInput().getType(), resultGrads.front(), getStarts(),
+      getEnds(), getSteps(), shapeOf(getInput()));
+  return success();
+}
+
+/// A constant pad's gradient is the slice of the unpadded region; reflect
+/// and edge pads add the gradient of the copied borders, which has no op yet.
+LogicalResult PadOp::emitGradients(OpBuilder &builder,
+                                   ArrayRef<Value> resultGrads,
+                                   ArrayRef<bool> wanted,
+                                   MutableArrayRef<Value> operandGrads) {
+  if (getMode() != PadMode::constant)
+    return emitOpError("the gradient of a '")
+           << stringifyPadMode(getMode())
+           << "' pad is not supported yet; only constant pads are "
+              "differentiable";
+  ArrayRef<int64_t> shape = shapeOf(getInput());
+  ArrayRef<int64_t> begins = getPads().take_front(shape.size());
+  SmallVector<int64_t> ends;
+  for (auto [begin, size] : llvm::zip_equal(begins, shape))
+    ends.push_back(begin + size);
+  SmallVector<int64_t> steps(shape.size(), 1);
+  operandGrads[0] = SliceOp::create(builder, getLoc(), getInput().getType(),
+                                    resultGrads.front(), begins, ends, steps);
+  return success();
+}
+
+LogicalResult ReshapeOp::emitGradients(OpBuilder &builder,
+                                       ArrayRef<Value> resultGrads,
+                                       ArrayRef<bool> wanted,
+                                       MutableArrayRef<Value> operandGrads) {
+  Gradient g(builder, *this, resultGrads, wanted, operandGrads);
+  g.grads[0] = g.reshape(g.dy(), shapeOf(getInput()));
+  return success();
+}
+
+LogicalResult TransposeOp::emitGradients(OpBuilder &builder,
+                                         ArrayRef<Value> resultGrads,
+                                         ArrayRef<bool> wanted,
+                                         MutableArrayRef<Value> operandGrads) {
+  Gradient g(builder, *this, resultGrads, wanted, operandGrads);
+  ArrayRef<int64_t> perm = getPerm();
+  SmallVector<int64_t> inverse(perm.size());
+  for (auto [i, axis] : llvm::enumerate(perm))
+    inverse[axis] = i;
+  g.grads[0] = g.transpose(g.dy(), inverse);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Linear algebra
+//===----------------------------------------------------------------------===//
+
+/// da = dy * b^T and db = a^T * dy, summed over the batch axes that the
+/// operand was broadcast along.
+LogicalResult MatMulOp::emitGradients(OpBuilder &builder,
+                                      ArrayRef<Value> resultGrads,
+                                      ArrayRef<bool> wanted,
+                                      MutableArrayRef<Value> operandGrads) {
+  Gradient g(builder, *this, resultGrads, wanted, operandGrads);
+  Value a = getLhs(), b = getRhs(), dy = g.dy();
+  ArrayRef<int64_t> batch = shapeOf(dy).drop_back(2);
+  if (g.wants(0))
+    g.grads[0] =
+        g.sumToShape(g.matmul(dy, g.transposeMatrix(b), batch), shapeOf(a));
+  if (g.wants(1))
+    g.grads[1] =
+        g.sumToShape(g.matmul(g.transposeMatrix(a), dy, batch), shapeOf(b));
+  return success();
+}
+
+/// y = alpha * op(a) * op(b) + beta * c, with each gradient a gemm that
+/// reads the operands in place (the transposes are flags).
+LogicalResult GemmOp::emitGradients(OpBuilder &builder,
+                                    ArrayRef<Value> resultGrads,
+                                    ArrayRef<bool> wanted,
+                                    MutableArrayRef<Value> operandGrads) {
+  Gradient g(builder, *this, resultGrads, wanted, operandGrads);
+  Value a = getA(), b = getB(), dy = g.dy();
+  bool transA = getTransA(), transB = getTransB();
+  llvm::APFloat alpha = getAlpha(), one(1.0);
+  auto gemm = [&](Value like, Value lhs, Value rhs, bool tl, bool tr) {
+    return GemmOp::create(builder, g.loc, like.getType(), lhs, rhs,
+                          /*c=*/Value(), alpha, one, tl, tr)
+        .getResult();
+  };
+  if (g.wants(0))
+    g.grads[0] =
+        transA ? gemm(a, b, dy, transB, true) : gemm(a, dy, b, false, !transB);
+  if (g.wants(1))
+    g.grads[1] =
+        transB ? gemm(b, dy, a, true, transA) : gemm(b, a, dy, !transA, false);
+  if (Value c = getC(); c && g.wants(2)) {
+    double beta = getBeta().convertToDouble();
+    Value scaled = beta == 1.0 ? dy : g.binary<MulOp>(dy, g.scalar(dy, beta));
+    g.grads[2] = g.sumToShape(scaled, shapeOf(c));
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReduceSumOp::emitGradients(OpBuilder &builder,
+                                         ArrayRef<Value> resultGrads,
+                                         ArrayRef<bool> wanted,
+                                         MutableArrayRef<Value> operandGrads) {
+  return Gradient(builder, *this, resultGrads, wanted, operandGrads)
+      .reduction(getInput(), getAxes(), /*mean=*/false);
+}
+
+LogicalResult ReduceMeanOp::emitGradients(OpBuilder &builder,
+                                          ArrayRef<Value> resultGrads,
+                                          ArrayRef<bool> wanted,
+                                          MutableArrayRef<Value> operandGrads) {
+  return Gradient(builder, *this, resultGrads, wanted, operandGrads)
+      .reduction(getInput(), getAxes(), /*mean=*/true);
+}
