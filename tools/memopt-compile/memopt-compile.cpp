@@ -2,11 +2,13 @@
 //
 //   memopt-compile model.onnx -o BIN [options]        (docs/contract.md)
 //
-// import (memopt::importONNX) -> tg-autodiff -> canonicalize ->
-// [--target=cuda: tg-fuse-elementwise] -> tg-schedule -> tg-plan-memory ->
-// cost model and memory timeline on --device (StepEstimate) ->
-// convert-tg-to-emitc -> emitc::translateToCpp -> the C++ compiler (CUDA:
-// nvcc, then the C++ compiler links), linking the memopt runtime. The ONNX
+// import (memopt::importONNX) -> the training pipeline of
+// memopt/Pipeline/Pipeline.h (training step, memory plan) -> cost model,
+// memory timeline and budget on --device (StepEstimate) -> [--plan-only:
+// stop] -> the pipeline's lowering -> emitc::translateToCpp -> the C++
+// compiler (CUDA: nvcc, then the C++ compiler links), linking the memopt
+// runtime. This file only parses flags into TrainingPipelineOptions and
+// drives; every decision lives in the library. The ONNX
 // model is embedded in the binary with an assembler `.incbin`, so that
 // models of hundreds of MB cost the compiler nothing. Bad flags are a
 // one-line error and exit code 2; a model memopt
@@ -16,24 +18,20 @@
 
 #include "CompileConfig.h"
 #include "OutputPaths.h"
-#include "StepEstimate.h"
 
 #include "memopt/Analysis/TimelineSvg.h"
-#include "memopt/Conversion/Passes.h"
 #include "memopt/Conversion/TGToEmitC/TGToEmitC.h"
-#include "memopt/Conversion/TGToMBuf/TGToMBuf.h"
-#include "memopt/Dialect/TG/Transforms/Passes.h"
 #include "memopt/Dialect/TG/IR/TGDialect.h"
 #include "memopt/InitAllDialects.h"
+#include "memopt/Pipeline/Pipeline.h"
+#include "memopt/Pipeline/StepEstimate.h"
 #include "memopt/Runtime/OptionRules.h"
 #include "memopt/Target/ONNX/ImportONNX.h"
-#include "memopt/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/Cpp/CppEmitter.h"
-#include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -65,15 +63,16 @@ constexpr const char *kUsage =
     "[--optimizer=sgd|adam|adamw] [--lr=F] [--momentum=F] [--dampening=F] "
     "[--nesterov=true|false] [--weight-decay=F] [--beta1=F] [--beta2=F] [--eps=F] [--save-temps=DIR] "
     "[--device=NAME[,KEY=VALUE]...] [--budget=SIZE] [--report=FILE.json] "
-    "[--timeline=FILE.svg] [-c]\n";
+    "[--timeline=FILE.svg] [-c | --plan-only]\n";
 
 struct Options {
   std::string input;
   std::string output;
   bool compileOnly = false;
-  bool cuda = false; // --target=cuda
+  /// Stop after the memory plan: report, timeline and budget, no binary.
+  bool planOnly = false;
   ONNXImportOptions import;
-  tg::AutodiffOptions autodiff;
+  TrainingPipelineOptions pipeline;
   std::string saveTemps;
   std::string report;
   std::string timeline;
@@ -104,8 +103,8 @@ bool isFiniteNonNegative(double v) { return std::isfinite(v) && v >= 0.0; }
 bool isFinite(double v) { return std::isfinite(v); }
 bool isBeta(double v) { return v >= 0.0 && v < 1.0; }
 
-/// Parses the command line; exits on a bad flag.
-Options parseOptions(int argc, char **argv) {
+/// Parses the command line into `options`; exits on a bad flag.
+void parseOptions(int argc, char **argv, Options &options) {
   // Options docs/contract.md marks as planned.
   const llvm::StringSet<llvm::MallocAllocator> notYet = {
       "remat", "amp", "offload", "stages", "microbatches", "schedule"};
@@ -114,7 +113,6 @@ Options parseOptions(int argc, char **argv) {
       "lr",       "momentum",  "dampening",   "nesterov",     "weight-decay",
       "beta1",    "beta2",     "eps",         "save-temps",   "report",
       "device",   "budget",    "timeline"};
-  Options options;
   options.device = cantFail(parseDeviceProfile("cpu"));
   // A repeated option is an error, not "the last one wins": the training
   // binary refuses repeats too.
@@ -127,6 +125,10 @@ Options parseOptions(int argc, char **argv) {
     }
     if (arg == "-c") {
       options.compileOnly = true;
+      continue;
+    }
+    if (arg == "--plan-only") {
+      options.planOnly = true;
       continue;
     }
     if (arg == "-o") {
@@ -158,12 +160,7 @@ Options parseOptions(int argc, char **argv) {
     if (name == "target") {
       if (value != "cpu" && value != "cuda")
         usageError("--target must be cpu or cuda, got '" + value + "'");
-      if (value == "cuda" && !config::kHaveCudaRuntime)
-        usageError("--target=cuda: this memopt was built without the CUDA "
-                   "runtime (CMake found no CUDA toolkit with cuDNN); "
-                   "rebuild memopt on a machine with them, or use "
-                   "--target=cpu");
-      options.cuda = value == "cuda";
+      options.pipeline.target = *symbolizeBackend(value);
     } else if (name == "batch") {
       int64_t batch;
       if (value.getAsInteger(10, batch) || batch < 1)
@@ -195,7 +192,7 @@ Options parseOptions(int argc, char **argv) {
       if (!loss)
         usageError("--loss must be mse, l1, bce, ce, dice or graph, got '" +
                    value + "'");
-      options.autodiff.loss = *loss;
+      options.pipeline.loss = *loss;
     } else if (name == "optimizer") {
       std::optional<tg::OptimizerKind> optimizer =
           llvm::StringSwitch<std::optional<tg::OptimizerKind>>(value)
@@ -206,29 +203,29 @@ Options parseOptions(int argc, char **argv) {
       if (!optimizer)
         usageError("--optimizer must be sgd, adam or adamw, got '" + value +
                    "'");
-      options.autodiff.optimizer = *optimizer;
+      options.pipeline.optimizer = *optimizer;
     } else if (name == "lr") {
-      options.autodiff.lr = parseReal(name, value, rt::isValidLearningRate,
+      options.pipeline.lr = parseReal(name, value, rt::isValidLearningRate,
                                       rt::kLearningRateRule);
     } else if (name == "momentum") {
-      options.autodiff.momentum =
+      options.pipeline.momentum =
           parseReal(name, value, isFiniteNonNegative, "a finite number >= 0");
     } else if (name == "dampening") {
-      options.autodiff.dampening =
+      options.pipeline.dampening =
           parseReal(name, value, isFinite, "a finite number");
     } else if (name == "nesterov") {
       if (value != "true" && value != "false")
         usageError("--nesterov must be true or false, got '" + value + "'");
-      options.autodiff.nesterov = value == "true";
+      options.pipeline.nesterov = value == "true";
     } else if (name == "weight-decay") {
-      options.autodiff.weightDecay =
+      options.pipeline.weightDecay =
           parseReal(name, value, isFiniteNonNegative, "a finite number >= 0");
     } else if (name == "beta1") {
-      options.autodiff.beta1 = parseReal(name, value, isBeta, "in [0, 1)");
+      options.pipeline.beta1 = parseReal(name, value, isBeta, "in [0, 1)");
     } else if (name == "beta2") {
-      options.autodiff.beta2 = parseReal(name, value, isBeta, "in [0, 1)");
+      options.pipeline.beta2 = parseReal(name, value, isBeta, "in [0, 1)");
     } else if (name == "eps") {
-      options.autodiff.eps =
+      options.pipeline.eps =
           parseReal(name, value, isFiniteNonNegative, "a finite number >= 0");
     } else if (name == "save-temps") {
       options.saveTemps = value.str();
@@ -250,9 +247,20 @@ Options parseOptions(int argc, char **argv) {
   }
   if (options.input.empty())
     usageError("no input model (usage: memopt-compile model.onnx -o BIN)");
-  if (options.output.empty())
+  if (options.planOnly && (options.compileOnly || !options.output.empty()))
+    usageError("--plan-only writes no binary: drop -c and -o (the plan goes "
+               "to --report, --timeline and --save-temps)");
+  if (!options.planOnly && options.output.empty())
     usageError("no output file (-o BIN)");
-  return options;
+  // A plan for the GPU needs no CUDA toolkit; a binary does.
+  if (options.pipeline.target == Backend::cuda && !options.planOnly &&
+      !config::kHaveCudaRuntime)
+    usageError("--target=cuda: this memopt was built without the CUDA "
+               "runtime (CMake found no CUDA toolkit with cuDNN); rebuild "
+               "memopt on a machine with them, use --target=cpu, or plan "
+               "only (--plan-only)");
+  // The step's name in the generated program and the files it writes.
+  options.pipeline.modelName = llvm::sys::path::stem(options.input).str();
 }
 
 /// Writes `text` to `path`; reports and fails on an I/O error.
@@ -320,7 +328,7 @@ LogicalResult checkGraphInputs(ModuleOp module, const Options &options) {
       if (auto name = func.getArgAttrOfType<StringAttr>(
               i, tg::TGDialect::kInputAttrName))
         names.push_back("'" + name.str() + "'");
-  bool graphLoss = options.autodiff.loss == tg::LossKind::graph;
+  bool graphLoss = options.pipeline.loss == tg::LossKind::graph;
   if (names.size() == static_cast<size_t>(rt::kTrainableGraphInputs) &&
       !graphLoss)
     return success();
@@ -337,20 +345,22 @@ LogicalResult checkGraphInputs(ModuleOp module, const Options &options) {
   return failure();
 }
 
-/// Fails when the plan does not fit --budget: no pass of this build can
-/// trade time for memory, so the predicted peak is the smallest budget
-/// memopt can reach (docs/contract.md).
-LogicalResult checkBudget(const Options &options, uint64_t peak) {
-  if (!options.budget || *options.budget >= peak)
+/// Writes the compile report (docs/contract.md, reports) to --report's
+/// temporary file, if asked; OutputFiles::commit puts it in place.
+LogicalResult writeReport(const Options &options, tool::OutputFiles &outputs,
+                          const StepEstimate &estimate, uint64_t arenaBytes,
+                          StringRef schedule,
+                          std::chrono::steady_clock::time_point start) {
+  if (options.report.empty())
     return success();
-  llvm::errs() << "memopt-compile: error: --budget=" << *options.budget
-               << " bytes (" << formatBytes(*options.budget)
-               << ") is below the predicted peak of " << peak << " bytes ("
-               << formatBytes(peak)
-               << "); no memory pass can trade time for memory in this "
-                  "build, so the smallest budget memopt can reach is "
-               << peak << " bytes (--budget=" << peak << ")\n";
-  return failure();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  llvm::json::Object report = compileReport(estimate, arenaBytes, schedule,
+                                            options.budget, seconds);
+  return outputs.writeReport([&](raw_ostream &os) {
+    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(report))) << "\n";
+  });
 }
 
 int compile(const Options &options) {
@@ -379,7 +389,7 @@ int compile(const Options &options) {
       importONNX(**buffer, &context, options.import);
   if (!module || failed(checkGraphInputs(*module, options)))
     return 1;
-  std::string modelName = llvm::sys::path::stem(options.input).str();
+  const std::string &modelName = options.pipeline.modelName;
 
   // Sources go to --save-temps or a temporary directory removed at the end.
   SmallString<128> dir(options.saveTemps);
@@ -405,73 +415,65 @@ int compile(const Options &options) {
       llvm::sys::fs::remove_directories(dir);
   });
 
-  // The evaluation function makes the binary's --val-data work.
-  tg::AutodiffOptions autodiff = options.autodiff;
-  autodiff.evalStep = true;
-  PassManager training(&context);
-  training.addPass(tg::createAutodiff(autodiff));
-  training.addPass(createCanonicalizerPass());
-  // CUDA: one generated kernel per chain of elementwise ops.
-  if (options.cuda)
-    training.addNestedPass<func::FuncOp>(tg::createFuseElementwise());
-  if (failed(training.run(*module)))
+  // The pipeline of memopt-opt --memopt-training-pipeline, phase by phase,
+  // so that the IR between phases can be kept and the planned step
+  // estimated before it is lowered.
+  auto runPhase =
+      [&](llvm::function_ref<void(OpPassManager &)> build, StringRef saveAs) {
+        PassManager pm(&context);
+        build(pm);
+        if (failed(pm.run(*module)))
+          return failure();
+        // Printed as memopt-opt prints it, so that the two compare.
+        if (keep && failed(writeFile(tempPath((modelName + saveAs).str()),
+                                     [&](raw_ostream &os) {
+                                       module->print(os);
+                                       os << "\n";
+                                     })))
+          return failure();
+        return success();
+      };
+  if (failed(runPhase(
+          [&](OpPassManager &pm) {
+            buildTrainingStepPipeline(pm, options.pipeline);
+          },
+          ".step.mlir")))
     return 1;
   auto step = *module->getOps<func::FuncOp>().begin();
-  if (keep && failed(writeFile(tempPath(modelName + ".step.mlir"),
-                               [&](raw_ostream &os) { module->print(os); })))
-    return 1;
-
-  PassManager planning(&context);
-  // The CUDA kernels are not checked for in-place writes (cuDNN batch
-  // norm): plan them out of place.
-  WorkspaceTarget target =
-      options.cuda ? WorkspaceTarget::CUDA : WorkspaceTarget::CPU;
-  ScheduleOptions scheduleOptions;
-  scheduleOptions.target = options.cuda ? "cuda" : "cpu";
-  scheduleOptions.inPlace = !options.cuda;
-  planning.addNestedPass<func::FuncOp>(createSchedule(scheduleOptions));
-  if (failed(planning.run(*module)))
-    return 1;
-  std::string schedule = "given";
-  if (auto decision = step->getAttrOfType<DictionaryAttr>("memopt.schedule"))
-    schedule = decision.getAs<StringAttr>("strategy").str();
-  // The memory plan of each function (what tg-plan-memory does), and the
-  // predictions on the final schedule and the step's plan before the step
-  // becomes buffers.
+  // Predictions on the final schedule and memory plan, taken by
+  // tg-plan-memory's hook while the step is still in tg ops (it becomes
+  // mbuf buffers right after).
   FailureOr<StepEstimate> estimate = failure();
-  for (func::FuncOp function :
-       llvm::to_vector(module->getOps<func::FuncOp>())) {
-    FailureOr<StepArenaPlan> plan =
-        planStepArena(function, target, /*queryWorkspaces=*/true,
-                      /*inPlace=*/!options.cuda);
-    if (failed(plan))
-      return 1;
-    if (function == step) {
-      estimate =
-          StepEstimate::compute(step, options.device, target, &plan->plan);
-      if (failed(estimate))
-        return 1;
-    }
-    if (failed(convertTGToMBuf(function, *plan,
-                               /*constantsInArena=*/options.cuda)))
-      return 1;
-  }
-  if (keep && failed(writeFile(tempPath(modelName + ".planned.mlir"),
-                               [&](raw_ostream &os) { module->print(os); })))
+  std::string schedule = "given";
+  auto estimateStep = [&](func::FuncOp function, const StepArenaPlan &plan) {
+    if (function != step)
+      return success();
+    if (auto decision =
+            step->getAttrOfType<DictionaryAttr>("memopt.schedule"))
+      schedule = decision.getAs<StringAttr>("strategy").str();
+    estimate = StepEstimate::compute(step, options.device, plan.plan);
+    return failure(failed(estimate));
+  };
+  if (failed(runPhase(
+          [&](OpPassManager &pm) {
+            buildMemoryPlanPipeline(pm, options.pipeline, estimateStep);
+          },
+          ".planned.mlir")))
     return 1;
-
-  PassManager lowering(&context);
-  ConvertTGToEmitCOptions emitOptions;
-  emitOptions.modelName = modelName;
-  emitOptions.targetBackend = options.cuda ? "cuda" : "cpu";
-  lowering.addPass(createConvertTGToEmitC(emitOptions));
-  if (failed(lowering.run(*module)))
+  if (failed(estimate)) {
+    llvm::errs() << "memopt-compile: error: the module has no @train_step "
+                    "to estimate\n";
+    return 1;
+  }
+  // The lowering fixes the program's arena: the larger of the training and
+  // evaluation steps' plans (CUDA: with the constants after them). It takes
+  // a fraction of a second, so --plan-only runs it too.
+  if (failed(runPhase(
+          [&](OpPassManager &pm) { buildLoweringPipeline(pm, options.pipeline); },
+          ".emitc.mlir")))
     return 1;
   auto arenaBytes =
       (*module)->getAttrOfType<IntegerAttr>(kArenaBytesAttr).getInt();
-  if (keep && failed(writeFile(tempPath(modelName + ".emitc.mlir"),
-                               [&](raw_ostream &os) { module->print(os); })))
-    return 1;
   uint64_t peak = estimate->predictedPeakBytes(arenaBytes);
   TimelineLabels labels{modelName, describeDeviceProfile(options.device),
                         options.device.memoryBytes, peak, options.budget};
@@ -483,13 +485,27 @@ int compile(const Options &options) {
       (keep && failed(writeFile(tempPath(modelName + ".timeline.svg"),
                                 writeTimeline))))
     return 1;
-  // Over budget, the timeline shows why: it is written, nothing else.
-  if (failed(checkBudget(options, peak))) {
+  if (options.planOnly) {
+    llvm::outs() << "memopt-compile: predicted peak " << peak << " bytes ("
+                 << formatBytes(peak) << "), arena " << arenaBytes
+                 << " bytes (" << formatBytes(arenaBytes) << ")\n";
+    if (failed(writeReport(options, outputs, *estimate, arenaBytes, schedule,
+                           start)))
+      return 1;
+  }
+  // Over budget, the timeline (and with --plan-only the report) shows why:
+  // they are written, nothing else.
+  if (llvm::Error error = checkBudget(options.budget, peak)) {
+    llvm::errs() << "memopt-compile: error: " << llvm::toString(std::move(error))
+                 << "\n";
     (void)outputs.commit();
     return 1;
   }
+  if (options.planOnly)
+    return failed(outputs.commit()) ? 1 : 0;
 
-  std::string cppPath = tempPath(modelName + (options.cuda ? ".cu" : ".cpp"));
+  bool cuda = options.pipeline.target == Backend::cuda;
+  std::string cppPath = tempPath(modelName + (cuda ? ".cu" : ".cpp"));
   std::string asmPath = tempPath(modelName + ".model.S");
   LogicalResult translated = success();
   if (failed(writeFile(cppPath, [&](raw_ostream &os) {
@@ -520,7 +536,7 @@ int compile(const Options &options) {
   std::string include = std::string("-I") + config::kRuntimeIncludeDir;
   std::string objectPath = tempPath(modelName + ".o");
   std::string stepPath = cppPath;
-  if (options.cuda) {
+  if (cuda) {
     // Without FMA contraction the generated kernels round every operation
     // as the CPU backend and the runtime's own kernels do.
     std::vector<std::string> nvcc = {config::kNvcc, "-O2", "-std=c++17",
@@ -541,7 +557,7 @@ int compile(const Options &options) {
                                      "-std=c++17", include,
                                      stepPath,             asmPath,
                                      "-o", outputs.binaryPath()};
-    for (const char *const *item = options.cuda
+    for (const char *const *item = cuda
                                        ? config::kCudaRuntimeLinkItems
                                        : config::kRuntimeLinkItems;
          *item; ++item)
@@ -562,19 +578,9 @@ int compile(const Options &options) {
   }
 
   outputs.binaryWritten();
-
-  if (!options.report.empty()) {
-    double seconds = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
-    llvm::json::Object report = compileReport(*estimate, arenaBytes, schedule,
-                                              options.budget, seconds);
-    if (failed(outputs.writeReport([&](raw_ostream &os) {
-          os << llvm::formatv("{0:2}", llvm::json::Value(std::move(report)))
-             << "\n";
-        })))
-      return 1;
-  }
+  if (failed(writeReport(options, outputs, *estimate, arenaBytes, schedule,
+                         start)))
+    return 1;
   return failed(outputs.commit()) ? 1 : 0;
 }
 
@@ -582,6 +588,7 @@ int compile(const Options &options) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  Options options = parseOptions(argc, argv);
+  Options options;
+  parseOptions(argc, argv, options);
   return compile(options);
 }

@@ -79,6 +79,9 @@ public:
   const Placement &placement(mlir::Value value) const;
   /// The C++ name of a view, or of the tg value of a kernel's view.
   llvm::StringRef name(mlir::Value value) const;
+  /// The name of the `__global__` kernel of `op`, a tg.fused_elementwise:
+  /// unique in the file, the other function's names and kernels included.
+  llvm::StringRef kernelName(mlir::Operation *op) const;
   /// The C++ name of result buffer `index` of the step.
   llvm::StringRef resultName(unsigned index) const {
     return resultNames[index];
@@ -120,6 +123,7 @@ private:
   llvm::DenseMap<mlir::Operation *, mlir::Value> workspaces;
   llvm::DenseMap<mlir::Value, Placement> placements;
   llvm::DenseMap<mlir::Value, std::string> names;
+  llvm::DenseMap<mlir::Operation *, std::string> kernelNames;
   llvm::SmallVector<std::string> resultNames;
   std::string seedName; // the C++ name of the tg.seed argument, if any
   llvm::DenseMap<mlir::Operation *, unsigned> randomStreams;

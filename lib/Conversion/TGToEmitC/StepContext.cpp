@@ -180,14 +180,17 @@ FailureOr<StepContext> StepContext::build(func::FuncOp step,
   auto returnOp = cast<func::ReturnOp>(body.getTerminator());
   StepContext context;
   NameTable table;
-  // Constants are file-scope arrays `<name>_data`: keep clear of those of
-  // the other function of the file.
-  if (sameFile)
+  // Constants are file-scope arrays `<name>_data`, fused kernels file-scope
+  // functions: keep clear of those of the other function of the file.
+  if (sameFile) {
     for (auto &[value, where] : sameFile->placements)
       if (where.kind == Placement::Kind::Constant) {
         table.reserve(sameFile->name(value));
         table.reserve(sameFile->name(value).str() + "_data");
       }
+    for (auto &[op, kernel] : sameFile->kernelNames)
+      table.reserve(kernel);
+  }
 
   // Arguments: named after their role's value.
   for (Operation &op : body.without_terminator())
@@ -313,6 +316,11 @@ FailureOr<StepContext> StepContext::build(func::FuncOp step,
       if (isa<tg::ConstantOp>(computation))
         table.reserve(context.names[out] + "_data");
     }
+    // Named after its output's view, which may be a result of the step,
+    // named above.
+    if (auto fused = dyn_cast<tg::FusedElementwiseOp>(computation))
+      context.kernelNames[computation] = table.unique(
+          "kernel_" + context.names[context.kernelViews[fused.getOutput()]]);
   }
   // A view that no kernel writes (read before it is written) is named
   // after nothing; give it a name all the same.
@@ -331,6 +339,12 @@ Value StepContext::viewOf(Value value) const {
 const Placement &StepContext::placement(Value value) const {
   auto it = placements.find(viewOf(value));
   assert(it != placements.end() && "value of another function");
+  return it->second;
+}
+
+StringRef StepContext::kernelName(Operation *op) const {
+  auto it = kernelNames.find(op);
+  assert(it != kernelNames.end() && "not a fused op of this function");
   return it->second;
 }
 
