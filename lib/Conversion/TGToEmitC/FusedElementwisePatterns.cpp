@@ -142,7 +142,7 @@ public:
   LogicalResult
   matchAndRewrite(tg::FusedElementwiseOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    std::string kernel = ("kernel_" + step.name(op.getOutput())).str();
+    std::string kernel = step.kernelName(op).str();
     {
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPoint(op->getParentOfType<emitc::FuncOp>());
