@@ -4,7 +4,7 @@
 Inputs are smooth random "radiographs" in [0, 1]; targets are the same
 images with their contrast stretched around the mean, which is the kind of
 mapping the radiograph study trains a U-Net to learn. Files follow the
-training binary's layout (DESIGN.md section 4): DIR/inputs/NAME.npy pairs
+training binary's layout (docs/contract.md, data): DIR/inputs/NAME.npy pairs
 with DIR/targets/NAME.npy, float32, shape C,H,W.
 
     /usr/bin/python3 -m memopt.make_dataset DIR --count N --shape C,H,W [--seed S]

@@ -2,7 +2,7 @@
 //
 // The cost model and the memory timeline of the training step on the
 // chosen device, taken before the step is lowered, and the compile report
-// (DESIGN.md §5) built from them and from the arena plan.
+// (docs/contract.md, reports) built from them and from the arena plan.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,6 +1,6 @@
 //===- memopt-compile.cpp - ONNX model to training binary -----------------===//
 //
-//   memopt-compile model.onnx -o BIN [options]        (DESIGN.md §3)
+//   memopt-compile model.onnx -o BIN [options]        (docs/contract.md)
 //
 // import (memopt::importONNX) -> tg-autodiff -> canonicalize ->
 // [--target=cuda: tg-fuse-elementwise] -> tg-schedule -> tg-plan-memory ->
@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CompileConfig.h"
+#include "OutputPaths.h"
 #include "PhaseTimes.h"
 #include "StepEstimate.h"
 
@@ -23,7 +24,9 @@
 #include "memopt/Conversion/TGToEmitC/TGToEmitC.h"
 #include "memopt/Conversion/TGToMBuf/TGToMBuf.h"
 #include "memopt/Dialect/TG/Transforms/Passes.h"
+#include "memopt/Dialect/TG/IR/TGDialect.h"
 #include "memopt/InitAllDialects.h"
+#include "memopt/Runtime/OptionRules.h"
 #include "memopt/Target/ONNX/ImportONNX.h"
 #include "memopt/Transforms/Passes.h"
 
@@ -48,6 +51,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <cmath>
 #include <optional>
 
 using namespace mlir;
@@ -85,16 +89,26 @@ struct Options {
   std::exit(kUsageError);
 }
 
-double parseReal(StringRef flag, StringRef text) {
+/// A number of --flag that satisfies `valid`, described by `rule` ("a
+/// finite number > 0"); exits otherwise.
+double parseReal(StringRef flag, StringRef text, bool (*valid)(double),
+                 StringRef rule) {
   double value;
   if (text.getAsDouble(value))
     usageError("--" + flag + " expects a number, got '" + text + "'");
+  if (!valid(value))
+    usageError("--" + flag + " must be " + rule + ", got '" + text + "'");
   return value;
 }
 
+// The ranges torch.optim accepts (it checks the same ones), finite.
+bool isFiniteNonNegative(double v) { return std::isfinite(v) && v >= 0.0; }
+bool isFinite(double v) { return std::isfinite(v); }
+bool isBeta(double v) { return v >= 0.0 && v < 1.0; }
+
 /// Parses the command line; exits on a bad flag.
 Options parseOptions(int argc, char **argv) {
-  // Options of DESIGN.md §3 that later versions implement.
+  // Options docs/contract.md marks as planned.
   const llvm::StringSet<llvm::MallocAllocator> notYet = {
       "remat", "amp", "offload", "stages", "microbatches", "schedule"};
   const llvm::StringSet<llvm::MallocAllocator> known = {
@@ -104,6 +118,9 @@ Options parseOptions(int argc, char **argv) {
       "device",   "budget",    "timeline"};
   Options options;
   options.device = cantFail(parseDeviceProfile("cpu"));
+  // A repeated option is an error, not "the last one wins": the training
+  // binary refuses repeats too.
+  llvm::StringSet<> seen;
   for (int i = 1; i < argc; ++i) {
     StringRef arg = argv[i];
     if (arg == "-h" || arg == "--help") {
@@ -121,6 +138,8 @@ Options parseOptions(int argc, char **argv) {
     if (arg == "-o") {
       if (++i == argc)
         usageError("-o expects a file name");
+      if (!options.output.empty())
+        usageError("-o given twice, expected one -o BIN");
       options.output = argv[i];
       continue;
     }
@@ -142,6 +161,8 @@ Options parseOptions(int argc, char **argv) {
     }
     if (notYet.contains(name))
       usageError("--" + name + " is not supported yet");
+    if (!seen.insert(name).second)
+      usageError("--" + name + " given twice, expected one");
     if (name == "target") {
       if (value != "cpu" && value != "cuda")
         usageError("--target must be cpu or cuda, got '" + value + "'");
@@ -193,23 +214,28 @@ Options parseOptions(int argc, char **argv) {
                    "'");
       options.autodiff.optimizer = *optimizer;
     } else if (name == "lr") {
-      options.autodiff.lr = parseReal(name, value);
+      options.autodiff.lr = parseReal(name, value, rt::isValidLearningRate,
+                                      rt::kLearningRateRule);
     } else if (name == "momentum") {
-      options.autodiff.momentum = parseReal(name, value);
+      options.autodiff.momentum =
+          parseReal(name, value, isFiniteNonNegative, "a finite number >= 0");
     } else if (name == "dampening") {
-      options.autodiff.dampening = parseReal(name, value);
+      options.autodiff.dampening =
+          parseReal(name, value, isFinite, "a finite number");
     } else if (name == "nesterov") {
       if (value != "true" && value != "false")
         usageError("--nesterov must be true or false, got '" + value + "'");
       options.autodiff.nesterov = value == "true";
     } else if (name == "weight-decay") {
-      options.autodiff.weightDecay = parseReal(name, value);
+      options.autodiff.weightDecay =
+          parseReal(name, value, isFiniteNonNegative, "a finite number >= 0");
     } else if (name == "beta1") {
-      options.autodiff.beta1 = parseReal(name, value);
+      options.autodiff.beta1 = parseReal(name, value, isBeta, "in [0, 1)");
     } else if (name == "beta2") {
-      options.autodiff.beta2 = parseReal(name, value);
+      options.autodiff.beta2 = parseReal(name, value, isBeta, "in [0, 1)");
     } else if (name == "eps") {
-      options.autodiff.eps = parseReal(name, value);
+      options.autodiff.eps =
+          parseReal(name, value, isFiniteNonNegative, "a finite number >= 0");
     } else if (name == "save-temps") {
       options.saveTemps = value.str();
     } else if (name == "report") {
@@ -253,8 +279,8 @@ LogicalResult writeFile(StringRef path,
   return success();
 }
 
-/// The assembly file that embeds the ONNX model (DESIGN.md: the binary
-/// carries the model it writes the trained weights into).
+/// The assembly file that embeds the ONNX model (docs/contract.md: the
+/// binary carries the model it writes the trained weights into).
 std::string embeddingAssembly(StringRef modelPath) {
   std::string quoted;
   for (char c : modelPath) {
@@ -290,9 +316,36 @@ bool runCompiler(ArrayRef<std::string> command, StringRef logPath,
   return status == 0;
 }
 
+/// Fails unless the model has the one graph input a training binary feeds
+/// (rt::kTrainableGraphInputs): the binary refuses any other count when it
+/// starts, so compiling one would only postpone the error.
+LogicalResult checkGraphInputs(ModuleOp module, const Options &options) {
+  SmallVector<std::string> names;
+  for (auto func : module.getOps<func::FuncOp>())
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      if (auto name = func.getArgAttrOfType<StringAttr>(
+              i, tg::TGDialect::kInputAttrName))
+        names.push_back("'" + name.str() + "'");
+  bool graphLoss = options.autodiff.loss == tg::LossKind::graph;
+  if (names.size() == static_cast<size_t>(rt::kTrainableGraphInputs) &&
+      !graphLoss)
+    return success();
+  llvm::errs() << "memopt-compile: error: " << options.input << " has "
+               << names.size() << " graph inputs"
+               << (names.empty() ? "" : " (" + llvm::join(names, ", ") + ")")
+               << "; a training binary feeds exactly one, from the --data "
+                  "inputs, and the target from --data/targets"
+               << (graphLoss ? " (--loss=graph models take their target as a "
+                               "graph input, which the binary cannot feed; "
+                               "use --loss=mse, l1 or bce)"
+                             : ": make the others initializers or constants")
+               << "\n";
+  return failure();
+}
+
 /// Fails when the plan does not fit --budget: no pass of this build can
 /// trade time for memory, so the predicted peak is the smallest budget
-/// memopt can reach (DESIGN.md §3).
+/// memopt can reach (docs/contract.md).
 LogicalResult checkBudget(const Options &options, uint64_t peak) {
   if (!options.budget || *options.budget >= peak)
     return success();
@@ -317,6 +370,12 @@ int compile(const Options &options) {
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
 
+  // Every output is checked before anything is computed or replaced.
+  tool::OutputFiles outputs;
+  if (failed(outputs.prepare(options.input, options.output, options.report,
+                             options.timeline)))
+    return 1;
+
   auto buffer = llvm::MemoryBuffer::getFile(options.input);
   if (!buffer) {
     llvm::errs() << "memopt-compile: error: cannot open input file '"
@@ -326,7 +385,7 @@ int compile(const Options &options) {
   }
   OwningOpRef<ModuleOp> module =
       importONNX(**buffer, &context, options.import);
-  if (!module)
+  if (!module || failed(checkGraphInputs(*module, options)))
     return 1;
   phases.add("import", PhaseTimes::since(phaseStart));
   std::string modelName = llvm::sys::path::stem(options.input).str();
@@ -435,15 +494,19 @@ int compile(const Options &options) {
   uint64_t peak = estimate->predictedPeakBytes(arenaBytes);
   TimelineLabels labels{modelName, describeDeviceProfile(options.device),
                         options.device.memoryBytes, peak, options.budget};
-  for (const std::string &path :
-       {options.timeline,
-        keep ? tempPath(modelName + ".timeline.svg") : std::string()})
-    if (!path.empty() && failed(writeFile(path, [&](raw_ostream &os) {
-          writeTimelineSvg(os, estimate->timeline, labels);
-        })))
-      return 1;
-  if (failed(checkBudget(options, peak)))
+  auto writeTimeline = [&](raw_ostream &os) {
+    writeTimelineSvg(os, estimate->timeline, labels);
+  };
+  if ((!options.timeline.empty() &&
+       failed(outputs.writeTimeline(writeTimeline))) ||
+      (keep && failed(writeFile(tempPath(modelName + ".timeline.svg"),
+                                writeTimeline))))
     return 1;
+  // Over budget, the timeline shows why: it is written, nothing else.
+  if (failed(checkBudget(options, peak))) {
+    (void)outputs.commit();
+    return 1;
+  }
 
   std::string cppPath = tempPath(modelName + (options.cuda ? ".cu" : ".cpp"));
   std::string asmPath = tempPath(modelName + ".model.S");
@@ -484,7 +547,7 @@ int compile(const Options &options) {
   std::vector<std::pair<std::string, std::vector<std::string>>> commands;
   std::string include = std::string("-I") + config::kRuntimeIncludeDir;
   std::string objectPath =
-      options.compileOnly ? options.output : tempPath(modelName + ".o");
+      options.compileOnly ? outputs.binaryPath() : tempPath(modelName + ".o");
   if (options.cuda) {
     std::vector<std::string> nvcc = {config::kNvcc, "-O0", "-std=c++17",
                                      "--fmad=false", include};
@@ -500,7 +563,7 @@ int compile(const Options &options) {
   }
   if (!options.compileOnly) {
     std::vector<std::string> link = {config::kCxxCompiler, objectPath,
-                                     asmPath, "-o", options.output};
+                                     asmPath, "-o", outputs.binaryPath()};
     for (const char *const *item = options.cuda
                                        ? config::kCudaRuntimeLinkItems
                                        : config::kRuntimeLinkItems;
@@ -523,6 +586,8 @@ int compile(const Options &options) {
     phases.add(phase, PhaseTimes::since(phaseStart));
   }
 
+  outputs.binaryWritten();
+
   if (!options.report.empty()) {
     double seconds = std::chrono::duration<double>(
                          std::chrono::steady_clock::now() - start)
@@ -530,13 +595,13 @@ int compile(const Options &options) {
     llvm::json::Object report = compileReport(*estimate, arenaBytes, schedule,
                                               options.budget, seconds);
     report["compile_phases"] = phases.toJSON();
-    if (failed(writeFile(options.report, [&](raw_ostream &os) {
+    if (failed(outputs.writeReport([&](raw_ostream &os) {
           os << llvm::formatv("{0:2}", llvm::json::Value(std::move(report)))
              << "\n";
         })))
       return 1;
   }
-  return 0;
+  return failed(outputs.commit()) ? 1 : 0;
 }
 
 } // namespace

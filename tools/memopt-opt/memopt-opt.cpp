@@ -1,9 +1,12 @@
 //===- memopt-opt.cpp - memopt's optimizer driver -------------------------===//
 //
 // MlirOptMain with memopt's dialects and passes plus the upstream passes that
-// are useful on its IR (canonicalize, cse, ...).
+// are useful on its IR (canonicalize, cse, ...). The input's nesting is
+// checked before MLIR parses it (../common/NestingDepth.h).
 //
 //===----------------------------------------------------------------------===//
+
+#include "../common/NestingDepth.h"
 
 #include "memopt/Analysis/Passes.h"
 #include "memopt/Conversion/Passes.h"
@@ -11,8 +14,11 @@
 #include "memopt/InitAllDialects.h"
 #include "memopt/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ToolOutputFile.h"
 
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
@@ -22,6 +28,34 @@ int main(int argc, char **argv) {
   memopt::registerMemoptPasses();
   mlir::DialectRegistry registry;
   memopt::registerAllDialects(registry);
-  return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, "memopt optimizer driver\n", registry));
+  auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
+      argc, argv, "memopt optimizer driver\n", registry);
+  mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
+  if (config.shouldShowDialects() || config.shouldListPasses())
+    return mlir::asMainReturnCode(
+        mlir::MlirOptMain(argc, argv, inputFilename, outputFilename, registry));
+
+  // What MlirOptMain(argc, argv, ...) does, with the input's nesting checked
+  // between reading and parsing.
+  std::string message;
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      mlir::openInputFile(inputFilename, &message);
+  if (!input) {
+    llvm::errs() << message << "\n";
+    return 1;
+  }
+  if (!memopt::tools::checkNestingDepth(input->getBuffer(), inputFilename,
+                                        "memopt-opt"))
+    return 1;
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      mlir::openOutputFile(outputFilename, &message);
+  if (!output) {
+    llvm::errs() << message << "\n";
+    return 1;
+  }
+  if (mlir::failed(
+          mlir::MlirOptMain(output->os(), std::move(input), registry, config)))
+    return 1;
+  output->keep();
+  return 0;
 }

@@ -7,15 +7,23 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../common/NestingDepth.h"
+
 #include "memopt/Target/ONNX/ImportONNX.h"
 #include "mlir/InitAllTranslations.h"
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 /// mlirTranslateMain reports a missing input without an "error:" prefix;
-/// check the positional arguments first so the user gets one.
-static bool inputsExist(int argc, char **argv) {
+/// check the positional arguments first so the user gets one. MLIR inputs
+/// (all but --import-onnx's) are also checked for nesting that would
+/// overflow the parser's stack.
+static bool checkInputs(int argc, char **argv) {
+  bool onnx = false;
+  for (int i = 1; i < argc; ++i)
+    onnx |= llvm::StringRef(argv[i]) == "--import-onnx";
   for (int i = 1; i < argc; ++i) {
     llvm::StringRef arg = argv[i];
     if (arg == "-o" || arg == "--o") {
@@ -29,12 +37,18 @@ static bool inputsExist(int argc, char **argv) {
                    << "': no such file\n";
       return false;
     }
+    if (onnx)
+      continue;
+    auto buffer = llvm::MemoryBuffer::getFile(arg);
+    if (buffer && !memopt::tools::checkNestingDepth((*buffer)->getBuffer(), arg,
+                                                    "memopt-translate"))
+      return false;
   }
   return true;
 }
 
 int main(int argc, char **argv) {
-  if (!inputsExist(argc, argv))
+  if (!checkInputs(argc, argv))
     return 1;
   memopt::registerImportONNXTranslation();
   mlir::registerToCppTranslation();

@@ -14,9 +14,14 @@
 
 #include "gtest/gtest.h"
 
+#include <zlib.h>
+
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <numeric>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace memopt::rt;
 using namespace memopt::rt::test;
@@ -36,6 +41,24 @@ std::vector<std::string> listDir(const std::string &dir) {
   std::sort(names.begin(), names.end());
   return names;
 }
+
+/// Overwrites `size` bytes at `offset` of checkpoint `path` with `value` and
+/// recomputes its CRC, as a crafted (not a corrupted) file would.
+void patchCheckpoint(const std::string &path, size_t offset, uint64_t value,
+                     size_t size) {
+  std::string bytes = readText(path);
+  std::memcpy(bytes.data() + offset, &value, size);
+  uLong crc = crc32_z(crc32(0L, Z_NULL, 0),
+                      reinterpret_cast<const Bytef *>(bytes.data()),
+                      bytes.size() - 4);
+  uint32_t stored = static_cast<uint32_t>(crc);
+  std::memcpy(bytes.data() + bytes.size() - 4, &stored, 4);
+  writeText(path, bytes);
+}
+
+/// Field offsets of the checkpoint format (version 2).
+constexpr size_t kBatchSizeOffset = 24 + 8 + 8;       // after step, samples
+constexpr size_t kEngineLengthOffset = 24 + 8 * 6 + 8; // before the engine
 
 class RuntimeHostCheckpoint : public testing::Test {
 protected:
@@ -188,6 +211,41 @@ TEST_F(RuntimeHostCheckpoint, ResumeNeedsTheSameDataOrder) {
   RunResult moreData = run("resumed", 9, true);
   EXPECT_EQ(moreData.exitCode, 1);
   EXPECT_NE(moreData.err.find("written for 5 samples"), std::string::npos);
+}
+
+TEST_F(RuntimeHostCheckpoint, ResumeNeedsTheSameBatchSize) {
+  ASSERT_EQ(run("first", 3, false).exitCode, 0);
+  std::string path = checkpointPath(dir / "ckpt", 3);
+  patchCheckpoint(path, kBatchSizeOffset, 4, 8);
+  RunResult resumed = run("resumed", 9, true);
+  EXPECT_EQ(resumed.exitCode, 1);
+  EXPECT_EQ(resumed.err,
+            "error: " + path +
+                ": written by a binary that trains batches of 4, this one "
+                "trains batches of 2; resume with the binary compiled with "
+                "--batch=4 or use another --checkpoint-dir\n");
+}
+
+TEST_F(RuntimeHostCheckpoint, CraftedLengthsFailWithoutAllocating) {
+  ASSERT_EQ(run("first", 3, false).exitCode, 0);
+  std::string path = checkpointPath(dir / "ckpt", 3);
+  // A valid CRC over a length of almost 4 GiB: checked against the file's
+  // size, not allocated.
+  patchCheckpoint(path, kEngineLengthOffset, 0xfffffff0u, 4);
+  RunResult resumed = run("resumed", 9, true);
+  EXPECT_EQ(resumed.exitCode, 1);
+  EXPECT_EQ(resumed.err, "error: " + path + ": malformed checkpoint\n");
+}
+
+TEST_F(RuntimeHostCheckpoint, AFifoIsNotReadAsACheckpoint) {
+  makeDirs(dir / "ckpt");
+  std::string path = checkpointPath(dir / "ckpt", 3);
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  RunResult resumed = run("resumed", 9, true);
+  EXPECT_EQ(resumed.exitCode, 1);
+  EXPECT_EQ(resumed.err, "error: " + path +
+                             ": not a regular file (a FIFO); only regular "
+                             "files are read, remove or replace it\n");
 }
 
 TEST(RuntimeHostCheckpointFile, RejectsAnotherProgramsTensors) {

@@ -14,6 +14,8 @@
 #include "gtest/gtest.h"
 
 #include <functional>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace memopt::rt;
 using namespace memopt::rt::test;
@@ -242,6 +244,35 @@ TEST(RuntimeHostData, BadDataFailsBeforeTraining) {
       {"no targets directory",
        [](const std::string &d) { makeDirs(d + "/inputs"); },
        "targets: No such file or directory"},
+      {"FIFO among the inputs",
+       [](const std::string &d) {
+         writeLinearDataset(d, 2);
+         std::string path = d + "/inputs/s1.npy";
+         ::unlink(path.c_str());
+         ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+       },
+       "inputs/s1.npy: not a regular file (a FIFO); only regular files are "
+       "read, remove or replace it"},
+      {"header length beyond the file",
+       [](const std::string &d) {
+         writeLinearDataset(d, 2);
+         // Version 2.0: a uint32 header length, here almost 4 GiB.
+         writeText(d + "/inputs/s1.npy",
+                   std::string("\x93NUMPY\x02\x00\xf0\xff\xff\xff", 12) +
+                       "{'descr': '<f4'}");
+       },
+       "inputs/s1.npy: truncated .npy header: it declares 4294967280 bytes, "
+       "the file has 16 after the prefix"},
+      {"shape beyond the file",
+       [](const std::string &d) {
+         writeLinearDataset(d, 2);
+         writeNpyRaw(d + "/inputs/s1.npy",
+                     "{'descr': '<f4', 'fortran_order': False, 'shape': "
+                     "(4611686018427387904, 8), }",
+                     16);
+       },
+       "inputs/s1.npy: truncated: 16 bytes of data, far less than shape "
+       "(4611686018427387904, 8) needs"},
       {"fewer samples than a batch",
        [](const std::string &d) { writeLinearDataset(d, 1); },
        ": 1 samples, fewer than the batch size 2"},
@@ -277,6 +308,77 @@ TEST(RuntimeHostData, ValidationDataIsCheckedToo) {
   EXPECT_EQ(result.exitCode, 1);
   EXPECT_EQ(result.err,
             "error: " + dir / "val/inputs/s0.npy" + ": not a .npy file\n");
+}
+
+TEST(RuntimeHostData, ClashingOutputsFailBeforeTraining) {
+  TempDir dir;
+  writeLinearDataset(dir / "data", 2);
+  resetTestProgram();
+  RunResult same = runTrainer({"--data", dir / "data", "--steps", "1", "--out",
+                               dir / "r.json", "--report", dir / "r.json"});
+  EXPECT_EQ(same.exitCode, 1);
+  EXPECT_EQ(same.err, "error: --report " + dir / "r.json" + " and --out " +
+                          dir / "r.json" +
+                          " are the same file; one would overwrite the other, "
+                          "give --report another path\n");
+
+  // Another spelling of the same path, and a hard link: compared by identity.
+  makeDirs(dir / "sub");
+  writeText(dir / "trace.json", "old");
+  ASSERT_EQ(::link((dir / "trace.json").c_str(), (dir / "hard.json").c_str()),
+            0);
+  RunResult spelled =
+      runTrainer({"--data", dir / "data", "--steps", "1", "--out",
+                  dir / "sub/../out.onnx", "--trace", dir / "out.onnx"});
+  EXPECT_NE(spelled.err.find("are the same file"), std::string::npos)
+      << spelled.err;
+  RunResult hard =
+      runTrainer({"--data", dir / "data", "--steps", "1", "--out",
+                  dir / "out.onnx", "--report", dir / "trace.json", "--trace",
+                  dir / "hard.json"});
+  EXPECT_NE(hard.err.find("are the same file"), std::string::npos) << hard.err;
+  EXPECT_EQ(readText(dir / "trace.json"), "old");
+  EXPECT_FALSE(exists(dir / "out.onnx"));
+}
+
+TEST(RuntimeHostData, OutputsThroughLinksNeverOntoDevices) {
+  TempDir dir;
+  writeLinearDataset(dir / "data", 2);
+  resetTestProgram();
+  // A device node (or FIFO) is refused, not replaced.
+  RunResult device = runTrainer(
+      {"--data", dir / "data", "--steps", "1", "--out", "/dev/null"});
+  EXPECT_EQ(device.exitCode, 1);
+  EXPECT_EQ(device.err, "error: cannot write --out /dev/null: it is a "
+                        "character device, not a regular file; give a file "
+                        "name\n");
+  ASSERT_EQ(::mkfifo((dir / "fifo").c_str(), 0600), 0);
+  RunResult fifo = runTrainer(
+      {"--data", dir / "data", "--steps", "1", "--report", dir / "fifo",
+       "--out", dir / "out.onnx"});
+  EXPECT_NE(fifo.err.find("it is a FIFO, not a regular file"),
+            std::string::npos);
+
+  // A symbolic link is written through: the link stays, its target is
+  // replaced atomically.
+  makeDirs(dir / "results");
+  writeText(dir / "results/model.onnx", "old");
+  ASSERT_EQ(::symlink("results/model.onnx", (dir / "latest.onnx").c_str()), 0);
+  RunResult linked = runTrainer(
+      {"--data", dir / "data", "--steps", "1", "--out", dir / "latest.onnx"});
+  ASSERT_EQ(linked.exitCode, 0) << linked.err;
+  struct stat info;
+  ASSERT_EQ(::lstat((dir / "latest.onnx").c_str(), &info), 0);
+  EXPECT_TRUE(S_ISLNK(info.st_mode));
+  EXPECT_NE(readText(dir / "results/model.onnx"), "old");
+
+  // A dangling link is refused.
+  ASSERT_EQ(::symlink("nowhere/x.onnx", (dir / "dangling.onnx").c_str()), 0);
+  RunResult dangling = runTrainer(
+      {"--data", dir / "data", "--steps", "1", "--out", dir / "dangling.onnx"});
+  EXPECT_EQ(dangling.err, "error: cannot write --out " + dir / "dangling.onnx" +
+                              ": it is a symbolic link that cannot be "
+                              "followed (No such file or directory)\n");
 }
 
 TEST(RuntimeHostData, UnwritableOutputsFailBeforeTraining) {

@@ -247,6 +247,21 @@ TEST_F(RuntimeHostTrainer, NaNLossStopsWithoutWriting) {
             "error: loss is NaN at step 2; no checkpoint was written\n");
 }
 
+TEST_F(RuntimeHostTrainer, NaNValidationLossIsAnError) {
+  writeLinearDataset(dir / "val", 2);
+  std::vector<float> x, t;
+  linearSample(1, x, t);
+  x[0] = std::nanf("");
+  writeNpyF32(dir / "val/inputs/s1.npy", {1, 2, 2}, x);
+  std::vector<std::string> args = base("out.onnx");
+  args.insert(args.end(), {"--steps", "2", "--val-data", dir / "val"});
+  RunResult result = runTrainer(args);
+  EXPECT_EQ(result.exitCode, 1);
+  EXPECT_EQ(result.err, "error: validation loss is NaN after step 2; no "
+                        "checkpoint was written\n");
+  EXPECT_FALSE(exists(dir / "out.onnx"));
+}
+
 TEST_F(RuntimeHostTrainer, ShuffleIsDeterministicPerSeed) {
   auto losses = [&](const std::string &seed) {
     std::vector<std::string> args = {"--data",         dir / "data",  "--out",

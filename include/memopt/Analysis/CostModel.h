@@ -1,6 +1,6 @@
 //===- CostModel.h - FLOPs, bytes and time of tg ops ------------*- C++ -*-===//
 //
-// The one cost model every memory pass reads (DESIGN.md §2). Per tg op
+// The one cost model every memory pass reads (docs/cost-model.md). Per tg op
 // that runs a kernel: floating-point operations, bytes read and written
 // (each op's tg::KernelOpInterface), the library workspace it needs, and
 // its predicted time on a device profile by the roofline

@@ -1,7 +1,7 @@
 //===- DeviceProfile.h - What the cost model knows of a device --*- C++ -*-===//
 //
 // A device profile is the handful of numbers the cost model predicts with
-// (DESIGN.md §2): memory capacity, peak FLOP/s per precision, memory
+// (docs/cost-model.md): memory capacity, peak FLOP/s per precision, memory
 // bandwidth, host-link bandwidth and a per-kernel launch overhead. Profiles
 // are chosen by name and may be overridden key by key:
 //

@@ -36,6 +36,7 @@ namespace memopt::rt {
 struct TrainingProgress {
   int64_t step = 0; // steps done
   uint64_t numSamples = 0;
+  uint64_t batchSize = 0; // compiled into the program: resume needs the same
   uint64_t seed = 0;
   bool shuffle = true;
   DataOrder::State order;

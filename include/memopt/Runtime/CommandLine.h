@@ -5,7 +5,7 @@
 //     [--checkpoint-every N] [--resume]] [--report FILE.json]
 //     [--trace FILE.json] [--log-every N]
 //
-// (DESIGN.md §3.) Every option also takes the `--flag=value` form.
+// (docs/contract.md.) Every option also takes the `--flag=value` form.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,7 +1,7 @@
 //===- Dataset.h - A directory of input/target sample pairs -----*- C++ -*-===//
 //
-// DESIGN.md §4: DIR/inputs/NAME.EXT pairs with DIR/targets/NAME.EXT by stem
-// (the two extensions may differ); ImageFile.h lists the formats. Samples
+// docs/contract.md (data): DIR/inputs/NAME.EXT pairs with
+// DIR/targets/NAME.EXT by stem (the two extensions may differ); ImageFile.h lists the formats. Samples
 // are sorted by NAME (byte order). Files whose name starts with '.' and
 // subdirectories are ignored; any other file must be a supported image with
 // a partner.

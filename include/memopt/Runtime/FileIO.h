@@ -17,7 +17,10 @@
 namespace memopt::rt {
 
 /// Writes `path` through `path.tmp`: commit() fsyncs the temporary file,
-/// renames it over `path` and fsyncs the directory. A writer destroyed
+/// renames it over `path` and fsyncs the directory. A `path` that is a
+/// symbolic link is written through (its target is replaced, the link
+/// stays); one that is a device, FIFO or directory is refused
+/// (OutputPaths.h). A writer destroyed
 /// without commit() removes the temporary file.
 class AtomicFileWriter {
 public:
@@ -33,7 +36,9 @@ public:
 private:
   Status failure(const std::string &cause);
 
-  std::string path, tmpPath;
+  std::string path;   // as given, for messages
+  std::string target; // what the rename replaces: `path` or its link target
+  std::string tmpPath;
   int fd = -1;
 };
 
@@ -42,9 +47,15 @@ Status writeFileAtomically(const std::string &path,
                            const std::string &contents);
 
 /// Fails with `cannot write <what> <path>: <cause>` unless `path` could be
-/// written by an AtomicFileWriter (tried by creating and removing
-/// `path.tmp`); `what` names the option, e.g. "--out".
+/// written by an AtomicFileWriter (checkOutputs of OutputPaths.h); `what`
+/// names the option, e.g. "--out".
 Status checkWritable(const std::string &path, const std::string &what);
+
+/// Fails with `<path>: not a regular file (...)` unless `path` names a
+/// regular file (or a symbolic link to one). The trainer reads only those:
+/// opening a FIFO blocks until a writer appears, and a device streams
+/// without end.
+Status checkRegularFile(const std::string &path);
 
 /// fsync()s directory `dir`, making renames and removals in it durable.
 Status syncDirectory(const std::string &dir);

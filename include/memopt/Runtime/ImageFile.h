@@ -1,6 +1,7 @@
 //===- ImageFile.h - Reading one sample file of a data set ------*- C++ -*-===//
 //
-// The formats of DESIGN.md §4, chosen by extension (case-insensitive):
+// The formats of docs/contract.md (data), chosen by extension
+// (case-insensitive):
 //   .npy  float32, uint8 or uint16, C order, any rank up to kMaxRank
 //   .png  grayscale, 1 to 16 bits per pixel (shape H,W)
 //   .dcm  DICOM, one frame, one unsigned sample per pixel (shape H,W);

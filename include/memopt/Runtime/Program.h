@@ -107,7 +107,7 @@ struct Program {
   StepFunction evalStep;
 };
 
-/// The training binary's command line (DESIGN.md §3): loads data, initial
+/// The training binary's command line (docs/contract.md): loads data, initial
 /// weights from the embedded model (or a checkpoint), runs the steps, writes
 /// --out, checkpoints and reports. Returns the process exit code.
 int trainerMain(int argc, char **argv, const Program &program);

@@ -1,6 +1,6 @@
 //===- RunReport.h - The run report and the Chrome trace --------*- C++ -*-===//
 //
-// `BIN --report FILE.json` (DESIGN.md §5):
+// `BIN --report FILE.json` (docs/contract.md, reports):
 //   {"model": "...", "steps": S, "batch_size": B,
 //    "device": "cpu" | "cuda", "measured_peak_bytes": N, "arena_bytes": A,
 //    "driver_peak_bytes": D,                       (CUDA: cudaMemGetInfo)

@@ -24,7 +24,7 @@ namespace memopt::rt {
 namespace {
 
 constexpr char kMagic[8] = {'M', 'E', 'M', 'O', 'P', 'T', 'C', 'K'};
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2; // 2: the batch size after the sample count
 constexpr size_t kHeaderBytes = 24; // magic, version, 0, file size
 constexpr size_t kTrailerBytes = 4; // CRC-32
 constexpr const char *kPrefix = "checkpoint-";
@@ -48,6 +48,7 @@ std::string encodeProgress(const TrainingProgress &progress,
   Encoder e;
   e.put<uint64_t>(static_cast<uint64_t>(progress.step));
   e.put<uint64_t>(progress.numSamples);
+  e.put<uint64_t>(progress.batchSize);
   e.put<uint64_t>(progress.seed);
   e.put<uint32_t>(progress.shuffle ? 1 : 0);
   e.put<uint32_t>(static_cast<uint32_t>(numTensors));
@@ -148,28 +149,45 @@ struct FileCloser {
 };
 using File = std::unique_ptr<FILE, FileCloser>;
 
-/// Sequential reads of a checkpoint whose size and CRC were checked.
+/// Sequential reads of a checkpoint whose size and CRC were checked. The
+/// CRC catches corruption, not a crafted file: every length read from the
+/// file is checked against the bytes left before anything is allocated.
 class Decoder {
 public:
-  explicit Decoder(FILE *file) : file(file) {}
+  Decoder(FILE *file, uint64_t bytesLeft) : file(file), left(bytesLeft) {}
   template <typename T> T get() {
     T value{};
     read(&value, sizeof(T));
     return value;
   }
   std::string getBytes() {
-    std::string text(get<uint32_t>(), '\0');
+    uint32_t size = get<uint32_t>();
+    if (!fits(size, 1))
+      return std::string();
+    std::string text(size, '\0');
     read(text.data(), text.size());
     return text;
   }
+  /// Whether `count` items of `itemBytes` are left to read; marks the
+  /// decoder failed when not.
+  bool fits(uint64_t count, uint64_t itemBytes) {
+    if (!failed && count <= left / itemBytes)
+      return true;
+    failed = true;
+    return false;
+  }
   void read(void *data, size_t size) {
-    if (size && std::fread(data, 1, size, file) != size)
+    if (!fits(size, 1) || (size && std::fread(data, 1, size, file) != size)) {
       failed = true;
+      return;
+    }
+    left -= size;
   }
   bool failed = false;
 
 private:
   FILE *file;
+  uint64_t left;
 };
 
 Status checkIntegrity(const std::string &path, FILE *file) {
@@ -311,6 +329,8 @@ Status findCheckpoints(const std::string &dir, std::string &newest,
 
 Status readCheckpoint(const std::string &path, TrainingProgress &progress,
                       const std::vector<TensorBuffer> &buffers) {
+  if (Status status = checkRegularFile(path); !status.ok())
+    return status;
   File file(std::fopen(path.c_str(), "rb"));
   if (!file)
     return Status::error(path + ": " + std::strerror(errno));
@@ -319,10 +339,15 @@ Status readCheckpoint(const std::string &path, TrainingProgress &progress,
   if (std::fseek(file.get(), kHeaderBytes, SEEK_SET) != 0)
     return Status::error(path + ": " + std::strerror(errno));
 
-  Decoder in(file.get());
+  struct stat info;
+  if (::fstat(::fileno(file.get()), &info) != 0)
+    return Status::error(path + ": " + std::strerror(errno));
+  Decoder in(file.get(), static_cast<uint64_t>(info.st_size) - kHeaderBytes -
+                             kTrailerBytes);
   progress = TrainingProgress();
   progress.step = static_cast<int64_t>(in.get<uint64_t>());
   progress.numSamples = in.get<uint64_t>();
+  progress.batchSize = in.get<uint64_t>();
   progress.seed = in.get<uint64_t>();
   progress.shuffle = in.get<uint32_t>() != 0;
   uint32_t numTensors = in.get<uint32_t>();
@@ -330,7 +355,8 @@ Status readCheckpoint(const std::string &path, TrainingProgress &progress,
   progress.order.position = in.get<uint64_t>();
   progress.order.engine = in.getBytes();
   uint64_t steps = in.get<uint64_t>();
-  if (in.failed || steps != static_cast<uint64_t>(progress.step))
+  if (in.failed || steps != static_cast<uint64_t>(progress.step) ||
+      !in.fits(steps, sizeof(float) + sizeof(double)))
     return Status::error(path + ": malformed checkpoint");
   progress.losses.resize(steps);
   progress.stepSeconds.resize(steps);

@@ -2,6 +2,8 @@
 
 #include "memopt/Runtime/CommandLine.h"
 
+#include "memopt/Runtime/OptionRules.h"
+
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -27,7 +29,7 @@ const Flag kFlags[] = {
     {"--epochs", Kind::Count, "--epochs N (N >= 1)"},
     {"--no-shuffle", Kind::Switch, "--no-shuffle"},
     {"--seed", Kind::Seed, "--seed S (0 <= S < 2^64)"},
-    {"--lr", Kind::Rate, "--lr F (a finite number > 0)"},
+    {"--lr", Kind::Rate, "--lr F (a finite number > 0)"}, // kLearningRateRule
     {"--out", Kind::Path, "--out TRAINED.onnx"},
     {"--checkpoint-dir", Kind::Path, "--checkpoint-dir D"},
     {"--checkpoint-every", Kind::Count, "--checkpoint-every N (N >= 1)"},
@@ -80,7 +82,7 @@ bool parseRate(const std::string &text, double &value) {
   errno = 0;
   char *end = nullptr;
   double parsed = std::strtod(text.c_str(), &end);
-  if (errno || *end || !std::isfinite(parsed) || parsed <= 0.0)
+  if (errno || *end || !isValidLearningRate(parsed))
     return false;
   value = parsed;
   return true;

@@ -2,6 +2,8 @@
 
 #include "memopt/Runtime/FileIO.h"
 
+#include "memopt/Runtime/OutputPaths.h"
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -54,12 +56,12 @@ Status AtomicFileWriter::failure(const std::string &cause) {
   return Status::error("cannot write " + path + ": " + cause);
 }
 
-Status AtomicFileWriter::open(const std::string &target) {
-  path = target;
+Status AtomicFileWriter::open(const std::string &output) {
+  // Written through a symbolic link, never onto a device (OutputPaths.h).
+  path = output;
+  if (Status status = outputTarget({"", output}, target); !status.ok())
+    return status;
   tmpPath = target + ".tmp";
-  struct stat info;
-  if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode))
-    return Status::error("cannot write " + path + ": " + std::strerror(EISDIR));
   fd = ::open(tmpPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd < 0)
     return Status::error("cannot write " + path + ": " + errnoText());
@@ -90,12 +92,12 @@ Status AtomicFileWriter::commit() {
     ::unlink(tmpPath.c_str());
     return Status::error("cannot write " + path + ": " + cause);
   }
-  if (::rename(tmpPath.c_str(), path.c_str()) != 0) {
+  if (::rename(tmpPath.c_str(), target.c_str()) != 0) {
     std::string cause = errnoText();
     ::unlink(tmpPath.c_str());
     return Status::error("cannot write " + path + ": " + cause);
   }
-  return syncDirectory(parentDirectory(path));
+  return syncDirectory(parentDirectory(target));
 }
 
 Status writeFileAtomically(const std::string &path,
@@ -110,19 +112,18 @@ Status writeFileAtomically(const std::string &path,
 }
 
 Status checkWritable(const std::string &path, const std::string &what) {
-  std::string tmpPath = path + ".tmp";
+  return checkOutputs({{what, path}});
+}
+
+Status checkRegularFile(const std::string &path) {
   struct stat info;
-  int fd = -1;
-  if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode))
-    errno = EISDIR;
-  else
-    fd = ::open(tmpPath.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
-  if (fd < 0)
-    return Status::error("cannot write " + what + " " + path + ": " +
-                         errnoText());
-  ::close(fd);
-  ::unlink(tmpPath.c_str());
-  return Status();
+  if (::stat(path.c_str(), &info) != 0)
+    return Status::error(path + ": " + errnoText());
+  if (S_ISREG(info.st_mode))
+    return Status();
+  return Status::error(path + ": not a regular file (" +
+                       std::string(detail::fileKind(info.st_mode)) +
+                       "); only regular files are read, remove or replace it");
 }
 
 } // namespace memopt::rt

@@ -4,6 +4,8 @@
 
 #include "ImageFormats.h"
 
+#include "memopt/Runtime/FileIO.h"
+
 #include <cctype>
 
 namespace memopt::rt {
@@ -55,10 +57,10 @@ Status checkShape(const Dims &shape, const PixelSink &sink) {
 } // namespace detail
 
 Status checkImageType(const std::string &path) {
-  if (readerFor(path))
-    return Status();
-  return Status::error(path +
-                       ": unsupported file type (expected .npy, .png or .dcm)");
+  if (!readerFor(path))
+    return Status::error(
+        path + ": unsupported file type (expected .npy, .png or .dcm)");
+  return checkRegularFile(path);
 }
 
 Status readImageShape(const std::string &path, Dims &shape) {

@@ -8,12 +8,16 @@
 
 #include "ImageFormats.h"
 
+#include "memopt/Runtime/ImageFile.h"
+
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <vector>
+#include <sys/stat.h>
 
 namespace memopt::rt::detail {
 
@@ -105,7 +109,7 @@ Status parseShape(const std::string &dict, Dims &shape) {
   return Status();
 }
 
-Status readHeader(FILE *file, NpyHeader &header) {
+Status readHeader(FILE *file, uint64_t fileBytes, NpyHeader &header) {
   unsigned char prefix[12];
   size_t got = std::fread(prefix, 1, 10, file);
   if (got < 10 || std::memcmp(prefix, "\x93NUMPY", 6) != 0)
@@ -125,6 +129,12 @@ Status readHeader(FILE *file, NpyHeader &header) {
   } else {
     return Status::error("unsupported .npy version " + std::to_string(major));
   }
+  // The length comes from the file: check it against the file's size before
+  // allocating (a flipped bit would otherwise ask for up to 4 GiB).
+  if (headerBytes > fileBytes - static_cast<uint64_t>(offset))
+    return Status::error("truncated .npy header: it declares " +
+                         std::to_string(headerBytes) + " bytes, the file has " +
+                         std::to_string(fileBytes - offset) + " after the prefix");
   std::string dict(headerBytes, '\0');
   if (std::fread(dict.data(), 1, headerBytes, file) != headerBytes)
     return Status::error("truncated .npy header");
@@ -147,21 +157,37 @@ Status readNpy(const std::string &path, Dims &shape, const PixelSink *sink) {
   File file(std::fopen(path.c_str(), "rb"));
   if (!file)
     return Status::error(std::strerror(errno));
+  struct stat info;
+  if (::fstat(::fileno(file.get()), &info) != 0)
+    return Status::error(std::strerror(errno));
+  uint64_t fileBytes = static_cast<uint64_t>(info.st_size);
   NpyHeader header;
-  if (Status status = readHeader(file.get(), header); !status.ok())
+  if (Status status = readHeader(file.get(), fileBytes, header); !status.ok())
     return status;
   shape = header.shape;
 
-  size_t count = static_cast<size_t>(shape.product());
-  size_t dataBytes = count * header.itemBytes;
-  if (std::fseek(file.get(), 0, SEEK_END) != 0)
-    return Status::error(std::strerror(errno));
-  long fileBytes = std::ftell(file.get());
-  if (fileBytes < header.dataOffset ||
-      static_cast<size_t>(fileBytes - header.dataOffset) < dataBytes)
-    return Status::error(
-        "truncated: " + std::to_string(fileBytes - header.dataOffset) +
-        " bytes of data, expected " + std::to_string(dataBytes));
+  // Every dimension is at most the file's size, but their product can still
+  // overflow: compare against the data the file holds, dimension by
+  // dimension.
+  uint64_t available = fileBytes - static_cast<uint64_t>(header.dataOffset);
+  uint64_t count = 1;
+  for (int i = 0; i < shape.size; ++i) {
+    uint64_t dim = static_cast<uint64_t>(shape[i]);
+    if (dim != 0 && count > available / dim) {
+      count = UINT64_MAX;
+      break;
+    }
+    count *= dim;
+  }
+  if (count == UINT64_MAX)
+    return Status::error("truncated: " + std::to_string(available) +
+                         " bytes of data, far less than shape " +
+                         shapeText(shape) + " needs");
+  uint64_t dataBytes = count * header.itemBytes; // count <= available
+  if (available < dataBytes)
+    return Status::error("truncated: " + std::to_string(available) +
+                         " bytes of data, expected " +
+                         std::to_string(dataBytes));
   if (!sink)
     return Status();
   if (Status status = checkShape(shape, *sink); !status.ok())

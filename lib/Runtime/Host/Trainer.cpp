@@ -15,6 +15,7 @@
 #include "memopt/Runtime/Device.h"
 #include "memopt/Runtime/Dataset.h"
 #include "memopt/Runtime/FileIO.h"
+#include "memopt/Runtime/OutputPaths.h"
 #include "memopt/Runtime/ModelWeights.h"
 #include "memopt/Runtime/Random.h"
 #include "memopt/Runtime/RunReport.h"
@@ -69,6 +70,8 @@ private:
   Status checkOutputs();
   Status openData();
   Status resume();
+  /// The error for a non-finite `what` (a loss) `when` ("at step 3").
+  Status diverged(const char *what, double value, const std::string &when) const;
   Status runStep(int64_t step);
   Status validate(int64_t step);
   Status checkpoint(int64_t step);
@@ -95,16 +98,12 @@ private:
 };
 
 Status Trainer::checkOutputs() {
-  if (Status status = checkWritable(options.outPath, "--out"); !status.ok())
+  // All at once: --out, --report and --trace must be three different files.
+  if (Status status = rt::checkOutputs({{"--out", options.outPath},
+                                        {"--report", options.reportPath},
+                                        {"--trace", options.tracePath}});
+      !status.ok())
     return status;
-  if (!options.reportPath.empty())
-    if (Status status = checkWritable(options.reportPath, "--report");
-        !status.ok())
-      return status;
-  if (!options.tracePath.empty())
-    if (Status status = checkWritable(options.tracePath, "--trace");
-        !status.ok())
-      return status;
   if (!options.checkpointDir.empty())
     return prepareCheckpointDirectory(options.checkpointDir);
   return Status();
@@ -139,6 +138,7 @@ Status Trainer::openData() {
       options.steps > 0 ? options.steps : options.epochs * stepsPerEpoch;
   order.emplace(data.size(), options.shuffle, options.seed);
   progress.numSamples = data.size();
+  progress.batchSize = static_cast<uint64_t>(buffers.batchSize);
   progress.seed = options.seed;
   progress.shuffle = options.shuffle;
   return Status();
@@ -175,6 +175,13 @@ Status Trainer::resume() {
         (restored.shuffle ? "shuffled" : "with --no-shuffle") +
         (seeded ? " with --seed " + std::to_string(restored.seed) : "") +
         "; resume with the same --data, --seed and --no-shuffle");
+  if (restored.batchSize != progress.batchSize)
+    return Status::error(
+        newest + ": written by a binary that trains batches of " +
+        std::to_string(restored.batchSize) + ", this one trains batches of " +
+        std::to_string(progress.batchSize) +
+        "; resume with the binary compiled with --batch=" +
+        std::to_string(restored.batchSize) + " or use another --checkpoint-dir");
   if (restored.step > totalSteps)
     return Status::error(newest + ": at step " + std::to_string(restored.step) +
                          ", past the " + std::to_string(totalSteps) +
@@ -248,17 +255,22 @@ Status Trainer::runStep(int64_t step) {
 
   float loss = *buffers.loss;
   if (!std::isfinite(loss))
-    return Status::error(
-        std::string("loss is ") + (std::isnan(loss) ? "NaN" : "inf") +
-        " at step " + std::to_string(step) + "; " +
-        (lastCheckpoint.empty()
-             ? std::string("no checkpoint was written")
-             : "the last checkpoint (" + lastCheckpoint + ") is intact"));
+    return diverged("loss", loss, "at step " + std::to_string(step));
   progress.step = step;
   progress.losses.push_back(loss);
   progress.stepSeconds.push_back(stepEnd - stepStart);
   progress.order = order->state();
   return Status();
+}
+
+Status Trainer::diverged(const char *what, double value,
+                         const std::string &when) const {
+  return Status::error(
+      std::string(what) + " is " + (std::isnan(value) ? "NaN" : "inf") + " " +
+      when + "; " +
+      (lastCheckpoint.empty()
+           ? std::string("no checkpoint was written")
+           : "the last checkpoint (" + lastCheckpoint + ") is intact"));
 }
 
 Status Trainer::validate(int64_t step) {
@@ -283,6 +295,9 @@ Status Trainer::validate(int64_t step) {
     sum += *buffers.loss;
   }
   double loss = sum / static_cast<double>(batches);
+  // A diverged model is an error whether training or validation shows it.
+  if (!std::isfinite(loss))
+    return diverged("validation loss", loss, "after step " + std::to_string(step));
   validations.push_back({step, loss});
   trace.add("validation", "step", begin, seconds() - begin, step);
   std::printf("validation after step %lld  loss %.6g\n",

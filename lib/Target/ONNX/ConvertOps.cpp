@@ -12,6 +12,7 @@
 
 #include "memopt/Dialect/TG/IR/TGOps.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <cmath>
 #include <limits>
@@ -21,6 +22,12 @@ using namespace memopt;
 using namespace memopt::onnx_import;
 
 namespace {
+std::string listString(ArrayRef<int64_t> values) {
+  return llvm::join(
+      llvm::map_range(values, [](int64_t v) { return std::to_string(v); }),
+      ", ");
+}
+
 /// Pads [begin..., end...] for ONNX auto_pad SAME_UPPER / SAME_LOWER.
 SmallVector<int64_t> samePads(ArrayRef<int64_t> in, ArrayRef<int64_t> kernel,
                               ArrayRef<int64_t> strides,
@@ -75,6 +82,16 @@ FailureOr<SmallVector<Value>> GraphImporter::convOperands() {
     return nodeError() << "only 2-D " << node->op_type()
                        << " (4-D tensors) is supported, got input rank "
                        << xRank << " and weight rank " << wRank;
+  // kernel_shape is redundant with the weight; a model where they differ is
+  // invalid, whichever of the two its author meant.
+  ArrayRef<int64_t> kernel =
+      cast<RankedTensorType>(w->getType()).getShape().drop_front(2);
+  SmallVector<int64_t> declared =
+      attrInts(*node, "kernel_shape", SmallVector<int64_t>(kernel));
+  if (ArrayRef<int64_t>(declared) != kernel)
+    return nodeError() << "kernel_shape [" << listString(declared)
+                       << "] differs from the weight's spatial size ["
+                       << listString(kernel) << "]";
   SmallVector<Value> operands = {*x, *w};
   if (hasInput(2)) {
     FailureOr<Value> b = input(2);
@@ -123,6 +140,9 @@ LogicalResult GraphImporter::convertConvTranspose() {
   if (strides.size() != 2 || dilations.size() != 2 || pads.size() != 4 ||
       outputPadding.size() != 2)
     return nodeError() << "only 2-D windows are supported";
+  if (!outputShape.empty() && outputShape.size() != 2 && outputShape.size() != 4)
+    return nodeError() << "output_shape has " << outputShape.size()
+                       << " values, expected 2 (or 4 with N and C)";
   if (!outputShape.empty() || autoPad == "SAME_UPPER" ||
       autoPad == "SAME_LOWER") {
     // ONNX: total padding follows from the requested output size.

@@ -165,6 +165,8 @@ LogicalResult GraphImporter::declareOutputs(func::FuncOp func) {
       return emitError(fileLoc) << "graph output '" << output.name()
                                 << "' is an initializer, not a computed value";
     }
+    if (failed(checkDeclaredOutput(output, value)))
+      return failure();
     results.push_back(value);
     resultAttrs.push_back(builder.getDictionaryAttr(builder.getNamedAttr(
         tg::TGDialect::kOutputAttrName, builder.getStringAttr(output.name()))));
@@ -175,6 +177,38 @@ LogicalResult GraphImporter::declareOutputs(func::FuncOp func) {
   func.setAllArgAttrs(argAttrs);
   func.setAllResultAttrs(resultAttrs);
   return success();
+}
+
+LogicalResult GraphImporter::checkDeclaredOutput(
+    const onnx::ValueInfoProto &output, Value value) {
+  // ONNX shape inference checks declared shapes only where it can infer one;
+  // memopt also folds what it cannot (shapes computed through Range, say).
+  if (!output.type().has_tensor_type())
+    return success();
+  Location fileLoc = FileLineColLoc::get(context, fileName, 0, 0);
+  const onnx::TypeProto::Tensor &declared = output.type().tensor_type();
+  auto type = cast<RankedTensorType>(value.getType());
+  if (declared.elem_type() != onnx::TensorProto::UNDEFINED &&
+      elementTypeOf(context, declared.elem_type()) != type.getElementType())
+    return emitError(fileLoc)
+           << "graph output '" << output.name() << "' is declared "
+           << dtypeName(declared.elem_type()) << " but computes "
+           << type.getElementType()
+           << "; fix or drop the declared element type";
+  if (!declared.has_shape())
+    return success();
+  SmallVector<int64_t> shape;
+  for (const auto &dim : declared.shape().dim()) {
+    if (!dim.has_dim_value())
+      return success(); // symbolic: nothing to compare
+    shape.push_back(dim.dim_value());
+  }
+  if (ArrayRef<int64_t>(shape) == type.getShape())
+    return success();
+  return emitError(fileLoc) << "graph output '" << output.name()
+                            << "' is declared with shape " << shapeString(shape)
+                            << " but computes " << shapeString(type.getShape())
+                            << "; fix or drop the declared shape";
 }
 
 //===----------------------------------------------------------------------===//

@@ -10,6 +10,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <onnx/onnx_pb.h>
@@ -40,6 +41,9 @@ private:
   // Set-up of the function signature.
   mlir::LogicalResult declareInputs();
   mlir::LogicalResult declareOutputs(mlir::func::FuncOp func);
+  /// Compares the type a graph output declares with the one it computes.
+  mlir::LogicalResult checkDeclaredOutput(const onnx::ValueInfoProto &output,
+                                          mlir::Value value);
 
   // Per-node driving.
   mlir::LogicalResult importNode(const onnx::NodeProto &node, int index);
@@ -116,6 +120,20 @@ private:
   mlir::Location loc;
 };
 
+/// Runs `fn`, collecting the diagnostics it emits into `messages` (joined
+/// with "; ") instead of printing them.
+inline mlir::LogicalResult
+collectDiagnostics(mlir::MLIRContext *context, std::string &messages,
+                   llvm::function_ref<mlir::LogicalResult()> fn) {
+  mlir::ScopedDiagnosticHandler capture(context, [&](mlir::Diagnostic &diag) {
+    if (!messages.empty())
+      messages += "; ";
+    messages += diag.str();
+    return mlir::success();
+  });
+  return fn();
+}
+
 // Defined here because ConvertOps.cpp instantiates it for every tg op.
 template <typename OpT>
 mlir::FailureOr<OpT>
@@ -129,25 +147,26 @@ GraphImporter::build(mlir::ValueRange operands,
   auto op = OpT::create(builder, loc, placeholders, operands, attrs);
   llvm::SmallVector<mlir::Type> types;
   std::string messages;
-  mlir::LogicalResult inferred = mlir::success();
-  {
-    mlir::ScopedDiagnosticHandler capture(context, [&](mlir::Diagnostic &diag) {
-      if (!messages.empty())
-        messages += "; ";
-      messages += diag.str();
-      return mlir::success();
-    });
-    mlir::Operation *raw = op.getOperation();
-    inferred = OpT::inferReturnTypes(
-        context, loc, raw->getOperands(), raw->getRawDictionaryAttrs(),
-        raw->getPropertiesStorage(), raw->getRegions(), types);
-  }
-  if (mlir::failed(inferred)) {
+  mlir::Operation *raw = op.getOperation();
+  if (mlir::failed(collectDiagnostics(context, messages, [&] {
+        return OpT::inferReturnTypes(
+            context, loc, raw->getOperands(), raw->getRawDictionaryAttrs(),
+            raw->getPropertiesStorage(), raw->getRegions(), types);
+      }))) {
     op->erase();
     return nodeError() << messages;
   }
   for (auto [result, type] : llvm::zip(op->getResults(), types))
     result.setType(type);
+  // The op's verifier checks attribute values (a negative epsilon, a dropout
+  // ratio of 1.5): report its failure against the ONNX node too, not later
+  // against an anonymous op of the module.
+  if (mlir::failed(collectDiagnostics(context, messages, [&] {
+        return mlir::verify(raw, /*verifyRecursively=*/false);
+      }))) {
+    op->erase();
+    return nodeError() << messages;
+  }
   return op;
 }
 

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ModelLoader.h"
+#include "AttributeChecks.h"
 #include "HostTensor.h"
 #include "OnnxAttributes.h"
 
@@ -176,9 +177,9 @@ void markLegacyResizes(onnx::ModelProto &model) {
 }
 
 /// The ONNX 1.12 checker lets through what makes its version converter or
-/// shape inference crash instead of throwing: graph outputs that nothing
-/// defines, raw_data of the wrong size and windows with a zero stride.
-/// Rejects those first.
+/// shape inference crash instead of throwing (graph outputs that nothing
+/// defines, raw_data of the wrong size, windows with a zero stride) and
+/// attribute values that break the spec. Rejects those first.
 bool checkBeforeConversion(const onnx::ModelProto &model, std::string &error) {
   auto checkTensor = [&](const onnx::TensorProto &tensor) {
     if (!tensor.has_raw_data())
@@ -206,15 +207,15 @@ bool checkBeforeConversion(const onnx::ModelProto &model, std::string &error) {
   }
   for (auto [index, node] : llvm::enumerate(graph.node())) {
     defined.insert(node.output().begin(), node.output().end());
-    for (const onnx::AttributeProto &attr : node.attribute()) {
+    for (const onnx::AttributeProto &attr : node.attribute())
       if (attr.has_t() && !checkTensor(attr.t()))
         return false;
-      if (attr.name() == "strides" &&
-          llvm::any_of(attr.ints(), [](int64_t s) { return s < 1; })) {
-        error = "node '" + nodeName(node, index) + "' (" + node.op_type() +
-                "): strides must be positive";
-        return false;
-      }
+    // Also keeps ONNX shape inference off values it divides by (strides).
+    std::string attrError;
+    if (!checkNodeAttributes(node, attrError)) {
+      error = "node '" + nodeName(node, index) + "' (" + node.op_type() +
+              "): " + attrError;
+      return false;
     }
   }
   for (const onnx::ValueInfoProto &output : graph.output()) {

@@ -58,6 +58,12 @@ the measurements.
         --memopt-compile build/bin/memopt-compile --model unet --base 8 \\
         --size 64 --batch 2 --steps 3 --optimizer sgd --lr 0.01 \\
         --momentum 0.9 --workdir /tmp/check
+
+--phase prepare / --phase run split this in two (memopt.testing.phases):
+compile here, run and compare on a machine without memopt-compile (a GPU
+machine), with the workdir copied over; the options of both calls must
+agree, those of the reference (--torch-device, --tolerance, --float64, ...)
+aside.
 """
 import argparse
 import json
@@ -75,6 +81,7 @@ import torch.nn.functional as F
 from memopt import models
 from memopt.export import export_model
 from memopt.make_dataset import smooth_image
+from memopt.testing import phases
 
 LOSSES = {"mse": F.mse_loss, "l1": F.l1_loss, "bce": F.binary_cross_entropy}
 
@@ -297,30 +304,47 @@ def compare(label, memopt, torch32, torch64, args, perturbed=()):
     return [r[1] for r in rows if not r[0] <= 1]
 
 
-def check(args):
-    work = os.path.abspath(args.workdir)
-    os.makedirs(work, exist_ok=True)
-    onnx_path = os.path.join(work, "model.onnx")
+# Options that only the run phase reads: a workdir prepared with other
+# values of these serves (phases.verify ignores them).
+RUN_ONLY = ("torch_device", "tf32", "threads", "tolerance", "float64",
+            "factor", "perturbed", "worst", "val_tolerance")
+
+
+def prepare(args, work, onnx_path, data, val_data, binary):
+    """Exports the model, writes the data sets and compiles the binary."""
     export_model(args.model, onnx_path, args.batch, args.input_shape,
                  seed=args.seed, **model_kwargs(args))
+    samples = args.samples or args.batch * args.steps
+    shutil.rmtree(data, ignore_errors=True)
+    write_dataset(data, samples, args.input_shape, args.seed, args.data)
+    if args.val_samples:
+        shutil.rmtree(val_data, ignore_errors=True)
+        write_dataset(val_data, args.val_samples, args.input_shape,
+                      args.seed + 1, args.data)
+    run([args.memopt_compile, onnx_path, "-o", binary] + compile_flags(args))
+    phases.save(work, args, RUN_ONLY)
+
+
+def check(args):
+    work = os.path.abspath(args.workdir)
+    onnx_path = os.path.join(work, "model.onnx")
+    data = os.path.join(work, "data")
+    val_data = os.path.join(work, "val")
+    binary = os.path.join(work, "train")
+    if phases.compiles(args):
+        os.makedirs(work, exist_ok=True)
+        prepare(args, work, onnx_path, data, val_data, binary)
+    if not phases.runs(args):
+        print("check_training: prepared %s; run it with --phase run"
+              % work)
+        return 0
+    phases.verify(work, args, RUN_ONLY)
     initial = {i.name: numpy_helper.to_array(i).copy()
                for i in onnx.load(onnx_path).graph.initializer}
+    inputs, targets = phases.read_dataset(data)
+    validation = (phases.read_dataset(val_data) if args.val_samples
+                  else None)
 
-    samples = args.samples or args.batch * args.steps
-    data = os.path.join(work, "data")
-    shutil.rmtree(data, ignore_errors=True)
-    inputs, targets = write_dataset(data, samples, args.input_shape,
-                                    args.seed, args.data)
-
-    validation = None
-    if args.val_samples:
-        val_data = os.path.join(work, "val")
-        shutil.rmtree(val_data, ignore_errors=True)
-        validation = write_dataset(val_data, args.val_samples,
-                                   args.input_shape, args.seed + 1, args.data)
-
-    binary = os.path.join(work, "train")
-    run([args.memopt_compile, onnx_path, "-o", binary] + compile_flags(args))
     out = os.path.join(work, "trained.onnx")
     report = os.path.join(work, "run.json")
     env = dict(os.environ)
@@ -425,8 +449,7 @@ def check(args):
 
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--memopt-compile", required=True,
-                        help="path of the memopt-compile tool")
+    phases.add_arguments(parser)
     parser.add_argument("--model", required=True, help=", ".join(models.MODELS))
     parser.add_argument("--base", type=int, help="classic U-Net base width")
     parser.add_argument("--depth", type=int, help="classic U-Net depth")
@@ -504,6 +527,7 @@ def parse_args(argv):
         parser.error("--samples must be at least --batch")
     if args.val_samples and args.val_samples < args.batch:
         parser.error("--val-samples must be at least --batch")
+    phases.check_arguments(parser, args)
     args.input_shape = (args.channels, args.size, args.size)
     return args
 

@@ -20,6 +20,11 @@ Needs a GPU. Exit status 0 on success, 1 on a mismatch.
     PYTHONPATH=python /usr/bin/python3 -m memopt.testing.compare_backends \\
         --memopt-compile build/bin/memopt-compile --model unet --base 8 \\
         --size 64 --batch 2 --steps 3 --workdir /tmp/backends
+
+With --phase prepare it only exports, writes the data and compiles both
+binaries into --workdir; --phase run (on the GPU machine, with that
+workdir, no memopt-compile needed) trains and compares them
+(memopt.testing.phases).
 """
 import argparse
 import json
@@ -32,19 +37,30 @@ from onnx import numpy_helper
 
 from memopt import models
 from memopt.export import export_model
+from memopt.testing import phases
 from memopt.testing.check_training import relative_error, run, write_dataset
 
+TARGETS = ("cpu", "cuda")
+# Options that only the run phase reads (phases.verify ignores them).
+RUN_ONLY = ("tolerance", "tf32")
 
-def train(args, onnx_path, data, target):
-    """Compiles and trains for `target`; returns (initializers, compile
-    report, run report)."""
+
+def compile_binary(args, onnx_path, target):
+    """Compiles the model for `target` into workdir/target/train."""
     work = os.path.join(args.workdir, target)
     os.makedirs(work, exist_ok=True)
+    run([args.memopt_compile, onnx_path, "-o", os.path.join(work, "train"),
+         "--target=" + target, "--batch=%d" % args.batch,
+         "--optimizer=" + args.optimizer, "--lr=%r" % args.lr,
+         "--report=" + os.path.join(work, "compile.json")])
+
+
+def train(args, data, target):
+    """Trains the binary compiled for `target`; returns (initializers,
+    compile report, run report)."""
+    work = os.path.join(args.workdir, target)
     binary = os.path.join(work, "train")
     compile_report = os.path.join(work, "compile.json")
-    run([args.memopt_compile, onnx_path, "-o", binary, "--target=" + target,
-         "--batch=%d" % args.batch, "--optimizer=" + args.optimizer,
-         "--lr=%r" % args.lr, "--report=" + compile_report])
     out = os.path.join(work, "trained.onnx")
     run_report = os.path.join(work, "run.json")
     env = dict(os.environ, MEMOPT_ALLOW_TF32="1" if args.tf32 else "0")
@@ -58,7 +74,7 @@ def train(args, onnx_path, data, target):
 
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--memopt-compile", required=True)
+    phases.add_arguments(parser)
     parser.add_argument("--model", required=True, help=", ".join(models.MODELS))
     parser.add_argument("--base", type=int, help="classic U-Net base width")
     parser.add_argument("--size", type=int, default=64, help="H = W")
@@ -73,19 +89,29 @@ def main(argv):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workdir", required=True)
     args = parser.parse_args(argv)
+    phases.check_arguments(parser, args)
     args.workdir = os.path.abspath(args.workdir)
-    os.makedirs(args.workdir, exist_ok=True)
 
-    kwargs = {} if args.base is None else {"base": args.base}
-    shape = (1, args.size, args.size)
-    onnx_path = os.path.join(args.workdir, "model.onnx")
-    export_model(args.model, onnx_path, args.batch, shape, seed=args.seed,
-                 **kwargs)
     data = os.path.join(args.workdir, "data")
-    shutil.rmtree(data, ignore_errors=True)
-    write_dataset(data, args.batch * args.steps, shape, args.seed)
+    if phases.compiles(args):
+        os.makedirs(args.workdir, exist_ok=True)
+        kwargs = {} if args.base is None else {"base": args.base}
+        shape = (1, args.size, args.size)
+        onnx_path = os.path.join(args.workdir, "model.onnx")
+        export_model(args.model, onnx_path, args.batch, shape,
+                     seed=args.seed, **kwargs)
+        shutil.rmtree(data, ignore_errors=True)
+        write_dataset(data, args.batch * args.steps, shape, args.seed)
+        for target in TARGETS:
+            compile_binary(args, onnx_path, target)
+        phases.save(args.workdir, args, RUN_ONLY)
+    if not phases.runs(args):
+        print("compare_backends: prepared %s; run it with --phase run"
+              % args.workdir)
+        return 0
+    phases.verify(args.workdir, args, RUN_ONLY)
 
-    results = {t: train(args, onnx_path, data, t) for t in ("cpu", "cuda")}
+    results = {t: train(args, data, t) for t in TARGETS}
     failures = []
     for target, (_, compiled, ran) in results.items():
         predicted = compiled["predicted_peak_bytes"]
@@ -122,4 +148,8 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except (RuntimeError, ValueError, OSError) as e:
+        print("compare_backends: error: %s" % e, file=sys.stderr)
+        sys.exit(1)

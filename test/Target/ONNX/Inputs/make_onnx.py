@@ -601,6 +601,111 @@ def case_weight_rank_mismatch():
                  [out("y", 4)])
 
 
+# --- Attribute values the ONNX checker lets through --------------------------
+
+def case_constant_of_shape_empty_value():
+    """A zero-element `value` tensor (once an abort while folding)."""
+    value = helper.make_tensor("v", FLOAT, [0], [])
+    return model([node("ConstantOfShape", ["s"], ["z"], name="zeros",
+                       value=value),
+                  node("Add", ["x", "z"], ["y"], name="add")],
+                 [inp("x", [1, 2])], [out("y", 2)], inits=[ints("s", [1, 2])])
+
+
+def case_pool_pads_length():
+    return model([node("MaxPool", ["x"], ["y"], name="pool",
+                       kernel_shape=[2, 2], pads=[0, 0, 0])],
+                 [inp("x", [1, 1, 8, 8])], [out("y", 4)])
+
+
+def case_conv_transpose_kernel_length():
+    return model([node("ConvTranspose", ["x", "w"], ["y"], name="up",
+                       kernel_shape=[3])],
+                 [inp("x", [1, 2, 4, 4])], [out("y", 4)],
+                 inits=[weight("w", [2, 3, 3, 3])])
+
+
+def case_conv_kernel_mismatch():
+    return model([node("Conv", ["x", "w"], ["y"], name="conv",
+                       kernel_shape=[5, 5])],
+                 [inp("x", [1, 3, 8, 8])], [out("y", 4)],
+                 inits=[weight("w", [2, 3, 3, 3])])
+
+
+def case_conv_transpose_auto_pad():
+    return model([node("ConvTranspose", ["x", "w"], ["y"], name="up",
+                       auto_pad="BOGUS")],
+                 [inp("x", [1, 2, 4, 4])], [out("y", 4)],
+                 inits=[weight("w", [2, 3, 3, 3])])
+
+
+def case_conv_transpose_output_shape_length():
+    return model([node("ConvTranspose", ["x", "w"], ["y"], name="up",
+                       output_shape=[5])],
+                 [inp("x", [1, 2, 4, 4])], [out("y", 4)],
+                 inits=[weight("w", [2, 3, 3, 3])])
+
+
+def case_conv_negative_pads():
+    return model([node("Conv", ["x", "w"], ["y"], name="conv",
+                       pads=[-1, 0, 0, 0])],
+                 [inp("x", [1, 3, 8, 8])], [out("y", 4)],
+                 inits=[weight("w", [2, 3, 3, 3])])
+
+
+def case_cast_target():
+    return model([node("Cast", ["x"], ["y"], name="cast", to=1234)],
+                 [inp("x", [1, 2])], [out("y", 2)])
+
+
+def case_pool_flag():
+    return model([node("MaxPool", ["x"], ["y"], name="pool",
+                       kernel_shape=[2, 2], ceil_mode=7)],
+                 [inp("x", [1, 1, 8, 8])], [out("y", 4)])
+
+
+def case_duplicate_attribute():
+    n = node("LeakyRelu", ["x"], ["y"], name="lrelu", alpha=0.1)
+    n.attribute.append(helper.make_attribute("alpha", 0.3))
+    return model([n], [inp("x", [1, 2])], [out("y", 2)], check=False)
+
+
+def case_dropout_ratio():
+    """A ratio out of [0, 1): tg.dropout's verifier names the ONNX node."""
+    return model([node("Dropout", ["x", "r", "t"], ["y"], name="drop")],
+                 [inp("x", [1, 3])], [out("y", 2)],
+                 inits=[floats("r", [1.5]),
+                        numpy_helper.from_array(np.array(True), "t")])
+
+
+def case_declared_output_folded():
+    """ONNX shape inference cannot follow Range, so the declared 7x7 of the
+    folded output stays; memopt computes 1x2."""
+    value = helper.make_tensor("v", FLOAT, [1], [1.0])
+    return model([node("Range", ["a", "b", "c"], ["s"], name="range"),
+                  node("ConstantOfShape", ["s"], ["z"], name="ones",
+                       value=value),
+                  node("Add", ["x", "z"], ["y"], name="add")],
+                 [inp("x", [1, 2])],
+                 [helper.make_tensor_value_info("z", FLOAT, [7, 7]),
+                  out("y", 2)],
+                 inits=[ints("a", 1), ints("b", 3), ints("c", 1)])
+
+
+# --- Models for memopt-compile's command-line tests ---------------------------
+
+def case_single_conv():
+    """The smallest model a training binary trains: one input, one output."""
+    return model([node("Conv", ["x", "w"], ["y"], name="conv", pads=[1, 1, 1, 1])],
+                 [inp("x", [1, 1, 4, 4])], [out("y", 4)],
+                 inits=[weight("w", [1, 1, 3, 3])])
+
+
+def case_two_inputs():
+    return model([node("Add", ["x", "z"], ["y"], name="add")],
+                 [inp("x", [1, 1, 4, 4]), inp("z", [1, 1, 4, 4])], [out("y", 4)])
+
+
 def write_truncated(path):
     data = case_conv().SerializeToString()
     with open(path, "wb") as f:
