@@ -2,7 +2,7 @@
 """Memory plan of a training step: memopt's arena against PyTorch's saved tensors.
 
 Exports the model (batch, 1 x size x size, fp32), compiles its training step
-with SGD momentum 0.9 (`memopt-compile -c --report --save-temps`), and prints
+with SGD momentum 0.9 (`memopt-compile --plan-only --report`), and prints
 a table: the compile report's predicted peak and activation peak (the arena),
 the schedule it chose, and the activation peak divided by the bytes PyTorch
 saves for backward in one training forward (counted with
@@ -10,12 +10,12 @@ torch.autograd.graph.saved_tensors_hooks, as the issue counts them: shared
 storages once, the saved weights included). The other counts (every saved
 tensor separately, activations only) are printed too.
 
-An ablation plans the same step (`<model>.step.mlir`, saved by
-memopt-compile) with memopt-opt under each combination of the given or the
-chosen order and with or without in-place writes (and concat slices),
-with and without oneDNN's convolution workspaces, and times the whole
-pipeline from ONNX to C++ (memopt-translate --import-onnx, memopt-opt from
-autodiff to EmitC, memopt-translate --mlir-to-cpp).
+An ablation plans the same step with memopt-opt under each combination of
+the given or the chosen order and with or without in-place writes (and
+concat slices: `#memopt.target<cpu, in_place = false>`), with and without
+oneDNN's convolution workspaces (tg-annotate-workspaces), and times the
+whole pipeline from ONNX to C++ (memopt-translate --import-onnx, memopt-opt
+--memopt-training-pipeline, memopt-translate --mlir-to-cpp).
 
     PYTHONPATH=python /usr/bin/python3 bench/memory_plan.py \\
         [--bin build/bin] [--model resnet34-unet] [--size 512] [--batch 1]
@@ -94,26 +94,22 @@ def main(argv=None):
     export_model(args.model, onnx_path, args.batch, (1, args.size, args.size),
                  in_channels=1)
 
-    temps = os.path.join(work, "temps")
     report_path = os.path.join(work, "compile.json")
     optimizer = ["--optimizer=sgd", "--lr=0.01", "--momentum=0.9"]
-    subprocess.run([tool("memopt-compile"), onnx_path, "-c", "-o",
-                    os.path.join(work, "step.o"), *optimizer,
-                    "--report=" + report_path, "--save-temps=" + temps],
-                   check=True)
+    subprocess.run([tool("memopt-compile"), onnx_path, "--plan-only",
+                    *optimizer, "--report=" + report_path],
+                   check=True, stdout=subprocess.DEVNULL)
     report = json.load(open(report_path))
-    step_mlir = os.path.join(temps, "model.step.mlir")
 
     # The whole pipeline from ONNX to C++, timed.
     start = time.perf_counter()
     imported = os.path.join(work, "imported.mlir")
     emitc = os.path.join(work, "emitc.mlir")
     subprocess.run([tool("memopt-translate"), "--import-onnx", onnx_path,
-                    "-o", imported], check=True)
+                    "--mlir-print-debuginfo", "-o", imported], check=True)
     subprocess.run([tool("memopt-opt"), imported,
-                    "-tg-autodiff=optimizer=sgd lr=0.01 momentum=0.9",
-                    "-canonicalize", "-tg-schedule", "-tg-plan-memory",
-                    "-convert-tg-to-emitc", "-o", emitc], check=True)
+                    "--memopt-training-pipeline=target=cpu optimizer=sgd "
+                    "lr=0.01 momentum=0.9", "-o", emitc], check=True)
     subprocess.run([tool("memopt-translate"), "--mlir-to-cpp", emitc, "-o",
                     os.path.join(work, "step.cpp")], check=True)
     pipeline_seconds = time.perf_counter() - start
@@ -123,11 +119,15 @@ def main(argv=None):
         for in_place in ("false", "true"):
             totals = []
             for workspaces in ("true", "false"):
-                options = "in-place=%s query-workspaces=%s" % (in_place,
-                                                                workspaces)
-                passes = [] if order == "given" else ["-tg-schedule=" + options]
-                passes.append("-tg-plan-memory=" + options)
-                out = subprocess.run([tool("memopt-opt"), step_mlir, *passes],
+                passes = ["-memopt-set-target=target=cpu in-place=" + in_place,
+                          "-tg-autodiff=optimizer=sgd lr=0.01 momentum=0.9",
+                          "-canonicalize"]
+                if workspaces == "true":
+                    passes.append("-tg-annotate-workspaces")
+                if order == "chosen":
+                    passes.append("-tg-schedule")
+                passes.append("-tg-plan-memory")
+                out = subprocess.run([tool("memopt-opt"), imported, *passes],
                                      check=True, capture_output=True,
                                      text=True).stdout
                 totals.append(arena_bytes(out))

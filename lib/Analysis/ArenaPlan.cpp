@@ -1,30 +1,29 @@
 //===- ArenaPlan.cpp - Static arena offsets by liveness -------------------===//
+//
+// Places the buffers of the MemorySimulator's layout of the given order:
+// which values share a buffer (in-place writes, concat slices) is the
+// simulator's decision, where each buffer goes is this file's.
+//
+//===----------------------------------------------------------------------===//
 
 #include "memopt/Analysis/ArenaPlan.h"
 
-#include "memopt/Analysis/StepMemory.h"
+#include "memopt/Analysis/Workspace.h"
 
-#include "mlir/Analysis/Liveness.h"
-#include "mlir/IR/Block.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
-#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <functional>
-#include <variant>
 
 using namespace mlir;
 using namespace memopt;
 
 namespace {
 
-/// A buffer to place: live over ops [first, last] of the block order. A
-/// buffer holds one value, values written over each other in place, a
-/// concat's result with the operands computed in their slices of it (each
-/// value at its offset in the buffer), or an op's workspace.
+/// A buffer of the layout to place, live over positions [first, last].
 struct Interval {
-  std::variant<SmallVector<std::pair<Value, uint64_t>, 1>, Operation *> owner;
+  const MemorySimulator::Buffer *buffer;
   unsigned first;
   unsigned last;
   uint64_t bytes;
@@ -64,123 +63,27 @@ uint64_t bestFitOffset(const Interval &buffer,
 
 } // namespace
 
-ArenaPlan ArenaPlan::compute(Operation *function,
-                             function_ref<uint64_t(Value)> valueBytes,
-                             function_ref<uint64_t(Operation *)> workspaceBytes,
-                             bool inPlace) {
-  Block &body = function->getRegion(0).front();
-  Liveness liveness(function);
-  const LivenessBlockInfo *blockLiveness = liveness.getLiveness(&body);
-
-  DenseMap<Operation *, unsigned> position;
-  for (auto [index, op] : llvm::enumerate(body))
-    position[&op] = index;
-
+ArenaPlan ArenaPlan::compute(const MemorySimulator &simulator) {
+  MemorySimulator::Layout layout =
+      simulator.layout(simulator.givenOrder());
   ArenaPlan plan;
-  SmallVector<Interval> buffers;
-  // The buffer of each arena value and the value's offset in it.
-  DenseMap<Value, std::pair<unsigned, uint64_t>> bufferOf;
-  auto endOf = [&](Value value) {
-    return position[blockLiveness->getEndOperation(value,
-                                                   value.getDefiningOp())];
-  };
-  auto join = [&](Value value, unsigned buffer, uint64_t at, unsigned last) {
-    bufferOf[value] = {buffer, at};
-    buffers[buffer].last = std::max(buffers[buffer].last, last);
-    std::get<0>(buffers[buffer].owner).push_back({value, at});
-  };
-  DenseMap<Value, ConcatSlice> slices;
-  // The buffer of each concat result whose operands are in its slices.
-  DenseMap<Operation *, unsigned> concatBuffer;
-  if (inPlace)
-    slices = concatSlices(
-        body, [&](Value value) { return valueBytes(value) > 0; }, kAlignment);
-  // A value that shares a concat's buffer is never overwritten in place:
-  // the concat's result is live longer than the value itself.
-  auto inConcatBuffer = [&](Value value) {
-    if (slices.count(value))
-      return true;
-    auto result = dyn_cast<OpResult>(value);
-    return result && concatBuffer.count(result.getOwner());
-  };
-
-  for (Operation &op : body) {
-    unsigned at = position[&op];
-    if (uint64_t bytes = workspaceBytes(&op))
-      buffers.push_back({&op, at, at, llvm::alignTo(bytes, kAlignment)});
-    SmallVector<unsigned, 2> taken;
-    for (OpResult result : op.getResults()) {
-      uint64_t bytes = llvm::alignTo(valueBytes(result), kAlignment);
-      if (!bytes)
-        continue;
-      unsigned last = endOf(result);
-      auto reusable = [&](unsigned index) {
-        Value operand = op.getOperand(index);
-        auto it = bufferOf.find(operand);
-        return it != bufferOf.end() && !inConcatBuffer(operand) &&
-               !llvm::is_contained(taken, it->second.first) &&
-               buffers[it->second.first].bytes == bytes &&
-               endOf(operand) == at;
-      };
-      std::optional<unsigned> reused;
-      if (inPlace)
-        for (unsigned index : inPlaceCandidates(result))
-          if (reusable(index)) {
-            reused = index;
-            break;
-          }
-      if (reused)
-        plan.inPlaceOperands[result] = *reused;
-      auto slice = slices.find(result);
-      if (slice == slices.end()) {
-        auto concat = concatBuffer.find(result.getOwner());
-        if (concat != concatBuffer.end()) {
-          join(result, concat->second, 0, last);
-          continue;
-        }
-        if (reused) {
-          auto [buffer, offset] = bufferOf[op.getOperand(*reused)];
-          taken.push_back(buffer);
-          join(result, buffer, offset, last);
-          continue;
-        }
-      } else {
-        // The operand of a concat goes to its slice of the concat's
-        // buffer, with the values it was written over in place.
-        Operation *concat = slice->second.concat;
-        uint64_t offset = slice->second.offset;
-        auto [it, created] = concatBuffer.insert({concat, buffers.size()});
-        if (created)
-          buffers.push_back(
-              {SmallVector<std::pair<Value, uint64_t>, 1>{}, at, at,
-               llvm::alignTo(valueBytes(concat->getResult(0)), kAlignment)});
-        unsigned group = it->second;
-        if (reused) {
-          unsigned old = bufferOf[op.getOperand(*reused)].first;
-          buffers[group].first =
-              std::min(buffers[group].first, buffers[old].first);
-          for (auto [value, inner] : std::get<0>(buffers[old].owner))
-            join(value, group, offset + inner, buffers[old].last);
-          std::get<0>(buffers[old].owner).clear();
-          buffers[old].bytes = 0;
-        }
-        join(result, group, offset, last);
-        plan.sliced[concat].push_back(
-            llvm::find(concat->getOperands(), result) -
-            concat->getOperands().begin());
-        continue;
-      }
-      bufferOf[result] = {static_cast<unsigned>(buffers.size()), 0};
-      buffers.push_back({SmallVector<std::pair<Value, uint64_t>, 1>{
-                             {result, 0}},
-                         at, last, bytes});
+  ArrayRef<MemorySimulator::ArenaValue> values = simulator.values();
+  for (auto [index, operand] : llvm::enumerate(layout.inPlaceOperand))
+    if (operand != MemorySimulator::kNone)
+      plan.inPlaceOperands[values[index].value] = operand;
+  for (const MemorySimulator::ArenaValue &value : values)
+    if (value.concat != MemorySimulator::kNone &&
+        values[value.concat].value != value.value) {
+      Operation *concat = values[value.concat].value.getDefiningOp();
+      plan.sliced[concat].push_back(
+          llvm::find(concat->getOperands(), value.value) -
+          concat->getOperands().begin());
     }
-  }
 
-  SmallVector<Interval *> buffersToPlace;
-  for (Interval &buffer : buffers)
-    if (buffer.bytes) // not merged into a concat's buffer
-      buffersToPlace.push_back(&buffer);
+  SmallVector<Interval> buffersToPlace;
+  for (const MemorySimulator::Buffer &buffer : layout.buffers)
+    buffersToPlace.push_back(
+        {&buffer, buffer.first, buffer.last, buffer.bytes});
 
   // Best fit depends on the order buffers are placed in, and no one order
   // wins on every graph (as in XLA's heap simulator): place them in a few
@@ -206,7 +109,9 @@ ArenaPlan ArenaPlan::compute(Operation *function,
   std::optional<std::vector<uint64_t>> bestOffsets;
   uint64_t bestTotal = 0;
   for (const Order &before : orders) {
-    SmallVector<Interval *> order(buffersToPlace);
+    SmallVector<Interval *> order;
+    for (Interval &buffer : buffersToPlace)
+      order.push_back(&buffer);
     llvm::stable_sort(order, [&](const Interval *a, const Interval *b) {
       if (before(a, b) != before(b, a))
         return before(a, b);
@@ -222,20 +127,18 @@ ArenaPlan ArenaPlan::compute(Operation *function,
     if (!bestOffsets || total < bestTotal) {
       bestTotal = total;
       bestOffsets.emplace();
-      for (Interval *buffer : buffersToPlace)
-        bestOffsets->push_back(buffer->offset);
+      for (Interval &buffer : buffersToPlace)
+        bestOffsets->push_back(buffer.offset);
     }
   }
 
   plan.total = bestTotal;
   for (auto [buffer, offset] : llvm::zip(buffersToPlace, *bestOffsets)) {
-    buffer->offset = offset;
-    if (auto *values = std::get_if<0>(&buffer->owner))
-      for (auto [value, at] : *values)
-        plan.valueOffsets[value] = buffer->offset + at;
-    else
-      plan.workspaceOffsets[std::get<Operation *>(buffer->owner)] =
-          buffer->offset;
+    if (buffer.buffer->workspaceOf != MemorySimulator::kNone)
+      plan.workspaceOffsets[simulator.ops()[buffer.buffer->workspaceOf].op] =
+          offset;
+    for (auto [value, at] : buffer.buffer->values)
+      plan.valueOffsets[values[value].value] = offset + at;
   }
   return plan;
 }
@@ -268,26 +171,11 @@ ArrayRef<unsigned> ArenaPlan::slicedOperands(Operation *concat) const {
   return it->second;
 }
 
-FailureOr<StepArenaPlan> memopt::planStepArena(func::FuncOp step,
-                                               WorkspaceTarget target,
-                                               bool queryWorkspaces,
-                                               bool inPlace) {
+StepArenaPlan memopt::planStepArena(func::FuncOp step, bool inPlace) {
   StepArenaPlan result;
-  Block &body = step.getBody().front();
-  if (queryWorkspaces)
-    for (Operation &op : body.without_terminator()) {
-      FailureOr<uint64_t> bytes = queryWorkspaceBytes(&op, target);
-      if (failed(bytes))
-        return failure();
-      if (*bytes)
-        result.workspaces[&op] = *bytes;
-    }
-  DenseMap<Value, unsigned> resultBuffers = resultBufferPlacements(step);
-  auto arenaBytes = [&](Value value) -> uint64_t {
-    return livesInArena(value, resultBuffers) ? tensorBytes(value) : 0;
-  };
-  result.plan = ArenaPlan::compute(
-      step, arenaBytes,
-      [&](Operation *op) { return result.workspaces.lookup(op); }, inPlace);
+  for (Operation &op : step.getBody().front().without_terminator())
+    if (uint64_t bytes = workspaceBytes(&op))
+      result.workspaces[&op] = bytes;
+  result.plan = ArenaPlan::compute(MemorySimulator(step, inPlace));
   return result;
 }

@@ -2,13 +2,8 @@
 
 #include "memopt/Analysis/MemoryTimeline.h"
 
-#include "memopt/Analysis/ArenaPlan.h"
 #include "memopt/Analysis/CostModel.h"
-#include "memopt/Dialect/TG/IR/TGOps.h"
-
-#include "mlir/Analysis/Liveness.h"
-#include "llvm/ADT/DenseSet.h"
-#include "llvm/Support/MathExtras.h"
+#include "memopt/Analysis/MemorySimulator.h"
 
 using namespace mlir;
 using namespace memopt;
@@ -95,13 +90,14 @@ uint64_t MemoryTimeline::Point::total() const {
   return sum;
 }
 
-MemoryTimeline
-MemoryTimeline::compute(func::FuncOp step, const StepPhases &phases,
-                        function_ref<uint64_t(Operation *)> workspaceBytes,
-                        const ArenaPlan *plan) {
+MemoryTimeline MemoryTimeline::compute(func::FuncOp step,
+                                       const StepPhases &phases,
+                                       const ArenaPlan &plan) {
+  // Where each temporary lives is the plan's (planStepArena); how long,
+  // the memory simulator's over the same order. Bytes that buffers share
+  // (in-place writes, operands computed in their concat slice) count once.
   MemoryTimeline result;
   Block &body = step.getBody().front();
-  Operation *terminator = body.getTerminator();
 
   // Persistent: role arguments, and forward outputs in their own buffers
   // (results that update an argument share its buffer).
@@ -114,66 +110,32 @@ MemoryTimeline::compute(func::FuncOp step, const StepPhases &phases,
     if (step.getResultAttr(index, "tg.output"))
       result.persistent[static_cast<unsigned>(MemoryCategory::Data)] +=
           tensorBytes(type);
-  llvm::DenseSet<Value> returned(terminator->operand_begin(),
-                                 terminator->operand_end());
-
-  DenseMap<Operation *, unsigned> position;
   for (Operation &op : body.without_terminator()) {
-    position[&op] = result.timeline.size();
     Point point{op.getName().getStringRef().str(), "", phases.phase(&op)};
     if (auto name = op.getLoc()->findInstanceOf<NameLoc>())
       point.node = name.getName().str();
     point.bytes = result.persistent;
     result.timeline.push_back(point);
   }
-  position[terminator] = result.timeline.size();
 
-  auto addLive = [&](unsigned first, unsigned last, MemoryCategory category,
-                     uint64_t bytes) {
-    bytes = llvm::alignTo(bytes, ArenaPlan::kAlignment);
-    for (unsigned i = first; i <= last && i < result.timeline.size(); ++i) {
-      result.timeline[i].bytes[static_cast<unsigned>(category)] += bytes;
-      result.timeline[i].transientBytes += bytes;
-    }
-  };
-  Liveness liveness(step);
-  const LivenessBlockInfo *blockLiveness = liveness.getLiveness(&body);
-  // With the arena plan, the timeline counts the arena bytes the plan
-  // keeps live, so buffers it shares count once.
-  std::vector<SmallVector<LiveBuffer>> planned(plan ? result.timeline.size()
-                                                    : 0);
-  for (Operation &op : body.without_terminator()) {
-    unsigned at = position[&op];
-    if (uint64_t bytes = workspaceBytes(&op)) {
-      if (plan)
-        planned[at].push_back(
-            {plan->workspaceOffset(&op).value_or(0),
-             llvm::alignTo(bytes, ArenaPlan::kAlignment),
-             MemoryCategory::Workspace});
-      else
-        addLive(at, at, MemoryCategory::Workspace, bytes);
-    }
-    if (isa<tg::ConstantOp>(op))
-      continue;
+  // Lifetimes only: the sharing is the plan's.
+  MemorySimulator simulator(step, /*inPlace=*/false);
+  MemorySimulator::Layout layout = simulator.layout(simulator.givenOrder());
+  std::vector<SmallVector<LiveBuffer>> planned(result.timeline.size());
+  for (auto [at, op] : llvm::enumerate(simulator.ops())) {
+    if (op.workspace)
+      planned[at].push_back({plan.workspaceOffset(op.op).value_or(0),
+                             op.workspace, MemoryCategory::Workspace});
     MemoryCategory category = temporaryCategory(result.timeline[at].phase);
-    for (Value value : op.getResults()) {
-      Operation *end = blockLiveness->getEndOperation(value, &op);
-      if (!plan) {
-        if (!returned.contains(value))
-          addLive(at, position[end], category, tensorBytes(value.getType()));
-        continue;
-      }
-      // A value outside the arena is computed in its result buffer,
-      // counted with the persistent buffers.
-      std::optional<uint64_t> offset = plan->offset(value);
+    for (unsigned value : op.results) {
+      std::optional<uint64_t> offset =
+          plan.offset(simulator.values()[value].value);
       if (!offset)
         continue;
-      for (unsigned i = at; i <= position[end] && i < planned.size(); ++i)
+      for (unsigned i = at; i <= layout.lastUse[value] && i < planned.size();
+           ++i)
         planned[i].push_back(
-            {*offset,
-             llvm::alignTo(tensorBytes(value.getType()),
-                           ArenaPlan::kAlignment),
-             category});
+            {*offset, simulator.values()[value].bytes, category});
     }
   }
   for (auto [index, live] : llvm::enumerate(planned))

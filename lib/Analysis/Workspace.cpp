@@ -92,10 +92,7 @@ FailureOr<uint64_t> memopt::queryWorkspaceBytes(Operation *op,
                                       : cpuWorkspacePolicy());
 }
 
-std::optional<WorkspaceTarget> memopt::parseWorkspaceTarget(StringRef name) {
-  if (name == "cpu")
-    return WorkspaceTarget::CPU;
-  if (name == "cuda")
-    return WorkspaceTarget::CUDA;
-  return std::nullopt;
+uint64_t memopt::workspaceBytes(Operation *op) {
+  auto bytes = op->getAttrOfType<IntegerAttr>(kWorkspaceBytesAttr);
+  return bytes ? bytes.getValue().getZExtValue() : 0;
 }

@@ -1,8 +1,8 @@
 //===- PlanMemory.cpp - The tg-plan-memory pass ----------------------------===//
 //
-// Runs ArenaPlan over the function's final op order (planStepArena) and
-// converts the step into the mbuf dialect at the planned places
-// (convertTGToMBuf).
+// Runs ArenaPlan over the MemorySimulator of the function's final op order
+// (planStepArena) and converts the step into the mbuf dialect at the
+// planned places (convertTGToMBuf).
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +11,7 @@
 #include "memopt/Analysis/ArenaPlan.h"
 #include "memopt/Conversion/TGToMBuf/TGToMBuf.h"
 #include "memopt/Dialect/MBuf/IR/MBufDialect.h"
+#include "memopt/Dialect/Memopt/IR/MemoptDialect.h"
 #include "memopt/Dialect/TG/IR/TGOps.h"
 
 namespace memopt {
@@ -26,14 +27,7 @@ namespace {
 class PlanMemoryPass : public memopt::impl::PlanMemoryBase<PlanMemoryPass> {
 public:
   using PlanMemoryBase::PlanMemoryBase;
-
-  LogicalResult initialize(MLIRContext *context) override {
-    if (!parseWorkspaceTarget(target))
-      return emitError(UnknownLoc::get(context))
-             << "tg-plan-memory: unknown target '" << target
-             << "': expected cpu or cuda";
-    return success();
-  }
+  explicit PlanMemoryPass(PlanObserver observe) : observe(std::move(observe)) {}
 
   void runOnOperation() override {
     func::FuncOp function = getOperation();
@@ -44,12 +38,11 @@ public:
                          "block");
       return signalPassFailure();
     }
-    WorkspaceTarget backend = *parseWorkspaceTarget(target);
-    FailureOr<StepArenaPlan> planned =
-        planStepArena(function, backend, queryWorkspaces, inPlace);
-    if (failed(planned))
+    FailureOr<TargetAttr> target = lookupTarget(function, "tg-plan-memory");
+    if (failed(target))
       return signalPassFailure();
-    const ArenaPlan &plan = planned->plan;
+    StepArenaPlan planned = planStepArena(function, target->getInPlace());
+    const ArenaPlan &plan = planned.plan;
     numArenaBytes = plan.totalBytes();
     for (Operation &op : function.getBody().front().without_terminator()) {
       numSliced += plan.slicedOperands(&op).size();
@@ -60,12 +53,21 @@ public:
           ++numInPlace;
       }
     }
+    if (observe && failed(observe(function, planned)))
+      return signalPassFailure();
     // A device backend's kernels cannot read the program's static data.
-    if (failed(convertTGToMBuf(function, *planned,
-                               /*constantsInArena=*/backend ==
-                                   WorkspaceTarget::CUDA)))
+    if (failed(convertTGToMBuf(function, planned,
+                               /*constantsInArena=*/target->getBackend() ==
+                                   Backend::cuda)))
       return signalPassFailure();
   }
+
+private:
+  PlanObserver observe;
 };
 
 } // namespace
+
+std::unique_ptr<Pass> memopt::createPlanMemory(PlanObserver observe) {
+  return std::make_unique<PlanMemoryPass>(std::move(observe));
+}

@@ -1,4 +1,4 @@
-// RUN: memopt-opt %s -split-input-file -tg-plan-memory='query-workspaces=false' -verify-diagnostics
+// RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-plan-memory -verify-diagnostics
 
 // Values that no view can hold.
 

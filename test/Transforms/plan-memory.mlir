@@ -1,6 +1,6 @@
-// RUN: memopt-opt %s -split-input-file -tg-plan-memory='query-workspaces=false' | FileCheck %s
-// RUN: memopt-opt %s -split-input-file -tg-plan-memory='query-workspaces=false in-place=false' | FileCheck %s --check-prefix=COPY
-// RUN: memopt-opt %s -split-input-file -tg-plan-memory='query-workspaces=false target=cuda' | FileCheck %s --check-prefix=CUDA
+// RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-plan-memory | FileCheck %s
+// RUN: memopt-opt %s -split-input-file -memopt-set-target='target=cpu in-place=false' -tg-plan-memory | FileCheck %s --check-prefix=COPY
+// RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cuda -tg-plan-memory | FileCheck %s --check-prefix=CUDA
 
 // The plan becomes buffers: arguments and results are views of the
 // caller's buffers, arena 0 holds every other value at its offset, each op

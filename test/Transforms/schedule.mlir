@@ -1,6 +1,6 @@
-// RUN: memopt-opt %s -split-input-file -tg-schedule='query-workspaces=false' | FileCheck %s
-// RUN: memopt-opt %s -split-input-file -tg-schedule='query-workspaces=false strategies=given' | FileCheck %s --check-prefix=GIVEN
-// RUN: memopt-opt %s -split-input-file -tg-schedule='query-workspaces=false strategies=free-first' | FileCheck %s --check-prefix=GREEDY
+// RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-schedule | FileCheck %s
+// RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-schedule='strategies=given' | FileCheck %s --check-prefix=GIVEN
+// RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-schedule='strategies=free-first' | FileCheck %s --check-prefix=GREEDY
 
 // Two 4 KiB values computed first and pooled afterwards: the given order
 // holds both (and a pooled value) at once. free-first pools each as soon as

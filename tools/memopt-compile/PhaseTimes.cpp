@@ -15,6 +15,16 @@ using namespace mlir;
 using namespace memopt;
 
 void PhaseTimes::add(llvm::StringRef phase, double seconds) {
+  std::lock_guard<std::mutex> lock(mutex);
+  addLocked(phase, seconds);
+}
+
+void PhaseTimes::addLocked(llvm::StringRef phase, double seconds) {
+  // Time that a phase nested in this one booked already.
+  double &nested = nestedSeconds[phase];
+  double share = std::min(seconds, nested);
+  seconds -= share;
+  nested -= share;
   auto it = llvm::find_if(phases, [&](const auto &entry) {
     return entry.first == phase;
   });
@@ -54,9 +64,10 @@ private:
       return;
     llvm::StringRef phase =
         llvm::StringSwitch<llvm::StringRef>(argument)
-            .Cases({"tg-autodiff", "canonicalize", "tg-fuse-elementwise"},
+            .Cases({"memopt-set-target", "tg-autodiff", "canonicalize",
+                    "tg-fuse-elementwise"},
                    "autodiff")
-            .Case("tg-schedule", "schedule")
+            .Cases({"tg-annotate-workspaces", "tg-schedule"}, "schedule")
             .Case("tg-plan-memory", "plan")
             .Case("convert-tg-to-emitc", "lowering")
             .Default(argument);
@@ -78,6 +89,13 @@ private:
 
 void PhaseTimes::instrument(PassManager &manager) {
   manager.addInstrumentation(std::make_unique<PhaseInstrumentation>(*this));
+}
+
+void PhaseTimes::addNested(llvm::StringRef phase, llvm::StringRef outer,
+                           double seconds) {
+  std::lock_guard<std::mutex> lock(mutex);
+  addLocked(phase, seconds);
+  nestedSeconds[outer] += seconds;
 }
 
 llvm::json::Array PhaseTimes::toJSON() const {

@@ -2,11 +2,13 @@
 //
 //   memopt-compile model.onnx -o BIN [options]        (docs/contract.md)
 //
-// import (memopt::importONNX) -> tg-autodiff -> canonicalize ->
-// [--target=cuda: tg-fuse-elementwise] -> tg-schedule -> tg-plan-memory ->
-// cost model and memory timeline on --device (StepEstimate) ->
-// convert-tg-to-emitc -> emitc::translateToCpp -> the C++ compiler (CUDA:
-// nvcc, then the C++ compiler links), linking the memopt runtime. The ONNX
+// import (memopt::importONNX) -> the training pipeline of
+// memopt/Pipeline/Pipeline.h (training step, memory plan) -> cost model,
+// memory timeline and budget on --device (StepEstimate) -> [--plan-only:
+// stop] -> the pipeline's lowering -> emitc::translateToCpp -> the C++
+// compiler (CUDA: nvcc, then the C++ compiler links), linking the memopt
+// runtime. This file only parses flags into TrainingPipelineOptions and
+// drives; every decision lives in the library. The ONNX
 // model is embedded in the binary with an assembler `.incbin`, so that
 // models of hundreds of MB cost the compiler nothing. Bad flags are a
 // one-line error and exit code 2; a model memopt
@@ -17,24 +19,20 @@
 #include "CompileConfig.h"
 #include "OutputPaths.h"
 #include "PhaseTimes.h"
-#include "StepEstimate.h"
 
 #include "memopt/Analysis/TimelineSvg.h"
-#include "memopt/Conversion/Passes.h"
 #include "memopt/Conversion/TGToEmitC/TGToEmitC.h"
-#include "memopt/Conversion/TGToMBuf/TGToMBuf.h"
-#include "memopt/Dialect/TG/Transforms/Passes.h"
 #include "memopt/Dialect/TG/IR/TGDialect.h"
 #include "memopt/InitAllDialects.h"
+#include "memopt/Pipeline/Pipeline.h"
+#include "memopt/Pipeline/StepEstimate.h"
 #include "memopt/Runtime/OptionRules.h"
 #include "memopt/Target/ONNX/ImportONNX.h"
-#include "memopt/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/Cpp/CppEmitter.h"
-#include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -66,16 +64,17 @@ constexpr const char *kUsage =
     "[--optimizer=sgd|adam|adamw] [--lr=F] [--momentum=F] [--dampening=F] "
     "[--nesterov=true|false] [--weight-decay=F] [--beta1=F] [--beta2=F] [--eps=F] [--save-temps=DIR] "
     "[--device=NAME[,KEY=VALUE]...] [--budget=SIZE] [--report=FILE.json] "
-    "[--timeline=FILE.svg] [--verbose] [-c]\n";
+    "[--timeline=FILE.svg] [--verbose] [-c | --plan-only]\n";
 
 struct Options {
   std::string input;
   std::string output;
   bool compileOnly = false;
+  /// Stop after the memory plan: report, timeline and budget, no binary.
+  bool planOnly = false;
   bool verbose = false; // --verbose: the time of each phase on stderr
-  bool cuda = false; // --target=cuda
   ONNXImportOptions import;
-  tg::AutodiffOptions autodiff;
+  TrainingPipelineOptions pipeline;
   std::string saveTemps;
   std::string report;
   std::string timeline;
@@ -106,8 +105,8 @@ bool isFiniteNonNegative(double v) { return std::isfinite(v) && v >= 0.0; }
 bool isFinite(double v) { return std::isfinite(v); }
 bool isBeta(double v) { return v >= 0.0 && v < 1.0; }
 
-/// Parses the command line; exits on a bad flag.
-Options parseOptions(int argc, char **argv) {
+/// Parses the command line into `options`; exits on a bad flag.
+void parseOptions(int argc, char **argv, Options &options) {
   // Options docs/contract.md marks as planned.
   const llvm::StringSet<llvm::MallocAllocator> notYet = {
       "remat", "amp", "offload", "stages", "microbatches", "schedule"};
@@ -116,7 +115,6 @@ Options parseOptions(int argc, char **argv) {
       "lr",       "momentum",  "dampening",   "nesterov",     "weight-decay",
       "beta1",    "beta2",     "eps",         "save-temps",   "report",
       "device",   "budget",    "timeline"};
-  Options options;
   options.device = cantFail(parseDeviceProfile("cpu"));
   // A repeated option is an error, not "the last one wins": the training
   // binary refuses repeats too.
@@ -129,6 +127,10 @@ Options parseOptions(int argc, char **argv) {
     }
     if (arg == "-c") {
       options.compileOnly = true;
+      continue;
+    }
+    if (arg == "--plan-only") {
+      options.planOnly = true;
       continue;
     }
     if (arg == "--verbose") {
@@ -150,8 +152,8 @@ Options parseOptions(int argc, char **argv) {
       continue;
     }
     auto [name, value] = arg.drop_front(2).split('=');
-    if (name == "verbose")
-      usageError("--verbose takes no value (got '" + arg + "')");
+    if (name == "verbose" || name == "plan-only")
+      usageError("--" + name + " takes no value (got '" + arg + "')");
     if (!known.contains(name) && !notYet.contains(name))
       usageError("unknown option '--" + name + "'");
     if (!arg.contains('=')) {
@@ -166,12 +168,7 @@ Options parseOptions(int argc, char **argv) {
     if (name == "target") {
       if (value != "cpu" && value != "cuda")
         usageError("--target must be cpu or cuda, got '" + value + "'");
-      if (value == "cuda" && !config::kHaveCudaRuntime)
-        usageError("--target=cuda: this memopt was built without the CUDA "
-                   "runtime (CMake found no CUDA toolkit with cuDNN); "
-                   "rebuild memopt on a machine with them, or use "
-                   "--target=cpu");
-      options.cuda = value == "cuda";
+      options.pipeline.target = *symbolizeBackend(value);
     } else if (name == "batch") {
       int64_t batch;
       if (value.getAsInteger(10, batch) || batch < 1)
@@ -201,7 +198,7 @@ Options parseOptions(int argc, char **argv) {
       if (!loss)
         usageError("--loss must be mse, l1, bce or graph, got '" + value +
                    "'");
-      options.autodiff.loss = *loss;
+      options.pipeline.loss = *loss;
     } else if (name == "optimizer") {
       std::optional<tg::OptimizerKind> optimizer =
           llvm::StringSwitch<std::optional<tg::OptimizerKind>>(value)
@@ -212,29 +209,29 @@ Options parseOptions(int argc, char **argv) {
       if (!optimizer)
         usageError("--optimizer must be sgd, adam or adamw, got '" + value +
                    "'");
-      options.autodiff.optimizer = *optimizer;
+      options.pipeline.optimizer = *optimizer;
     } else if (name == "lr") {
-      options.autodiff.lr = parseReal(name, value, rt::isValidLearningRate,
+      options.pipeline.lr = parseReal(name, value, rt::isValidLearningRate,
                                       rt::kLearningRateRule);
     } else if (name == "momentum") {
-      options.autodiff.momentum =
+      options.pipeline.momentum =
           parseReal(name, value, isFiniteNonNegative, "a finite number >= 0");
     } else if (name == "dampening") {
-      options.autodiff.dampening =
+      options.pipeline.dampening =
           parseReal(name, value, isFinite, "a finite number");
     } else if (name == "nesterov") {
       if (value != "true" && value != "false")
         usageError("--nesterov must be true or false, got '" + value + "'");
-      options.autodiff.nesterov = value == "true";
+      options.pipeline.nesterov = value == "true";
     } else if (name == "weight-decay") {
-      options.autodiff.weightDecay =
+      options.pipeline.weightDecay =
           parseReal(name, value, isFiniteNonNegative, "a finite number >= 0");
     } else if (name == "beta1") {
-      options.autodiff.beta1 = parseReal(name, value, isBeta, "in [0, 1)");
+      options.pipeline.beta1 = parseReal(name, value, isBeta, "in [0, 1)");
     } else if (name == "beta2") {
-      options.autodiff.beta2 = parseReal(name, value, isBeta, "in [0, 1)");
+      options.pipeline.beta2 = parseReal(name, value, isBeta, "in [0, 1)");
     } else if (name == "eps") {
-      options.autodiff.eps =
+      options.pipeline.eps =
           parseReal(name, value, isFiniteNonNegative, "a finite number >= 0");
     } else if (name == "save-temps") {
       options.saveTemps = value.str();
@@ -256,9 +253,20 @@ Options parseOptions(int argc, char **argv) {
   }
   if (options.input.empty())
     usageError("no input model (usage: memopt-compile model.onnx -o BIN)");
-  if (options.output.empty())
+  if (options.planOnly && (options.compileOnly || !options.output.empty()))
+    usageError("--plan-only writes no binary: drop -c and -o (the plan goes "
+               "to --report, --timeline and --save-temps)");
+  if (!options.planOnly && options.output.empty())
     usageError("no output file (-o BIN)");
-  return options;
+  // A plan for the GPU needs no CUDA toolkit; a binary does.
+  if (options.pipeline.target == Backend::cuda && !options.planOnly &&
+      !config::kHaveCudaRuntime)
+    usageError("--target=cuda: this memopt was built without the CUDA "
+               "runtime (CMake found no CUDA toolkit with cuDNN); rebuild "
+               "memopt on a machine with them, use --target=cpu, or plan "
+               "only (--plan-only)");
+  // The step's name in the generated program and the files it writes.
+  options.pipeline.modelName = llvm::sys::path::stem(options.input).str();
 }
 
 /// Writes `text` to `path`; reports and fails on an I/O error.
@@ -326,7 +334,7 @@ LogicalResult checkGraphInputs(ModuleOp module, const Options &options) {
       if (auto name = func.getArgAttrOfType<StringAttr>(
               i, tg::TGDialect::kInputAttrName))
         names.push_back("'" + name.str() + "'");
-  bool graphLoss = options.autodiff.loss == tg::LossKind::graph;
+  bool graphLoss = options.pipeline.loss == tg::LossKind::graph;
   if (names.size() == static_cast<size_t>(rt::kTrainableGraphInputs) &&
       !graphLoss)
     return success();
@@ -343,20 +351,23 @@ LogicalResult checkGraphInputs(ModuleOp module, const Options &options) {
   return failure();
 }
 
-/// Fails when the plan does not fit --budget: no pass of this build can
-/// trade time for memory, so the predicted peak is the smallest budget
-/// memopt can reach (docs/contract.md).
-LogicalResult checkBudget(const Options &options, uint64_t peak) {
-  if (!options.budget || *options.budget >= peak)
+/// Writes the compile report (docs/contract.md, reports) to --report's
+/// temporary file, if asked; OutputFiles::commit puts it in place.
+LogicalResult writeReport(const Options &options, tool::OutputFiles &outputs,
+                          const StepEstimate &estimate, uint64_t arenaBytes,
+                          StringRef schedule, const PhaseTimes &phases,
+                          std::chrono::steady_clock::time_point start) {
+  if (options.report.empty())
     return success();
-  llvm::errs() << "memopt-compile: error: --budget=" << *options.budget
-               << " bytes (" << formatBytes(*options.budget)
-               << ") is below the predicted peak of " << peak << " bytes ("
-               << formatBytes(peak)
-               << "); no memory pass can trade time for memory in this "
-                  "build, so the smallest budget memopt can reach is "
-               << peak << " bytes (--budget=" << peak << ")\n";
-  return failure();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  llvm::json::Object report = compileReport(estimate, arenaBytes, schedule,
+                                            options.budget, seconds);
+  report["compile_phases"] = phases.toJSON();
+  return outputs.writeReport([&](raw_ostream &os) {
+    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(report))) << "\n";
+  });
 }
 
 int compile(const Options &options) {
@@ -388,7 +399,7 @@ int compile(const Options &options) {
   if (!module || failed(checkGraphInputs(*module, options)))
     return 1;
   phases.add("import", PhaseTimes::since(phaseStart));
-  std::string modelName = llvm::sys::path::stem(options.input).str();
+  const std::string &modelName = options.pipeline.modelName;
 
   // Sources go to --save-temps or a temporary directory removed at the end.
   SmallString<128> dir(options.saveTemps);
@@ -414,83 +425,68 @@ int compile(const Options &options) {
       llvm::sys::fs::remove_directories(dir);
   });
 
-  // The evaluation function makes the binary's --val-data work.
-  tg::AutodiffOptions autodiff = options.autodiff;
-  autodiff.evalStep = true;
-  PassManager training(&context);
-  phases.instrument(training);
-  training.addPass(tg::createAutodiff(autodiff));
-  training.addPass(createCanonicalizerPass());
-  // CUDA: one generated kernel per chain of elementwise ops.
-  if (options.cuda)
-    training.addNestedPass<func::FuncOp>(tg::createFuseElementwise());
-  if (failed(training.run(*module)))
+  // The pipeline of memopt-opt --memopt-training-pipeline, phase by phase,
+  // so that the IR between phases can be kept and the planned step
+  // estimated before it is lowered.
+  auto runPhase =
+      [&](llvm::function_ref<void(OpPassManager &)> build, StringRef saveAs) {
+        PassManager pm(&context);
+        phases.instrument(pm);
+        build(pm);
+        if (failed(pm.run(*module)))
+          return failure();
+        // Printed as memopt-opt prints it, so that the two compare.
+        if (keep && failed(writeFile(tempPath((modelName + saveAs).str()),
+                                     [&](raw_ostream &os) {
+                                       module->print(os);
+                                       os << "\n";
+                                     })))
+          return failure();
+        return success();
+      };
+  if (failed(runPhase(
+          [&](OpPassManager &pm) {
+            buildTrainingStepPipeline(pm, options.pipeline);
+          },
+          ".step.mlir")))
     return 1;
   auto step = *module->getOps<func::FuncOp>().begin();
-  if (keep && failed(writeFile(tempPath(modelName + ".step.mlir"),
-                               [&](raw_ostream &os) { module->print(os); })))
-    return 1;
-
-  PassManager planning(&context);
-  phases.instrument(planning);
-  // The CUDA kernels are not checked for in-place writes (cuDNN batch
-  // norm): plan them out of place.
-  WorkspaceTarget target =
-      options.cuda ? WorkspaceTarget::CUDA : WorkspaceTarget::CPU;
-  ScheduleOptions scheduleOptions;
-  scheduleOptions.target = options.cuda ? "cuda" : "cpu";
-  scheduleOptions.inPlace = !options.cuda;
-  planning.addNestedPass<func::FuncOp>(createSchedule(scheduleOptions));
-  if (failed(planning.run(*module)))
-    return 1;
-  std::string schedule = "given";
-  if (auto decision = step->getAttrOfType<DictionaryAttr>("memopt.schedule"))
-    schedule = decision.getAs<StringAttr>("strategy").str();
-  // The memory plan of each function (what tg-plan-memory does), and the
-  // predictions on the final schedule and the step's plan before the step
-  // becomes buffers.
-  // The plan phase is the loop less the estimate's share.
-  phaseStart = PhaseTimes::Clock::now();
-  double estimateSeconds = 0;
+  // Predictions on the final schedule and memory plan, taken by
+  // tg-plan-memory's hook while the step is still in tg ops (it becomes
+  // mbuf buffers right after).
   FailureOr<StepEstimate> estimate = failure();
-  for (func::FuncOp function :
-       llvm::to_vector(module->getOps<func::FuncOp>())) {
-    FailureOr<StepArenaPlan> plan =
-        planStepArena(function, target, /*queryWorkspaces=*/true,
-                      /*inPlace=*/!options.cuda);
-    if (failed(plan))
-      return 1;
-    if (function == step) {
-      auto estimateStart = PhaseTimes::Clock::now();
-      estimate =
-          StepEstimate::compute(step, options.device, target, &plan->plan);
-      if (failed(estimate))
-        return 1;
-      estimateSeconds += PhaseTimes::since(estimateStart);
-    }
-    if (failed(convertTGToMBuf(function, *plan,
-                               /*constantsInArena=*/options.cuda)))
-      return 1;
-  }
-  phases.add("plan", PhaseTimes::since(phaseStart) - estimateSeconds);
-  phases.add("estimate", estimateSeconds);
-  if (keep && failed(writeFile(tempPath(modelName + ".planned.mlir"),
-                               [&](raw_ostream &os) { module->print(os); })))
+  std::string schedule = "given";
+  auto estimateStep = [&](func::FuncOp function, const StepArenaPlan &plan) {
+    if (function != step)
+      return success();
+    if (auto decision =
+            step->getAttrOfType<DictionaryAttr>("memopt.schedule"))
+      schedule = decision.getAs<StringAttr>("strategy").str();
+    auto estimateStart = PhaseTimes::Clock::now();
+    estimate = StepEstimate::compute(step, options.device, plan.plan);
+    phases.addNested("estimate", "plan", PhaseTimes::since(estimateStart));
+    return failure(failed(estimate));
+  };
+  if (failed(runPhase(
+          [&](OpPassManager &pm) {
+            buildMemoryPlanPipeline(pm, options.pipeline, estimateStep);
+          },
+          ".planned.mlir")))
     return 1;
-
-  PassManager lowering(&context);
-  phases.instrument(lowering);
-  ConvertTGToEmitCOptions emitOptions;
-  emitOptions.modelName = modelName;
-  emitOptions.targetBackend = options.cuda ? "cuda" : "cpu";
-  lowering.addPass(createConvertTGToEmitC(emitOptions));
-  if (failed(lowering.run(*module)))
+  if (failed(estimate)) {
+    llvm::errs() << "memopt-compile: error: the module has no @train_step "
+                    "to estimate\n";
+    return 1;
+  }
+  // The lowering fixes the program's arena: the larger of the training and
+  // evaluation steps' plans (CUDA: with the constants after them). It takes
+  // a fraction of a second, so --plan-only runs it too.
+  if (failed(runPhase(
+          [&](OpPassManager &pm) { buildLoweringPipeline(pm, options.pipeline); },
+          ".emitc.mlir")))
     return 1;
   auto arenaBytes =
       (*module)->getAttrOfType<IntegerAttr>(kArenaBytesAttr).getInt();
-  if (keep && failed(writeFile(tempPath(modelName + ".emitc.mlir"),
-                               [&](raw_ostream &os) { module->print(os); })))
-    return 1;
   uint64_t peak = estimate->predictedPeakBytes(arenaBytes);
   TimelineLabels labels{modelName, describeDeviceProfile(options.device),
                         options.device.memoryBytes, peak, options.budget};
@@ -502,13 +498,27 @@ int compile(const Options &options) {
       (keep && failed(writeFile(tempPath(modelName + ".timeline.svg"),
                                 writeTimeline))))
     return 1;
-  // Over budget, the timeline shows why: it is written, nothing else.
-  if (failed(checkBudget(options, peak))) {
+  if (options.planOnly) {
+    llvm::outs() << "memopt-compile: predicted peak " << peak << " bytes ("
+                 << formatBytes(peak) << "), arena " << arenaBytes
+                 << " bytes (" << formatBytes(arenaBytes) << ")\n";
+    if (failed(writeReport(options, outputs, *estimate, arenaBytes, schedule, phases,
+                           start)))
+      return 1;
+  }
+  // Over budget, the timeline (and with --plan-only the report) shows why:
+  // they are written, nothing else.
+  if (llvm::Error error = checkBudget(options.budget, peak)) {
+    llvm::errs() << "memopt-compile: error: " << llvm::toString(std::move(error))
+                 << "\n";
     (void)outputs.commit();
     return 1;
   }
+  if (options.planOnly)
+    return failed(outputs.commit()) ? 1 : 0;
 
-  std::string cppPath = tempPath(modelName + (options.cuda ? ".cu" : ".cpp"));
+  bool cuda = options.pipeline.target == Backend::cuda;
+  std::string cppPath = tempPath(modelName + (cuda ? ".cu" : ".cpp"));
   std::string asmPath = tempPath(modelName + ".model.S");
   phaseStart = PhaseTimes::Clock::now();
   LogicalResult translated = success();
@@ -548,7 +558,7 @@ int compile(const Options &options) {
   std::string include = std::string("-I") + config::kRuntimeIncludeDir;
   std::string objectPath =
       options.compileOnly ? outputs.binaryPath() : tempPath(modelName + ".o");
-  if (options.cuda) {
+  if (cuda) {
     std::vector<std::string> nvcc = {config::kNvcc, "-O0", "-std=c++17",
                                      "--fmad=false", include};
     for (const char *const *flag = config::kCudaGencode; *flag; ++flag)
@@ -564,9 +574,8 @@ int compile(const Options &options) {
   if (!options.compileOnly) {
     std::vector<std::string> link = {config::kCxxCompiler, objectPath,
                                      asmPath, "-o", outputs.binaryPath()};
-    for (const char *const *item = options.cuda
-                                       ? config::kCudaRuntimeLinkItems
-                                       : config::kRuntimeLinkItems;
+    for (const char *const *item = cuda ? config::kCudaRuntimeLinkItems
+                                        : config::kRuntimeLinkItems;
          *item; ++item)
       link.push_back(*item);
     commands.emplace_back("link", std::move(link));
@@ -587,20 +596,9 @@ int compile(const Options &options) {
   }
 
   outputs.binaryWritten();
-
-  if (!options.report.empty()) {
-    double seconds = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
-    llvm::json::Object report = compileReport(*estimate, arenaBytes, schedule,
-                                              options.budget, seconds);
-    report["compile_phases"] = phases.toJSON();
-    if (failed(outputs.writeReport([&](raw_ostream &os) {
-          os << llvm::formatv("{0:2}", llvm::json::Value(std::move(report)))
-             << "\n";
-        })))
-      return 1;
-  }
+  if (failed(writeReport(options, outputs, *estimate, arenaBytes, schedule, phases,
+                         start)))
+    return 1;
   return failed(outputs.commit()) ? 1 : 0;
 }
 
@@ -608,6 +606,7 @@ int compile(const Options &options) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  Options options = parseOptions(argc, argv);
+  Options options;
+  parseOptions(argc, argv, options);
   return compile(options);
 }

@@ -1,8 +1,9 @@
 //===- memopt-opt.cpp - memopt's optimizer driver -------------------------===//
 //
-// MlirOptMain with memopt's dialects and passes plus the upstream passes that
-// are useful on its IR (canonicalize, cse, ...). The input's nesting is
-// checked before MLIR parses it (../common/NestingDepth.h).
+// MlirOptMain with memopt's dialects, passes and training pipeline
+// (--memopt-training-pipeline, what memopt-compile runs) plus the upstream
+// passes that are useful on its IR (canonicalize, cse, ...). The input's
+// nesting is checked before MLIR parses it (../common/NestingDepth.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +13,7 @@
 #include "memopt/Conversion/Passes.h"
 #include "memopt/Dialect/TG/Transforms/Passes.h"
 #include "memopt/InitAllDialects.h"
+#include "memopt/Pipeline/Pipeline.h"
 #include "memopt/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Support/FileUtilities.h"
@@ -26,6 +28,7 @@ int main(int argc, char **argv) {
   memopt::registerMemoptAnalysisPasses();
   memopt::registerMemoptConversionPasses();
   memopt::registerMemoptPasses();
+  memopt::registerTrainingPipeline();
   mlir::DialectRegistry registry;
   memopt::registerAllDialects(registry);
   auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(

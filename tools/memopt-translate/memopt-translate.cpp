@@ -3,14 +3,18 @@
 // mlirTranslateMain with memopt's translations, e.g.
 //   memopt-translate --import-onnx model.onnx -o model.mlir
 // and upstream's EmitC-to-C++ printer (--mlir-to-cpp) for the output of
-// convert-tg-to-emitc.
+// convert-tg-to-emitc, which keeps the module's #memopt.target.
 //
 //===----------------------------------------------------------------------===//
 
 #include "../common/NestingDepth.h"
 
+#include "memopt/Dialect/Memopt/IR/MemoptDialect.h"
 #include "memopt/Target/ONNX/ImportONNX.h"
-#include "mlir/InitAllTranslations.h"
+#include "mlir/Dialect/EmitC/IR/EmitC.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Target/Cpp/CppEmitter.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -47,11 +51,25 @@ static bool checkInputs(int argc, char **argv) {
   return true;
 }
 
+/// --mlir-to-cpp: upstream's EmitC printer, parsing with memopt's dialect
+/// too (upstream's registration knows only EmitC and its neighbours).
+static void registerToCppTranslation() {
+  mlir::TranslateFromMLIRRegistration registration(
+      "mlir-to-cpp", "translate the output of convert-tg-to-emitc to C++",
+      [](mlir::Operation *op, llvm::raw_ostream &os) {
+        return mlir::emitc::translateToCpp(op, os);
+      },
+      [](mlir::DialectRegistry &registry) {
+        registry.insert<memopt::MemoptDialect, mlir::emitc::EmitCDialect,
+                        mlir::func::FuncDialect>();
+      });
+}
+
 int main(int argc, char **argv) {
   if (!checkInputs(argc, argv))
     return 1;
   memopt::registerImportONNXTranslation();
-  mlir::registerToCppTranslation();
+  registerToCppTranslation();
   return mlir::failed(
              mlir::mlirTranslateMain(argc, argv, "memopt translation driver\n"))
              ? 1

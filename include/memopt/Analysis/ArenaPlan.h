@@ -1,20 +1,19 @@
 //===- ArenaPlan.h - Static arena offsets by liveness -----------*- C++ -*-===//
 //
-// A simple static memory plan for a single-block function: every value that
-// lives in the arena (and the scratch workspace of every op that needs one)
-// gets a byte offset, chosen best-fit by decreasing size over the live
-// intervals of the op order (as XLA's heap simulator); buffers whose
-// intervals overlap never overlap in memory. A result that an elementwise
-// kernel may write over an operand dying at its op (inPlaceCandidates) can
-// share that operand's buffer. `tg-plan-memory` runs it (planStepArena) and
-// converts the step into buffers at its places (TGToMBuf.h).
+// A simple static memory plan for a single-block function: every buffer of
+// the MemorySimulator's layout (the values that share it, or an op's
+// workspace) gets a byte offset, chosen best-fit over the live intervals
+// of the op order (as XLA's heap simulator); buffers whose intervals
+// overlap never overlap in memory. `tg-plan-memory` runs it
+// (planStepArena) and converts the step into buffers at its places
+// (TGToMBuf.h); the computation is separate from the conversion.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef MEMOPT_ANALYSIS_ARENAPLAN_H
 #define MEMOPT_ANALYSIS_ARENAPLAN_H
 
-#include "memopt/Analysis/Workspace.h"
+#include "memopt/Analysis/MemorySimulator.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Operation.h"
@@ -22,7 +21,6 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
-#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <cstdint>
 #include <optional>
@@ -35,22 +33,12 @@ public:
   /// the alignment oneDNN wants for its workspace.
   static constexpr uint64_t kAlignment = 64;
 
-  /// Plans the single block of `function`. `valueBytes(v)` is the size of
-  /// op result `v` in the arena, 0 for a value that lives elsewhere (a
-  /// result buffer, a constant); `workspaceBytes(op)` is the scratch memory
-  /// `op` needs while it runs (0: none). A value is live from its defining
-  /// op to its last use (mlir::Liveness); a workspace during its op only.
-  /// With `inPlace`, a result takes the buffer of the first of its
-  /// inPlaceCandidates that lives in the arena, has its size and is last
-  /// used by the result's op; the buffer then lives until the result's last
-  /// use. Also with `inPlace`, the operands of a tg.concat that
-  /// concatSlices allows are computed in their slice of its result: one
-  /// buffer from the first operand's op to the last use of any of them.
-  static ArenaPlan compute(mlir::Operation *function,
-                           llvm::function_ref<uint64_t(mlir::Value)> valueBytes,
-                           llvm::function_ref<uint64_t(mlir::Operation *)>
-                               workspaceBytes,
-                           bool inPlace);
+  /// Plans the given order of `simulator`'s function: its layout says
+  /// which values share a buffer (a result written in place over an
+  /// operand that dies at its op, the operands of a tg.concat computed in
+  /// their slices of its result) and how long each buffer and workspace
+  /// lives; this places them best-fit.
+  static ArenaPlan compute(const MemorySimulator &simulator);
 
   /// The arena offset of `value`, if it lives in the arena.
   std::optional<uint64_t> offset(mlir::Value value) const;
@@ -79,15 +67,12 @@ struct StepArenaPlan {
   llvm::DenseMap<mlir::Operation *, uint64_t> workspaces;
 };
 
-/// Plans the single block of `step`: arguments, constants and results
-/// computed in their result buffer (resultBufferPlacements) outside the
-/// arena, every other value and the workspaces of `target`'s kernels
-/// (none without `queryWorkspaces`) in it. Fails after a diagnostic when a
-/// workspace query fails.
-mlir::FailureOr<StepArenaPlan> planStepArena(mlir::func::FuncOp step,
-                                             WorkspaceTarget target,
-                                             bool queryWorkspaces,
-                                             bool inPlace);
+/// Plans the single block of `step` in its op order (MemorySimulator):
+/// arguments, constants and results computed in their result buffer
+/// (resultBufferPlacements) outside the arena, every other value and the
+/// workspaces tg-annotate-workspaces recorded (memopt::workspaceBytes) in
+/// it; `inPlace` as the module's #memopt.target allows.
+StepArenaPlan planStepArena(mlir::func::FuncOp step, bool inPlace);
 
 } // namespace memopt
 

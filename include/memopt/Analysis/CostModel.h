@@ -38,8 +38,8 @@ struct OpCost {
 
 class CostModel {
 public:
-  /// The library workspace `op` needs (0: none), e.g. the CPU runtime's
-  /// answer for a convolution (queryWorkspaceBytes).
+  /// The library workspace `op` needs (0: none): memopt::workspaceBytes,
+  /// what tg-annotate-workspaces recorded.
   using WorkspaceFn = std::function<uint64_t(mlir::Operation *)>;
 
   CostModel(DeviceProfile profile, WorkspaceFn workspace)

@@ -5,14 +5,12 @@
 // statistics, optimizer state, inputs and outputs) and the temporaries
 // (activations made by forward ops, gradients made by backward ops,
 // optimizer temporaries, library workspace). A temporary lives from the op
-// that makes it to its last use (mlir::Liveness), a workspace during its
-// op; sizes are rounded up to the arena alignment, as the arena plan does.
+// that makes it to its last use (MemorySimulator), a workspace during its
+// op, each at the arena bytes the step's arena plan (the one tg-plan-memory
+// converts the step with, planStepArena) gave it; bytes that buffers share
+// (in-place writes, operands computed in their concat slice) count once.
 // The peak of the temporaries is the smallest arena any plan of this
-// schedule can have; the static plan reaches it up to fragmentation. When
-// it is given the step's arena plan (the one tg-plan-memory converts the
-// step with), a temporary counts
-// its planned arena bytes, and bytes that buffers share (in-place writes,
-// operands computed in their concat slice) count once.
+// schedule can have; the static plan reaches it up to fragmentation.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,7 +21,6 @@
 #include "memopt/Analysis/StepPhases.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <array>
 #include <cstdint>
@@ -61,13 +58,12 @@ public:
     uint64_t total() const;
   };
 
-  /// The timeline of `step`'s body in its op order; `workspaceBytes(op)` is
-  /// the library workspace of `op` (0: none); `plan`, if given, is the
-  /// arena plan of `step`.
-  static MemoryTimeline
-  compute(mlir::func::FuncOp step, const StepPhases &phases,
-          llvm::function_ref<uint64_t(mlir::Operation *)> workspaceBytes,
-          const ArenaPlan *plan = nullptr);
+  /// The timeline of `step`'s body (still in tg ops) in its op order, with
+  /// the workspaces tg-annotate-workspaces recorded, placed by `plan` (the
+  /// arena plan of `step`).
+  static MemoryTimeline compute(mlir::func::FuncOp step,
+                                const StepPhases &phases,
+                                const ArenaPlan &plan);
 
   llvm::ArrayRef<Point> points() const { return timeline; }
   /// The bytes of a persistent category (constant over the step).

@@ -17,22 +17,30 @@
 #include "mlir/IR/Operation.h"
 #include "mlir/Support/LLVM.h"
 
+#include "llvm/ADT/StringRef.h"
+
 #include <cstdint>
-#include <optional>
 
 namespace memopt {
 
 /// The backend whose kernels the workspace is sized for.
 enum class WorkspaceTarget { CPU, CUDA };
 
-/// "cpu" or "cuda"; nothing for another name.
-std::optional<WorkspaceTarget> parseWorkspaceTarget(llvm::StringRef name);
+/// The workspace bytes of an op as tg-annotate-workspaces records them
+/// (an i64, present only when not 0).
+constexpr llvm::StringLiteral kWorkspaceBytesAttr = "memopt.workspace_bytes";
+
+/// The scratch bytes `op`'s kernel needs while it runs, as recorded by
+/// tg-annotate-workspaces; 0 for an op without the attribute. Everything
+/// after the annotation (schedule, plan, cost model, timeline) asks this.
+uint64_t workspaceBytes(mlir::Operation *op);
 
 /// The scratch bytes that the `target` runtime's kernel of `op` needs while
-/// it runs, 0 for an op without a workspace (tg::KernelOpInterface).
-mlir::FailureOr<uint64_t>
-queryWorkspaceBytes(mlir::Operation *op,
-                    WorkspaceTarget target = WorkspaceTarget::CPU);
+/// it runs, 0 for an op without a workspace: the op describes its kernel
+/// (tg::KernelOpInterface::getWorkspaceBytes) and the target's policy sizes
+/// it. Only tg-annotate-workspaces calls it.
+mlir::FailureOr<uint64_t> queryWorkspaceBytes(mlir::Operation *op,
+                                              WorkspaceTarget target);
 
 /// The CPU runtime's policy: oneDNN asked at compile time. Fails (with a
 /// diagnostic at the op) for a convolution when memopt was built without

@@ -27,6 +27,11 @@ def ConvertTGToEmitC : Pass<"convert-tg-to-emitc", "::mlir::ModuleOp"> {
       memopt-compile assembles) and a `main` that calls
       `memopt::rt::trainerMain`.
 
+    The runtime the step calls is the module's `#memopt.target`: cpu
+    (MemoptRuntimeCPU) or cuda (MemoptRuntimeCUDA: device memory, constants
+    in the arena views that tg-plan-memory placed after the plan); a module
+    without one is an error.
+
     A returned view other than the `mbuf.result` of its index is copied
     into the result buffer at the end of the step. Asynchronous copies,
     sends and receives are rejected: this backend has no lowering of them
@@ -43,10 +48,6 @@ def ConvertTGToEmitC : Pass<"convert-tg-to-emitc", "::mlir::ModuleOp"> {
     Option<"modelName", "model-name", "std::string", "\"\"",
            "Name of the model in messages and reports (default: the stem "
            "of the module's tg.onnx_model)">,
-    Option<"targetBackend", "target", "std::string", "\"cpu\"",
-           "The runtime the step calls: cpu (MemoptRuntimeCPU) or cuda "
-           "(MemoptRuntimeCUDA: device memory, constants copied into the "
-           "arena after the plan's temporaries)">,
     Option<"maxCallsPerFunction", "max-calls-per-function", "unsigned",
            /*default=*/"128",
            "Split a step with more kernel calls into part functions of at "

@@ -11,16 +11,60 @@
 
 include "mlir/Pass/PassBase.td"
 
+def SetTarget : Pass<"memopt-set-target", "::mlir::ModuleOp"> {
+  let summary = "Record the backend as the module's #memopt.target";
+  let description = [{
+    Sets `memopt.target = #memopt.target<BACKEND>` on the module, once, for
+    every later pass to read (docs/dialects/memopt.md). `in-place` overrides
+    the backend's default (true on cpu; cuda allows only false). A module
+    that already targets another backend is an error: the passes before
+    this one planned for that one.
+  }];
+  let dependentDialects = ["::memopt::MemoptDialect"];
+  let options = [
+    Option<"target", "target", "std::string", "\"\"",
+           "The backend: cpu or cuda (required)">,
+    Option<"inPlace", "in-place", "std::string", "\"\"",
+           "true or false: whether the memory plan may write results over "
+           "dying operands (default: the backend's)">,
+  ];
+}
+
+def AnnotateWorkspaces : Pass<"tg-annotate-workspaces", "::mlir::func::FuncOp"> {
+  let summary = "Record each op's library workspace bytes for the target";
+  let description = [{
+    Sizes the scratch memory that the kernel of every op of the function
+    needs on the module's `#memopt.target` and records it on the op as
+    `memopt.workspace_bytes = N : i64` (only where N > 0): on cpu by asking
+    oneDNN (the CPU runtime) at compile time, on cuda by the CUDA runtime's
+    policy (memopt/Runtime/CUDA/ConvWorkspace.h). This pass is the only
+    place that sizes workspaces; `tg-schedule`, `tg-plan-memory`,
+    `tg-estimate-cost` and the compile report read the attribute, and an op
+    without it has no workspace. It fails at an op whose workspace cannot
+    be sized (a convolution when memopt was built without the CPU runtime,
+    padding cuDNN cannot do).
+  }];
+  let dependentDialects = ["::memopt::MemoptDialect"];
+  let statistics = [
+    Statistic<"numAnnotated", "ops-with-workspace",
+              "Ops that need a library workspace">,
+    Statistic<"numLargest", "largest-workspace-bytes",
+              "Bytes of the largest workspace">,
+  ];
+}
+
 def Schedule : Pass<"tg-schedule", "::mlir::func::FuncOp"> {
   let summary = "Order the ops of a step for the smallest simulated memory "
                 "peak";
   let description = [{
     Simulates the arena of several candidate orders of the function's ops
     and keeps the one with the smallest peak (the given order on a tie).
-    The simulation counts what the memory plan places in the arena (op
-    results that are neither constants nor computed in a step result
-    buffer, results written in place over a dying operand counted once) and
-    the library workspace of the running op. Candidates:
+    The simulation (MemorySimulator) counts what the memory plan places in
+    the arena (op results that are neither constants nor computed in a step
+    result buffer, results written in place over a dying operand counted
+    once when the module's `#memopt.target` allows in-place writes) and the
+    library workspace of the running op as `tg-annotate-workspaces`
+    recorded it (none where it did not run). Candidates:
 
     - `given`: the order as it is;
     - `free-first`: list scheduling that always runs the ready op that frees
@@ -42,16 +86,6 @@ def Schedule : Pass<"tg-schedule", "::mlir::func::FuncOp"> {
     ListOption<"strategies", "strategies", "std::string",
                "Candidate orders to simulate: given, free-first, frees-asap "
                "(default: all)">,
-    Option<"target", "target", "std::string", "\"cpu\"",
-           "The backend whose workspaces to size: cpu (asks oneDNN at "
-           "compile time) or cuda (the CUDA runtime's policy, "
-           "memopt/Runtime/CUDA/ConvWorkspace.h)">,
-    Option<"queryWorkspaces", "query-workspaces", "bool", "true",
-           "Count library workspaces, sized by the CPU runtime at compile "
-           "time">,
-    Option<"inPlace", "in-place", "bool", "true",
-           "Count results written in place over a dying operand once, as "
-           "tg-plan-memory places them">,
   ];
   let statistics = [
     Statistic<"numGivenPeak", "given-peak-bytes",
@@ -66,15 +100,18 @@ def Schedule : Pass<"tg-schedule", "::mlir::func::FuncOp"> {
 def PlanMemory : Pass<"tg-plan-memory", "::mlir::func::FuncOp"> {
   let summary = "Static arena offsets of every temporary, in the IR";
   let description = [{
-    Plans one arena for the function's op order (ArenaPlan): liveness by
-    `mlir::Liveness`, buffers placed best-fit by decreasing size, 64-byte
+    Plans one arena for the function's op order (ArenaPlan): lifetimes and
+    shared buffers from the MemorySimulator, buffers placed best-fit by decreasing size, 64-byte
     aligned. Arguments, constants and step results computed in their result
     buffer live outside the arena; a result of an elementwise op or of
     BatchNorm (forward or backward) is written in place over an operand of
     its type that dies at the op; the operands of a `tg.concat` whose
     operands are contiguous slabs of its result are computed in their slice
     of it; library workspaces (oneDNN convolutions) are buffers of their
-    op's duration, sized by the target's runtime at compile time.
+    op's duration, of the size `tg-annotate-workspaces` recorded (none
+    where it did not run). In-place writes and concat slices are used when
+    the module's `#memopt.target` allows in-place writes (cpu by default,
+    never cuda).
 
     The function is then converted into the mbuf dialect at these places
     (docs/dialects/mbuf.md): arguments and results become views of the
@@ -82,24 +119,12 @@ def PlanMemory : Pass<"tg-plan-memory", "::mlir::func::FuncOp"> {
     `mbuf.view` at its offset (an `mbuf.subview` of the concat result for a
     sliced operand, `mbuf.result` for a result computed in its buffer) and
     every op an `mbuf.kernel` writing its result views, tied to the operand
-    it overwrites. With target=cuda, constants get arena space after the
+    it overwrites. With a cuda target, constants get arena space after the
     plan. The mbuf verifier checks that no two live views overlap.
   }];
-  let dependentDialects = ["::memopt::tg::TGDialect",
+  let dependentDialects = ["::memopt::MemoptDialect",
+                           "::memopt::tg::TGDialect",
                            "::memopt::mbuf::MBufDialect"];
-  let options = [
-    Option<"target", "target", "std::string", "\"cpu\"",
-           "The backend whose workspaces to size: cpu (asks oneDNN at "
-           "compile time) or cuda (the CUDA runtime's policy, "
-           "memopt/Runtime/CUDA/ConvWorkspace.h)">,
-    Option<"queryWorkspaces", "query-workspaces", "bool", "true",
-           "Size convolution workspaces by asking the CPU runtime (oneDNN) "
-           "at compile time; false plans none (for tests of the IR only: "
-           "the kernels abort if they need one)">,
-    Option<"inPlace", "in-place", "bool", "true",
-           "Write elementwise and BatchNorm results over a dying operand, "
-           "and concat operands into their slice of the result">,
-  ];
   let statistics = [
     Statistic<"numArenaBytes", "arena-bytes", "Bytes of the arena">,
     Statistic<"numArenaValues", "arena-values", "Values in the arena">,

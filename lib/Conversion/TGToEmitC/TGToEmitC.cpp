@@ -10,6 +10,7 @@
 #include "StepCodegen.h"
 
 #include "memopt/Conversion/TGToEmitC/TGToEmitC.h"
+#include "memopt/Dialect/Memopt/IR/MemoptDialect.h"
 #include "memopt/Dialect/TG/IR/TGOps.h"
 
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
@@ -128,12 +129,10 @@ public:
       return signalPassFailure();
     }
 
-    if (targetBackend != "cpu" && targetBackend != "cuda") {
-      module.emitError("unknown target '")
-          << targetBackend << "': expected cpu or cuda";
+    FailureOr<TargetAttr> target = lookupTarget(module, "convert-tg-to-emitc");
+    if (failed(target))
       return signalPassFailure();
-    }
-    bool cuda = targetBackend == "cuda";
+    bool cuda = target->getBackend() == Backend::cuda;
     if (failed(checkNoCast(stepFunc)) ||
         (evalFunc && failed(checkNoCast(evalFunc))))
       return signalPassFailure();
@@ -171,7 +170,7 @@ public:
       for (auto kernel : func.getBody().front().getOps<mbuf::KernelOp>()) {
         Operation *op = kernel.getComputation();
         if (isa<tg::FusedElementwiseOp>(op) && !cuda) {
-          op->emitError("tg.fused_elementwise needs target=cuda (run "
+          op->emitError("tg.fused_elementwise needs #memopt.target<cuda> (run "
                         "tg-fuse-elementwise for the CUDA backend only)");
           return signalPassFailure();
         }

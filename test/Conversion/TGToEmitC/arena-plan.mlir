@@ -1,4 +1,4 @@
-// RUN: memopt-opt %s -split-input-file -tg-plan-memory='query-workspaces=false' -convert-tg-to-emitc | FileCheck %s
+// RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-plan-memory -convert-tg-to-emitc | FileCheck %s
 
 // The views sit at the offsets of tg-plan-memory's plan: values live from
 // their op to their last use; offsets are best fit by decreasing size
@@ -8,7 +8,7 @@
 
 // A chain: 4 KiB, 4 KiB, then 1 KiB values. Each relu overwrites its input;
 // the pooled values need their own buffer while the 4 KiB one is read.
-// CHECK-LABEL: module attributes {memopt.arena_bytes = 5120 : i64}
+// CHECK-LABEL: module attributes {memopt.arena_bytes = 5120 : i64, memopt.target = #memopt.target<cpu>}
 // CHECK: "memopt::rt::Tensor relu_a = memopt::rt::arenaTensor(arenas[0], 0, {1, 1, 32, 32});"
 // CHECK: "memopt::rt::Tensor relu_b = memopt::rt::arenaTensor(arenas[0], 0, {1, 1, 32, 32});"
 // CHECK: "memopt::rt::Tensor max_pool_c = memopt::rt::arenaTensor(arenas[0], 4096, {1, 1, 16, 16});"
@@ -30,7 +30,7 @@ func.func @train_step(%x: tensor<1x1x32x32xf32> {tg.input = "input"},
 // A skip connection keeps the first value alive: the second relu cannot
 // overwrite it; the last pooled value takes the best-fitting gap (the dead
 // 4 KiB value's space) rather than the top.
-// CHECK-LABEL: module attributes {memopt.arena_bytes = 9216 : i64}
+// CHECK-LABEL: module attributes {memopt.arena_bytes = 9216 : i64, memopt.target = #memopt.target<cpu>}
 // CHECK: "memopt::rt::Tensor relu_a = memopt::rt::arenaTensor(arenas[0], 0, {1, 1, 32, 32});"
 // CHECK: "memopt::rt::Tensor relu_b = memopt::rt::arenaTensor(arenas[0], 4096, {1, 1, 32, 32});"
 // CHECK: "memopt::rt::Tensor max_pool_c = memopt::rt::arenaTensor(arenas[0], 8192, {1, 1, 16, 16});"
@@ -53,7 +53,7 @@ func.func @train_step(%x: tensor<1x1x32x32xf32> {tg.input = "input"},
 
 // Convolution workspaces are buffers of their op's duration in the same
 // plan (here 4 KiB given by the runtime, or none: the test does not query).
-// CHECK-LABEL: module attributes {memopt.arena_bytes = 0 : i64}
+// CHECK-LABEL: module attributes {memopt.arena_bytes = 0 : i64, memopt.target = #memopt.target<cpu>}
 // CHECK: memopt::rt::conv2d{{.*}}#emitc.opaque<"nullptr">
 func.func @train_step(%x: tensor<1x1x4x4xf32> {tg.input = "input"},
                       %w: tensor<1x1x1x1xf32> {tg.param = "w"},

@@ -1,9 +1,10 @@
-// RUN: memopt-opt %s -tg-plan-memory='query-workspaces=false' -convert-tg-to-emitc | FileCheck %s
-// RUN: memopt-opt %s -tg-plan-memory='query-workspaces=false' -convert-tg-to-emitc | memopt-translate --mlir-to-cpp | FileCheck %s --check-prefix=CPP
-// RUN: memopt-opt %s -tg-plan-memory -convert-tg-to-emitc | memopt-translate --mlir-to-cpp | FileCheck %s --check-prefix=WORKSPACE
+// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-plan-memory -convert-tg-to-emitc | FileCheck %s
+// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-plan-memory -convert-tg-to-emitc | memopt-translate --mlir-to-cpp | FileCheck %s --check-prefix=CPP
+// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-annotate-workspaces -tg-plan-memory -convert-tg-to-emitc | memopt-translate --mlir-to-cpp | FileCheck %s --check-prefix=WORKSPACE
 
 // Convolutions and their gradients become one call each; the optional bias
-// is `{}` when absent; the workspace is the plan's (none without queries).
+// is `{}` when absent; the workspace is the plan's (none without
+// tg-annotate-workspaces).
 
 func.func @train_step(%x: tensor<2x3x8x8xf32> {tg.input = "input"},
                       %w: tensor<4x3x3x3xf32> {tg.param = "conv.weight"},

@@ -1,6 +1,6 @@
-// RUN: memopt-opt %s -split-input-file -tg-plan-memory='target=cuda in-place=false' -convert-tg-to-emitc='target=cuda' | memopt-translate --mlir-to-cpp | FileCheck %s
-// RUN: memopt-opt %s -split-input-file -tg-plan-memory='target=cuda in-place=false' -convert-tg-to-emitc='target=cuda' | FileCheck %s --check-prefix=ARENA
-// RUN: memopt-opt %s -split-input-file -tg-plan-memory='query-workspaces=false' -convert-tg-to-emitc='target=cpu' | memopt-translate --mlir-to-cpp | FileCheck %s --check-prefix=CPU
+// RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cuda -tg-annotate-workspaces -tg-plan-memory -convert-tg-to-emitc | memopt-translate --mlir-to-cpp | FileCheck %s
+// RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cuda -tg-annotate-workspaces -tg-plan-memory -convert-tg-to-emitc | FileCheck %s --check-prefix=ARENA
+// RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-plan-memory -convert-tg-to-emitc | memopt-translate --mlir-to-cpp | FileCheck %s --check-prefix=CPU
 
 // target=cuda: every convolution gets the workspace of the CUDA backend's
 // policy (memopt/Runtime/CUDA/ConvWorkspace.h: the largest tensor, at
@@ -19,7 +19,7 @@ func.func @train_step(%x: tensor<2x3x8x8xf32> {tg.input = "input"},
 // The 4 MiB workspace (placed first: best fit by decreasing size) and the
 // constant (16 bytes, padded to 64) share the arena; the constant is live
 // across the convolution, so they do not overlap.
-// ARENA: module attributes {memopt.arena_bytes = 4194368 : i64}
+// ARENA: module attributes {memopt.arena_bytes = 4194368 : i64, memopt.target = #memopt.target<cuda>}
 
 // CHECK: static float constant_data[4] = {1.000000000e+00f, 2.000000000e+00f, 3.000000000e+00f, 4.000000000e+00f};
 // CHECK-LABEL: static void train_step(
@@ -45,6 +45,6 @@ func.func @train_step(%x: tensor<2x64x128x128xf32> {tg.input = "input"},
   return %loss, %dw : tensor<f32>, tensor<64x64x3x3xf32>
 }
 
-// ARENA: module attributes {memopt.arena_bytes = 8388608 : i64}
+// ARENA: module attributes {memopt.arena_bytes = 8388608 : i64, memopt.target = #memopt.target<cuda>}
 // CHECK: memopt::rt::conv2dBackwardFilter(input, input, dw, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1, memopt::rt::arenaWorkspace(arenas[0], 0));
 // CPU: memopt::rt::conv2dBackwardFilter(input, input, dw, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1, nullptr);

@@ -1,4 +1,4 @@
-// RUN: memopt-opt %s -verify-diagnostics -tg-plan-memory='query-workspaces=false' -convert-tg-to-emitc='target=cpu'
+// RUN: memopt-opt %s -verify-diagnostics -memopt-set-target=target=cpu -tg-plan-memory -convert-tg-to-emitc
 
 // The CPU target has no kernel for a fused body: tg-fuse-elementwise is for
 // the CUDA backend only.
@@ -6,7 +6,7 @@ func.func @train_step(%a: tensor<2x4xf32> {tg.input = "input"},
                       %b: tensor<2x4xf32> {tg.param = "skip"},
                       %loss: tensor<f32> {tg.input = "loss"})
     -> (tensor<f32> {tg.output = "loss"}, tensor<2x4xf32> {tg.output = "y"}) {
-  // expected-error @+1 {{tg.fused_elementwise needs target=cuda (run tg-fuse-elementwise for the CUDA backend only)}}
+  // expected-error @+1 {{tg.fused_elementwise needs #memopt.target<cuda> (run tg-fuse-elementwise for the CUDA backend only)}}
   %y = tg.fused_elementwise %a, %b : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32> {
   ^bb0(%x: tensor<2x4xf32>, %s: tensor<2x4xf32>):
     %0 = tg.add %x, %s : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>

@@ -1,9 +1,9 @@
-// RUN: memopt-opt %s -split-input-file -verify-diagnostics -convert-tg-to-emitc | FileCheck %s
+// RUN: memopt-opt %s -split-input-file -verify-diagnostics -memopt-set-target=target=cpu -convert-tg-to-emitc | FileCheck %s
 
 // The pass plans nothing itself: it emits the places of the mbuf IR, here
 // written by hand (a workspace at 128, the relu over its input, a second
 // arena in pinned host memory).
-// CHECK-LABEL: module attributes {memopt.arena_bytes = 320 : i64}
+// CHECK-LABEL: module attributes {memopt.arena_bytes = 320 : i64, memopt.target = #memopt.target<cpu>}
 // CHECK: "memopt::rt::Tensor conv_c = memopt::rt::arenaTensor(arenas[0], 64, {1, 1, 4, 4});"
 // CHECK: memopt::rt::conv2d{{.*}}#emitc.opaque<"memopt::rt::arenaWorkspace(arenas[0], 128)">
 // CHECK: "memopt::rt::Tensor relu_r = memopt::rt::arenaTensor(arenas[0], 64, {1, 1, 4, 4});"

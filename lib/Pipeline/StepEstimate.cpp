@@ -1,9 +1,11 @@
-//===- StepEstimate.cpp - What memopt-compile predicts of the step --------===//
+//===- StepEstimate.cpp - What memopt predicts of the planned step --------===//
 
-#include "StepEstimate.h"
+#include "memopt/Pipeline/StepEstimate.h"
 
 #include "memopt/Analysis/Workspace.h"
+#include "memopt/Analysis/DeviceProfile.h"
 
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace memopt;
@@ -11,33 +13,22 @@ namespace json = llvm::json;
 
 FailureOr<StepEstimate> StepEstimate::compute(func::FuncOp step,
                                               const DeviceProfile &device,
-                                              WorkspaceTarget target,
-                                              const ArenaPlan *plan) {
-  // oneDNN answers each workspace query in microseconds, but the cost model
-  // and the timeline both ask: remember the answers.
-  DenseMap<Operation *, uint64_t> workspaces;
-  bool failedQuery = false;
-  auto workspace = [&](Operation *op) -> uint64_t {
-    auto [it, inserted] = workspaces.try_emplace(op, 0);
-    if (inserted) {
-      FailureOr<uint64_t> bytes = queryWorkspaceBytes(op, target);
-      failedQuery |= failed(bytes);
-      it->second = succeeded(bytes) ? *bytes : 0;
-    }
-    return it->second;
-  };
+                                              const ArenaPlan &plan) {
+  FailureOr<TargetAttr> target = lookupTarget(step, "memopt-compile");
+  if (failed(target))
+    return failure();
   StepPhases phases(step);
-  StepEstimate estimate{device, target, StepCost(), MemoryTimeline()};
+  StepEstimate estimate{device, target->getBackend(), StepCost(),
+                        MemoryTimeline()};
   // The CUDA trainer keeps the step number and the seed in host memory
   // (the generated step reads them on the host).
-  if (target == WorkspaceTarget::CUDA)
+  if (estimate.target == Backend::cuda)
     for (auto [index, type] : llvm::enumerate(step.getArgumentTypes()))
       if (step.getArgAttr(index, "tg.step") || step.getArgAttr(index, "tg.seed"))
         estimate.hostScalarBytes += sizeof(int64_t);
-  estimate.cost = estimateStepCost(step, CostModel(device, workspace), phases);
-  estimate.timeline = MemoryTimeline::compute(step, phases, workspace, plan);
-  if (failedQuery)
-    return failure();
+  estimate.cost =
+      estimateStepCost(step, CostModel(device, workspaceBytes), phases);
+  estimate.timeline = MemoryTimeline::compute(step, phases, plan);
   return estimate;
 }
 
@@ -45,6 +36,17 @@ uint64_t StepEstimate::predictedPeakBytes(uint64_t arenaBytes) const {
   return arenaBytes + timeline.persistentBytes(MemoryCategory::Weights) +
          timeline.persistentBytes(MemoryCategory::OptimizerState) +
          timeline.persistentBytes(MemoryCategory::Data) - hostScalarBytes;
+}
+
+llvm::Error memopt::checkBudget(std::optional<uint64_t> budget,
+                                uint64_t peak) {
+  if (!budget || *budget >= peak)
+    return llvm::Error::success();
+  return llvm::createStringError(llvm::formatv(
+      "--budget={0} bytes ({1}) is below the predicted peak of {2} bytes "
+      "({3}); no memory pass can trade time for memory in this build, so "
+      "the smallest budget memopt can reach is {2} bytes (--budget={2})",
+      *budget, formatBytes(*budget), peak, formatBytes(peak)));
 }
 
 static int64_t jsonInt(uint64_t value) { return static_cast<int64_t>(value); }
@@ -104,7 +106,7 @@ llvm::json::Object memopt::compileReport(const StepEstimate &estimate,
       {"strategy",
        json::Object{
            {"target",
-            estimate.target == WorkspaceTarget::CUDA ? "cuda" : "cpu"},
+            stringifyBackend(estimate.target)},
            {"device",
             json::Object{{"name", device.name},
                          {"memory_bytes", jsonInt(device.memoryBytes)},

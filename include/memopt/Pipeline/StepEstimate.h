@@ -1,18 +1,20 @@
-//===- StepEstimate.h - What memopt-compile predicts of the step -*- C++ -*-===//
+//===- StepEstimate.h - What memopt predicts of the planned step -*- C++ -*-===//
 //
-// The cost model and the memory timeline of the training step on the
-// chosen device, taken before the step is lowered, and the compile report
-// (docs/contract.md, reports) built from them and from the arena plan.
+// The cost model and the memory timeline of the planned training step on
+// the chosen device, taken before the step is lowered, the budget check,
+// and the compile report (docs/contract.md, reports) built from them and
+// from the arena plan. memopt-compile calls these after the plan.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MEMOPT_TOOLS_MEMOPTCOMPILE_STEPESTIMATE_H
-#define MEMOPT_TOOLS_MEMOPTCOMPILE_STEPESTIMATE_H
+#ifndef MEMOPT_PIPELINE_STEPESTIMATE_H
+#define MEMOPT_PIPELINE_STEPESTIMATE_H
 
 #include "memopt/Analysis/CostModel.h"
 #include "memopt/Analysis/MemoryTimeline.h"
-#include "memopt/Analysis/Workspace.h"
+#include "memopt/Dialect/Memopt/IR/MemoptDialect.h"
 
+#include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 
 #include <optional>
@@ -21,17 +23,17 @@ namespace memopt {
 
 struct StepEstimate {
   DeviceProfile device;
-  WorkspaceTarget target;
+  Backend target;
   StepCost cost;
   MemoryTimeline timeline;
 
-  /// Cost model and timeline of `step` (whose arena plan is `plan`, if
-  /// given); fails (with a diagnostic) when a workspace size cannot be
-  /// known.
+  /// Cost model and timeline of `step` (still in tg ops, whose arena plan
+  /// is `plan`) on the module's #memopt.target, with the workspaces
+  /// tg-annotate-workspaces recorded; fails (with a diagnostic) when the
+  /// module has no target.
   static mlir::FailureOr<StepEstimate> compute(mlir::func::FuncOp step,
                                                const DeviceProfile &device,
-                                               WorkspaceTarget target,
-                                               const ArenaPlan *plan = nullptr);
+                                               const ArenaPlan &plan);
 
   /// Persistent bytes that stay in host memory (CUDA: step number, seed).
   uint64_t hostScalarBytes = 0;
@@ -40,6 +42,11 @@ struct StepEstimate {
   /// state, inputs and outputs) and the arena of the static plan.
   uint64_t predictedPeakBytes(uint64_t arenaBytes) const;
 };
+
+/// Fails, with the message memopt-compile prints, when `peak` does not fit
+/// `budget`: no pass of this build can trade time for memory, so the
+/// predicted peak is the smallest budget memopt can reach (docs/contract.md).
+llvm::Error checkBudget(std::optional<uint64_t> budget, uint64_t peak);
 
 /// The compile report: the estimate, the arena plan's size, the schedule
 /// tg-schedule chose, the budget (if any) and the compile time.
@@ -51,4 +58,4 @@ llvm::json::Object compileReport(const StepEstimate &estimate,
 
 } // namespace memopt
 
-#endif // MEMOPT_TOOLS_MEMOPTCOMPILE_STEPESTIMATE_H
+#endif // MEMOPT_PIPELINE_STEPESTIMATE_H

@@ -1,0 +1,32 @@
+//===- MemoptDialect.h - memopt's core dialect ------------------*- C++ -*-===//
+//
+// The memopt dialect and #memopt.target, the module attribute that every
+// pass reads to learn the backend and what it allows.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMOPT_DIALECT_MEMOPT_IR_MEMOPTDIALECT_H
+#define MEMOPT_DIALECT_MEMOPT_IR_MEMOPTDIALECT_H
+
+#include "mlir/IR/Attributes.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/Operation.h"
+
+#include "memopt/Dialect/Memopt/IR/MemoptDialect.h.inc"
+#include "memopt/Dialect/Memopt/IR/MemoptEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "memopt/Dialect/Memopt/IR/MemoptAttrs.h.inc"
+
+namespace memopt {
+
+/// The #memopt.target of the module that holds `op` (or of `op` itself, a
+/// module). When it is missing, emits `<pass>: the module has no
+/// memopt.target; ...` at `op` naming the fix, and fails.
+mlir::FailureOr<TargetAttr> lookupTarget(mlir::Operation *op,
+                                         llvm::StringRef pass);
+
+} // namespace memopt
+
+#endif // MEMOPT_DIALECT_MEMOPT_IR_MEMOPTDIALECT_H

@@ -1,0 +1,137 @@
+//===- Pipeline.h - The training pipeline as a library ----------*- C++ -*-===//
+//
+// The passes that turn an imported model into a planned, lowered training
+// step, in order, with one options struct. `memopt-opt
+// --memopt-training-pipeline='...'` and `memopt-compile` both build it
+// here, so that memopt-opt reproduces what memopt-compile lowers
+// (docs/architecture.md#the-training-pipeline):
+//
+//   memopt-set-target -> tg-autodiff -> canonicalize
+//     -> [mixed precision] -> (cuda) tg-fuse-elementwise      training step
+//   -> [partition] -> [remat / offload]
+//     -> tg-annotate-workspaces -> tg-schedule
+//     -> tg-plan-memory (plan, then convert into mbuf)          memory plan
+//   -> convert-tg-to-emitc (reads only mbuf)                   lowering
+//
+// The bracketed slots hold no pass yet; Pipeline.cpp marks where each goes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMOPT_PIPELINE_PIPELINE_H
+#define MEMOPT_PIPELINE_PIPELINE_H
+
+#include "memopt/Dialect/Memopt/IR/MemoptDialect.h"
+#include "memopt/Dialect/TG/Transforms/Passes.h"
+#include "memopt/Transforms/Passes.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+#include <string>
+
+namespace memopt {
+
+struct TrainingPipelineOptions
+    : public mlir::PassPipelineOptions<TrainingPipelineOptions> {
+  Option<Backend> target{
+      *this, "target", llvm::cl::desc("The backend the step runs on"),
+      llvm::cl::init(Backend::cpu),
+      llvm::cl::values(
+          clEnumValN(Backend::cpu, "cpu", "MemoptRuntimeCPU (oneDNN)"),
+          clEnumValN(Backend::cuda, "cuda",
+                     "MemoptRuntimeCUDA (cuDNN, cuBLAS, fused kernels)"))};
+
+  // tg-autodiff.
+  Option<tg::LossKind> loss{
+      *this, "loss",
+      llvm::cl::desc("The loss of the forward output against the target"),
+      llvm::cl::init(tg::LossKind::mse),
+      llvm::cl::values(
+          clEnumValN(tg::LossKind::mse, "mse", "mean squared error"),
+          clEnumValN(tg::LossKind::l1, "l1", "mean absolute error"),
+          clEnumValN(tg::LossKind::bce, "bce", "binary cross-entropy"),
+          clEnumValN(tg::LossKind::graph, "graph",
+                     "the forward function's rank-0 first output"))};
+  Option<tg::OptimizerKind> optimizer{
+      *this, "optimizer", llvm::cl::desc("The parameter update"),
+      llvm::cl::init(tg::OptimizerKind::sgd),
+      llvm::cl::values(
+          clEnumValN(tg::OptimizerKind::sgd, "sgd", "torch.optim.SGD"),
+          clEnumValN(tg::OptimizerKind::adam, "adam", "torch.optim.Adam"),
+          clEnumValN(tg::OptimizerKind::adamw, "adamw",
+                     "torch.optim.AdamW"))};
+  Option<double> lr{*this, "lr", llvm::cl::desc("Learning rate"),
+                    llvm::cl::init(1e-3)};
+  Option<double> momentum{*this, "momentum", llvm::cl::desc("SGD momentum"),
+                          llvm::cl::init(0.0)};
+  Option<double> dampening{*this, "dampening",
+                           llvm::cl::desc("SGD dampening"),
+                           llvm::cl::init(0.0)};
+  Option<bool> nesterov{*this, "nesterov",
+                        llvm::cl::desc("SGD with Nesterov momentum"),
+                        llvm::cl::init(false)};
+  Option<double> weightDecay{
+      *this, "weight-decay",
+      llvm::cl::desc("L2 penalty (SGD, Adam) or decoupled decay (AdamW)"),
+      llvm::cl::init(0.0)};
+  Option<double> beta1{*this, "beta1", llvm::cl::desc("Adam beta1"),
+                       llvm::cl::init(0.9)};
+  Option<double> beta2{*this, "beta2", llvm::cl::desc("Adam beta2"),
+                       llvm::cl::init(0.999)};
+  Option<double> eps{*this, "eps", llvm::cl::desc("Adam epsilon"),
+                     llvm::cl::init(1e-8)};
+  Option<bool> evalStep{
+      *this, "eval-step",
+      llvm::cl::desc("Also emit @eval_step (the training binary's "
+                     "--val-data needs it)"),
+      llvm::cl::init(true)};
+
+  // convert-tg-to-emitc.
+  Option<std::string> modelName{
+      *this, "model-name",
+      llvm::cl::desc("The model's name in the generated program (default: "
+                     "the stem of the module's tg.onnx_model)"),
+      llvm::cl::init("")};
+  Option<unsigned> maxCallsPerFunction{
+      *this, "max-calls-per-function",
+      llvm::cl::desc("Split a step of more kernel calls into part functions "
+                     "of at most this many (0: never split)"),
+      llvm::cl::init(128)};
+
+  Option<bool> planOnly{
+      *this, "plan-only",
+      llvm::cl::desc("Stop after the memory plan (no lowering)"),
+      llvm::cl::init(false)};
+
+  /// The tg-autodiff options these stand for.
+  tg::AutodiffOptions autodiffOptions() const;
+};
+
+/// memopt-set-target, tg-autodiff, canonicalize, [mixed precision], and on
+/// cuda tg-fuse-elementwise: the whole training step in tg ops.
+void buildTrainingStepPipeline(mlir::OpPassManager &pm,
+                               const TrainingPipelineOptions &options);
+
+/// [partition], [remat / offload], tg-annotate-workspaces, tg-schedule and
+/// tg-plan-memory: the op order and the static memory plan, the step
+/// converted into mbuf buffers at the plan's places. `observe`, if given,
+/// sees each function's plan before the conversion (memopt-compile's
+/// estimate).
+void buildMemoryPlanPipeline(mlir::OpPassManager &pm,
+                             const TrainingPipelineOptions &options,
+                             PlanObserver observe = nullptr);
+
+/// convert-tg-to-emitc: the planned step as EmitC, for emitc::translateToCpp.
+void buildLoweringPipeline(mlir::OpPassManager &pm,
+                           const TrainingPipelineOptions &options);
+
+/// The three in order (without the lowering under plan-only).
+void buildTrainingPipeline(mlir::OpPassManager &pm,
+                           const TrainingPipelineOptions &options);
+
+/// Registers `memopt-training-pipeline` (PassPipelineRegistration).
+void registerTrainingPipeline();
+
+} // namespace memopt
+
+#endif // MEMOPT_PIPELINE_PIPELINE_H

@@ -1,0 +1,287 @@
+//===- MemorySimulator.cpp - Live arena bytes over an op order ------------===//
+//
+// The graph is built once per function; each order is then simulated in
+// time linear in the ops and uses (no Liveness query per order): buffers
+// are merged by union-find as the plan shares them, then swept.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memopt/Analysis/MemorySimulator.h"
+
+#include "memopt/Analysis/ArenaPlan.h"
+#include "memopt/Analysis/StepMemory.h"
+#include "memopt/Analysis/Workspace.h"
+
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <optional>
+
+using namespace mlir;
+using namespace memopt;
+
+MemorySimulator::MemorySimulator(func::FuncOp function, bool inPlace) {
+  Block &body = function.getBody().front();
+  DenseMap<Value, unsigned> resultBuffers = resultBufferPlacements(function);
+  DenseMap<Operation *, unsigned> index;
+  for (Operation &op : body.without_terminator()) {
+    index[&op] = opInfo.size();
+    opInfo.push_back({&op});
+  }
+  auto addEdge = [&](unsigned from, unsigned to) {
+    if (from == to || llvm::is_contained(opInfo[to].preds, from))
+      return;
+    opInfo[to].preds.push_back(from);
+    opInfo[from].succs.push_back(to);
+  };
+  std::optional<unsigned> lastEffect;
+  for (Op &info : opInfo) {
+    Operation *op = info.op;
+    unsigned at = index[op];
+    info.workspace = llvm::alignTo(workspaceBytes(op), ArenaPlan::kAlignment);
+    for (mlir::Value operand : op->getOperands()) {
+      if (Operation *def = operand.getDefiningOp())
+        addEdge(index.lookup(def), at);
+      auto it = indexOf.find(operand);
+      if (it != indexOf.end() && !llvm::is_contained(info.operands, it->second))
+        info.operands.push_back(it->second);
+    }
+    // Ops with side effects keep their given order.
+    if (!isMemoryEffectFree(op)) {
+      if (lastEffect)
+        addEdge(*lastEffect, at);
+      lastEffect = at;
+    }
+    for (OpResult result : op->getResults()) {
+      // Every other reader of an argument runs before the op that updates
+      // it in place (where the given order allows it).
+      if (mlir::Value updated = updatedOperand(result))
+        for (Operation *user : updated.getUsers())
+          if (user != op && user->isBeforeInBlock(op))
+            addEdge(index.lookup(user), at);
+      if (!livesInArena(result, resultBuffers) || !tensorBytes(result))
+        continue;
+      indexOf[result] = valueInfo.size();
+      info.results.push_back(valueInfo.size());
+      SmallVector<std::pair<unsigned, unsigned>, 2> candidates;
+      if (inPlace)
+        for (unsigned operand : inPlaceCandidates(result)) {
+          auto it = indexOf.find(op->getOperand(operand));
+          if (it != indexOf.end())
+            candidates.push_back({operand, it->second});
+        }
+      info.inPlace.push_back(candidates);
+      valueInfo.push_back(
+          {result, llvm::alignTo(tensorBytes(result), ArenaPlan::kAlignment),
+           at, {}, false});
+    }
+  }
+  if (inPlace)
+    for (auto [value, slice] : concatSlices(
+             body, [&](mlir::Value v) { return indexOf.count(v) != 0; },
+             ArenaPlan::kAlignment)) {
+      unsigned concat = indexOf.lookup(slice.concat->getResult(0));
+      valueInfo[indexOf.lookup(value)].concat = concat;
+      valueInfo[indexOf.lookup(value)].sliceOffset = slice.offset;
+      valueInfo[concat].concat = concat;
+    }
+  for (auto [value, info] : indexOf) {
+    for (Operation *user : value.getUsers()) {
+      if (user->hasTrait<OpTrait::IsTerminator>()) {
+        valueInfo[info].liveOut = true;
+        continue;
+      }
+      unsigned at = index.lookup(user);
+      if (!llvm::is_contained(valueInfo[info].users, at))
+        valueInfo[info].users.push_back(at);
+    }
+  }
+  // Users in the given order, whatever the use-list order was.
+  for (ArenaValue &value : valueInfo)
+    llvm::sort(value.users);
+}
+
+unsigned MemorySimulator::valueIndex(mlir::Value value) const {
+  auto it = indexOf.find(value);
+  return it == indexOf.end() ? kNone : it->second;
+}
+
+SmallVector<unsigned> MemorySimulator::givenOrder() const {
+  return llvm::to_vector(llvm::seq<unsigned>(0, opInfo.size()));
+}
+
+MemorySimulator::Layout
+MemorySimulator::layout(ArrayRef<unsigned> order) const {
+  size_t numOps = opInfo.size(), numValues = valueInfo.size();
+  Layout result;
+  result.position.assign(numOps, 0);
+  for (auto [at, op] : llvm::enumerate(order))
+    result.position[op] = at;
+  SmallVector<unsigned> &position = result.position;
+  SmallVector<unsigned> &lastUse = result.lastUse;
+  lastUse.assign(numValues, 0);
+  for (auto [index, value] : llvm::enumerate(valueInfo)) {
+    lastUse[index] = value.liveOut ? numOps : position[value.def];
+    for (unsigned user : value.users)
+      lastUse[index] = std::max(lastUse[index], position[user]);
+  }
+  result.inPlaceOperand.assign(numValues, kNone);
+
+  // One set per value at first, merged (union-find) as the plan shares
+  // buffers; `offset` is a value's byte offset in its parent's buffer.
+  struct Set {
+    unsigned parent, first, last;
+    uint64_t bytes, offset;
+  };
+  SmallVector<Set> sets;
+  for (auto [index, value] : llvm::enumerate(valueInfo))
+    sets.push_back({static_cast<unsigned>(index), position[value.def],
+                    lastUse[index], value.bytes, 0});
+  auto find = [&](unsigned value) {
+    SmallVector<unsigned, 8> path;
+    while (sets[value].parent != value) {
+      path.push_back(value);
+      value = sets[value].parent;
+    }
+    // Point the path at the root, offsets relative to it.
+    for (unsigned node : llvm::reverse(path)) {
+      unsigned parent = sets[node].parent;
+      if (parent != value) {
+        sets[node].offset += sets[parent].offset;
+        sets[node].parent = value;
+      }
+    }
+    return value;
+  };
+  auto offsetOf = [&](unsigned value) {
+    return find(value) == value ? 0 : sets[value].offset;
+  };
+  // Puts the buffer of `from` into that of `into`, at `offset` in it.
+  auto merge = [&](unsigned from, unsigned into, uint64_t offset) {
+    from = find(from);
+    into = find(into);
+    if (from == into)
+      return;
+    sets[from].parent = into;
+    sets[from].offset = offset;
+    sets[into].first = std::min(sets[into].first, sets[from].first);
+    sets[into].last = std::max(sets[into].last, sets[from].last);
+  };
+  for (auto [at, opIndex] : llvm::enumerate(order)) {
+    const Op &op = opInfo[opIndex];
+    SmallVector<unsigned, 2> taken;
+    for (auto [value, candidates] : llvm::zip(op.results, op.inPlace)) {
+      auto over = llvm::find_if(candidates, [&](auto candidate) {
+        unsigned operand = candidate.second;
+        return valueInfo[operand].concat == kNone && lastUse[operand] == at &&
+               !llvm::is_contained(taken, find(operand)) &&
+               valueInfo[operand].bytes == valueInfo[value].bytes;
+      });
+      if (over != candidates.end()) {
+        taken.push_back(find(over->second));
+        result.inPlaceOperand[value] = over->first;
+        merge(value, over->second, offsetOf(over->second));
+      }
+      if (unsigned concat = valueInfo[value].concat;
+          concat != kNone && concat != value) {
+        // The concat's buffer, of the concat's size, holds the operand
+        // (and what it was written over) at its slice.
+        merge(value, concat, valueInfo[value].sliceOffset - offsetOf(value));
+      }
+    }
+  }
+
+  // The buffers in the order the plan creates them (the order breaks its
+  // placement ties): an op's workspace, then its results' buffers, each
+  // at its first value; a concat's at its first operand in a slice.
+  SmallVector<unsigned> bufferOf(numValues, kNone);
+  for (unsigned opIndex : order) {
+    const Op &op = opInfo[opIndex];
+    unsigned at = position[opIndex];
+    if (op.workspace)
+      result.buffers.push_back({{}, opIndex, at, at, op.workspace});
+    for (unsigned value : op.results) {
+      unsigned root = find(value);
+      bool concatGroup = valueInfo[root].concat == root;
+      if (bufferOf[root] != kNone ||
+          (concatGroup && valueInfo[value].concat == kNone))
+        continue;
+      bufferOf[root] = result.buffers.size();
+      result.buffers.push_back({{}, kNone, sets[root].first, sets[root].last,
+                                sets[root].bytes});
+    }
+  }
+  for (unsigned opIndex : order)
+    for (unsigned value : opInfo[opIndex].results)
+      result.buffers[bufferOf[find(value)]].values.push_back(
+          {value, offsetOf(value)});
+  return result;
+}
+
+SmallVector<uint64_t> MemorySimulator::sweep(ArrayRef<unsigned> order,
+                                             const Layout &layout) const {
+  size_t numOps = order.size();
+  SmallVector<int64_t> delta(numOps + 1, 0);
+  for (const Buffer &buffer : layout.buffers) {
+    delta[buffer.first] += buffer.bytes;
+    delta[std::min<size_t>(buffer.last, numOps - 1) + 1] -= buffer.bytes;
+  }
+  SmallVector<uint64_t> live(numOps);
+  int64_t bytes = 0;
+  for (unsigned at = 0; at < numOps; ++at) {
+    bytes += delta[at];
+    live[at] = static_cast<uint64_t>(bytes);
+  }
+  return live;
+}
+
+SmallVector<uint64_t>
+MemorySimulator::liveBytes(ArrayRef<unsigned> order) const {
+  return sweep(order, layout(order));
+}
+
+uint64_t MemorySimulator::peak(ArrayRef<unsigned> order) const {
+  uint64_t peak = 0;
+  for (uint64_t bytes : liveBytes(order))
+    peak = std::max(peak, bytes);
+  return peak;
+}
+
+SmallVector<unsigned> MemorySimulator::liveAt(ArrayRef<unsigned> order,
+                                              unsigned at) const {
+  SmallVector<unsigned> live;
+  for (const Buffer &buffer : layout(order).buffers)
+    if (buffer.first <= at && at <= buffer.last)
+      for (auto [value, offset] : buffer.values)
+        live.push_back(value);
+  llvm::sort(live);
+  return live;
+}
+
+uint64_t MemorySimulator::peakWithout(ArrayRef<unsigned> order,
+                                      unsigned value, unsigned from,
+                                      unsigned to) const {
+  Layout shared = layout(order);
+  SmallVector<uint64_t> live = sweep(order, shared);
+  const Buffer &buffer = *llvm::find_if(shared.buffers, [&](const Buffer &b) {
+    return llvm::any_of(b.values, [&](auto member) {
+      return member.first == value;
+    });
+  });
+  // The span of the buffer's other values: the plan keeps the buffer over
+  // it whatever happens to `value`.
+  unsigned first = buffer.last + 1, last = 0;
+  for (auto [other, offset] : buffer.values)
+    if (other != value) {
+      first = std::min(first, shared.position[valueInfo[other].def]);
+      last = std::max(last, shared.lastUse[other]);
+    }
+  uint64_t peak = 0;
+  for (auto [at, bytes] : llvm::enumerate(live)) {
+    bool absent = from <= at && at <= to && buffer.first <= at &&
+                  at <= buffer.last && (at < first || at > last);
+    peak = std::max(peak, absent ? bytes - buffer.bytes : bytes);
+  }
+  return peak;
+}

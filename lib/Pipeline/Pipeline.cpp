@@ -1,0 +1,90 @@
+//===- Pipeline.cpp - The training pipeline as a library ------------------===//
+//
+// Each build* function appends one phase; memopt-compile runs them as
+// separate PassManagers so that it can save the IR between phases
+// (--save-temps) and estimate the planned step before lowering it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memopt/Pipeline/Pipeline.h"
+
+#include "memopt/Conversion/Passes.h"
+#include "memopt/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace memopt;
+
+tg::AutodiffOptions TrainingPipelineOptions::autodiffOptions() const {
+  tg::AutodiffOptions autodiff;
+  autodiff.loss = loss;
+  autodiff.optimizer = optimizer;
+  autodiff.lr = lr;
+  autodiff.momentum = momentum;
+  autodiff.dampening = dampening;
+  autodiff.nesterov = nesterov;
+  autodiff.weightDecay = weightDecay;
+  autodiff.beta1 = beta1;
+  autodiff.beta2 = beta2;
+  autodiff.eps = eps;
+  autodiff.evalStep = evalStep;
+  return autodiff;
+}
+
+void memopt::buildTrainingStepPipeline(OpPassManager &pm,
+                                       const TrainingPipelineOptions &options) {
+  // Set once, first: every later pass reads the module's #memopt.target.
+  SetTargetOptions target;
+  target.target = stringifyBackend(options.target).str();
+  pm.addPass(createSetTarget(target));
+  pm.addPass(tg::createAutodiff(options.autodiffOptions()));
+  pm.addPass(createCanonicalizerPass());
+  // Slot: mixed precision. A pass that rewrites the step to bf16/fp16 with
+  // loss scaling goes here, after autodiff (it needs the backward ops) and
+  // before fusion (it changes element types).
+  // CUDA: one generated kernel per chain of elementwise ops.
+  if (options.target == Backend::cuda)
+    pm.addNestedPass<func::FuncOp>(tg::createFuseElementwise());
+}
+
+void memopt::buildMemoryPlanPipeline(OpPassManager &pm,
+                                     const TrainingPipelineOptions &,
+                                     PlanObserver observe) {
+  // Slot: partition into pipeline stages. A pass that splits the step per
+  // device goes here; everything below then runs per stage.
+  // Slot: rematerialization and offload/prefetch. Passes that trade time or
+  // transfers for memory go here, before the schedule that orders their
+  // recomputed ops and copies (they query MemorySimulator).
+  pm.addNestedPass<func::FuncOp>(createAnnotateWorkspaces());
+  pm.addNestedPass<func::FuncOp>(createSchedule());
+  // Plans each function and converts it into mbuf at the plan's places.
+  pm.addNestedPass<func::FuncOp>(observe ? createPlanMemory(std::move(observe))
+                                         : createPlanMemory());
+}
+
+void memopt::buildLoweringPipeline(OpPassManager &pm,
+                                   const TrainingPipelineOptions &options) {
+  ConvertTGToEmitCOptions lowering;
+  lowering.modelName = options.modelName;
+  lowering.maxCallsPerFunction = options.maxCallsPerFunction;
+  pm.addPass(createConvertTGToEmitC(lowering));
+}
+
+void memopt::buildTrainingPipeline(OpPassManager &pm,
+                                   const TrainingPipelineOptions &options) {
+  buildTrainingStepPipeline(pm, options);
+  buildMemoryPlanPipeline(pm, options);
+  if (!options.planOnly)
+    buildLoweringPipeline(pm, options);
+}
+
+void memopt::registerTrainingPipeline() {
+  PassPipelineRegistration<TrainingPipelineOptions>(
+      "memopt-training-pipeline",
+      "The training step of an imported model, planned and lowered to "
+      "EmitC as memopt-compile does it",
+      buildTrainingPipeline);
+}

@@ -1,0 +1,34 @@
+// RUN: memopt-opt %s --memopt-training-pipeline='target=cpu optimizer=sgd lr=0.1 plan-only=true' | FileCheck %s --check-prefix=PLAN
+// RUN: memopt-opt %s --memopt-training-pipeline='target=cpu optimizer=sgd lr=0.1' | FileCheck %s --check-prefix=LOWERED
+// RUN: memopt-opt %s --memopt-training-pipeline='target=cuda optimizer=sgd lr=0.1 plan-only=true' | FileCheck %s --check-prefix=CUDA
+// RUN: not memopt-opt %s --memopt-training-pipeline='target=tpu' 2>&1 | FileCheck %s --check-prefix=TARGET
+// RUN: not memopt-opt %s --memopt-training-pipeline='optimizer=rmsprop' 2>&1 | FileCheck %s --check-prefix=OPTIMIZER
+// RUN: not memopt-opt %s -memopt-set-target=target=cuda --memopt-training-pipeline='target=cpu' 2>&1 | FileCheck %s --check-prefix=CHANGED
+
+// The pipeline sets the target first, then builds, schedules and plans the
+// training step (and the evaluation step), converting it into mbuf buffers
+// at the plan's places, then lowers it.
+// PLAN: module attributes {memopt.target = #memopt.target<cpu>
+// PLAN-LABEL: func.func @train_step(
+// PLAN-SAME: !mbuf.view
+// PLAN-SAME: memopt.schedule
+// PLAN: mbuf.arena 0 size
+// PLAN: mbuf.kernel
+// PLAN: tg.relu
+// PLAN: tg.sgd_update
+// PLAN-LABEL: func.func @eval_step(
+// LOWERED: emitc.func @train_step(
+// LOWERED: emitc.func @main(
+// CUDA: module attributes {memopt.target = #memopt.target<cuda>
+// CUDA: tg.fused_elementwise
+// TARGET: for the --target option: Cannot find option named 'tpu'!
+// OPTIMIZER: for the --optimizer option: Cannot find option named 'rmsprop'!
+// CHANGED: memopt-set-target: the module already targets #memopt.target<cuda>; earlier passes planned for it, so it cannot become #memopt.target<cpu>
+module attributes {tg.onnx_model = "tiny.onnx"} {
+  func.func @main(%x: tensor<1x2x4x4xf32> {tg.input = "input"}, %w: tensor<2x2x1x1xf32> {tg.param = "conv.weight"}) -> (tensor<1x2x4x4xf32> {tg.output = "output"}) {
+    %y = tg.conv2d %x, %w : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+    %z = tg.relu %y : tensor<1x2x4x4xf32>
+    %s = tg.sigmoid %z : tensor<1x2x4x4xf32>
+    return %s : tensor<1x2x4x4xf32>
+  }
+}
