@@ -69,6 +69,7 @@ void memopt::buildLoweringPipeline(OpPassManager &pm,
                                    const TrainingPipelineOptions &options) {
   ConvertTGToEmitCOptions lowering;
   lowering.modelName = options.modelName;
+  lowering.maxCallsPerFunction = options.maxCallsPerFunction;
   pm.addPass(createConvertTGToEmitC(lowering));
 }
 

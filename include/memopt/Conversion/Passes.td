@@ -36,16 +36,29 @@ def ConvertTGToEmitC : Pass<"convert-tg-to-emitc", "::mlir::ModuleOp"> {
     into the result buffer at the end of the step. Asynchronous copies,
     sends and receives are rejected: this backend has no lowering of them
     yet.
+
+    Every identifier comes from one name scope per C++ scope (the file,
+    each function), so the file compiles whatever the ONNX names are. A
+    step of more than `max-calls-per-function` kernel calls becomes part
+    functions of at most that many calls, called in order, so that the C++
+    compiler's time grows linearly with the model.
   }];
   let dependentDialects = ["::mlir::emitc::EmitCDialect"];
   let options = [
     Option<"modelName", "model-name", "std::string", "\"\"",
            "Name of the model in messages and reports (default: the stem "
            "of the module's tg.onnx_model)">,
+    Option<"maxCallsPerFunction", "max-calls-per-function", "unsigned",
+           /*default=*/"128",
+           "Split a step with more kernel calls into part functions of at "
+           "most this many calls each, so that the C++ compiler's time "
+           "grows linearly with the model (0: never split)">,
   ];
   let statistics = [
     Statistic<"numKernelCalls", "kernel-calls", "Runtime kernel calls emitted">,
     Statistic<"numArenaBytes", "arena-bytes", "Bytes of the arena">,
+    Statistic<"numStepParts", "step-parts",
+              "Part functions the step functions were split into">,
     Statistic<"numResultCopies", "result-copies",
               "Results copied at the end of the step">,
   ];

@@ -96,6 +96,11 @@ struct TrainingPipelineOptions
       llvm::cl::desc("The model's name in the generated program (default: "
                      "the stem of the module's tg.onnx_model)"),
       llvm::cl::init("")};
+  Option<unsigned> maxCallsPerFunction{
+      *this, "max-calls-per-function",
+      llvm::cl::desc("Split a step of more kernel calls into part functions "
+                     "of at most this many (0: never split)"),
+      llvm::cl::init(128)};
 
   Option<bool> planOnly{
       *this, "plan-only",

@@ -64,7 +64,7 @@ private:
   const StepContext &step;
 };
 
-/// mbuf.constant: a static array `<name>_data` of the generated file and a
+/// mbuf.constant: a static array (StepContext::dataName) of the generated file and a
 /// view of it.
 class ConstantViewPattern : public OpConversionPattern<mbuf::ConstantOp> {
 public:
@@ -75,7 +75,7 @@ public:
   LogicalResult
   matchAndRewrite(mbuf::ConstantOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    std::string data = (step.name(op.getView()) + "_data").str();
+    std::string data = step.dataName(op.getView()).str();
     if (failed(declareConstantData(rewriter, op, data, op.getValue())))
       return failure();
     rewriter.replaceOp(op,

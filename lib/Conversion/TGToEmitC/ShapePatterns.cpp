@@ -14,7 +14,7 @@ using namespace memopt::codegen;
 namespace {
 
 /// tg.constant in a kernel (a device backend, whose kernels cannot read the
-/// generated file's static arrays): a static array `<name>_data` that
+/// generated file's static arrays): a static array (StepContext::dataName) that
 /// `memopt::rt::constant` copies into the kernel's view.
 class ConstantPattern : public OpConversionPattern<tg::ConstantOp> {
 public:
@@ -25,7 +25,7 @@ public:
   LogicalResult
   matchAndRewrite(tg::ConstantOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    std::string data = (step.name(op.getOutput()) + "_data").str();
+    std::string data = step.dataName(op.getOutput()).str();
     if (failed(declareConstantData(rewriter, op, data, op.getValue())))
       return failure();
     Value view = step.resultView(rewriter, op.getLoc(), op.getOutput());
@@ -69,7 +69,7 @@ protected:
 
 private:
   std::string inputArray(tg::ConcatOp op) const {
-    return (step.name(op.getOutput()) + "_inputs").str();
+    return step.arrayName(op).str();
   }
 };
 

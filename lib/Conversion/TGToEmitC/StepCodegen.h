@@ -12,6 +12,8 @@
 #ifndef MEMOPT_LIB_CONVERSION_TGTOEMITC_STEPCODEGEN_H
 #define MEMOPT_LIB_CONVERSION_TGTOEMITC_STEPCODEGEN_H
 
+#include "NameScope.h"
+
 #include "memopt/Dialect/MBuf/IR/MBufOps.h"
 
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
@@ -22,6 +24,7 @@
 
 #include <initializer_list>
 #include <map>
+#include <memory>
 #include <string>
 
 namespace memopt::codegen {
@@ -38,6 +41,12 @@ constexpr llvm::StringLiteral kEvalFunctionName = "eval_step";
 /// The global that holds the learning rate of the updates
 /// (Program::learningRate).
 constexpr llvm::StringLiteral kLearningRateName = "learning_rate";
+/// The TensorSpecs of the step's arguments and results, its arenas, and
+/// the Program.
+constexpr llvm::StringLiteral kArgsSpecsName = "kArgs";
+constexpr llvm::StringLiteral kResultsSpecsName = "kResults";
+constexpr llvm::StringLiteral kArenasSpecsName = "kArenas";
+constexpr llvm::StringLiteral kProgramName = "kProgram";
 
 /// `!emitc.opaque<"memopt::rt::Tensor">`, the type of every float view.
 mlir::Type tensorViewType(mlir::MLIRContext *context);
@@ -67,21 +76,27 @@ struct ArenaInfo {
 /// dialect, as tg-plan-memory makes it), read from the IR alone.
 class StepContext {
 public:
-  /// Names the views of `step` and reads their places. Emits a diagnostic
-  /// and fails on what the backend cannot run. The names of the
-  /// file-scope constant arrays differ from those of `sameFile`, the
-  /// context of another function of the same file.
-  static mlir::FailureOr<StepContext>
-  build(mlir::func::FuncOp step, const StepContext *sameFile = nullptr);
+  /// Names the views of `step` in a function scope nested in `file` (the
+  /// scope of the generated file, which also gets the names of the step's
+  /// constant arrays and CUDA kernels) and reads their places. Emits a
+  /// diagnostic and fails on what the backend cannot run.
+  static mlir::FailureOr<StepContext> build(mlir::func::FuncOp step,
+                                            NameScope &file);
 
   /// The place of a view, or of the tg value a kernel reads or writes
   /// through one.
   const Placement &placement(mlir::Value value) const;
   /// The C++ name of a view, or of the tg value of a kernel's view.
   llvm::StringRef name(mlir::Value value) const;
-  /// The name of the `__global__` kernel of `op`, a tg.fused_elementwise:
-  /// unique in the file, the other function's names and kernels included.
+  /// The file-scope array that holds the data of constant `value` (an
+  /// mbuf.constant view, or the result of a tg.constant kernel).
+  llvm::StringRef dataName(mlir::Value value) const;
+  /// The local array of views that concat `op` passes to its kernel.
+  llvm::StringRef arrayName(mlir::Operation *op) const;
+  /// The file-scope CUDA kernel of fused op `op`.
   llvm::StringRef kernelName(mlir::Operation *op) const;
+  /// The scope of the step function's locals.
+  NameScope &scope() const { return *localScope; }
   /// The C++ name of result buffer `index` of the step.
   llvm::StringRef resultName(unsigned index) const {
     return resultNames[index];
@@ -123,7 +138,9 @@ private:
   llvm::DenseMap<mlir::Operation *, mlir::Value> workspaces;
   llvm::DenseMap<mlir::Value, Placement> placements;
   llvm::DenseMap<mlir::Value, std::string> names;
-  llvm::DenseMap<mlir::Operation *, std::string> kernelNames;
+  llvm::DenseMap<mlir::Value, std::string> dataNames;
+  llvm::DenseMap<mlir::Operation *, std::string> opNames; // arrays, kernels
+  std::unique_ptr<NameScope> localScope;
   llvm::SmallVector<std::string> resultNames;
   std::string seedName; // the C++ name of the tg.seed argument, if any
   llvm::DenseMap<mlir::Operation *, unsigned> randomStreams;
@@ -295,6 +312,14 @@ void populateFusedElementwisePatterns(const mlir::TypeConverter &converter,
                                       mlir::RewritePatternSet &patterns,
                                       const StepContext &step);
 
+
+/// Splits the converted step function `func` into part functions of at
+/// most `maxCalls` kernel calls each (0: no limit), named in `file`, that
+/// `func` calls in order (StepSplitting.cpp). Returns the number of
+/// parts: 1 when `func` stays whole.
+mlir::FailureOr<unsigned> splitStepFunction(mlir::emitc::FuncOp func,
+                                            unsigned maxCalls,
+                                            NameScope &file);
 
 /// The learning rate of every optimizer update of `step`, if the step has
 /// updates and they all agree on it: then the binary's --lr may replace it.

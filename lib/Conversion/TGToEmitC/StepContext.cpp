@@ -27,36 +27,6 @@ namespace {
 /// The role attribute of graph outputs.
 constexpr StringLiteral kOutputRole = "tg.output";
 
-/// Names the generated code uses itself, and C++ keywords a sanitized ONNX
-/// name could spell.
-const char *const kReservedNames[] = {
-    "args",  "results", "arenas",   "main",   "memopt",   "std",
-    "kArgs", "kResults", "kArenas", "kProgram", "train_step", "eval_step",
-    "learning_rate", "auto", "bool",
-    "break", "case",    "char",     "class",  "const",    "continue",
-    "default", "delete", "do",      "double", "else",     "enum",
-    "extern", "float",  "for",      "goto",   "if",       "int",
-    "long",  "new",     "operator", "private", "public",  "register",
-    "return", "short",  "signed",   "sizeof", "static",   "struct",
-    "switch", "template", "this",   "typedef", "union",   "unsigned",
-    "void",  "volatile", "while",   "nullptr", "true",    "false"};
-
-/// `text` as a C++ identifier: runs of other characters become one `_`.
-std::string sanitize(StringRef text) {
-  std::string out;
-  for (char c : text) {
-    if (llvm::isAlnum(c))
-      out.push_back(c);
-    else if (!out.empty() && out.back() != '_')
-      out.push_back('_');
-  }
-  while (!out.empty() && out.back() == '_')
-    out.pop_back();
-  if (!out.empty() && llvm::isDigit(out.front()))
-    out.insert(0, "t_");
-  return out;
-}
-
 /// The ONNX node name in `loc`, if any.
 StringRef nodeName(Location loc) {
   if (auto name = dyn_cast<NameLoc>(loc))
@@ -81,7 +51,7 @@ std::string scopeName(StringRef node) {
     if (index + 1 == parts.size() ||
         !parts[index + 1].starts_with((part + ".").str()))
       kept.push_back(part);
-  return sanitize(llvm::join(kept, "_"));
+  return sanitizeName(llvm::join(kept, "_"));
 }
 
 /// The short kind of a tg op for names: "conv", "bn", "relu_grad", ...
@@ -147,50 +117,20 @@ LogicalResult checkFloatView(Value value, Location loc) {
                         << value.getType();
 }
 
-/// Hands out unique identifiers.
-class NameTable {
-public:
-  NameTable() {
-    for (const char *name : kReservedNames)
-      used.insert(name);
-  }
-  std::string unique(StringRef base) {
-    std::string name = base.empty() ? "t" : base.str();
-    if (used.insert(name).second)
-      return name;
-    for (unsigned i = 2;; ++i) {
-      std::string candidate = name + "_" + std::to_string(i);
-      if (used.insert(candidate).second)
-        return candidate;
-    }
-  }
-  void reserve(StringRef name) { used.insert(name); }
-
-private:
-  llvm::StringSet<> used;
-};
-
 } // namespace
 
-FailureOr<StepContext> StepContext::build(func::FuncOp step,
-                                          const StepContext *sameFile) {
+FailureOr<StepContext> StepContext::build(func::FuncOp step, NameScope &file) {
   if (!step.getBody().hasOneBlock())
     return step.emitError("the training step must have a single block");
   Block &body = step.getBody().front();
   auto returnOp = cast<func::ReturnOp>(body.getTerminator());
   StepContext context;
-  NameTable table;
-  // Constants are file-scope arrays `<name>_data`, fused kernels file-scope
-  // functions: keep clear of those of the other function of the file.
-  if (sameFile) {
-    for (auto &[value, where] : sameFile->placements)
-      if (where.kind == Placement::Kind::Constant) {
-        table.reserve(sameFile->name(value));
-        table.reserve(sameFile->name(value).str() + "_data");
-      }
-    for (auto &[op, kernel] : sameFile->kernelNames)
-      table.reserve(kernel);
-  }
+  context.localScope = std::make_unique<NameScope>(file);
+  NameScope &table = *context.localScope;
+  // The parameters of the step function, as every view declaration spells
+  // them (FunctionPatterns.cpp).
+  for (StringRef param : {kArgsName, kResultsName, kArenasName})
+    table.reserve(param);
 
   // Arguments: named after their role's value.
   for (Operation &op : body.without_terminator())
@@ -216,7 +156,7 @@ FailureOr<StepContext> StepContext::build(func::FuncOp step,
         return failure();
       context.placements[arg] = {Placement::Kind::Argument, index};
     }
-    context.names[arg] = table.unique(sanitize(name));
+    context.names[arg] = table.unique(name);
     if (isSeed)
       context.seedName = context.names[arg];
   }
@@ -233,7 +173,7 @@ FailureOr<StepContext> StepContext::build(func::FuncOp step,
     StringRef roleName = role->getName().getValue();
     StringRef name = cast<StringAttr>(role->getValue()).getValue();
     context.resultNames.push_back(table.unique(
-        roleName == kOutputRole ? sanitize(name) : "new_" + sanitize(name)));
+        roleName == kOutputRole ? name.str() : "new_" + name.str()));
   }
 
   // Views: placed by their op; named by the kernel that writes them first
@@ -268,7 +208,8 @@ FailureOr<StepContext> StepContext::build(func::FuncOp step,
       if (std::string scope = scopeName(nodeName(op.getLoc())); !scope.empty())
         base += "_" + scope;
       context.names[constant] = table.unique(base);
-      table.reserve(context.names[constant] + "_data");
+      context.dataNames[constant] =
+          file.unique(context.names[constant] + "_data");
       context.placements[constant] = {Placement::Kind::Constant, 0};
       continue;
     }
@@ -311,16 +252,16 @@ FailureOr<StepContext> StepContext::build(func::FuncOp step,
       if (!scope.empty())
         base += "_" + scope;
       context.names[out] = table.unique(base);
-      if (isa<tg::ConcatOp>(computation))
-        table.reserve(context.names[out] + "_inputs");
       if (isa<tg::ConstantOp>(computation))
-        table.reserve(context.names[out] + "_data");
+        context.dataNames[out] = file.unique(context.names[out] + "_data");
     }
-    // Named after its output's view, which may be a result of the step,
-    // named above.
-    if (auto fused = dyn_cast<tg::FusedElementwiseOp>(computation))
-      context.kernelNames[computation] = table.unique(
-          "kernel_" + context.names[context.kernelViews[fused.getOutput()]]);
+    // The helpers of the op's call, named after its (first) result.
+    if (isa<tg::ConcatOp>(computation))
+      context.opNames[computation] =
+          table.unique((context.name(computation->getResult(0)) + "_inputs").str());
+    if (isa<tg::FusedElementwiseOp>(computation))
+      context.opNames[computation] =
+          file.unique(("kernel_" + context.name(computation->getResult(0))).str());
   }
   // A view that no kernel writes (read before it is written) is named
   // after nothing; give it a name all the same.
@@ -342,15 +283,28 @@ const Placement &StepContext::placement(Value value) const {
   return it->second;
 }
 
-StringRef StepContext::kernelName(Operation *op) const {
-  auto it = kernelNames.find(op);
-  assert(it != kernelNames.end() && "not a fused op of this function");
-  return it->second;
-}
-
 StringRef StepContext::name(Value value) const {
   auto it = names.find(viewOf(value));
   assert(it != names.end() && "value of another function");
+  return it->second;
+}
+
+StringRef StepContext::dataName(Value value) const {
+  auto it = dataNames.find(viewOf(value));
+  assert(it != dataNames.end() && "not a constant of the step");
+  return it->second;
+}
+
+StringRef StepContext::arrayName(Operation *op) const {
+  auto it = opNames.find(op);
+  assert(it != opNames.end() && isa<tg::ConcatOp>(op) && "not a concat");
+  return it->second;
+}
+
+StringRef StepContext::kernelName(Operation *op) const {
+  auto it = opNames.find(op);
+  assert(it != opNames.end() && isa<tg::FusedElementwiseOp>(op) &&
+         "not a fused op");
   return it->second;
 }
 
@@ -390,7 +344,7 @@ Value StepContext::declareView(OpBuilder &builder, Location loc,
        << shapeOf(value.getType()) << ");";
     break;
   case Placement::Kind::Constant:
-    os << "memopt::rt::Tensor " << cppName << "(" << cppName << "_data, "
+    os << "memopt::rt::Tensor " << cppName << "(" << dataName(value) << ", "
        << shapeOf(value.getType()) << ");";
     break;
   }

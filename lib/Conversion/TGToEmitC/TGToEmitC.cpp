@@ -140,12 +140,19 @@ public:
     if (failed(signature) ||
         (evalFunc && failed(checkEvalSignature(evalFunc, stepFunc))))
       return signalPassFailure();
-    FailureOr<StepContext> step = StepContext::build(stepFunc, nullptr);
+    // One scope owns every file-scope identifier; the step functions' scopes
+    // nest in it.
+    NameScope file;
+    for (StringRef fixed : {kStepFunctionName, kEvalFunctionName,
+                            kLearningRateName, kArgsSpecsName,
+                            kResultsSpecsName, kArenasSpecsName, kProgramName})
+      file.reserve(fixed);
+    FailureOr<StepContext> step = StepContext::build(stepFunc, file);
     if (failed(step))
       return signalPassFailure();
     std::optional<StepContext> eval;
     if (evalFunc) {
-      FailureOr<StepContext> built = StepContext::build(evalFunc, &*step);
+      FailureOr<StepContext> built = StepContext::build(evalFunc, file);
       if (failed(built))
         return signalPassFailure();
       eval = std::move(*built);
@@ -205,6 +212,16 @@ public:
         (evalFunc && failed(convert(evalFunc, *eval, kEvalFunctionName,
                                     /*runtimeLearningRate=*/false, cuda))))
       return signalPassFailure();
+
+    // Bounded functions keep the C++ compiler's time linear in the model.
+    for (auto func : llvm::to_vector(module.getOps<emitc::FuncOp>())) {
+      FailureOr<unsigned> parts =
+          splitStepFunction(func, maxCallsPerFunction, file);
+      if (failed(parts))
+        return signalPassFailure();
+      if (*parts > 1)
+        numStepParts += *parts;
+    }
 
     emitProgram(module, *signature, modelNameOf(module, modelName), arenas,
                 learningRate, static_cast<bool>(evalFunc));

@@ -47,13 +47,13 @@ func.func @main(%x: tensor<2x3x4x4xf32> {tg.input = "input"},
 //--- constants.mlir
 
 // The constants of both functions are file-scope arrays with distinct
-// names.
+// names; the views, locals of each function, keep their names.
 // CONST: static float constant_data[1] = {2.000000000e+00f};
 // CONST-LABEL: static void train_step(
 // CONST: memopt::rt::Tensor constant(constant_data, {});
-// CONST: static float constant_2_data[1] = {2.000000000e+00f};
+// CONST: static float constant_data_2[1] = {2.000000000e+00f};
 // CONST-LABEL: static void eval_step(
-// CONST: memopt::rt::Tensor constant_2(constant_2_data, {});
+// CONST: memopt::rt::Tensor constant(constant_data_2, {});
 func.func @main(%x: tensor<2x4xf32> {tg.input = "input"},
                 %w: tensor<2x4xf32> {tg.param = "w"})
     -> (tensor<2x4xf32> {tg.output = "output"}) {

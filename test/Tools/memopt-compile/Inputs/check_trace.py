@@ -13,11 +13,15 @@ import sys
 
 trace = json.load(open(sys.argv[1]))
 # The training step only: the file also holds the evaluation function.
+# A large step is split into part functions train_step_part1, ..., defined
+# in the order train_step calls them.
 source = open(sys.argv[2]).read()
-start = source.index("static void train_step(")
-end = source.find("\nstatic ", start + 1)
-marks = re.findall(r'memopt::rt::traceKernel\("([^"]+)", "([^"]+)"\);',
-                   source[start:end if end >= 0 else len(source)])
+marks = []
+for header in re.finditer(r"^static void train_step(_part[0-9]+)?\(", source,
+                          re.MULTILINE):
+    end = source.find("\nstatic ", header.start() + 1)
+    marks += re.findall(r'memopt::rt::traceKernel\("([^"]+)", "([^"]+)"\);',
+                        source[header.start():end if end >= 0 else len(source)])
 assert marks, "no trace marks in the generated step"
 
 events = trace["traceEvents"]

@@ -1,0 +1,106 @@
+//===- PhaseTimes.cpp - Wall time of each compile phase -------------------===//
+
+#include "PhaseTimes.h"
+
+#include "mlir/Pass/Pass.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+
+using namespace mlir;
+using namespace memopt;
+
+void PhaseTimes::add(llvm::StringRef phase, double seconds) {
+  std::lock_guard<std::mutex> lock(mutex);
+  addLocked(phase, seconds);
+}
+
+void PhaseTimes::addLocked(llvm::StringRef phase, double seconds) {
+  // Time that a phase nested in this one booked already.
+  double &nested = nestedSeconds[phase];
+  double share = std::min(seconds, nested);
+  seconds -= share;
+  nested -= share;
+  auto it = llvm::find_if(phases, [&](const auto &entry) {
+    return entry.first == phase;
+  });
+  if (it == phases.end())
+    phases.emplace_back(phase.str(), seconds);
+  else
+    it->second += seconds;
+  if (verbose)
+    llvm::errs() << llvm::formatv("memopt-compile: {0,-10} {1,8:f3} s\n",
+                                  phase, seconds);
+}
+
+namespace {
+
+/// Times each pass. Adaptors (no argument) are skipped: the passes they
+/// nest are timed themselves, on the threads that run them, so a phase
+/// whose pass runs on several functions at once books their sum.
+class PhaseInstrumentation : public PassInstrumentation {
+public:
+  explicit PhaseInstrumentation(PhaseTimes &times) : times(times) {}
+
+  void runBeforePass(Pass *pass, Operation *op) override {
+    if (pass->getArgument().empty())
+      return;
+    std::lock_guard<std::mutex> lock(mutex);
+    starts[{pass, op}] = PhaseTimes::Clock::now();
+  }
+  void runAfterPass(Pass *pass, Operation *op) override { finish(pass, op); }
+  void runAfterPassFailed(Pass *pass, Operation *op) override {
+    finish(pass, op);
+  }
+
+private:
+  void finish(Pass *pass, Operation *op) {
+    llvm::StringRef argument = pass->getArgument();
+    if (argument.empty())
+      return;
+    llvm::StringRef phase =
+        llvm::StringSwitch<llvm::StringRef>(argument)
+            .Cases({"memopt-set-target", "tg-autodiff", "canonicalize",
+                    "tg-fuse-elementwise"},
+                   "autodiff")
+            .Cases({"tg-annotate-workspaces", "tg-schedule"}, "schedule")
+            .Case("tg-plan-memory", "plan")
+            .Case("convert-tg-to-emitc", "lowering")
+            .Default(argument);
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = starts.find({pass, op});
+    if (it == starts.end())
+      return;
+    times.add(phase, PhaseTimes::since(it->second));
+    starts.erase(it);
+  }
+
+  PhaseTimes &times;
+  std::mutex mutex;
+  std::map<std::pair<Pass *, Operation *>, PhaseTimes::Clock::time_point>
+      starts;
+};
+
+} // namespace
+
+void PhaseTimes::instrument(PassManager &manager) {
+  manager.addInstrumentation(std::make_unique<PhaseInstrumentation>(*this));
+}
+
+void PhaseTimes::addNested(llvm::StringRef phase, llvm::StringRef outer,
+                           double seconds) {
+  std::lock_guard<std::mutex> lock(mutex);
+  addLocked(phase, seconds);
+  nestedSeconds[outer] += seconds;
+}
+
+llvm::json::Array PhaseTimes::toJSON() const {
+  llvm::json::Array array;
+  for (const auto &[phase, seconds] : phases)
+    array.push_back(llvm::json::Object{{"phase", phase}, {"seconds", seconds}});
+  return array;
+}
