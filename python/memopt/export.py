@@ -5,7 +5,7 @@ Training mode matters: BatchNormalization then has training_mode=1 and three
 outputs (Y, running_mean, running_var), which the importer turns into a
 training step; constant folding is off so the graph is what PyTorch traced.
 
-Run: PYTHONPATH=/work/main/python /usr/bin/python3 -m memopt.export \\
+Run (from the repository root): PYTHONPATH=python /usr/bin/python3 -m memopt.export \\
        --model resnet34-unet --batch 1 --input-shape 1,512,512 -o model.onnx
 """
 import argparse

@@ -6,7 +6,7 @@
 The text is parsed with regular expressions only, so that the summary needs
 neither the MLIR Python bindings nor a build of memopt.
 
-Run: PYTHONPATH=/work/main/python /usr/bin/python3 -m memopt.summarize \\
+Run (from the repository root): PYTHONPATH=python /usr/bin/python3 -m memopt.summarize \\
        out/resnet34-unet.mlir [--import-seconds 0.14]
 """
 import argparse
