@@ -15,8 +15,24 @@ using namespace mlir;
 using namespace memopt;
 
 void PhaseTimes::add(llvm::StringRef phase, double seconds) {
+  book(phase, seconds);
+  printNew();
+}
+
+void PhaseTimes::book(llvm::StringRef phase, double seconds) {
   std::lock_guard<std::mutex> lock(mutex);
   addLocked(phase, seconds);
+}
+
+void PhaseTimes::printNew() {
+  std::lock_guard<std::mutex> lock(mutex);
+  for (auto &[phase, seconds] : phases) {
+    double &shown = printed[phase];
+    if (verbose && seconds != shown)
+      llvm::errs() << llvm::formatv("memopt-compile: {0,-10} {1,8:f3} s\n",
+                                    phase, seconds - shown);
+    shown = seconds;
+  }
 }
 
 void PhaseTimes::addLocked(llvm::StringRef phase, double seconds) {
@@ -32,9 +48,6 @@ void PhaseTimes::addLocked(llvm::StringRef phase, double seconds) {
     phases.emplace_back(phase.str(), seconds);
   else
     it->second += seconds;
-  if (verbose)
-    llvm::errs() << llvm::formatv("memopt-compile: {0,-10} {1,8:f3} s\n",
-                                  phase, seconds);
 }
 
 namespace {
@@ -75,7 +88,7 @@ private:
     auto it = starts.find({pass, op});
     if (it == starts.end())
       return;
-    times.add(phase, PhaseTimes::since(it->second));
+    times.book(phase, PhaseTimes::since(it->second));
     starts.erase(it);
   }
 

@@ -29,9 +29,14 @@ class PhaseTimes {
 public:
   explicit PhaseTimes(bool verbose) : verbose(verbose) {}
 
-  /// Adds `seconds` to `phase` (a new phase goes last); prints it with
-  /// --verbose.
+  /// Adds `seconds` to `phase` (a new phase goes last), then printNew().
   void add(llvm::StringRef phase, double seconds);
+  /// Adds `seconds` to `phase` without printing (a pass of a running pass
+  /// manager: its phase is printed once, when the manager is done).
+  void book(llvm::StringRef phase, double seconds);
+  /// With --verbose, prints each phase's seconds booked since the last
+  /// call, one line per phase.
+  void printNew();
   /// Adds `seconds` to `phase`, taken out of the next time `outer` (the
   /// phase that ran it, still running) books: the estimate runs inside
   /// tg-plan-memory's plan hook.
@@ -59,6 +64,8 @@ private:
   std::mutex mutex;
   std::vector<std::pair<std::string, double>> phases;
   llvm::StringMap<double> nestedSeconds;
+  /// The seconds of each phase printNew() has printed.
+  llvm::StringMap<double> printed;
 };
 
 } // namespace memopt

@@ -435,7 +435,9 @@ int compile(const Options &options) {
         PassManager pm(&context);
         phases.instrument(pm);
         build(pm);
-        if (failed(pm.run(*module)))
+        LogicalResult result = pm.run(*module);
+        phases.printNew();
+        if (failed(result))
           return failure();
         // Printed as memopt-opt prints it, so that the two compare.
         if (keep && failed(writeFile(tempPath((modelName + saveAs).str()),
