@@ -54,8 +54,13 @@ StepCost memopt::estimateStepCost(
     OpCost cost = model.cost(op);
     StepPhase phase = phases.phase(op);
     unsigned index = static_cast<unsigned>(phase);
-    total.flops[index] += cost.flops;
-    total.seconds[index] += cost.seconds;
+    if (isRecomputation(op)) {
+      total.recomputeFlops += cost.flops;
+      total.recomputeSeconds += cost.seconds;
+    } else {
+      total.flops[index] += cost.flops;
+      total.seconds[index] += cost.seconds;
+    }
     total.bytes += cost.bytes();
     if (each)
       each(op, cost, phase);

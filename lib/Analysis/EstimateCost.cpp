@@ -67,6 +67,8 @@ public:
                            b.getI64IntegerAttr(total.flops[1])),
             b.getNamedAttr("optimizer_flops",
                            b.getI64IntegerAttr(total.flops[2])),
+            b.getNamedAttr("recompute_flops",
+                           b.getI64IntegerAttr(total.recomputeFlops)),
             b.getNamedAttr("bytes", b.getI64IntegerAttr(total.bytes)),
             b.getNamedAttr("seconds", b.getF64FloatAttr(total.totalSeconds())),
         }));

@@ -51,13 +51,21 @@ void memopt::buildTrainingStepPipeline(OpPassManager &pm,
 }
 
 void memopt::buildMemoryPlanPipeline(OpPassManager &pm,
-                                     const TrainingPipelineOptions &,
+                                     const TrainingPipelineOptions &options,
                                      PlanObserver observe) {
   // Slot: partition into pipeline stages. A pass that splits the step per
   // device goes here; everything below then runs per stage.
-  // Slot: rematerialization and offload/prefetch. Passes that trade time or
-  // transfers for memory go here, before the schedule that orders their
-  // recomputed ops and copies (they query MemorySimulator).
+  // Rematerialization, before the schedule (which keeps each recomputed op
+  // right before its first user) and before the workspaces are annotated
+  // (so that the clones get theirs).
+  if (options.remat != "none") {
+    RematOptions remat;
+    remat.strategy = options.remat;
+    pm.addNestedPass<func::FuncOp>(createRemat(remat));
+  }
+  // Slot: offload/prefetch. A pass that trades transfers for memory goes
+  // here, before the schedule that orders its copies (it queries
+  // MemorySimulator).
   pm.addNestedPass<func::FuncOp>(createAnnotateWorkspaces());
   pm.addNestedPass<func::FuncOp>(createSchedule());
   // Plans each function and converts it into mbuf at the plan's places.

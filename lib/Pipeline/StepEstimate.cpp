@@ -29,6 +29,9 @@ FailureOr<StepEstimate> StepEstimate::compute(func::FuncOp step,
   estimate.cost =
       estimateStepCost(step, CostModel(device, workspaceBytes), phases);
   estimate.timeline = MemoryTimeline::compute(step, phases, plan);
+  if (auto remat = step->getAttrOfType<DictionaryAttr>("memopt.remat"))
+    if (auto strategy = remat.getAs<StringAttr>("strategy"))
+      estimate.remat = strategy.str();
   return estimate;
 }
 
@@ -39,14 +42,18 @@ uint64_t StepEstimate::predictedPeakBytes(uint64_t arenaBytes) const {
 }
 
 llvm::Error memopt::checkBudget(std::optional<uint64_t> budget,
-                                uint64_t peak) {
+                                uint64_t peak, StringRef remat) {
   if (!budget || *budget >= peak)
     return llvm::Error::success();
   return llvm::createStringError(llvm::formatv(
       "--budget={0} bytes ({1}) is below the predicted peak of {2} bytes "
-      "({3}); no memory pass can trade time for memory in this build, so "
-      "the smallest budget memopt can reach is {2} bytes (--budget={2})",
-      *budget, formatBytes(*budget), peak, formatBytes(peak)));
+      "({3}) with --remat={4}; memopt does not choose recomputation for a "
+      "budget yet (--remat=optimal and auto are planned), so the smallest "
+      "budget these flags reach is {2} bytes (--budget={2}){5}",
+      *budget, formatBytes(*budget), peak, formatBytes(peak), remat,
+      remat == "none" ? "; --remat=sqrt recomputes forward values to lower "
+                        "the peak"
+                      : ""));
 }
 
 static int64_t jsonInt(uint64_t value) { return static_cast<int64_t>(value); }
@@ -59,9 +66,9 @@ llvm::json::Object memopt::compileReport(const StepEstimate &estimate,
   const MemoryTimeline &timeline = estimate.timeline;
   const StepCost &cost = estimate.cost;
   const DeviceProfile &device = estimate.device;
-  // Nothing is recomputed, offloaded or sent yet: those passes do not
-  // exist in this build, so their numbers are 0 and the baseline is the
-  // step itself.
+  // Nothing is offloaded or sent yet: those passes do not exist in this
+  // build, so their numbers are 0. The baseline is the step without its
+  // recomputation.
   double compute = cost.totalSeconds();
   json::Object peakOp;
   if (!timeline.points().empty()) {
@@ -88,7 +95,7 @@ llvm::json::Object memopt::compileReport(const StepEstimate &estimate,
       {"flops",
        json::Object{{"forward", jsonInt(cost.flops[0])},
                     {"backward", jsonInt(cost.flops[1])},
-                    {"recompute", 0},
+                    {"recompute", jsonInt(cost.recomputeFlops)},
                     {"optimizer", jsonInt(cost.flops[2])}}},
       {"transfer_bytes",
        json::Object{{"offload", 0}, {"prefetch", 0}, {"send", 0}}},
@@ -99,10 +106,10 @@ llvm::json::Object memopt::compileReport(const StepEstimate &estimate,
                     {"forward", cost.seconds[0]},
                     {"backward", cost.seconds[1]},
                     {"optimizer", cost.seconds[2]},
-                    {"recompute", 0.0},
+                    {"recompute", cost.recomputeSeconds},
                     {"transfer_stall", 0.0},
                     {"total", compute}}},
-      {"baseline_predicted_seconds", compute},
+      {"baseline_predicted_seconds", compute - cost.recomputeSeconds},
       {"strategy",
        json::Object{
            {"target",
@@ -119,7 +126,7 @@ llvm::json::Object memopt::compileReport(const StepEstimate &estimate,
                          {"launch_seconds", device.launchSeconds}}},
            {"schedule", schedule},
            {"memory_plan", "liveness best-fit, in place, concat slices"},
-           {"remat", "none"},
+           {"remat", estimate.remat},
            {"amp", "none"},
            {"offload", "none"},
            {"stages", 1}}},

@@ -11,6 +11,7 @@
 #include "memopt/Transforms/Passes.h"
 
 #include "memopt/Analysis/MemorySimulator.h"
+#include "memopt/Analysis/StepPhases.h"
 #include "memopt/Dialect/Memopt/IR/MemoptDialect.h"
 #include "memopt/Dialect/TG/IR/TGOps.h"
 
@@ -118,6 +119,56 @@ private:
   std::priority_queue<Entry> ready;
 };
 
+/// `order` with every recomputation (tg-remat's clones) moved to right
+/// before the first op that depends on it, its own recomputed operands
+/// before it: a list scheduler would run a ready clone early and keep its
+/// result alive as long as the stored value it replaces.
+SmallVector<unsigned> sinkRecomputation(const MemorySimulator &graph,
+                                        ArrayRef<unsigned> order) {
+  ArrayRef<MemorySimulator::Op> ops = graph.ops();
+  SmallVector<bool> deferred(ops.size(), false), placed(ops.size(), false);
+  bool any = false;
+  for (auto [index, op] : llvm::enumerate(ops))
+    any |= deferred[index] = isRecomputation(op.op);
+  if (!any)
+    return SmallVector<unsigned>(order);
+  SmallVector<unsigned> position(ops.size());
+  for (auto [at, index] : llvm::enumerate(order))
+    position[index] = at;
+  SmallVector<unsigned> result;
+  // Places `root` after its deferred predecessors (depth first, each
+  // group in the order's sequence); the others are placed already.
+  auto place = [&](unsigned root) {
+    SmallVector<std::pair<unsigned, bool>> stack{{root, false}};
+    while (!stack.empty()) {
+      auto [index, expanded] = stack.pop_back_val();
+      if (placed[index])
+        continue;
+      if (expanded) {
+        placed[index] = true;
+        result.push_back(index);
+        continue;
+      }
+      stack.push_back({index, true});
+      SmallVector<unsigned> waiting;
+      for (unsigned pred : ops[index].preds)
+        if (deferred[pred] && !placed[pred])
+          waiting.push_back(pred);
+      llvm::sort(waiting, [&](unsigned a, unsigned b) {
+        return position[a] > position[b];
+      });
+      for (unsigned pred : waiting)
+        stack.push_back({pred, false});
+    }
+  };
+  for (unsigned index : order)
+    if (!deferred[index])
+      place(index);
+  for (unsigned index : order) // clones that nothing reads
+    place(index);
+  return result;
+}
+
 class SchedulePass : public memopt::impl::ScheduleBase<SchedulePass> {
 public:
   using ScheduleBase::ScheduleBase;
@@ -159,6 +210,7 @@ public:
                                           ? ListScheduler::Policy::FreeFirst
                                           : ListScheduler::Policy::FreesAsap)
                     .run();
+      order = sinkRecomputation(graph, order);
       uint64_t peak = graph.peak(order);
       candidates.push_back(builder.getNamedAttr(
           name, builder.getI64IntegerAttr(static_cast<int64_t>(peak))));

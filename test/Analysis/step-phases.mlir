@@ -6,7 +6,7 @@
 // The function's totals split the FLOPs by phase.
 
 // CHECK-LABEL: func.func @train_step
-// CHECK-SAME: memopt.cost = {backward_flops = 30 : i64, bytes = 472 : i64, device = "a100-40g", forward_flops = 30 : i64, optimizer_flops = 45 : i64
+// CHECK-SAME: memopt.cost = {backward_flops = 30 : i64, bytes = 472 : i64, device = "a100-40g", forward_flops = 30 : i64, optimizer_flops = 45 : i64, recompute_flops = 0 : i64
 // CHECK: tg.gemm {{.*}}memopt.cost = {bytes = 56 : i64, flops = 18 : i64, phase = "forward"
 // CHECK: tg.relu {{.*}}phase = "forward"
 // CHECK: tg.mse_loss {{.*}}phase = "forward"

@@ -1,6 +1,8 @@
 // RUN: memopt-opt %s --memopt-training-pipeline='target=cpu optimizer=sgd lr=0.1 plan-only=true' | FileCheck %s --check-prefix=PLAN
 // RUN: memopt-opt %s --memopt-training-pipeline='target=cpu optimizer=sgd lr=0.1' | FileCheck %s --check-prefix=LOWERED
 // RUN: memopt-opt %s --memopt-training-pipeline='target=cuda optimizer=sgd lr=0.1 plan-only=true' | FileCheck %s --check-prefix=CUDA
+// RUN: memopt-opt %s --memopt-training-pipeline='target=cpu optimizer=sgd lr=0.1 plan-only=true remat=sqrt' | FileCheck %s --check-prefix=REMAT
+// RUN: not memopt-opt %s --memopt-training-pipeline='remat=optimal' 2>&1 | FileCheck %s --check-prefix=REMAT-PLANNED
 // RUN: not memopt-opt %s --memopt-training-pipeline='target=tpu' 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: not memopt-opt %s --memopt-training-pipeline='optimizer=rmsprop' 2>&1 | FileCheck %s --check-prefix=OPTIMIZER
 // RUN: not memopt-opt %s -memopt-set-target=target=cuda --memopt-training-pipeline='target=cpu' 2>&1 | FileCheck %s --check-prefix=CHANGED
@@ -21,6 +23,16 @@
 // LOWERED: emitc.func @main(
 // CUDA: module attributes {memopt.target = #memopt.target<cuda>
 // CUDA: tg.fused_elementwise
+// With remat=sqrt, tg-remat runs before the schedule: the decision is on
+// the training step, the recomputed ops are kernels of the plan (the
+// evaluation step has no backward, so none).
+// REMAT-LABEL: func.func @train_step(
+// REMAT-SAME: memopt.remat = {{{.*}}strategy = "sqrt"}
+// REMAT: mbuf.kernel
+// REMAT: tg.relu {{.*}}memopt.recompute
+// REMAT-LABEL: func.func @eval_step(
+// REMAT-NOT: memopt.remat
+// REMAT-PLANNED: tg-remat: unknown strategy 'optimal'; expected none or sqrt (optimal and auto are planned)
 // TARGET: for the --target option: Cannot find option named 'tpu'!
 // OPTIMIZER: for the --optimizer option: Cannot find option named 'rmsprop'!
 // CHANGED: memopt-set-target: the module already targets #memopt.target<cuda>; earlier passes planned for it, so it cannot become #memopt.target<cpu>
@@ -28,7 +40,8 @@ module attributes {tg.onnx_model = "tiny.onnx"} {
   func.func @main(%x: tensor<1x2x4x4xf32> {tg.input = "input"}, %w: tensor<2x2x1x1xf32> {tg.param = "conv.weight"}) -> (tensor<1x2x4x4xf32> {tg.output = "output"}) {
     %y = tg.conv2d %x, %w : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
     %z = tg.relu %y : tensor<1x2x4x4xf32>
-    %s = tg.sigmoid %z : tensor<1x2x4x4xf32>
+    %t = tg.tanh %z : tensor<1x2x4x4xf32>
+    %s = tg.sigmoid %t : tensor<1x2x4x4xf32>
     return %s : tensor<1x2x4x4xf32>
   }
 }

@@ -64,7 +64,7 @@ constexpr const char *kUsage =
     "[--optimizer=sgd|adam|adamw] [--lr=F] [--momentum=F] [--dampening=F] "
     "[--nesterov=true|false] [--weight-decay=F] [--beta1=F] [--beta2=F] [--eps=F] [--save-temps=DIR] "
     "[--device=NAME[,KEY=VALUE]...] [--budget=SIZE] [--report=FILE.json] "
-    "[--timeline=FILE.svg] [--verbose] [-c | --plan-only]\n";
+    "[--timeline=FILE.svg] [--remat=none|sqrt] [--verbose] [-c | --plan-only]\n";
 
 struct Options {
   std::string input;
@@ -109,12 +109,12 @@ bool isBeta(double v) { return v >= 0.0 && v < 1.0; }
 void parseOptions(int argc, char **argv, Options &options) {
   // Options docs/contract.md marks as planned.
   const llvm::StringSet<llvm::MallocAllocator> notYet = {
-      "remat", "amp", "offload", "stages", "microbatches", "schedule"};
+      "amp", "offload", "stages", "microbatches", "schedule"};
   const llvm::StringSet<llvm::MallocAllocator> known = {
       "target",   "batch",     "input-shape", "loss",         "optimizer",
       "lr",       "momentum",  "dampening",   "nesterov",     "weight-decay",
       "beta1",    "beta2",     "eps",         "save-temps",   "report",
-      "device",   "budget",    "timeline"};
+      "device",   "budget",    "timeline",    "remat"};
   options.device = cantFail(parseDeviceProfile("cpu"));
   // A repeated option is an error, not "the last one wins": the training
   // binary refuses repeats too.
@@ -235,6 +235,15 @@ void parseOptions(int argc, char **argv, Options &options) {
     } else if (name == "eps") {
       options.pipeline.eps =
           parseReal(name, value, isFiniteNonNegative, "a finite number >= 0");
+    } else if (name == "remat") {
+      if (value == "optimal" || value == "auto")
+        usageError("--remat=" + value +
+                   " is planned, not implemented yet: use --remat=none or "
+                   "--remat=sqrt");
+      if (value != "none" && value != "sqrt")
+        usageError("--remat must be none or sqrt (optimal and auto are "
+                   "planned), got '" + value + "'");
+      options.pipeline.remat = value.str();
     } else if (name == "save-temps") {
       options.saveTemps = value.str();
     } else if (name == "report") {
@@ -512,7 +521,8 @@ int compile(const Options &options) {
   }
   // Over budget, the timeline (and with --plan-only the report) shows why:
   // they are written, nothing else.
-  if (llvm::Error error = checkBudget(options.budget, peak)) {
+  if (llvm::Error error = checkBudget(options.budget, peak,
+                                          options.pipeline.remat)) {
     llvm::errs() << "memopt-compile: error: " << llvm::toString(std::move(error))
                  << "\n";
     (void)outputs.commit();

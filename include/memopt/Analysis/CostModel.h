@@ -59,15 +59,23 @@ private:
 
 /// The cost of a whole step, by phase (indexed by StepPhase).
 struct StepCost {
+  /// By StepPhase, recomputation (tg-remat's clones) apart.
   uint64_t flops[3] = {0, 0, 0};
   double seconds[3] = {0, 0, 0};
+  uint64_t recomputeFlops = 0;
+  double recomputeSeconds = 0;
   uint64_t bytes = 0;
 
-  uint64_t totalFlops() const { return flops[0] + flops[1] + flops[2]; }
-  double totalSeconds() const { return seconds[0] + seconds[1] + seconds[2]; }
+  uint64_t totalFlops() const {
+    return flops[0] + flops[1] + flops[2] + recomputeFlops;
+  }
+  double totalSeconds() const {
+    return seconds[0] + seconds[1] + seconds[2] + recomputeSeconds;
+  }
 };
 
-/// Costs every op of `step` in order and sums by phase; `each` (optional)
+/// Costs every op of `step` in order and sums by phase (an op marked as
+/// recomputation in its own sum); `each` (optional)
 /// sees every op that runs a kernel with its cost and phase (a fused
 /// elementwise op once, not the ops of its body).
 StepCost estimateStepCost(

@@ -9,7 +9,9 @@
 //              results (BatchNorm running statistics) depend on; no
 //              gradient is among them, since neither depends on a gradient;
 //   backward   every other op (gradients, and what only they use).
-// Rematerialized forward ops (recompute) will be marked by the remat pass.
+// Forward ops that tg-remat cloned into the backward (recomputation) are
+// backward ops by this rule; they carry `memopt.recompute`
+// (isRecomputation), which the cost model sums apart.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +23,15 @@
 #include "llvm/ADT/StringRef.h"
 
 namespace memopt {
+
+/// The unit attribute that tg-remat puts on the forward ops it clones into
+/// the backward; tg-schedule keeps them right before their first user.
+constexpr llvm::StringLiteral kRecomputeAttr = "memopt.recompute";
+
+/// Whether `op` recomputes a forward value (tg-remat's clone).
+inline bool isRecomputation(mlir::Operation *op) {
+  return op->hasAttr(kRecomputeAttr);
+}
 
 enum class StepPhase { Forward, Backward, Optimizer };
 

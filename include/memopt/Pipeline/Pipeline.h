@@ -8,7 +8,7 @@
 //
 //   memopt-set-target -> tg-autodiff -> canonicalize
 //     -> [mixed precision] -> (cuda) tg-fuse-elementwise      training step
-//   -> [partition] -> [remat / offload]
+//   -> [partition] -> tg-remat (strategy != none) -> [offload]
 //     -> tg-annotate-workspaces -> tg-schedule
 //     -> tg-plan-memory (plan, then convert into mbuf)          memory plan
 //   -> convert-tg-to-emitc (reads only mbuf)                   lowering
@@ -90,6 +90,13 @@ struct TrainingPipelineOptions
                      "--val-data needs it)"),
       llvm::cl::init(true)};
 
+  // tg-remat.
+  Option<std::string> remat{
+      *this, "remat",
+      llvm::cl::desc("Rematerialization strategy: none or sqrt (tg-remat; "
+                     "optimal and auto are planned)"),
+      llvm::cl::init("none")};
+
   // convert-tg-to-emitc.
   Option<std::string> modelName{
       *this, "model-name",
@@ -116,7 +123,8 @@ struct TrainingPipelineOptions
 void buildTrainingStepPipeline(mlir::OpPassManager &pm,
                                const TrainingPipelineOptions &options);
 
-/// [partition], [remat / offload], tg-annotate-workspaces, tg-schedule and
+/// [partition], tg-remat (unless remat=none), [offload],
+/// tg-annotate-workspaces, tg-schedule and
 /// tg-plan-memory: the op order and the static memory plan, the step
 /// converted into mbuf buffers at the plan's places. `observe`, if given,
 /// sees each function's plan before the conversion (memopt-compile's

@@ -26,6 +26,9 @@ struct StepEstimate {
   Backend target;
   StepCost cost;
   MemoryTimeline timeline;
+  /// The rematerialization strategy tg-remat recorded (memopt.remat), or
+  /// "none".
+  std::string remat = "none";
 
   /// Cost model and timeline of `step` (still in tg ops, whose arena plan
   /// is `plan`) on the module's #memopt.target, with the workspaces
@@ -43,10 +46,12 @@ struct StepEstimate {
   uint64_t predictedPeakBytes(uint64_t arenaBytes) const;
 };
 
-/// Fails, with the message memopt-compile prints, when `peak` does not fit
-/// `budget`: no pass of this build can trade time for memory, so the
-/// predicted peak is the smallest budget memopt can reach (docs/contract.md).
-llvm::Error checkBudget(std::optional<uint64_t> budget, uint64_t peak);
+/// Fails, with the message memopt-compile prints, when `peak` (planned
+/// with rematerialization strategy `remat`) does not fit `budget`: memopt
+/// does not choose recomputation for a budget yet, so the predicted peak
+/// is the smallest budget these flags reach (docs/contract.md).
+llvm::Error checkBudget(std::optional<uint64_t> budget, uint64_t peak,
+                        llvm::StringRef remat);
 
 /// The compile report: the estimate, the arena plan's size, the schedule
 /// tg-schedule chose, the budget (if any) and the compile time.

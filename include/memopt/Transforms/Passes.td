@@ -30,6 +30,51 @@ def SetTarget : Pass<"memopt-set-target", "::mlir::ModuleOp"> {
   ];
 }
 
+def Remat : Pass<"tg-remat", "::mlir::func::FuncOp"> {
+  let summary = "Recompute forward values in the backward instead of "
+                "storing them";
+  let description = [{
+    Rematerialization (docs/passes/remat.md). The strategy chooses which
+    forward values of the training step are recomputed in the backward
+    rather than kept alive from the forward; each such value's defining op
+    (and the recomputed ancestors it needs, read from stored values) is
+    cloned right before the value's first backward use, the backward uses
+    are rewired to the clone, and the clones carry `memopt.recompute`.
+    Only deterministic, side-effect free forward ops are recomputed (never
+    dropout, optimizer updates or running-statistics updates: a recomputed
+    `tg.batch_norm` reads the forward's saved statistics in place of the
+    running statistics and its running-statistics results stay unused).
+
+    - `none`: nothing is recomputed (the pass changes nothing);
+    - `sqrt`: Chen et al. 2016: the forward ops, in program order, are cut
+      into segments of ceil(sqrt(n)) ops; a value read by a forward op of
+      a later segment (a segment boundary, a skip connection), returned, or
+      made by an op that cannot be recomputed is stored; every other
+      forward value the backward reads is recomputed from the stored values
+      of its own segment.
+
+    The decision is recorded on the function: `memopt.remat = {strategy,
+    segment_ops, recomputed_values, recomputed_ops, stored_values,
+    flops_added, simulated_peak_bytes = {before, after}}` (peaks of the
+    given order by the MemorySimulator, without workspaces, which are
+    annotated later). tg-schedule keeps every recomputed op right before
+    the first op that depends on it.
+  }];
+  let dependentDialects = ["::memopt::tg::TGDialect"];
+  let options = [
+    Option<"strategy", "strategy", "std::string", "\"none\"",
+           "Which values to recompute: none or sqrt">,
+  ];
+  let statistics = [
+    Statistic<"numBytesSaved", "bytes-saved",
+              "Simulated peak of the given order before minus after">,
+    Statistic<"numFlopsAdded", "flops-added",
+              "FLOPs of the recomputed ops">,
+    Statistic<"numRecomputedOps", "recomputed-ops",
+              "Ops cloned into the backward">,
+  ];
+}
+
 def AnnotateWorkspaces : Pass<"tg-annotate-workspaces", "::mlir::func::FuncOp"> {
   let summary = "Record each op's library workspace bytes for the target";
   let description = [{
