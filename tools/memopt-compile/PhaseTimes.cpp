@@ -80,6 +80,7 @@ private:
             .Cases({"memopt-set-target", "tg-autodiff", "canonicalize",
                     "tg-fuse-elementwise"},
                    "autodiff")
+            .Case("tg-remat", "remat")
             .Cases({"tg-annotate-workspaces", "tg-schedule"}, "schedule")
             .Case("tg-plan-memory", "plan")
             .Case("convert-tg-to-emitc", "lowering")
