@@ -7,6 +7,9 @@ PACKAGES=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   libonnx-dev libprotobuf-dev protobuf-compiler
   python3-onnx python3-torch python3-torchvision
+  # The synthetic radiographs: scikit-image (CLAHE, unsharp masking; it
+  # brings SciPy) and Pillow (16-bit PNG).
+  python3-skimage python3-pil
   ninja-build cmake g++ ccache libgtest-dev libdnnl-dev
   # oneDNN's CMake package (dnnl-config.cmake) requires OpenCL's headers
   # and library: Debian's oneDNN is built with its OpenCL GPU runtime, and

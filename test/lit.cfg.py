@@ -16,6 +16,8 @@ config.excludes = ["Inputs", "Unit", "CMakeLists.txt", "lit.cfg.py", "lit.site.c
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%memopt_src", config.memopt_src_root))
+# The build directory (its bin/ holds the tools), for scripts that take one.
+config.substitutions.append(("%memopt_obj", config.memopt_obj_root))
 
 llvm_config.with_system_environment(["HOME", "TMPDIR", "CUDA_VISIBLE_DEVICES"])
 llvm_config.use_default_substitutions()

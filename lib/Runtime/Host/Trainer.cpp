@@ -95,6 +95,10 @@ private:
   Trace trace;
   int64_t loggedStep = 0;
   double loggedAt = 0.0;
+  // Where this run's training began (a resumed run: after the checkpoint),
+  // for the time left at the average step time so far.
+  int64_t startStep = 0;
+  double startedAt = 0.0;
 };
 
 Status Trainer::checkOutputs() {
@@ -225,8 +229,8 @@ Status Trainer::setUp() {
               static_cast<long long>(totalSteps),
               static_cast<long long>(stepsPerEpoch));
   std::fflush(stdout);
-  loggedStep = progress.step;
-  loggedAt = seconds();
+  loggedStep = startStep = progress.step;
+  loggedAt = startedAt = seconds();
   return Status();
 }
 
@@ -324,9 +328,13 @@ void Trainer::log(int64_t step) {
   double now = seconds();
   double images = static_cast<double>((step - loggedStep) * buffers.batchSize);
   double rate = now > loggedAt ? images / (now - loggedAt) : 0.0;
-  std::printf("step %lld/%lld  loss %.6g  images/s %.1f\n",
+  double perStep = (now - startedAt) / static_cast<double>(step - startStep);
+  auto left = static_cast<long long>(
+      std::llround(perStep * static_cast<double>(totalSteps - step)));
+  std::printf("step %lld/%lld  loss %.6g  images/s %.1f  eta %lld:%02lld:%02lld\n",
               static_cast<long long>(step), static_cast<long long>(totalSteps),
-              progress.losses.back(), rate);
+              progress.losses.back(), rate, left / 3600, left / 60 % 60,
+              left % 60);
   std::fflush(stdout);
   loggedStep = step;
   loggedAt = now;
