@@ -10,6 +10,9 @@ PACKAGES=(
   # The synthetic radiographs: scikit-image (CLAHE, unsharp masking; it
   # brings SciPy) and Pillow (16-bit PNG).
   python3-skimage python3-pil
+  # The Python API's tests: pytest, in a virtual environment that
+  # `pip install ./python` installs memopt into.
+  python3-pytest python3-venv
   ninja-build cmake g++ ccache libgtest-dev libdnnl-dev
   # oneDNN's CMake package (dnnl-config.cmake) requires OpenCL's headers
   # and library: Debian's oneDNN is built with its OpenCL GPU runtime, and

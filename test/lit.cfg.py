@@ -42,6 +42,8 @@ if python_has("onnx"):
     config.available_features.add("onnx")
 if python_has("torch"):
     config.available_features.add("torch")
+if python_has("pytest"):
+    config.available_features.add("pytest")
 # cuda: memopt-compile --target=cuda can build binaries (the CUDA runtime,
 # with cuDNN, was built). cuda-gpu: they can also run here, a GPU being
 # visible; GPU tests REQUIRE it and are reported UNSUPPORTED elsewhere.

@@ -1,3 +1,18 @@
-"""memopt Python side: builds the reference PyTorch models and exports them to
-ONNX (training mode, opset 17) so the C++ compiler has fixed, reproducible inputs.
+"""memopt's Python side.
+
+- The API (memopt.api): export a torch.nn.Module in training mode, compile
+  its training step with memopt-compile, train with the generated binary
+  and a progress bar, load the trained ONNX weights back into the module,
+  read the reports, show the memory timeline.
+- The reference models and their ONNX export (memopt.models,
+  memopt.export), synthetic data sets (memopt.make_dataset,
+  memopt.radiographs), the checks against PyTorch (memopt.testing).
 """
+
+from memopt.api import (CompileResult, MemoptError, ProgressBar, compile,
+                        export_module, load_weights, read_report,
+                        show_timeline, train)
+
+__all__ = ["CompileResult", "MemoptError", "ProgressBar", "compile",
+           "export_module", "load_weights", "read_report", "show_timeline",
+           "train"]
