@@ -264,6 +264,21 @@ void parseOptions(int argc, char **argv, Options &options) {
   }
   if (options.input.empty())
     usageError("no input model (usage: memopt-compile model.onnx -o BIN)");
+  // An optimizer's hyperparameter given for another optimizer would do
+  // nothing: refuse it rather than train with something else than asked.
+  bool sgd = options.pipeline.optimizer == tg::OptimizerKind::sgd;
+  for (StringRef flag : {"momentum", "dampening", "nesterov"})
+    if (!sgd && seen.contains(flag))
+      usageError("--" + flag + " is an SGD option; --optimizer=" +
+                 (options.pipeline.optimizer == tg::OptimizerKind::adam
+                      ? "adam"
+                      : "adamw") +
+                 " does not use it (drop it, or use --optimizer=sgd)");
+  for (StringRef flag : {"beta1", "beta2", "eps"})
+    if (sgd && seen.contains(flag))
+      usageError("--" + flag + " is an Adam/AdamW option; --optimizer=sgd "
+                 "does not use it (drop it, or use --optimizer=adam or "
+                 "adamw)");
   if (options.planOnly && (options.compileOnly || !options.output.empty()))
     usageError("--plan-only writes no binary: drop -c and -o (the plan goes "
                "to --report, --timeline and --save-temps)");
