@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Configures (first time only) and builds memopt with Ninja.
+#   scripts/build.sh [TARGET...]   (default: everything)
 #   BUILD_DIR   build directory (default: build, relative to the repo root)
 #   CCACHE_DIR  compiler cache (default: ~/.cache/memopt-ccache)
 set -euo pipefail
@@ -25,4 +26,4 @@ if [[ ! -f "$BUILD_DIR/build.ninja" ]]; then
     "${launcher[@]}"
 fi
 
-ninja -C "$BUILD_DIR" -j "$(nproc)"
+ninja -C "$BUILD_DIR" -j "$(nproc)" "$@"
