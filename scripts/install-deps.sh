@@ -12,7 +12,8 @@ PACKAGES=(
   python3-skimage python3-pil
   # The Python API's tests: pytest, in a virtual environment that
   # `pip install ./python` installs memopt into.
-  python3-pytest python3-venv
+  # (pip builds the package with setuptools' bdist_wheel: python3-wheel).
+  python3-pytest python3-venv python3-setuptools python3-wheel
   ninja-build cmake g++ ccache libgtest-dev libdnnl-dev
   # oneDNN's CMake package (dnnl-config.cmake) requires OpenCL's headers
   # and library: Debian's oneDNN is built with its OpenCL GPU runtime, and
