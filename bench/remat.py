@@ -8,15 +8,18 @@ peak (what the trainer allocates), the activation peak (the arena's live
 temporaries) and its ratio to `--remat=none`'s, the recomputed FLOPs as a
 share of the forward and backward FLOPs, the predicted time overhead on
 `--device` (roofline, docs/cost-model.md) and the wall time of the plan,
-import to report.
+import to report. `--remat=auto` runs at budgets of the persistent bytes
+plus each `--fractions` share of `--remat=none`'s arena, down to the
+smallest budget auto reaches (the error names it).
 
     PYTHONPATH=python /usr/bin/python3 bench/remat.py \\
         [--bin build/bin] [--model resnet34-unet] [--size 512] [--batch 1] \\
-        [--target cpu] [--device cpu]
+        [--target cpu] [--device cpu] [--fractions 0.75,0.5,0.33,0.25]
 """
 import argparse
 import json
 import os
+import re
 import subprocess
 import tempfile
 import time
@@ -27,16 +30,26 @@ STRATEGIES = ("none", "sqrt")
 MB = 1e6
 
 
-def plan(compiler, onnx_path, work, strategy, target, device):
-    """The compile report of one --plan-only run, and its wall seconds."""
-    report = os.path.join(work, "remat-%s.json" % strategy)
+def plan(compiler, onnx_path, work, strategy, target, device, budget=None):
+    """The compile report of one --plan-only run and its wall seconds, or
+    (None, the smallest budget tg-remat names) when auto cannot fit."""
+    name = strategy if budget is None else "%s-%d" % (strategy, budget)
+    report = os.path.join(work, "remat-%s.json" % name)
+    command = [compiler, onnx_path, "--plan-only", "--optimizer=sgd",
+               "--lr=0.01", "--momentum=0.9", "--target=" + target,
+               "--device=" + device, "--remat=" + strategy,
+               "--report=" + report]
+    if budget is not None:
+        command.append("--budget=%d" % budget)
     start = time.perf_counter()
-    subprocess.run([compiler, onnx_path, "--plan-only", "--optimizer=sgd",
-                    "--lr=0.01", "--momentum=0.9", "--target=" + target,
-                    "--device=" + device, "--remat=" + strategy,
-                    "--report=" + report],
-                   check=True, stdout=subprocess.DEVNULL)
+    done = subprocess.run(command, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True)
     seconds = time.perf_counter() - start
+    if done.returncode:
+        smallest = re.search(r"--budget=(\d+)\)", done.stderr)
+        if strategy != "auto" or not smallest:
+            raise SystemExit(done.stderr)
+        return None, int(smallest.group(1))
     with open(report) as f:
         return json.load(f), seconds
 
@@ -51,6 +64,8 @@ def main(argv=None):
     parser.add_argument("--target", default="cpu", choices=("cpu", "cuda"))
     parser.add_argument("--device", default="cpu",
                         help="the cost model's profile (--device)")
+    parser.add_argument("--fractions", default="0.75,0.5,0.4,0.33,0.25",
+                        help="auto's budgets: shares of none's arena")
     parser.add_argument("--workdir", help="keep the files here")
     args = parser.parse_args(argv)
     work = args.workdir or tempfile.mkdtemp(prefix="remat-")
@@ -63,24 +78,45 @@ def main(argv=None):
     print("%s, %dx1x%dx%d, fp32, SGD momentum, --target=%s --device=%s"
           % (args.model, args.batch, args.size, args.size, args.target,
              args.device))
-    print("| --remat | predicted peak | activation peak | vs none "
+    print("| --remat | budget | predicted peak | activation peak | vs none "
           "| added FLOPs / (fwd+bwd) | predicted overhead | plan seconds |")
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     baseline = None
-    for strategy in STRATEGIES:
-        report, seconds = plan(compiler, onnx_path, work, strategy,
-                               args.target, args.device)
+
+    def row(strategy, budget, report, seconds):
         activation = report["activation_peak_bytes"]
-        baseline = baseline or activation
         flops = report["flops"]
         added = flops["recompute"] / (flops["forward"] + flops["backward"])
         overhead = (report["predicted_seconds"]["total"]
                     / report["baseline_predicted_seconds"] - 1)
-        print("| %s | %.1f MB | %.1f MB | %.2f | %.1f %% | %.1f %% | %.2f |"
-              % (strategy, report["predicted_peak_bytes"] / MB,
-                 activation / MB, activation / baseline, 100 * added,
-                 100 * overhead, seconds))
+        print("| %s | %s | %.1f MB | %.1f MB | %.2f | %.1f %% | %.1f %% "
+              "| %.2f |"
+              % (strategy, "-" if budget is None else "%.1f MB" % (budget / MB),
+                 report["predicted_peak_bytes"] / MB, activation / MB,
+                 activation / baseline, 100 * added, 100 * overhead,
+                 seconds))
 
+    reports = {}
+    for strategy in STRATEGIES:
+        report, seconds = plan(compiler, onnx_path, work, strategy,
+                               args.target, args.device)
+        reports[strategy] = report
+        baseline = baseline or report["activation_peak_bytes"]
+        row(strategy, None, report, seconds)
+    none = reports["none"]
+    persistent = none["predicted_peak_bytes"] - none["arena_bytes"]
+    for fraction in (float(f) for f in args.fractions.split(",")):
+        budget = persistent + int(fraction * none["arena_bytes"])
+        report, seconds = plan(compiler, onnx_path, work, "auto",
+                               args.target, args.device, budget)
+        if report is None:
+            budget = seconds  # the smallest budget auto reaches
+            report, seconds = plan(compiler, onnx_path, work, "auto",
+                                   args.target, args.device, budget)
+        row("auto", budget, report, seconds)
+        if report["predicted_peak_bytes"] > persistent + fraction * none[
+                "arena_bytes"]:
+            break
 
 if __name__ == "__main__":
     main()

@@ -65,6 +65,38 @@ void addUnion(MutableArrayRef<LiveBuffer> live,
 
 } // namespace
 
+std::array<uint64_t, kNumMemoryCategories>
+MemoryTimeline::persistentBytesOf(func::FuncOp step) {
+  std::array<uint64_t, kNumMemoryCategories> persistent{};
+  for (auto [index, type] : llvm::enumerate(step.getArgumentTypes()))
+    if (std::optional<MemoryCategory> category =
+            argumentCategory(step, index))
+      persistent[static_cast<unsigned>(*category)] += tensorBytes(type);
+  for (auto [index, type] : llvm::enumerate(step.getResultTypes()))
+    if (step.getResultAttr(index, "tg.output"))
+      persistent[static_cast<unsigned>(MemoryCategory::Data)] +=
+          tensorBytes(type);
+  return persistent;
+}
+
+uint64_t memopt::hostScalarBytes(func::FuncOp step, bool scalarsOnHost) {
+  uint64_t bytes = 0;
+  if (scalarsOnHost)
+    for (unsigned index = 0, e = step.getNumArguments(); index < e; ++index)
+      if (step.getArgAttr(index, "tg.step") || step.getArgAttr(index, "tg.seed"))
+        bytes += sizeof(int64_t);
+  return bytes;
+}
+
+uint64_t memopt::persistentDeviceBytes(func::FuncOp step, bool scalarsOnHost) {
+  std::array<uint64_t, kNumMemoryCategories> persistent =
+      MemoryTimeline::persistentBytesOf(step);
+  return persistent[static_cast<unsigned>(MemoryCategory::Weights)] +
+         persistent[static_cast<unsigned>(MemoryCategory::OptimizerState)] +
+         persistent[static_cast<unsigned>(MemoryCategory::Data)] -
+         hostScalarBytes(step, scalarsOnHost);
+}
+
 StringRef memopt::memoryCategoryName(MemoryCategory category) {
   switch (category) {
   case MemoryCategory::Weights:
@@ -101,15 +133,7 @@ MemoryTimeline MemoryTimeline::compute(func::FuncOp step,
 
   // Persistent: role arguments, and forward outputs in their own buffers
   // (results that update an argument share its buffer).
-  for (auto [index, type] : llvm::enumerate(step.getArgumentTypes()))
-    if (std::optional<MemoryCategory> category =
-            argumentCategory(step, index))
-      result.persistent[static_cast<unsigned>(*category)] +=
-          tensorBytes(type);
-  for (auto [index, type] : llvm::enumerate(step.getResultTypes()))
-    if (step.getResultAttr(index, "tg.output"))
-      result.persistent[static_cast<unsigned>(MemoryCategory::Data)] +=
-          tensorBytes(type);
+  result.persistent = persistentBytesOf(step);
   for (Operation &op : body.without_terminator()) {
     Point point{op.getName().getStringRef().str(), "", phases.phase(&op)};
     if (auto name = op.getLoc()->findInstanceOf<NameLoc>())

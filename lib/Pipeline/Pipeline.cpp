@@ -55,18 +55,21 @@ void memopt::buildMemoryPlanPipeline(OpPassManager &pm,
                                      PlanObserver observe) {
   // Slot: partition into pipeline stages. A pass that splits the step per
   // device goes here; everything below then runs per stage.
+  // The workspaces first: tg-remat simulates the step with them (its
+  // clones copy their op's annotation).
+  pm.addNestedPass<func::FuncOp>(createAnnotateWorkspaces());
   // Rematerialization, before the schedule (which keeps each recomputed op
-  // right before its first user) and before the workspaces are annotated
-  // (so that the clones get theirs).
+  // right before its first user).
   if (options.remat != "none") {
     RematOptions remat;
     remat.strategy = options.remat;
+    remat.budget = options.budget;
+    remat.device = options.device;
     pm.addNestedPass<func::FuncOp>(createRemat(remat));
   }
   // Slot: offload/prefetch. A pass that trades transfers for memory goes
   // here, before the schedule that orders its copies (it queries
   // MemorySimulator).
-  pm.addNestedPass<func::FuncOp>(createAnnotateWorkspaces());
   pm.addNestedPass<func::FuncOp>(createSchedule());
   // Plans each function and converts it into mbuf at the plan's places.
   pm.addNestedPass<func::FuncOp>(observe ? createPlanMemory(std::move(observe))

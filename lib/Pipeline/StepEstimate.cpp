@@ -20,12 +20,8 @@ FailureOr<StepEstimate> StepEstimate::compute(func::FuncOp step,
   StepPhases phases(step);
   StepEstimate estimate{device, target->getBackend(), StepCost(),
                         MemoryTimeline()};
-  // The CUDA trainer keeps the step number and the seed in host memory
-  // (the generated step reads them on the host).
-  if (estimate.target == Backend::cuda)
-    for (auto [index, type] : llvm::enumerate(step.getArgumentTypes()))
-      if (step.getArgAttr(index, "tg.step") || step.getArgAttr(index, "tg.seed"))
-        estimate.hostScalarBytes += sizeof(int64_t);
+  estimate.hostScalarBytes =
+      memopt::hostScalarBytes(step, estimate.target == Backend::cuda);
   estimate.cost =
       estimateStepCost(step, CostModel(device, workspaceBytes), phases);
   estimate.timeline = MemoryTimeline::compute(step, phases, plan);
@@ -45,15 +41,17 @@ llvm::Error memopt::checkBudget(std::optional<uint64_t> budget,
                                 uint64_t peak, StringRef remat) {
   if (!budget || *budget >= peak)
     return llvm::Error::success();
+  // remat=auto fitted the planned arena of the step's program order; the
+  // schedule may still choose an order whose arena packs worse.
   return llvm::createStringError(llvm::formatv(
       "--budget={0} bytes ({1}) is below the predicted peak of {2} bytes "
-      "({3}) with --remat={4}; memopt does not choose recomputation for a "
-      "budget yet (--remat=optimal and auto are planned), so the smallest "
-      "budget these flags reach is {2} bytes (--budget={2}){5}",
+      "({3}) with --remat={4}, so the smallest budget these flags reach is "
+      "{2} bytes (--budget={2}){5}",
       *budget, formatBytes(*budget), peak, formatBytes(peak), remat,
-      remat == "none" ? "; --remat=sqrt recomputes forward values to lower "
-                        "the peak"
-                      : ""));
+      remat == "auto"
+          ? "; the final schedule's arena came out above the one tg-remat "
+            "planned: give the budget a margin"
+          : "; --remat=auto recomputes forward values to fit the budget"));
 }
 
 static int64_t jsonInt(uint64_t value) { return static_cast<int64_t>(value); }

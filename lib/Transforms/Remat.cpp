@@ -2,8 +2,9 @@
 //
 // Rematerialization: forward values that the backward reads are recomputed
 // there from stored values instead of living from the forward to the
-// backward. The strategy (here Chen et al. 2016's sqrt(n) segments) picks
-// the recomputable values; the rewrite is the same for every strategy:
+// backward. The strategy (Chen et al. 2016's sqrt(n) segments, or `auto`'s
+// budget-driven greedy in RematAuto.cpp) picks the recomputed values; the
+// rewrite is the same for every strategy:
 // walking the backward in program order, the first op that reads a
 // recomputed value gets a clone of its defining op (and of the recomputed
 // ancestors that clone needs) right before it, and every later backward
@@ -13,7 +14,12 @@
 
 #include "memopt/Transforms/Passes.h"
 
+#include "RematPlan.h"
+
+#include "memopt/Analysis/DeviceProfile.h"
 #include "memopt/Analysis/MemorySimulator.h"
+#include "memopt/Analysis/MemoryTimeline.h"
+#include "memopt/Analysis/Workspace.h"
 #include "memopt/Analysis/StepMemory.h"
 #include "memopt/Analysis/StepPhases.h"
 #include "memopt/Dialect/Memopt/IR/MemoptDialect.h"
@@ -33,16 +39,9 @@ namespace memopt {
 
 using namespace mlir;
 using namespace memopt;
+using namespace memopt::remat;
 
-namespace {
-
-constexpr StringLiteral kRematAttr = "memopt.remat";
-
-/// Whether result `index` of forward op `op` may be recomputed: the op is a
-/// kernel without side effects (dropout draws random numbers) that updates
-/// nothing in place, or the output of a training-mode BatchNorm (whose
-/// clone reads the saved batch statistics, not the running ones).
-bool isRecomputable(Operation *op, unsigned index) {
+bool memopt::remat::isRecomputable(Operation *op, unsigned index) {
   if (!isa<tg::KernelOpInterface>(op) || !isMemoryEffectFree(op) ||
       isa<tg::ConstantOp>(op) || !tensorBytes(op->getResult(index)))
     return false;
@@ -52,6 +51,52 @@ bool isRecomputable(Operation *op, unsigned index) {
     return static_cast<bool>(updatedOperand(result));
   });
 }
+
+/// The clone of `value`'s op, created right before `user` (with the clones
+/// of the recomputed values it reads, before it) the first time a backward
+/// op asks for it.
+static Value materialize(OpResult value, Operation *user,
+                         const DenseSet<Value> &recomputed, Rewrite &rewrite) {
+  Operation *op = value.getOwner();
+  if (Operation *clone = rewrite.cloneOf.lookup(op))
+    return clone->getResult(value.getResultNumber());
+  IRMapping mapping;
+  for (Value operand : op->getOperands())
+    if (recomputed.contains(operand))
+      mapping.map(operand, materialize(cast<OpResult>(operand), user,
+                                       recomputed, rewrite));
+  // A recomputed BatchNorm must not read the running statistics after the
+  // forward updated them in place: it reads the batch statistics the
+  // forward saved (same type; its running-statistics results go unused).
+  if (auto norm = dyn_cast<tg::BatchNormOp>(op)) {
+    mapping.map(norm.getRunningMean(), norm.getSavedMean());
+    mapping.map(norm.getRunningVar(), norm.getSavedInvStd());
+  }
+  OpBuilder builder(user);
+  Operation *clone = builder.clone(*op, mapping);
+  clone->setAttr(kRecomputeAttr, builder.getUnitAttr());
+  rewrite.flopsAdded += cast<tg::KernelOpInterface>(clone).getFlops();
+  rewrite.cloneOf[op] = clone;
+  return clone->getResult(value.getResultNumber());
+}
+
+Rewrite memopt::remat::recompute(ArrayRef<Operation *> later,
+                                 const DenseSet<Value> &recomputed) {
+  Rewrite rewrite;
+  for (Operation *user : later)
+    for (OpOperand &use : user->getOpOperands()) {
+      if (!recomputed.contains(use.get()))
+        continue;
+      rewrite.rewired.insert(use.get());
+      use.set(materialize(cast<OpResult>(use.get()), user, recomputed,
+                          rewrite));
+    }
+  return rewrite;
+}
+
+namespace {
+
+constexpr StringLiteral kRematAttr = "memopt.remat";
 
 /// Chen et al. 2016 on a DAG: the forward ops in program order are cut into
 /// segments of ceil(sqrt(n)) ops. A value that a forward op of a later
@@ -87,10 +132,15 @@ public:
   using RematBase::RematBase;
 
   LogicalResult initialize(MLIRContext *context) override {
-    if (strategy != "none" && strategy != "sqrt")
+    if (strategy != "none" && strategy != "sqrt" && strategy != "auto")
       return emitError(UnknownLoc::get(context))
              << "tg-remat: unknown strategy '" << strategy
-             << "'; expected none or sqrt (optimal and auto are planned)";
+             << "'; expected none, sqrt or auto (optimal is planned)";
+    llvm::Expected<DeviceProfile> profile = parseDeviceProfile(device);
+    if (!profile)
+      return emitError(UnknownLoc::get(context))
+             << "tg-remat: device: " << llvm::toString(profile.takeError());
+    deviceProfile = std::move(*profile);
     return success();
   }
 
@@ -118,27 +168,56 @@ public:
       return;
 
     uint64_t peakBefore = simulatedPeak(function, inPlace);
-    unsigned segmentOps = 0;
-    DenseSet<Value> recomputed = chooseSqrt(forward, segmentOps);
+    Builder b(&getContext());
+    auto i64 = [&](uint64_t value) {
+      return b.getI64IntegerAttr(static_cast<int64_t>(value));
+    };
+    SmallVector<NamedAttribute> decision{
+        b.getNamedAttr("strategy", b.getStringAttr(strategy))};
+    CostModel cost(deviceProfile, workspaceBytes);
+    DenseSet<Value> recomputed;
+    if (strategy == "sqrt") {
+      unsigned segmentOps = 0;
+      recomputed = chooseSqrt(forward, segmentOps);
+      decision.push_back(b.getNamedAttr("segment_ops", i64(segmentOps)));
+    } else {
+      // The budget is the predicted peak: the arena plus the persistent
+      // bytes beside it (weights, optimizer state, inputs and outputs).
+      uint64_t budgetBytes = budget ? budget : deviceProfile.memoryBytes;
+      uint64_t persistent =
+          persistentDeviceBytes(function, target->getBackend() == Backend::cuda);
+      uint64_t arenaTarget = budgetBytes > persistent ? budgetBytes - persistent : 0;
+      AutoPlan plan = planAuto(function, forward, inPlace, arenaTarget, cost);
+      if (!plan.fits) {
+        uint64_t smallest = plan.arenaBytes + persistent;
+        // At the function's location: the note with the whole step that
+        // an op's diagnostic carries would bury the message.
+        mlir::emitError(function.getLoc())
+            << "tg-remat: the step does not fit "
+            << (budget ? "--budget=" : "the --device memory of ")
+            << budgetBytes << " bytes: the smallest peak remat=auto reaches "
+            << "is " << smallest << " bytes (--budget=" << smallest << ")";
+        return signalPassFailure();
+      }
+      recomputed = std::move(plan.recomputed);
+      decision.append(
+          {b.getNamedAttr("budget_bytes", i64(budgetBytes)),
+           b.getNamedAttr("persistent_bytes", i64(persistent)),
+           b.getNamedAttr("planned_arena_bytes", i64(plan.arenaBytes)),
+           b.getNamedAttr("rounds", i64(plan.rounds))});
+    }
 
     // Rewire every backward read of a recomputed value to its clone.
-    DenseMap<Operation *, Operation *> cloneOf;
-    uint64_t flopsAdded = 0;
-    DenseSet<Value> rewired;
-    for (Operation *user : later)
-      for (OpOperand &use : user->getOpOperands()) {
-        if (!recomputed.contains(use.get()))
-          continue;
-        rewired.insert(use.get());
-        use.set(materialize(cast<OpResult>(use.get()), user, recomputed,
-                            cloneOf, flopsAdded));
-      }
+    Rewrite rewrite = recompute(later, recomputed);
+    double secondsAdded = 0;
+    for (auto [op, clone] : rewrite.cloneOf)
+      secondsAdded += cost.cost(clone).seconds;
 
     // Stored: forward values that the backward or a clone still reads.
     unsigned stored = 0;
     for (Operation *op : forward)
       for (OpResult result : op->getResults())
-        if (tensorBytes(result) && !rewired.contains(result) &&
+        if (tensorBytes(result) && !rewrite.rewired.contains(result) &&
             llvm::any_of(result.getUsers(), [&](Operation *user) {
               return !user->hasTrait<OpTrait::IsTerminator>() &&
                      phases.phase(user) != StepPhase::Forward;
@@ -147,26 +226,19 @@ public:
 
     uint64_t peakAfter = simulatedPeak(function, inPlace);
     numBytesSaved = peakBefore > peakAfter ? peakBefore - peakAfter : 0;
-    numFlopsAdded = flopsAdded;
-    numRecomputedOps = cloneOf.size();
-    Builder b(&getContext());
-    auto i64 = [&](uint64_t value) {
-      return b.getI64IntegerAttr(static_cast<int64_t>(value));
-    };
-    function->setAttr(
-        kRematAttr,
-        b.getDictionaryAttr(
-            {b.getNamedAttr("strategy", b.getStringAttr(strategy)),
-             b.getNamedAttr("segment_ops", i64(segmentOps)),
-             b.getNamedAttr("recomputed_values", i64(rewired.size())),
-             b.getNamedAttr("recomputed_ops", i64(cloneOf.size())),
-             b.getNamedAttr("stored_values", i64(stored)),
-             b.getNamedAttr("flops_added", i64(flopsAdded)),
-             b.getNamedAttr(
-                 "simulated_peak_bytes",
-                 b.getDictionaryAttr(
-                     {b.getNamedAttr("before", i64(peakBefore)),
-                      b.getNamedAttr("after", i64(peakAfter))}))}));
+    numFlopsAdded = rewrite.flopsAdded;
+    numRecomputedOps = rewrite.cloneOf.size();
+    decision.append(
+        {b.getNamedAttr("recomputed_values", i64(rewrite.rewired.size())),
+         b.getNamedAttr("recomputed_ops", i64(rewrite.cloneOf.size())),
+         b.getNamedAttr("stored_values", i64(stored)),
+         b.getNamedAttr("flops_added", i64(rewrite.flopsAdded)),
+         b.getNamedAttr("seconds_added", b.getF64FloatAttr(secondsAdded)),
+         b.getNamedAttr("simulated_peak_bytes",
+                        b.getDictionaryAttr(
+                            {b.getNamedAttr("before", i64(peakBefore)),
+                             b.getNamedAttr("after", i64(peakAfter))}))});
+    function->setAttr(kRematAttr, b.getDictionaryAttr(decision));
   }
 
 private:
@@ -175,35 +247,7 @@ private:
     return simulator.peak(simulator.givenOrder());
   }
 
-  /// The clone of `value`'s op, created right before `user` (with the
-  /// clones of the recomputed values it reads, before it) the first time a
-  /// backward op asks for it.
-  Value materialize(OpResult value, Operation *user,
-                    const DenseSet<Value> &recomputed,
-                    DenseMap<Operation *, Operation *> &cloneOf,
-                    uint64_t &flopsAdded) {
-    Operation *op = value.getOwner();
-    if (Operation *clone = cloneOf.lookup(op))
-      return clone->getResult(value.getResultNumber());
-    IRMapping mapping;
-    for (Value operand : op->getOperands())
-      if (recomputed.contains(operand))
-        mapping.map(operand, materialize(cast<OpResult>(operand), user,
-                                         recomputed, cloneOf, flopsAdded));
-    // A recomputed BatchNorm must not read the running statistics after
-    // the forward updated them in place: it reads the batch statistics the
-    // forward saved (same type; its running-statistics results go unused).
-    if (auto norm = dyn_cast<tg::BatchNormOp>(op)) {
-      mapping.map(norm.getRunningMean(), norm.getSavedMean());
-      mapping.map(norm.getRunningVar(), norm.getSavedInvStd());
-    }
-    OpBuilder builder(user);
-    Operation *clone = builder.clone(*op, mapping);
-    clone->setAttr(kRecomputeAttr, builder.getUnitAttr());
-    flopsAdded += cast<tg::KernelOpInterface>(clone).getFlops();
-    cloneOf[op] = clone;
-    return clone->getResult(value.getResultNumber());
-  }
+  DeviceProfile deviceProfile;
 };
 
 } // namespace

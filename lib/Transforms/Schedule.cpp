@@ -10,6 +10,8 @@
 
 #include "memopt/Transforms/Passes.h"
 
+#include "ScheduleOrder.h"
+
 #include "memopt/Analysis/MemorySimulator.h"
 #include "memopt/Analysis/StepPhases.h"
 #include "memopt/Dialect/Memopt/IR/MemoptDialect.h"
@@ -169,6 +171,41 @@ SmallVector<unsigned> sinkRecomputation(const MemorySimulator &graph,
   return result;
 }
 
+} // namespace
+
+ScheduleChoice memopt::chooseSchedule(const MemorySimulator &graph,
+                                      ArrayRef<std::string> strategies) {
+  ScheduleChoice choice;
+  for (StringRef name : kStrategies) {
+    if (!strategies.empty() && !llvm::is_contained(strategies, name.str()))
+      continue;
+    SmallVector<unsigned> order =
+        name == "given"
+            ? graph.givenOrder()
+            : ListScheduler(graph, name == "free-first"
+                                        ? ListScheduler::Policy::FreeFirst
+                                        : ListScheduler::Policy::FreesAsap)
+                  .run();
+    order = sinkRecomputation(graph, order);
+    uint64_t peak = graph.peak(order);
+    if (choice.name.empty() || peak < choice.peaks[choice.best].second) {
+      choice.name = name;
+      choice.best = choice.peaks.size();
+      choice.order = std::move(order);
+    }
+    choice.peaks.push_back({name.str(), peak});
+  }
+  return choice;
+}
+
+void memopt::applyOrder(const MemorySimulator &graph,
+                        ArrayRef<unsigned> order, Operation *terminator) {
+  for (unsigned index : order)
+    graph.ops()[index].op->moveBefore(terminator);
+}
+
+namespace {
+
 class SchedulePass : public memopt::impl::ScheduleBase<SchedulePass> {
 public:
   using ScheduleBase::ScheduleBase;
@@ -195,40 +232,22 @@ public:
       return signalPassFailure();
     Block &body = function.getBody().front();
     MemorySimulator graph(function, target->getInPlace());
-    StringRef bestName;
-    SmallVector<unsigned> best;
-    uint64_t bestPeak = 0;
+    SmallVector<std::string> names(strategies.begin(), strategies.end());
+    ScheduleChoice choice = chooseSchedule(graph, names);
+    StringRef bestName = choice.name;
+    uint64_t bestPeak = choice.peaks[choice.best].second;
     SmallVector<NamedAttribute> candidates;
     Builder builder(&getContext());
-    for (StringRef name : kStrategies) {
-      if (!strategies.empty() && !llvm::is_contained(strategies, name.str()))
-        continue;
-      SmallVector<unsigned> order =
-          name == "given"
-              ? graph.givenOrder()
-              : ListScheduler(graph, name == "free-first"
-                                          ? ListScheduler::Policy::FreeFirst
-                                          : ListScheduler::Policy::FreesAsap)
-                    .run();
-      order = sinkRecomputation(graph, order);
-      uint64_t peak = graph.peak(order);
+    for (auto [name, peak] : choice.peaks) {
       candidates.push_back(builder.getNamedAttr(
           name, builder.getI64IntegerAttr(static_cast<int64_t>(peak))));
       if (name == "given")
         numGivenPeak = peak;
-      if (bestName.empty() || peak < bestPeak) {
-        bestName = name;
-        best = std::move(order);
-        bestPeak = peak;
-      }
     }
-
-    Operation *terminator = body.getTerminator();
-    for (auto [at, index] : llvm::enumerate(best)) {
+    for (auto [at, index] : llvm::enumerate(choice.order))
       if (at != index)
         ++numMovedOps;
-      graph.ops()[index].op->moveBefore(terminator);
-    }
+    applyOrder(graph, choice.order, body.getTerminator());
     numChosenPeak = bestPeak;
     function->setAttr(
         kScheduleAttr,

@@ -3,6 +3,7 @@
 // RUN: memopt-opt %s --memopt-training-pipeline='target=cuda optimizer=sgd lr=0.1 plan-only=true' | FileCheck %s --check-prefix=CUDA
 // RUN: memopt-opt %s --memopt-training-pipeline='target=cpu optimizer=sgd lr=0.1 plan-only=true remat=sqrt' | FileCheck %s --check-prefix=REMAT
 // RUN: not memopt-opt %s --memopt-training-pipeline='remat=optimal' 2>&1 | FileCheck %s --check-prefix=REMAT-PLANNED
+// RUN: memopt-opt %s --memopt-training-pipeline='target=cpu optimizer=sgd lr=0.1 plan-only=true remat=auto budget=1000000 device=cpu' | FileCheck %s --check-prefix=AUTO
 // RUN: not memopt-opt %s --memopt-training-pipeline='target=tpu' 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: not memopt-opt %s --memopt-training-pipeline='optimizer=rmsprop' 2>&1 | FileCheck %s --check-prefix=OPTIMIZER
 // RUN: not memopt-opt %s -memopt-set-target=target=cuda --memopt-training-pipeline='target=cpu' 2>&1 | FileCheck %s --check-prefix=CHANGED
@@ -32,7 +33,11 @@
 // REMAT: tg.relu {{.*}}memopt.recompute
 // REMAT-LABEL: func.func @eval_step(
 // REMAT-NOT: memopt.remat
-// REMAT-PLANNED: tg-remat: unknown strategy 'optimal'; expected none or sqrt (optimal and auto are planned)
+// The pipeline passes its budget and device to tg-remat (after the
+// workspaces are annotated).
+// AUTO-LABEL: func.func @train_step(
+// AUTO-SAME: memopt.remat = {budget_bytes = 1000000 : i64{{.*}}strategy = "auto"}
+// REMAT-PLANNED: tg-remat: unknown strategy 'optimal'; expected none, sqrt or auto (optimal is planned)
 // TARGET: for the --target option: Cannot find option named 'tpu'!
 // OPTIMIZER: for the --optimizer option: Cannot find option named 'rmsprop'!
 // CHANGED: memopt-set-target: the module already targets #memopt.target<cuda>; earlier passes planned for it, so it cannot become #memopt.target<cpu>

@@ -11,7 +11,7 @@
 // backward: r2 from c2, and c1, r1 from the input, each right before its
 // first backward reader.
 // CHECK-LABEL: func.func @train_step
-// CHECK-SAME: memopt.remat = {flops_added = 4864 : i64, recomputed_ops = 3 : i64, recomputed_values = 2 : i64, segment_ops = 3 : i64, simulated_peak_bytes = {after = 2240 : i64, before = 2752 : i64}, stored_values = 3 : i64, strategy = "sqrt"}
+// CHECK-SAME: memopt.remat = {flops_added = 4864 : i64, recomputed_ops = 3 : i64, recomputed_values = 2 : i64, seconds_added = {{[-+.0-9E]+}} : f64, segment_ops = 3 : i64, simulated_peak_bytes = {after = 2240 : i64, before = 2752 : i64}, stored_values = 3 : i64, strategy = "sqrt"}
 // CHECK: %[[C1:.*]] = tg.conv2d %[[X:[^,]*]], %[[W1:[^ ]*]] {pads
 // CHECK-NEXT: %[[R1:.*]] = tg.relu %[[C1]]
 // CHECK-NEXT: %[[C2:.*]] = tg.conv2d %[[R1]]
@@ -63,7 +63,7 @@ func.func @main(%x: tensor<1x2x8x8xf32> {tg.input = "input"},
 // ReLU output (from the stored pool output) and the encoder conv output
 // that the BatchNorm backward reads (from the input).
 // CHECK-LABEL: func.func @train_step
-// CHECK-SAME: memopt.remat = {flops_added = 5792 : i64, recomputed_ops = 3 : i64, recomputed_values = 2 : i64, segment_ops = 4 : i64, simulated_peak_bytes = {after = 3648 : i64, before = 4288 : i64}, stored_values = 6 : i64, strategy = "sqrt"}
+// CHECK-SAME: memopt.remat = {flops_added = 5792 : i64, recomputed_ops = 3 : i64, recomputed_values = 2 : i64, seconds_added = {{[-+.0-9E]+}} : f64, segment_ops = 4 : i64, simulated_peak_bytes = {after = 3648 : i64, before = 4288 : i64}, stored_values = 6 : i64, strategy = "sqrt"}
 // CHECK: %[[C1:.*]] = tg.conv2d %[[X:[^,]*]], %[[W1:[^ ]*]] {pads
 // CHECK: %[[SKIP:.*]] = tg.relu
 // CHECK-NEXT: %[[POOL:.*]] = tg.max_pool2d %[[SKIP]]

@@ -64,7 +64,7 @@ constexpr const char *kUsage =
     "[--optimizer=sgd|adam|adamw] [--lr=F] [--momentum=F] [--dampening=F] "
     "[--nesterov=true|false] [--weight-decay=F] [--beta1=F] [--beta2=F] [--eps=F] [--save-temps=DIR] "
     "[--device=NAME[,KEY=VALUE]...] [--budget=SIZE] [--report=FILE.json] "
-    "[--timeline=FILE.svg] [--remat=none|sqrt] [--verbose] [-c | --plan-only]\n";
+    "[--timeline=FILE.svg] [--remat=none|sqrt|auto] [--verbose] [-c | --plan-only]\n";
 
 struct Options {
   std::string input;
@@ -236,12 +236,12 @@ void parseOptions(int argc, char **argv, Options &options) {
       options.pipeline.eps =
           parseReal(name, value, isFiniteNonNegative, "a finite number >= 0");
     } else if (name == "remat") {
-      if (value == "optimal" || value == "auto")
-        usageError("--remat=" + value +
-                   " is planned, not implemented yet: use --remat=none or "
-                   "--remat=sqrt");
-      if (value != "none" && value != "sqrt")
-        usageError("--remat must be none or sqrt (optimal and auto are "
+      if (value == "optimal")
+        usageError("--remat=optimal is planned, not implemented yet: use "
+                   "--remat=auto (least recompute time under --budget), "
+                   "none or sqrt");
+      if (value != "none" && value != "sqrt" && value != "auto")
+        usageError("--remat must be none, sqrt or auto (optimal is "
                    "planned), got '" + value + "'");
       options.pipeline.remat = value.str();
     } else if (name == "save-temps") {
@@ -255,11 +255,13 @@ void parseOptions(int argc, char **argv, Options &options) {
       if (!device)
         usageError("--device: " + llvm::toString(device.takeError()));
       options.device = std::move(*device);
+      options.pipeline.device = value.str();
     } else if (name == "budget") {
       llvm::Expected<uint64_t> budget = parseByteSize(value);
       if (!budget)
         usageError("--budget: " + llvm::toString(budget.takeError()));
       options.budget = *budget;
+      options.pipeline.budget = *budget;
     }
   }
   if (options.input.empty())

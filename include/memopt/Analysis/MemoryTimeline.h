@@ -70,6 +70,10 @@ public:
   uint64_t persistentBytes(MemoryCategory category) const {
     return persistent[static_cast<unsigned>(category)];
   }
+  /// The persistent bytes of `step` by category, without a plan: role
+  /// arguments and forward outputs (what compute() counts).
+  static std::array<uint64_t, kNumMemoryCategories>
+  persistentBytesOf(mlir::func::FuncOp step);
   /// The op with the most live bytes (the first of equals); 0 when empty.
   unsigned peakIndex() const { return peak; }
   uint64_t peakBytes() const;
@@ -81,6 +85,17 @@ private:
   std::array<uint64_t, kNumMemoryCategories> persistent{};
   unsigned peak = 0;
 };
+
+/// The bytes of `step`'s arguments that a trainer with `scalarsOnHost`
+/// (the CUDA one) keeps in host memory, not on the device: the step number
+/// and the seed (the generated step reads them on the host).
+uint64_t hostScalarBytes(mlir::func::FuncOp step, bool scalarsOnHost);
+
+/// The bytes beside the arena that the predicted peak counts (the report's
+/// predicted_peak_bytes = arena + these): weights, optimizer state, inputs
+/// and outputs, less hostScalarBytes. tg-remat plans the arena to the
+/// budget less these. `scalarsOnHost`: the target is cuda.
+uint64_t persistentDeviceBytes(mlir::func::FuncOp step, bool scalarsOnHost);
 
 } // namespace memopt
 

@@ -8,8 +8,8 @@
 //
 //   memopt-set-target -> tg-autodiff -> canonicalize
 //     -> [mixed precision] -> (cuda) tg-fuse-elementwise      training step
-//   -> [partition] -> tg-remat (strategy != none) -> [offload]
-//     -> tg-annotate-workspaces -> tg-schedule
+//   -> [partition] -> tg-annotate-workspaces
+//     -> tg-remat (strategy != none) -> [offload] -> tg-schedule
 //     -> tg-plan-memory (plan, then convert into mbuf)          memory plan
 //   -> convert-tg-to-emitc (reads only mbuf)                   lowering
 //
@@ -93,9 +93,18 @@ struct TrainingPipelineOptions
   // tg-remat.
   Option<std::string> remat{
       *this, "remat",
-      llvm::cl::desc("Rematerialization strategy: none or sqrt (tg-remat; "
-                     "optimal and auto are planned)"),
+      llvm::cl::desc("Rematerialization strategy: none, sqrt or auto "
+                     "(tg-remat; optimal is planned)"),
       llvm::cl::init("none")};
+  Option<uint64_t> budget{
+      *this, "budget",
+      llvm::cl::desc("remat=auto: the predicted peak in bytes to fit (0: "
+                     "the device's memory)"),
+      llvm::cl::init(0)};
+  Option<std::string> device{
+      *this, "device",
+      llvm::cl::desc("remat=auto: the device profile (NAME[,KEY=VALUE]...)"),
+      llvm::cl::init("cpu")};
 
   // convert-tg-to-emitc.
   Option<std::string> modelName{
@@ -123,8 +132,8 @@ struct TrainingPipelineOptions
 void buildTrainingStepPipeline(mlir::OpPassManager &pm,
                                const TrainingPipelineOptions &options);
 
-/// [partition], tg-remat (unless remat=none), [offload],
-/// tg-annotate-workspaces, tg-schedule and
+/// [partition], tg-annotate-workspaces, tg-remat (unless remat=none),
+/// [offload], tg-schedule and
 /// tg-plan-memory: the op order and the static memory plan, the step
 /// converted into mbuf buffers at the plan's places. `observe`, if given,
 /// sees each function's plan before the conversion (memopt-compile's

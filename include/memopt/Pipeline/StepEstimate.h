@@ -47,9 +47,10 @@ struct StepEstimate {
 };
 
 /// Fails, with the message memopt-compile prints, when `peak` (planned
-/// with rematerialization strategy `remat`) does not fit `budget`: memopt
-/// does not choose recomputation for a budget yet, so the predicted peak
-/// is the smallest budget these flags reach (docs/contract.md).
+/// with rematerialization strategy `remat`) does not fit `budget`: the
+/// predicted peak is the smallest budget these flags reach
+/// (docs/contract.md); remat=auto fits the budget before, so this is the
+/// final guard.
 llvm::Error checkBudget(std::optional<uint64_t> budget, uint64_t peak,
                         llvm::StringRef remat);
 

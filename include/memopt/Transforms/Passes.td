@@ -51,19 +51,36 @@ def Remat : Pass<"tg-remat", "::mlir::func::FuncOp"> {
       a later segment (a segment boundary, a skip connection), returned, or
       made by an op that cannot be recomputed is stored; every other
       forward value the backward reads is recomputed from the stored values
-      of its own segment.
+      of its own segment;
+    - `auto`: the least predicted recompute time whose predicted peak fits
+      `budget` (0: the memory of `device`), by a greedy heuristic: the
+      budget less the persistent bytes (weights, optimizer state, inputs
+      and outputs: what the report adds to the arena) is the arena target;
+      each round simulates the rewritten step (MemorySimulator, program
+      order, with the workspaces tg-annotate-workspaces recorded) and
+      recomputes the value with the most peak bytes removed per second of
+      recompute (CostModel on `device`), cheap ops first, until the planned
+      arena (ArenaPlan) fits. A budget the greedy cannot reach is an error
+      naming the smallest budget it reached.
 
     The decision is recorded on the function: `memopt.remat = {strategy,
-    segment_ops, recomputed_values, recomputed_ops, stored_values,
-    flops_added, simulated_peak_bytes = {before, after}}` (peaks of the
-    given order by the MemorySimulator, without workspaces, which are
-    annotated later). tg-schedule keeps every recomputed op right before
-    the first op that depends on it.
+    [segment_ops], [budget_bytes, persistent_bytes, planned_arena_bytes,
+    rounds], recomputed_values, recomputed_ops, stored_values, flops_added,
+    seconds_added, simulated_peak_bytes = {before, after}}` (peaks of the
+    program order by the MemorySimulator, with the workspaces annotated so
+    far). tg-schedule keeps every recomputed op right before the first op
+    that depends on it.
   }];
   let dependentDialects = ["::memopt::tg::TGDialect"];
   let options = [
     Option<"strategy", "strategy", "std::string", "\"none\"",
-           "Which values to recompute: none or sqrt">,
+           "Which values to recompute: none, sqrt or auto">,
+    Option<"budget", "budget", "uint64_t", "0",
+           "auto: the predicted peak (arena + persistent bytes) to fit, in "
+           "bytes; 0: the device's memory">,
+    Option<"device", "device", "std::string", "\"cpu\"",
+           "auto: the device profile (memopt-compile --device syntax) that "
+           "prices recomputation and, without a budget, gives the memory">,
   ];
   let statistics = [
     Statistic<"numBytesSaved", "bytes-saved",

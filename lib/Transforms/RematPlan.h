@@ -1,0 +1,65 @@
+//===- RematPlan.h - tg-remat's strategies and rewrite ----------*- C++ -*-===//
+//
+// Internal to tg-remat (Remat.cpp, RematAuto.cpp): which forward values
+// may be recomputed, the rewrite that recomputes a set of them in the
+// backward, and the budget-driven `auto` strategy that chooses such a set.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMOPT_LIB_TRANSFORMS_REMATPLAN_H
+#define MEMOPT_LIB_TRANSFORMS_REMATPLAN_H
+
+#include "memopt/Analysis/CostModel.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace memopt::remat {
+
+/// Whether result `index` of forward op `op` may be recomputed: the op is a
+/// kernel without side effects (dropout draws random numbers) that updates
+/// nothing in place, or the output of a training-mode BatchNorm (whose
+/// clone reads the saved batch statistics, not the running ones).
+bool isRecomputable(mlir::Operation *op, unsigned index);
+
+/// What recompute() did.
+struct Rewrite {
+  /// The recomputed values some backward op read (now reading a clone).
+  llvm::DenseSet<mlir::Value> rewired;
+  /// Forward op -> its clone in the backward.
+  llvm::DenseMap<mlir::Operation *, mlir::Operation *> cloneOf;
+  uint64_t flopsAdded = 0;
+};
+
+/// Rewires every read of a value of `recomputed` by an op of `later` (the
+/// ops after the forward, in program order) to a clone of its defining op,
+/// created right before the first such reader (with the clones of the
+/// recomputed values it reads, before it) and marked `memopt.recompute`.
+Rewrite recompute(llvm::ArrayRef<mlir::Operation *> later,
+                  const llvm::DenseSet<mlir::Value> &recomputed);
+
+/// The `auto` strategy's choice.
+struct AutoPlan {
+  llvm::DenseSet<mlir::Value> recomputed;
+  /// Whether the planned arena of the rewritten step's program order fits
+  /// the target.
+  bool fits = false;
+  /// The planned arena (ArenaPlan) of the rewritten step: of the returned
+  /// set when it fits, else of the set with the smallest simulated peak
+  /// (the smallest arena the greedy reached).
+  uint64_t arenaBytes = 0;
+  /// Greedy rounds (values or groups chosen, plus one).
+  unsigned rounds = 0;
+};
+
+/// Greedy least-time rematerialization of `function` (whose forward ops
+/// are `forward`, in program order) until the arena of its program order
+/// is at most `arenaTarget` bytes (docs/passes/remat.md#auto).
+AutoPlan planAuto(mlir::func::FuncOp function,
+                  llvm::ArrayRef<mlir::Operation *> forward, bool inPlace,
+                  uint64_t arenaTarget, const CostModel &cost);
+
+} // namespace memopt::remat
+
+#endif // MEMOPT_LIB_TRANSFORMS_REMATPLAN_H
