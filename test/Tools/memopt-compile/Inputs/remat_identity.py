@@ -1,40 +1,59 @@
-"""Trains one model with --remat=none and with --remat=sqrt on the CPU and
-checks that the trained ONNX files are byte for byte identical and that
-each run's measured peak is the compile report's predicted peak.
+"""Trains one model with --remat=none and with each other strategy on the
+CPU and checks that the trained ONNX files are byte for byte identical and
+that each run's measured peak is the compile report's predicted peak.
 
 usage: remat_identity.py MEMOPT_COMPILE MODEL.onnx DATA_DIR WORK_DIR OPTIMIZER
-       STEPS
+       STEPS [STRATEGY...]
+
+A STRATEGY is sqrt (the default) or auto@F: --remat=auto with a --budget of
+the persistent bytes plus F times --remat=none's arena.
 """
 import json
 import subprocess
 import sys
 
 
-def main(compiler, model, data, work, optimizer, steps):
-    peaks, trained = {}, {}
-    for remat in ("none", "sqrt"):
-        binary = "%s/%s-%s" % (work, optimizer, remat)
-        subprocess.run([compiler, model, "-o", binary, "--batch=2",
-                        "--optimizer=" + optimizer, "--momentum=0.9"
-                        if optimizer == "sgd" else "--lr=1e-3",
-                        "--remat=" + remat, "--report=%s.compile.json" % binary],
-                       check=True)
-        subprocess.run([binary, "--data", data, "--steps", steps, "--out",
-                        binary + ".onnx", "--report", binary + ".run.json"],
-                       check=True, stdout=subprocess.DEVNULL)
-        compiled = json.load(open(binary + ".compile.json"))
-        run = json.load(open(binary + ".run.json"))
-        if compiled["predicted_peak_bytes"] != run["measured_peak_bytes"]:
-            sys.exit("%s: predicted peak %d != measured %d" % (
-                binary, compiled["predicted_peak_bytes"],
-                run["measured_peak_bytes"]))
-        peaks[remat] = compiled["predicted_peak_bytes"]
-        trained[remat] = open(binary + ".onnx", "rb").read()
-    if trained["none"] != trained["sqrt"]:
-        sys.exit("%s: the weights trained with --remat=sqrt differ from "
-                 "--remat=none's" % optimizer)
-    print("%s: identical; peak none %d, sqrt %d" % (
-        optimizer, peaks["none"], peaks["sqrt"]))
+def train(compiler, model, data, work, optimizer, steps, name, flags):
+    """The predicted peak and the trained ONNX bytes of one strategy."""
+    binary = "%s/%s-%s" % (work, optimizer, name)
+    subprocess.run([compiler, model, "-o", binary, "--batch=2",
+                    "--optimizer=" + optimizer, "--momentum=0.9"
+                    if optimizer == "sgd" else "--lr=1e-3",
+                    "--report=%s.compile.json" % binary] + flags, check=True)
+    subprocess.run([binary, "--data", data, "--steps", steps, "--out",
+                    binary + ".onnx", "--report", binary + ".run.json"],
+                   check=True, stdout=subprocess.DEVNULL)
+    compiled = json.load(open(binary + ".compile.json"))
+    run = json.load(open(binary + ".run.json"))
+    if compiled["predicted_peak_bytes"] != run["measured_peak_bytes"]:
+        sys.exit("%s: predicted peak %d != measured %d" % (
+            binary, compiled["predicted_peak_bytes"],
+            run["measured_peak_bytes"]))
+    return compiled, open(binary + ".onnx", "rb").read()
+
+
+def main(compiler, model, data, work, optimizer, steps, *strategies):
+    args = (compiler, model, data, work, optimizer, steps)
+    none, weights = train(*args, "none", ["--remat=none"])
+    line = ["peak none %d" % none["predicted_peak_bytes"]]
+    for strategy in strategies or ("sqrt",):
+        flags = ["--remat=" + strategy]
+        if strategy.startswith("auto@"):
+            arena = none["arena_bytes"]
+            budget = (none["predicted_peak_bytes"] - arena
+                      + int(float(strategy[5:]) * arena))
+            flags = ["--remat=auto", "--budget=%d" % budget]
+        compiled, trained = train(*args, strategy, flags)
+        if trained != weights:
+            sys.exit("%s: the weights trained with %s differ from "
+                     "--remat=none's" % (optimizer, " ".join(flags)))
+        if strategy.startswith("auto@") and not (
+                compiled["flops"]["recompute"] > 0
+                and compiled["predicted_peak_bytes"] <= budget):
+            sys.exit("%s: %s recomputes nothing or misses its budget"
+                     % (optimizer, " ".join(flags)))
+        line.append("%s %d" % (strategy, compiled["predicted_peak_bytes"]))
+    print("%s: identical; %s" % (optimizer, ", ".join(line)))
 
 
 if __name__ == "__main__":
