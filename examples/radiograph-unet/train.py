@@ -16,7 +16,7 @@ memopt, end to end.
    where everything is.
 
     /usr/bin/python3 examples/radiograph-unet/train.py [--size 256]
-        [--budget 1GiB|none] [--remat none|sqrt] [--steps 40] [--batch 2]
+        [--budget 1GiB|none] [--remat none|sqrt|auto] [--steps 40] [--batch 2]
         [--count 8] [--val-count 2] [--out out/radiograph-unet]
 
 Run it from the repository root after building memopt (scripts/build.sh),
@@ -54,7 +54,8 @@ def parse_args(argv):
                         help="memory budget of the training step "
                              "(memopt-compile --budget; default 1GiB, "
                              "'none': no budget)")
-    parser.add_argument("--remat", default="none", choices=["none", "sqrt"],
+    parser.add_argument("--remat", default="none",
+                        choices=["none", "sqrt", "auto"],
                         help="rematerialization (memopt-compile --remat; "
                              "default none)")
     parser.add_argument("--device", default="cpu",
