@@ -16,6 +16,7 @@
 
 #include "RematPlan.h"
 
+#include "memopt/Analysis/ArenaPlan.h"
 #include "memopt/Analysis/DeviceProfile.h"
 #include "memopt/Analysis/MemorySimulator.h"
 #include "memopt/Analysis/MemoryTimeline.h"
@@ -184,8 +185,14 @@ public:
       // The budget is the predicted peak: the arena plus the persistent
       // bytes beside it (weights, optimizer state, inputs and outputs).
       uint64_t budgetBytes = budget ? budget : deviceProfile.memoryBytes;
-      uint64_t persistent =
-          persistentDeviceBytes(function, target->getBackend() == Backend::cuda);
+      bool cuda = target->getBackend() == Backend::cuda;
+      uint64_t persistent = persistentDeviceBytes(function, cuda);
+      // On cuda, tg-plan-memory puts the constants in the arena after the
+      // planned buffers (convertTGToMBuf): beside the plan, like the rest.
+      if (cuda)
+        for (auto constant : body.getOps<tg::ConstantOp>())
+          persistent += llvm::alignTo(tensorBytes(constant.getOutput()),
+                                      ArenaPlan::kAlignment);
       uint64_t arenaTarget = budgetBytes > persistent ? budgetBytes - persistent : 0;
       AutoPlan plan = planAuto(function, forward, inPlace, arenaTarget, cost);
       if (!plan.fits) {
