@@ -14,6 +14,8 @@ PACKAGES=(
   # `pip install ./python` installs memopt into.
   # (pip builds the package with setuptools' bdist_wheel: python3-wheel).
   python3-pytest python3-venv python3-setuptools python3-wheel
+  # pip, for the few Python packages Debian does not ship (see below).
+  python3-pip
   ninja-build cmake g++ ccache libgtest-dev libdnnl-dev
   # oneDNN's CMake package (dnnl-config.cmake) requires OpenCL's headers
   # and library: Debian's oneDNN is built with its OpenCL GPU runtime, and
@@ -28,8 +30,30 @@ for pkg in "${PACKAGES[@]}"; do
   [[ "$status" == installed ]] || missing+=("$pkg")
 done
 
+# Python packages that Debian does not ship, pip-installed (pinned, without
+# their dependencies, which the Debian packages above provide) into a
+# directory of their own that test/lit.cfg.py puts on PYTHONPATH; the
+# system's Python stays untouched. pytorch-msssim is the reference of
+# --loss=ms-ssim and ms-ssim+l1.
+PYTHON_DEPS=${MEMOPT_PYTHON_DEPS:-$HOME/.local/share/memopt/python}
+PIP_PACKAGES=(pytorch-msssim==1.0.0)
+
+install_python_deps() {
+  local pkg name version
+  for pkg in "${PIP_PACKAGES[@]}"; do
+    name=${pkg%%==*} version=${pkg##*==}
+    if compgen -G "$PYTHON_DEPS/${name//-/_}-$version.dist-info" >/dev/null; then
+      continue
+    fi
+    echo "install-deps: pip-installing $pkg into $PYTHON_DEPS"
+    /usr/bin/python3 -m pip install --quiet --disable-pip-version-check \
+      --no-deps --target "$PYTHON_DEPS" "$pkg"
+  done
+}
+
 if [[ ${#missing[@]} -eq 0 ]]; then
   echo "install-deps: all ${#PACKAGES[@]} packages already installed"
+  install_python_deps
   exit 0
 fi
 
@@ -42,3 +66,4 @@ echo "install-deps: installing ${missing[*]}"
 "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
 "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive \
   apt-get install -y -q --no-install-recommends "${missing[@]}"
+install_python_deps

@@ -27,13 +27,21 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 # and python3-onnx unless CMake was told otherwise.
 python = config.torch_python or "/usr/bin/python3"
 config.substitutions.append(("%python", python))
-config.environment["PYTHONPATH"] = os.path.join(config.memopt_src_root, "python")
+# Python packages that Debian does not ship (pytorch-msssim), which
+# scripts/install-deps.sh pip-installs into this directory, not into the
+# system's Python.
+python_deps = os.environ.get("MEMOPT_PYTHON_DEPS") or os.path.join(
+    os.path.expanduser("~"), ".local", "share", "memopt", "python")
+config.environment["PYTHONPATH"] = os.pathsep.join(
+    [os.path.join(config.memopt_src_root, "python")]
+    + ([python_deps] if os.path.isdir(python_deps) else []))
 
 
 def python_has(module):
+    env = dict(os.environ, PYTHONPATH=config.environment["PYTHONPATH"])
     try:
         return subprocess.run([python, "-c", "import " + module],
-                              capture_output=True).returncode == 0
+                              capture_output=True, env=env).returncode == 0
     except OSError:
         return False
 
@@ -44,6 +52,9 @@ if python_has("torch"):
     config.available_features.add("torch")
 if python_has("pytest"):
     config.available_features.add("pytest")
+# The reference of --loss=ms-ssim and ms-ssim+l1.
+if python_has("pytorch_msssim"):
+    config.available_features.add("pytorch-msssim")
 # cuda: memopt-compile --target=cuda can build binaries (the CUDA runtime,
 # with cuDNN, was built). cuda-gpu: they can also run here, a GPU being
 # visible; GPU tests REQUIRE it and are reported UNSUPPORTED elsewhere.

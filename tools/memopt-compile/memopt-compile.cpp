@@ -60,7 +60,7 @@ namespace {
 constexpr int kUsageError = 2;
 constexpr const char *kUsage =
     "usage: memopt-compile model.onnx -o BIN [--target=cpu|cuda] [--batch=N] "
-    "[--input-shape=C,H,W] [--loss=mse|l1|bce|ce|dice|graph] "
+    "[--input-shape=C,H,W] [--loss=mse|l1|bce|ce|dice|ms-ssim|ms-ssim+l1|graph] "
     "[--optimizer=sgd|adam|adamw] [--lr=F] [--momentum=F] [--dampening=F] "
     "[--nesterov=true|false] [--weight-decay=F] [--beta1=F] [--beta2=F] [--eps=F] [--save-temps=DIR] "
     "[--device=NAME[,KEY=VALUE]...] [--budget=SIZE] [--report=FILE.json] "
@@ -195,10 +195,13 @@ void parseOptions(int argc, char **argv, Options &options) {
               .Case("bce", tg::LossKind::bce)
               .Case("ce", tg::LossKind::ce)
               .Case("dice", tg::LossKind::dice)
+              .Case("ms-ssim", tg::LossKind::msssim)
+              .Case("ms-ssim+l1", tg::LossKind::msssimL1)
               .Case("graph", tg::LossKind::graph)
               .Default(std::nullopt);
       if (!loss)
-        usageError("--loss must be mse, l1, bce, ce, dice or graph, got '" +
+        usageError("--loss must be mse, l1, bce, ce, dice, ms-ssim, "
+                   "ms-ssim+l1 or graph, got '" +
                    value + "'");
       options.pipeline.loss = *loss;
     } else if (name == "optimizer") {
@@ -373,7 +376,8 @@ LogicalResult checkGraphInputs(ModuleOp module, const Options &options) {
                   "inputs, and the target from --data/targets"
                << (graphLoss ? " (--loss=graph models take their target as a "
                                "graph input, which the binary cannot feed; "
-                               "use --loss=mse, l1, bce, ce or dice)"
+                               "use --loss=mse, l1, bce, ce, dice, "
+                               "ms-ssim or ms-ssim+l1)"
                              : ": make the others initializers or constants")
                << "\n";
   return failure();

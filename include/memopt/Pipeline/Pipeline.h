@@ -54,6 +54,9 @@ struct TrainingPipelineOptions
                      "per-pixel cross-entropy over the channel axis "
                      "(integer label maps)"),
           clEnumValN(tg::LossKind::dice, "dice", "soft Dice loss"),
+          clEnumValN(tg::LossKind::msssim, "ms-ssim", "1 - MS-SSIM"),
+          clEnumValN(tg::LossKind::msssimL1, "ms-ssim+l1",
+                     "0.84 (1 - MS-SSIM) + 0.16 L1"),
           clEnumValN(tg::LossKind::graph, "graph",
                      "the forward function's rank-0 first output"))};
   Option<tg::OptimizerKind> optimizer{

@@ -80,12 +80,14 @@ import torch.nn.functional as F
 
 from memopt import models
 from memopt.export import export_model
-from memopt.losses import cross_entropy_loss, dice_loss
+from memopt.losses import (cross_entropy_loss, dice_loss, ms_ssim_l1_loss,
+                           ms_ssim_loss)
 from memopt.make_dataset import smooth_image
 from memopt.testing import phases
 
 LOSSES = {"mse": F.mse_loss, "l1": F.l1_loss, "bce": F.binary_cross_entropy,
-          "ce": cross_entropy_loss, "dice": dice_loss}
+          "ce": cross_entropy_loss, "dice": dice_loss,
+          "ms-ssim": ms_ssim_loss, "ms-ssim+l1": ms_ssim_l1_loss}
 
 
 def relative_error(a, b):
@@ -544,6 +546,13 @@ def parse_args(argv):
         parser.error("--val-samples must be at least --batch")
     phases.check_arguments(parser, args)
     args.input_shape = (args.channels, args.size, args.size)
+    if args.loss.startswith("ms-ssim"):
+        try:
+            import pytorch_msssim  # noqa: F401
+        except ImportError:
+            parser.error("--loss %s needs pytorch_msssim (pytorch-msssim "
+                         "1.0.0, which scripts/install-deps.sh installs)"
+                         % args.loss)
     return args
 
 

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "EvalStep.h"
+#include "MSSSIM.h"
 
 #include "memopt/Dialect/TG/IR/TGOps.h"
 #include "memopt/Dialect/TG/Transforms/Passes.h"
@@ -50,6 +51,10 @@ StringRef lossName(LossKind loss) {
     return "ce";
   case LossKind::dice:
     return "dice";
+  case LossKind::msssim:
+    return "ms-ssim";
+  case LossKind::msssimL1:
+    return "ms-ssim+l1";
   case LossKind::graph:
     return "graph";
   }
@@ -62,6 +67,15 @@ struct CountingListener : public OpBuilder::Listener {
     ++count;
   }
   unsigned count = 0;
+};
+
+/// Records the ops a builder inserts (the loss subgraph of loss=ms-ssim).
+struct RecordingListener : public OpBuilder::Listener {
+  void notifyOperationInserted(Operation *op,
+                               OpBuilder::InsertPoint) override {
+    ops.push_back(op);
+  }
+  SmallVector<Operation *> ops;
 };
 
 /// One argument of @train_step: its type, role attributes and location.
@@ -190,6 +204,15 @@ LogicalResult TrainStepBuilder::classifySignature() {
              << "loss=ce needs at least 2 classes on axis 1 of the output, "
                 "got "
              << type << "; use loss=bce or loss=dice for one channel";
+  }
+  if (options.loss == LossKind::msssim ||
+      options.loss == LossKind::msssimL1) {
+    std::string why;
+    if (failed(memopt::tg::detail::checkMSSSIMShape(
+            cast<RankedTensorType>(forward.getResultTypes().front()), why)))
+      // Not emitOpError: its note would print the whole model.
+      return emitError(forward.getLoc())
+             << "loss=" << lossName(options.loss) << " " << why;
   }
   forwardLossRoot = forward.getBody().front().getTerminator()->getOperand(0);
   return success();
@@ -369,13 +392,35 @@ LogicalResult TrainStepBuilder::emitLossAndBackward() {
     lossAndGrad = emitLossOp<DiceLossOp, DiceLossBackwardOp>(
         builder, loc, root, target, counter, builder.getF64FloatAttr(1.0));
     break;
+  case LossKind::msssim:
+  case LossKind::msssimL1: {
+    // Forward ops like the model's: differentiated by their own rules, and
+    // evaluated by @eval_step as the rest of the forward pass.
+    RecordingListener recorder;
+    builder.setListener(&recorder);
+    Value value = memopt::tg::detail::emitMSSSIMLoss(
+        builder, loc, root, target, options.loss == LossKind::msssimL1);
+    for (Operation *op : recorder.ops) {
+      forwardOps.push_back(op);
+      if (llvm::any_of(op->getOperands(),
+                       [&](Value v) { return needsGrad.contains(v); }))
+        needsGrad.insert(op->result_begin(), op->result_end());
+    }
+    builder.setListener(&counter);
+    lossAndGrad = {value, emitSeed(builder, loc, value)};
+    break;
+  }
   case LossKind::graph:
     builder.setListener(&counter);
     lossAndGrad = {root, emitSeed(builder, loc, root)};
     break;
   }
   loss = lossAndGrad.first;
-  grads[root] = lossAndGrad.second;
+  // The MS-SSIM subgraph is differentiated with the forward ops: the seed
+  // is the gradient of its result, not yet of the model's output.
+  bool subgraphLoss = options.loss == LossKind::msssim ||
+                      options.loss == LossKind::msssimL1;
+  grads[subgraphLoss ? loss : root] = lossAndGrad.second;
 
   // Reverse forward order: all uses of a value are differentiated before
   // its definition, so its gradient is complete when its op is reached.

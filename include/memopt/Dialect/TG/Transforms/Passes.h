@@ -10,8 +10,10 @@
 namespace memopt::tg {
 
 /// The loss that tg-autodiff differentiates: a tg loss op on the forward
-/// output and the target, or the forward function's own scalar output.
-enum class LossKind { mse, l1, bce, ce, dice, graph };
+/// output and the target, a subgraph of tg ops on them (msssim: 1 -
+/// MS-SSIM; msssimL1: its mix with L1), or the forward function's own
+/// scalar output.
+enum class LossKind { mse, l1, bce, ce, dice, msssim, msssimL1, graph };
 
 /// The torch.optim optimizer whose update tg-autodiff emits.
 enum class OptimizerKind { sgd, adam, adamw };

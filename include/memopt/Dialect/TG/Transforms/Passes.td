@@ -23,7 +23,13 @@ def Autodiff : Pass<"tg-autodiff", "::mlir::ModuleOp"> {
        reduction; `tg.cross_entropy_loss` or `tg.dice_loss` of logits
        N x C x ... against a class map N x ..., whose class indices the
        target holds as floats; Dice of one channel takes a mask of the
-       output's shape), or, with `loss=graph`, the forward function's own rank-0
+       output's shape); with `loss=ms-ssim` and `loss=ms-ssim+l1`, a
+       subgraph of ordinary tg ops computing 1 - MS-SSIM (5 scales,
+       depthwise `tg.conv2d` with a constant Gaussian window, 2x2
+       `tg.avg_pool2d` between scales; mixed with the mean absolute error
+       as 0.84 / 0.16 for `ms-ssim+l1`) on images N x C x H x W with H and
+       W above 160, appended to the forward ops and differentiated by their
+       own rules; or, with `loss=graph`, the forward function's own rank-0
        first output;
     3. reverse-mode gradients of every value that depends on a parameter
        and reaches the loss, one backward rule per forward op, in reverse
@@ -78,6 +84,12 @@ def Autodiff : Pass<"tg-autodiff", "::mlir::ModuleOp"> {
              clEnumValN(::memopt::tg::LossKind::dice, "dice",
                         "soft Dice of softmax (sigmoid for one channel) "
                         "against a class map (a mask for one channel)"),
+             clEnumValN(::memopt::tg::LossKind::msssim, "ms-ssim",
+                        "1 - MS-SSIM (pytorch_msssim.ms_ssim, data range "
+                        "1), built from tg ops"),
+             clEnumValN(::memopt::tg::LossKind::msssimL1, "ms-ssim+l1",
+                        "0.84 (1 - MS-SSIM) + 0.16 L1 (Zhao et al. 2017), "
+                        "built from tg ops"),
              clEnumValN(::memopt::tg::LossKind::graph, "graph",
                         "the forward function's rank-0 first output"))}]>,
     Option<"optimizer", "optimizer", "::memopt::tg::OptimizerKind",
