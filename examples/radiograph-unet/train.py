@@ -16,7 +16,8 @@ memopt, end to end.
    where everything is.
 
     /usr/bin/python3 examples/radiograph-unet/train.py [--size 256]
-        [--budget 1GiB|none] [--remat none|sqrt|auto] [--steps 40] [--batch 2]
+        [--budget 1GiB|none] [--remat none|sqrt|auto] [--loss ms-ssim+l1]
+        [--steps 40] [--batch 2]
         [--count 8] [--val-count 2] [--out out/radiograph-unet]
 
 Run it from the repository root after building memopt (scripts/build.sh),
@@ -43,6 +44,8 @@ from memopt import models, radiographs  # noqa: E402
 from memopt.export import export_model  # noqa: E402
 
 MODEL = "resnet34-unet"
+# The smallest --size (a multiple of 32) above MS-SSIM's minimum side, 160.
+MS_SSIM_MIN_SIZE = 192
 
 
 def parse_args(argv):
@@ -66,6 +69,10 @@ def parse_args(argv):
                         help="training radiographs (default 8)")
     parser.add_argument("--val-count", type=int, default=2,
                         help="validation radiographs (default 2)")
+    parser.add_argument("--loss", choices=["l1", "ms-ssim", "ms-ssim+l1"],
+                        help="memopt-compile --loss (default ms-ssim+l1, "
+                             "the study's loss, from --size 192 on, where "
+                             "MS-SSIM's 5 scales fit; l1 below)")
     parser.add_argument("--lr", type=float, default=1e-3,
                         help="Adam's learning rate (default 1e-3)")
     parser.add_argument("--seed", type=int, default=0)
@@ -77,6 +84,12 @@ def parse_args(argv):
     if args.size < 32 or args.size % 32:
         parser.error("--size must be a positive multiple of 32 (the U-Net "
                      "halves it five times), got %d" % args.size)
+    if args.loss is None:
+        args.loss = "ms-ssim+l1" if args.size >= MS_SSIM_MIN_SIZE else "l1"
+    elif args.loss.startswith("ms-ssim") and args.size < MS_SSIM_MIN_SIZE:
+        parser.error("--loss=%s needs --size %d or more (MS-SSIM's 5 scales "
+                     "need sides above 160), got %d"
+                     % (args.loss, MS_SSIM_MIN_SIZE, args.size))
     for name in ("steps", "batch", "count", "val_count"):
         if getattr(args, name) < 1:
             parser.error("--%s must be at least 1" % name.replace("_", "-"))
@@ -165,7 +178,7 @@ def main(argv=None):
                  seed=args.seed)
 
     print("== compile the training step", flush=True)
-    command = [compiler, model, "-o", binary, "--loss=l1",
+    command = [compiler, model, "-o", binary, "--loss=" + args.loss,
                "--optimizer=adam", "--lr=%r" % args.lr,
                "--device=" + args.device, "--remat=" + args.remat,
                "--report=" + compile_report, "--timeline=" + timeline]
@@ -179,7 +192,8 @@ def main(argv=None):
         ", budget %.1f MiB" % (report["budget_bytes"] / 2**20)
         if report.get("budget_bytes") else ""), flush=True)
 
-    print("== train %d steps (Adam, L1 loss)" % args.steps, flush=True)
+    print("== train %d steps (Adam, %s loss)" % (args.steps, args.loss),
+          flush=True)
     run([binary, "--data", data, "--val-data", val, "--steps",
          str(args.steps), "--seed", str(args.seed), "--log-every", "1",
          "--out", trained, "--report", run_report])
