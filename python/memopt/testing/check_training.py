@@ -13,6 +13,10 @@ batches in the same order) and compares, per tensor, by relative error
   running_mean / running_var) against PyTorch's state_dict;
 - the per-step losses of the run report against PyTorch's.
 
+The losses are memopt.losses' references; --loss ms-ssim and ms-ssim+l1
+take pytorch_msssim's (pytorch-msssim 1.0.0, which scripts/install-deps.sh
+installs) and need images above 160 pixels a side.
+
 With --val-samples N the binary also validates (--val-data) on N further
 samples after its last step, and the validation loss of its run report is
 compared with PyTorch's under model.eval() (BatchNorm on its running
