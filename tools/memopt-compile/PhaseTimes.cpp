@@ -44,10 +44,24 @@ void PhaseTimes::addLocked(llvm::StringRef phase, double seconds) {
   auto it = llvm::find_if(phases, [&](const auto &entry) {
     return entry.first == phase;
   });
-  if (it == phases.end())
-    phases.emplace_back(phase.str(), seconds);
-  else
+  if (it != phases.end()) {
     it->second += seconds;
+    return;
+  }
+  // A new phase goes to its place in the pipeline's order, whatever thread
+  // booked it first (the training and evaluation functions' passes run in
+  // parallel); a phase not in the list goes last.
+  auto rank = [](llvm::StringRef name) {
+    static constexpr llvm::StringLiteral order[] = {
+        "import",   "autodiff", "remat",    "schedule", "plan",
+        "estimate", "lowering", "emission", "compile",  "nvcc",
+        "link"};
+    return static_cast<size_t>(llvm::find(order, name) - std::begin(order));
+  };
+  auto at = llvm::find_if(phases, [&](const auto &entry) {
+    return rank(entry.first) > rank(phase);
+  });
+  phases.emplace(at, phase.str(), seconds);
 }
 
 namespace {
