@@ -46,8 +46,13 @@ install_python_deps() {
       continue
     fi
     echo "install-deps: pip-installing $pkg into $PYTHON_DEPS"
-    /usr/bin/python3 -m pip install --quiet --disable-pip-version-check \
-      --no-deps --target "$PYTHON_DEPS" "$pkg"
+    # Only tests use these (REQUIRES features in test/lit.cfg.py): without
+    # PyPI the build, the example and every other test still run.
+    if ! /usr/bin/python3 -m pip install --quiet --disable-pip-version-check \
+        --no-deps --target "$PYTHON_DEPS" "$pkg"; then
+      echo "install-deps: warning: could not pip-install $pkg (is PyPI" \
+        "reachable?); the tests that compare with it will be skipped" >&2
+    fi
   done
 }
 
