@@ -40,11 +40,19 @@ void memopt::buildTrainingStepPipeline(OpPassManager &pm,
   SetTargetOptions target;
   target.target = stringifyBackend(options.target).str();
   pm.addPass(createSetTarget(target));
+  // Mixed precision on the forward ops, before autodiff: the gradient
+  // rules then give every backward op its forward op's type and bring the
+  // weight gradients back to f32 through the casts, as autocast does; and
+  // before fusion, which groups ops of one type.
+  if (options.amp != tg::AmpMode::none) {
+    tg::AmpOptions amp;
+    amp.mode = options.amp;
+    amp.fp32Ops.assign(options.ampFp32Ops.begin(), options.ampFp32Ops.end());
+    amp.lowOps.assign(options.ampLowOps.begin(), options.ampLowOps.end());
+    pm.addPass(tg::createAmp(amp));
+  }
   pm.addPass(tg::createAutodiff(options.autodiffOptions()));
   pm.addPass(createCanonicalizerPass());
-  // Slot: mixed precision. A pass that rewrites the step to bf16/fp16 with
-  // loss scaling goes here, after autodiff (it needs the backward ops) and
-  // before fusion (it changes element types).
   // CUDA: one generated kernel per chain of elementwise ops.
   if (options.target == Backend::cuda)
     pm.addNestedPass<func::FuncOp>(tg::createFuseElementwise());

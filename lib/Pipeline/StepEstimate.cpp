@@ -5,7 +5,11 @@
 #include "memopt/Analysis/Workspace.h"
 #include "memopt/Analysis/DeviceProfile.h"
 
+#include "memopt/Dialect/MBuf/IR/MBufOps.h"
+
 #include "llvm/Support/FormatVariadic.h"
+
+#include <map>
 
 using namespace mlir;
 using namespace memopt;
@@ -28,7 +32,22 @@ FailureOr<StepEstimate> StepEstimate::compute(func::FuncOp step,
   if (auto remat = step->getAttrOfType<DictionaryAttr>("memopt.remat"))
     if (auto strategy = remat.getAs<StringAttr>("strategy"))
       estimate.remat = strategy.str();
+  if (auto module = step->getParentOfType<ModuleOp>())
+    if (auto amp = module->getAttrOfType<StringAttr>("memopt.amp"))
+      estimate.amp = amp.str();
   return estimate;
+}
+
+uint64_t memopt::plannedArenaBytes(ModuleOp module) {
+  std::map<uint64_t, uint64_t> arenas;
+  module.walk([&](mbuf::ArenaOp arena) {
+    uint64_t &bytes = arenas[arena.getIndex()];
+    bytes = std::max<uint64_t>(bytes, arena.getSize());
+  });
+  uint64_t total = 0;
+  for (auto [index, bytes] : arenas)
+    total += bytes;
+  return total;
 }
 
 uint64_t StepEstimate::predictedPeakBytes(uint64_t arenaBytes) const {
@@ -125,7 +144,7 @@ llvm::json::Object memopt::compileReport(const StepEstimate &estimate,
            {"schedule", schedule},
            {"memory_plan", "liveness best-fit, in place, concat slices"},
            {"remat", estimate.remat},
-           {"amp", "none"},
+           {"amp", estimate.amp},
            {"offload", "none"},
            {"stages", 1}}},
       {"compile_seconds", compileSeconds}};

@@ -23,6 +23,7 @@
 #include "memopt/Analysis/TimelineSvg.h"
 #include "memopt/Conversion/TGToEmitC/TGToEmitC.h"
 #include "memopt/Dialect/TG/IR/TGDialect.h"
+#include "memopt/Dialect/TG/Transforms/AmpPolicy.h"
 #include "memopt/InitAllDialects.h"
 #include "memopt/Pipeline/Pipeline.h"
 #include "memopt/Pipeline/StepEstimate.h"
@@ -64,7 +65,9 @@ constexpr const char *kUsage =
     "[--optimizer=sgd|adam|adamw] [--lr=F] [--momentum=F] [--dampening=F] "
     "[--nesterov=true|false] [--weight-decay=F] [--beta1=F] [--beta2=F] [--eps=F] [--save-temps=DIR] "
     "[--device=NAME[,KEY=VALUE]...] [--budget=SIZE] [--report=FILE.json] "
-    "[--timeline=FILE.svg] [--remat=none|sqrt|auto] [--verbose] [-c | --plan-only]\n";
+    "[--timeline=FILE.svg] [--remat=none|sqrt|auto] [--amp=none|bf16|fp16] "
+    "[--amp-fp32-ops=OP,...] [--amp-low-ops=OP,...] [--verbose] "
+    "[-c | --plan-only]\n";
 
 struct Options {
   std::string input;
@@ -109,12 +112,13 @@ bool isBeta(double v) { return v >= 0.0 && v < 1.0; }
 void parseOptions(int argc, char **argv, Options &options) {
   // Options docs/contract.md marks as planned.
   const llvm::StringSet<llvm::MallocAllocator> notYet = {
-      "amp", "offload", "stages", "microbatches", "schedule"};
+      "offload", "stages", "microbatches", "schedule"};
   const llvm::StringSet<llvm::MallocAllocator> known = {
       "target",   "batch",     "input-shape", "loss",         "optimizer",
       "lr",       "momentum",  "dampening",   "nesterov",     "weight-decay",
       "beta1",    "beta2",     "eps",         "save-temps",   "report",
-      "device",   "budget",    "timeline",    "remat"};
+      "device",   "budget",    "timeline",    "remat",        "amp",
+      "amp-fp32-ops", "amp-low-ops"};
   options.device = cantFail(parseDeviceProfile("cpu"));
   // A repeated option is an error, not "the last one wins": the training
   // binary refuses repeats too.
@@ -247,6 +251,23 @@ void parseOptions(int argc, char **argv, Options &options) {
         usageError("--remat must be none, sqrt or auto (optimal is "
                    "planned), got '" + value + "'");
       options.pipeline.remat = value.str();
+    } else if (name == "amp") {
+      std::optional<tg::AmpMode> amp =
+          llvm::StringSwitch<std::optional<tg::AmpMode>>(value)
+              .Case("none", tg::AmpMode::none)
+              .Case("bf16", tg::AmpMode::bf16)
+              .Case("fp16", tg::AmpMode::fp16)
+              .Default(std::nullopt);
+      if (!amp)
+        usageError("--amp must be none, bf16 or fp16, got '" + value + "'");
+      options.pipeline.amp = *amp;
+    } else if (name == "amp-fp32-ops" || name == "amp-low-ops") {
+      SmallVector<StringRef> ops;
+      value.split(ops, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+      auto &list = name == "amp-fp32-ops" ? options.pipeline.ampFp32Ops
+                                          : options.pipeline.ampLowOps;
+      for (StringRef op : ops)
+        list.push_back(op.str());
     } else if (name == "save-temps") {
       options.saveTemps = value.str();
     } else if (name == "report") {
@@ -284,6 +305,25 @@ void parseOptions(int argc, char **argv, Options &options) {
       usageError("--" + flag + " is an Adam/AdamW option; --optimizer=sgd "
                  "does not use it (drop it, or use --optimizer=adam or "
                  "adamw)");
+  bool amp = options.pipeline.amp != tg::AmpMode::none;
+  for (StringRef flag : {"amp-fp32-ops", "amp-low-ops"})
+    if (!amp && seen.contains(flag))
+      usageError("--" + flag + " edits the precision table of --amp: give "
+                 "--amp=bf16 or --amp=fp16 with it");
+  if (amp) {
+    llvm::Expected<tg::AmpPolicy> policy = tg::AmpPolicy::build(
+        options.pipeline.ampFp32Ops, options.pipeline.ampLowOps);
+    if (!policy)
+      usageError("--amp: " + llvm::toString(policy.takeError()));
+  }
+  // tg-amp plans the step in bf16/fp16; neither runtime has those kernels.
+  if (amp && !options.planOnly)
+    usageError("--amp=" +
+               StringRef(options.pipeline.amp == tg::AmpMode::bf16 ? "bf16"
+                                                                   : "fp16") +
+               " plans the mixed-precision step but cannot build a binary "
+               "yet (the CPU and CUDA runtimes have no bf16/fp16 kernels): "
+               "add --plan-only, or drop --amp");
   if (options.planOnly && (options.compileOnly || !options.output.empty()))
     usageError("--plan-only writes no binary: drop -c and -o (the plan goes "
                "to --report, --timeline and --save-temps)");
@@ -515,12 +555,21 @@ int compile(const Options &options) {
   // The lowering fixes the program's arena: the larger of the training and
   // evaluation steps' plans (CUDA: with the constants after them). It takes
   // a fraction of a second, so --plan-only runs it too.
-  if (failed(runPhase(
-          [&](OpPassManager &pm) { buildLoweringPipeline(pm, options.pipeline); },
-          ".emitc.mlir")))
-    return 1;
-  auto arenaBytes =
-      (*module)->getAttrOfType<IntegerAttr>(kArenaBytesAttr).getInt();
+  // Mixed precision plans only (parseOptions), so it reads the arenas
+  // from the plan: the lowering has no bf16/fp16 kernels to check.
+  uint64_t arenaBytes;
+  if (options.pipeline.amp != tg::AmpMode::none) {
+    arenaBytes = plannedArenaBytes(*module);
+  } else {
+    if (failed(runPhase(
+            [&](OpPassManager &pm) {
+              buildLoweringPipeline(pm, options.pipeline);
+            },
+            ".emitc.mlir")))
+      return 1;
+    arenaBytes =
+        (*module)->getAttrOfType<IntegerAttr>(kArenaBytesAttr).getInt();
+  }
   uint64_t peak = estimate->predictedPeakBytes(arenaBytes);
   TimelineLabels labels{modelName, describeDeviceProfile(options.device),
                         options.device.memoryBytes, peak, options.budget};

@@ -6,8 +6,8 @@
 // here, so that memopt-opt reproduces what memopt-compile lowers
 // (docs/architecture.md#the-training-pipeline):
 //
-//   memopt-set-target -> tg-autodiff -> canonicalize
-//     -> [mixed precision] -> (cuda) tg-fuse-elementwise      training step
+//   memopt-set-target -> tg-amp (amp != none) -> tg-autodiff
+//     -> canonicalize -> (cuda) tg-fuse-elementwise             training step
 //   -> [partition] -> tg-annotate-workspaces
 //     -> tg-remat (strategy != none) -> [offload] -> tg-schedule
 //     -> tg-plan-memory (plan, then convert into mbuf)          memory plan
@@ -93,6 +93,24 @@ struct TrainingPipelineOptions
                      "--val-data needs it)"),
       llvm::cl::init(true)};
 
+  // tg-amp.
+  Option<tg::AmpMode> amp{
+      *this, "amp",
+      llvm::cl::desc("Mixed precision (tg-amp): the forward ops of the "
+                     "precision table in bf16 or fp16, f32 master weights"),
+      llvm::cl::init(tg::AmpMode::none),
+      llvm::cl::values(
+          clEnumValN(tg::AmpMode::none, "none", "f32 throughout"),
+          clEnumValN(tg::AmpMode::bf16, "bf16", "bfloat16"),
+          clEnumValN(tg::AmpMode::fp16, "fp16", "IEEE half precision"))};
+  ListOption<std::string> ampFp32Ops{
+      *this, "amp-fp32-ops",
+      llvm::cl::desc("tg-amp: ops of the precision table to run in fp32")};
+  ListOption<std::string> ampLowOps{
+      *this, "amp-low-ops",
+      llvm::cl::desc("tg-amp: ops of the precision table to run in low "
+                     "precision")};
+
   // tg-remat.
   Option<std::string> remat{
       *this, "remat",
@@ -130,8 +148,8 @@ struct TrainingPipelineOptions
   tg::AutodiffOptions autodiffOptions() const;
 };
 
-/// memopt-set-target, tg-autodiff, canonicalize, [mixed precision], and on
-/// cuda tg-fuse-elementwise: the whole training step in tg ops.
+/// memopt-set-target, tg-amp (unless amp=none), tg-autodiff, canonicalize,
+/// and on cuda tg-fuse-elementwise: the whole training step in tg ops.
 void buildTrainingStepPipeline(mlir::OpPassManager &pm,
                                const TrainingPipelineOptions &options);
 

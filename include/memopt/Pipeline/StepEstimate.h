@@ -29,6 +29,9 @@ struct StepEstimate {
   /// The rematerialization strategy tg-remat recorded (memopt.remat), or
   /// "none".
   std::string remat = "none";
+  /// The mixed precision tg-amp recorded on the module (memopt.amp), or
+  /// "none".
+  std::string amp = "none";
 
   /// Cost model and timeline of `step` (still in tg ops, whose arena plan
   /// is `plan`) on the module's #memopt.target, with the workspaces
@@ -45,6 +48,12 @@ struct StepEstimate {
   /// state, inputs and outputs) and the arena of the static plan.
   uint64_t predictedPeakBytes(uint64_t arenaBytes) const;
 };
+
+/// The bytes of the arenas of a planned module (in mbuf), as the lowering
+/// sizes the program's: per arena index the largest of its functions'
+/// sizes, summed. memopt-compile --plan-only reads it where the lowering
+/// does not run (mixed precision, whose kernels no backend has yet).
+uint64_t plannedArenaBytes(mlir::ModuleOp module);
 
 /// Fails, with the message memopt-compile prints, when `peak` (planned
 /// with rematerialization strategy `remat`) does not fit `budget`: the

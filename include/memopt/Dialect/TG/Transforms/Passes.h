@@ -18,6 +18,9 @@ enum class LossKind { mse, l1, bce, ce, dice, msssim, msssimL1, graph };
 /// The torch.optim optimizer whose update tg-autodiff emits.
 enum class OptimizerKind { sgd, adam, adamw };
 
+/// Mixed precision: none (f32 throughout), or tg-amp's low-precision type.
+enum class AmpMode { none, bf16, fp16 };
+
 #define GEN_PASS_DECL
 #include "memopt/Dialect/TG/Transforms/Passes.h.inc"
 

@@ -1,0 +1,16 @@
+#!/usr/bin/python3
+"""Compares compile reports of one model under --amp=none, bf16, fp16 and
+bf16 with the convolutions moved to fp32 (test/Tools/memopt-compile/amp.test)."""
+import json
+import sys
+
+none, bf16, fp16, fp32_convs = (json.load(open(path)) for path in sys.argv[1:5])
+print("amp", *(r["strategy"]["amp"] for r in (none, bf16, fp16, fp32_convs)))
+print("bf16 = fp16:",
+      bf16["activation_peak_bytes"] == fp16["activation_peak_bytes"])
+print("weights equal:",
+      len({r["persistent_bytes"]["weights"] for r in (none, bf16, fp16)}) == 1)
+print("bf16 activation peak below fp32's:",
+      bf16["activation_peak_bytes"] < none["activation_peak_bytes"])
+print("fp32 convolutions = fp32 activation peak:",
+      fp32_convs["activation_peak_bytes"] == none["activation_peak_bytes"])
