@@ -91,8 +91,8 @@ private:
       return;
     llvm::StringRef phase =
         llvm::StringSwitch<llvm::StringRef>(argument)
-            .Cases({"memopt-set-target", "tg-autodiff", "canonicalize",
-                    "tg-fuse-elementwise"},
+            .Cases({"memopt-set-target", "tg-amp", "tg-autodiff",
+                    "canonicalize", "tg-fuse-elementwise"},
                    "autodiff")
             .Case("tg-remat", "remat")
             .Cases({"tg-annotate-workspaces", "tg-schedule"}, "schedule")
