@@ -47,6 +47,13 @@ StepPhases::StepPhases(func::FuncOp step) {
     phases[&op] = isa<tg::SGDUpdateOp, tg::AdamUpdateOp>(op)
                       ? StepPhase::Optimizer
                       : StepPhase::Backward;
+  // A stage of a partitioned step (tg-partition): what it sends to the
+  // forward ops of another stage is a forward root too.
+  for (auto send : body.getOps<tg::SendOp>())
+    if (send.getForward()) {
+      phases[send] = StepPhase::Forward;
+      worklist.push_back(send.getInput());
+    }
   while (!worklist.empty()) {
     Operation *op = worklist.pop_back_val().getDefiningOp();
     if (!op || op->getBlock() != &body)

@@ -61,11 +61,17 @@ void memopt::buildTrainingStepPipeline(OpPassManager &pm,
 void memopt::buildMemoryPlanPipeline(OpPassManager &pm,
                                      const TrainingPipelineOptions &options,
                                      PlanObserver observe) {
-  // Slot: partition into pipeline stages. A pass that splits the step per
-  // device goes here; everything below then runs per stage.
-  // The workspaces first: tg-remat simulates the step with them (its
-  // clones copy their op's annotation).
+  // The workspaces first: tg-partition and tg-remat simulate the step with
+  // them (their clones copy each op's annotation).
   pm.addNestedPass<func::FuncOp>(createAnnotateWorkspaces());
+  // Pipeline stages: one function per device; everything below then runs
+  // per stage, so each stage gets its own schedule and memory plan.
+  if (options.stages > 1) {
+    PartitionOptions partition;
+    partition.stages = options.stages;
+    partition.device = options.device;
+    pm.addPass(createPartition(partition));
+  }
   // Rematerialization, before the schedule (which keeps each recomputed op
   // right before its first user).
   if (options.remat != "none") {

@@ -149,3 +149,49 @@ llvm::json::Object memopt::compileReport(const StepEstimate &estimate,
            {"stages", 1}}},
       {"compile_seconds", compileSeconds}};
 }
+
+StageEstimate StageEstimate::of(func::FuncOp stage, uint64_t peak,
+                                uint64_t arenaBytes) {
+  StageEstimate estimate;
+  estimate.predictedPeakBytes = peak;
+  estimate.arenaBytes = arenaBytes;
+  auto attr = stage->getAttrOfType<DictionaryAttr>("memopt.stage");
+  if (!attr)
+    return estimate;
+  if (auto index = attr.getAs<IntegerAttr>("index"))
+    estimate.index = index.getInt();
+  if (auto send = attr.getAs<IntegerAttr>("send_bytes"))
+    estimate.sendBytes = send.getInt();
+  if (auto range = attr.getAs<DenseI64ArrayAttr>("forward_ops");
+      range && range.size() == 2) {
+    estimate.forwardBegin = range[0];
+    estimate.forwardEnd = range[1];
+  }
+  return estimate;
+}
+
+void memopt::addStagesToReport(json::Object &report,
+                               ArrayRef<StageEstimate> stages) {
+  if (stages.empty())
+    return;
+  SmallVector<StageEstimate> sorted(stages);
+  llvm::sort(sorted, [](const StageEstimate &a, const StageEstimate &b) {
+    return a.index < b.index;
+  });
+  json::Array list;
+  uint64_t sent = 0;
+  for (const StageEstimate &stage : sorted) {
+    sent += stage.sendBytes;
+    list.push_back(json::Object{
+        {"index", stage.index},
+        {"predicted_peak_bytes", jsonInt(stage.predictedPeakBytes)},
+        {"arena_bytes", jsonInt(stage.arenaBytes)},
+        {"send_bytes", jsonInt(stage.sendBytes)},
+        {"forward_ops", json::Array{stage.forwardBegin, stage.forwardEnd}}});
+  }
+  report["stages"] = std::move(list);
+  if (json::Object *transfers = report.getObject("transfer_bytes"))
+    (*transfers)["send"] = jsonInt(sent);
+  if (json::Object *strategy = report.getObject("strategy"))
+    (*strategy)["stages"] = static_cast<int64_t>(sorted.size());
+}

@@ -4,6 +4,8 @@
 // RUN: memopt-opt %s --memopt-training-pipeline='target=cpu optimizer=sgd lr=0.1 plan-only=true remat=sqrt' | FileCheck %s --check-prefix=REMAT
 // RUN: not memopt-opt %s --memopt-training-pipeline='remat=optimal' 2>&1 | FileCheck %s --check-prefix=REMAT-PLANNED
 // RUN: memopt-opt %s --memopt-training-pipeline='target=cpu optimizer=sgd lr=0.1 plan-only=true remat=auto budget=1000000 device=cpu' | FileCheck %s --check-prefix=AUTO
+// RUN: memopt-opt %s --memopt-training-pipeline='target=cpu optimizer=sgd lr=0.1 plan-only=true stages=2' | FileCheck %s --check-prefix=STAGES
+// RUN: not memopt-opt %s --memopt-training-pipeline='target=cpu optimizer=sgd lr=0.1 stages=2' 2>&1 | FileCheck %s --check-prefix=STAGES-LOWERED
 // RUN: not memopt-opt %s --memopt-training-pipeline='target=tpu' 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: not memopt-opt %s --memopt-training-pipeline='optimizer=rmsprop' 2>&1 | FileCheck %s --check-prefix=OPTIMIZER
 // RUN: not memopt-opt %s -memopt-set-target=target=cuda --memopt-training-pipeline='target=cpu' 2>&1 | FileCheck %s --check-prefix=CHANGED
@@ -37,6 +39,17 @@
 // workspaces are annotated).
 // AUTO-LABEL: func.func @train_step(
 // AUTO-SAME: memopt.remat = {budget_bytes = 1000000 : i64{{.*}}strategy = "auto"}
+// With stages, tg-partition runs after the workspaces are annotated: each
+// step becomes one function per stage, planned on its own device.
+// STAGES-LABEL: func.func @train_step_stage0(
+// STAGES: mbuf.arena 0 size {{[0-9]+}} on device 0
+// STAGES: mbuf.send
+// STAGES-LABEL: func.func @train_step_stage1(
+// STAGES: mbuf.arena 0 size {{[0-9]+}} on device 1
+// STAGES: mbuf.recv
+// STAGES-LABEL: func.func @eval_step_stage0(
+// STAGES-LABEL: func.func @eval_step_stage1(
+// STAGES-LOWERED: error: convert-tg-to-emitc: @train_step_stage0 is a pipeline stage (tg-partition); the multi-process lowering is not implemented yet: stop after the memory plan (plan-only)
 // REMAT-PLANNED: tg-remat: unknown strategy 'optimal'; expected none, sqrt or auto (optimal is planned)
 // TARGET: for the --target option: Cannot find option named 'tpu'!
 // OPTIMIZER: for the --optimizer option: Cannot find option named 'rmsprop'!

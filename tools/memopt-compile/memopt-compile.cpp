@@ -66,8 +66,8 @@ constexpr const char *kUsage =
     "[--nesterov=true|false] [--weight-decay=F] [--beta1=F] [--beta2=F] [--eps=F] [--save-temps=DIR] "
     "[--device=NAME[,KEY=VALUE]...] [--budget=SIZE] [--report=FILE.json] "
     "[--timeline=FILE.svg] [--remat=none|sqrt|auto] [--amp=none|bf16|fp16] "
-    "[--amp-fp32-ops=OP,...] [--amp-low-ops=OP,...] [--verbose] "
-    "[-c | --plan-only]\n";
+    "[--amp-fp32-ops=OP,...] [--amp-low-ops=OP,...] [--stages=N (with "
+    "--plan-only)] [--verbose] [-c | --plan-only]\n";
 
 struct Options {
   std::string input;
@@ -112,13 +112,13 @@ bool isBeta(double v) { return v >= 0.0 && v < 1.0; }
 void parseOptions(int argc, char **argv, Options &options) {
   // Options docs/contract.md marks as planned.
   const llvm::StringSet<llvm::MallocAllocator> notYet = {
-      "offload", "stages", "microbatches", "schedule"};
+      "offload", "microbatches", "schedule"};
   const llvm::StringSet<llvm::MallocAllocator> known = {
       "target",   "batch",     "input-shape", "loss",         "optimizer",
       "lr",       "momentum",  "dampening",   "nesterov",     "weight-decay",
       "beta1",    "beta2",     "eps",         "save-temps",   "report",
       "device",   "budget",    "timeline",    "remat",        "amp",
-      "amp-fp32-ops", "amp-low-ops"};
+      "amp-fp32-ops", "amp-low-ops", "stages"};
   options.device = cantFail(parseDeviceProfile("cpu"));
   // A repeated option is an error, not "the last one wins": the training
   // binary refuses repeats too.
@@ -242,6 +242,12 @@ void parseOptions(int argc, char **argv, Options &options) {
     } else if (name == "eps") {
       options.pipeline.eps =
           parseReal(name, value, isFiniteNonNegative, "a finite number >= 0");
+    } else if (name == "stages") {
+      unsigned stages;
+      if (value.getAsInteger(10, stages) || stages < 1)
+        usageError("--stages expects a positive integer, got '" + value +
+                   "'");
+      options.pipeline.stages = stages;
     } else if (name == "remat") {
       if (value == "optimal")
         usageError("--remat=optimal is planned, not implemented yet: use "
@@ -327,6 +333,11 @@ void parseOptions(int argc, char **argv, Options &options) {
   if (options.planOnly && (options.compileOnly || !options.output.empty()))
     usageError("--plan-only writes no binary: drop -c and -o (the plan goes "
                "to --report, --timeline and --save-temps)");
+  if (options.pipeline.stages > 1 && !options.planOnly)
+    usageError("--stages=" + llvm::Twine(options.pipeline.stages) +
+               " plans the stages but builds no binary yet (the "
+               "multi-process lowering is not implemented): add --plan-only "
+               "for the per-stage plan and report");
   if (!options.planOnly && options.output.empty())
     usageError("no output file (-o BIN)");
   // A plan for the GPU needs no CUDA toolkit; a binary does.
@@ -426,7 +437,8 @@ LogicalResult checkGraphInputs(ModuleOp module, const Options &options) {
 /// Writes the compile report (docs/contract.md, reports) to --report's
 /// temporary file, if asked; OutputFiles::commit puts it in place.
 LogicalResult writeReport(const Options &options, tool::OutputFiles &outputs,
-                          const StepEstimate &estimate, uint64_t arenaBytes,
+                          const StepEstimate &estimate,
+                          ArrayRef<StageEstimate> stages, uint64_t arenaBytes,
                           StringRef schedule, const PhaseTimes &phases,
                           std::chrono::steady_clock::time_point start) {
   if (options.report.empty())
@@ -436,6 +448,7 @@ LogicalResult writeReport(const Options &options, tool::OutputFiles &outputs,
           .count();
   llvm::json::Object report = compileReport(estimate, arenaBytes, schedule,
                                             options.budget, seconds);
+  addStagesToReport(report, stages);
   report["compile_phases"] = phases.toJSON();
   return outputs.writeReport([&](raw_ostream &os) {
     os << llvm::formatv("{0:2}", llvm::json::Value(std::move(report))) << "\n";
@@ -524,22 +537,39 @@ int compile(const Options &options) {
           },
           ".step.mlir")))
     return 1;
-  auto step = *module->getOps<func::FuncOp>().begin();
+  std::string stepName =
+      (*module->getOps<func::FuncOp>().begin()).getSymName().str();
   // Predictions on the final schedule and memory plan, taken by
   // tg-plan-memory's hook while the step is still in tg ops (it becomes
-  // mbuf buffers right after).
+  // mbuf buffers right after): the step's, or with --stages each stage's
+  // (tg-partition's functions of the step) and the worst one's.
   FailureOr<StepEstimate> estimate = failure();
   std::string schedule = "given";
-  auto estimateStep = [&](func::FuncOp function, const StepArenaPlan &plan) {
-    if (function != step)
+  SmallVector<StageEstimate> stageEstimates;
+  uint64_t worstStagePeak = 0;
+  auto estimateStep = [&](func::FuncOp step, const StepArenaPlan &plan) {
+    auto stage = step->getAttrOfType<DictionaryAttr>("memopt.stage");
+    if (stage ? stage.getAs<StringAttr>("of").getValue() != stepName
+              : step.getSymName() != stepName)
       return success();
+    auto estimateStart = PhaseTimes::Clock::now();
+    FailureOr<StepEstimate> current =
+        StepEstimate::compute(step, options.device, plan.plan);
+    phases.addNested("estimate", "plan", PhaseTimes::since(estimateStart));
+    if (failed(current))
+      return failure();
+    uint64_t peak = current->predictedPeakBytes(plan.plan.totalBytes());
+    if (stage)
+      stageEstimates.push_back(StageEstimate::of(step, peak,
+                                                 plan.plan.totalBytes()));
+    if (succeeded(estimate) && peak <= worstStagePeak)
+      return success();
+    worstStagePeak = peak;
     if (auto decision =
             step->getAttrOfType<DictionaryAttr>("memopt.schedule"))
       schedule = decision.getAs<StringAttr>("strategy").str();
-    auto estimateStart = PhaseTimes::Clock::now();
-    estimate = StepEstimate::compute(step, options.device, plan.plan);
-    phases.addNested("estimate", "plan", PhaseTimes::since(estimateStart));
-    return failure(failed(estimate));
+    estimate = std::move(current);
+    return success();
   };
   if (failed(runPhase(
           [&](OpPassManager &pm) {
@@ -554,11 +584,16 @@ int compile(const Options &options) {
   }
   // The lowering fixes the program's arena: the larger of the training and
   // evaluation steps' plans (CUDA: with the constants after them). It takes
-  // a fraction of a second, so --plan-only runs it too.
+  // a fraction of a second, so --plan-only runs it too. Stages (always
+  // --plan-only) have no lowering yet: the worst stage's own arena counts.
   // Mixed precision plans only (parseOptions), so it reads the arenas
   // from the plan: the lowering has no bf16/fp16 kernels to check.
-  uint64_t arenaBytes;
-  if (options.pipeline.amp != tg::AmpMode::none) {
+  uint64_t arenaBytes = 0;
+  if (!stageEstimates.empty()) {
+    for (const StageEstimate &stage : stageEstimates)
+      if (stage.predictedPeakBytes == worstStagePeak)
+        arenaBytes = stage.arenaBytes;
+  } else if (options.pipeline.amp != tg::AmpMode::none) {
     arenaBytes = plannedArenaBytes(*module);
   } else {
     if (failed(runPhase(
@@ -585,7 +620,7 @@ int compile(const Options &options) {
     llvm::outs() << "memopt-compile: predicted peak " << peak << " bytes ("
                  << formatBytes(peak) << "), arena " << arenaBytes
                  << " bytes (" << formatBytes(arenaBytes) << ")\n";
-    if (failed(writeReport(options, outputs, *estimate, arenaBytes, schedule, phases,
+    if (failed(writeReport(options, outputs, *estimate, stageEstimates, arenaBytes, schedule, phases,
                            start)))
       return 1;
   }
@@ -680,7 +715,7 @@ int compile(const Options &options) {
   }
 
   outputs.binaryWritten();
-  if (failed(writeReport(options, outputs, *estimate, arenaBytes, schedule, phases,
+  if (failed(writeReport(options, outputs, *estimate, stageEstimates, arenaBytes, schedule, phases,
                          start)))
     return 1;
   return failed(outputs.commit()) ? 1 : 0;

@@ -8,6 +8,9 @@
 //              the loss and the model's outputs) and its updated tg.state
 //              results (BatchNorm running statistics) depend on; no
 //              gradient is among them, since neither depends on a gradient;
+//              In a stage of a partitioned step, the values it sends to
+//              another stage's forward ops (tg.send marked `forward`) are
+//              roots too, and the sends forward ops;
 //   backward   every other op (gradients, and what only they use).
 // Forward ops that tg-remat cloned into the backward (recomputation) are
 // backward ops by this rule; they carry `memopt.recompute`

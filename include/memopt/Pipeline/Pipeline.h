@@ -8,7 +8,7 @@
 //
 //   memopt-set-target -> tg-amp (amp != none) -> tg-autodiff
 //     -> canonicalize -> (cuda) tg-fuse-elementwise             training step
-//   -> [partition] -> tg-annotate-workspaces
+//   -> tg-annotate-workspaces -> tg-partition (stages > 1)
 //     -> tg-remat (strategy != none) -> [offload] -> tg-schedule
 //     -> tg-plan-memory (plan, then convert into mbuf)          memory plan
 //   -> convert-tg-to-emitc (reads only mbuf)                   lowering
@@ -124,8 +124,17 @@ struct TrainingPipelineOptions
       llvm::cl::init(0)};
   Option<std::string> device{
       *this, "device",
-      llvm::cl::desc("remat=auto: the device profile (NAME[,KEY=VALUE]...)"),
+      llvm::cl::desc("remat=auto and tg-partition: the device profile "
+                     "(NAME[,KEY=VALUE]...)"),
       llvm::cl::init("cpu")};
+
+  // tg-partition.
+  Option<unsigned> stages{
+      *this, "stages",
+      llvm::cl::desc("Pipeline stages (devices) the step is split into "
+                     "(tg-partition; 1: none). The lowering of more than "
+                     "one is not built yet: use with plan-only"),
+      llvm::cl::init(1)};
 
   // convert-tg-to-emitc.
   Option<std::string> modelName{
@@ -153,7 +162,8 @@ struct TrainingPipelineOptions
 void buildTrainingStepPipeline(mlir::OpPassManager &pm,
                                const TrainingPipelineOptions &options);
 
-/// [partition], tg-annotate-workspaces, tg-remat (unless remat=none),
+/// tg-annotate-workspaces, tg-partition (stages > 1), tg-remat (unless
+/// remat=none),
 /// [offload], tg-schedule and
 /// tg-plan-memory: the op order and the static memory plan, the step
 /// converted into mbuf buffers at the plan's places. `observe`, if given,

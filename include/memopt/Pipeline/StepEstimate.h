@@ -55,6 +55,26 @@ struct StepEstimate {
 /// does not run (mixed precision, whose kernels no backend has yet).
 uint64_t plannedArenaBytes(mlir::ModuleOp module);
 
+/// One pipeline stage of a partitioned step (tg-partition's function with
+/// `memopt.stage`), as the compile report lists it.
+struct StageEstimate {
+  int64_t index = 0;
+  uint64_t predictedPeakBytes = 0;
+  uint64_t arenaBytes = 0;
+  uint64_t sendBytes = 0;
+  /// The forward ops of the step it runs, [first, end) in program order.
+  int64_t forwardBegin = 0, forwardEnd = 0;
+
+  /// `stage`'s entry, with its predicted peak and arena.
+  static StageEstimate of(mlir::func::FuncOp stage, uint64_t peak,
+                          uint64_t arenaBytes);
+};
+
+/// Adds `stages[i]` (by index) to a compile report, their sends to its
+/// transfer_bytes and their number to its strategy; nothing when empty.
+void addStagesToReport(llvm::json::Object &report,
+                       llvm::ArrayRef<StageEstimate> stages);
+
 /// Fails, with the message memopt-compile prints, when `peak` (planned
 /// with rematerialization strategy `remat`) does not fit `budget`: the
 /// predicted peak is the smallest budget these flags reach

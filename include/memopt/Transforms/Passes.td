@@ -115,6 +115,50 @@ def AnnotateWorkspaces : Pass<"tg-annotate-workspaces", "::mlir::func::FuncOp"> 
   ];
 }
 
+def Partition : Pass<"tg-partition", "::mlir::ModuleOp"> {
+  let summary = "Split each step into contiguous pipeline stages, one "
+                "function per device";
+  let description = [{
+    Model parallelism (docs/passes/partition.md). The forward ops of each
+    function, in program order, are cut into `stages` contiguous segments;
+    every other op follows the forward op it belongs to (a backward op the
+    last stage that holds a forward value it reads, an optimizer update the
+    stage that owns its parameter), so each segment's forward, backward and
+    update run on one device. Each function `@F` becomes `@F_stage0` ...
+    `@F_stage<N-1>`, each with the arguments and results it owns (roles
+    kept) and `memopt.stage = {index, stages, of = "F", ...}`; every value
+    read across a cut (activations, skip connections, gradients, a shared
+    parameter) becomes a `tg.send` in the stage that computes it and a
+    `tg.recv` in the stage that reads it, at the place of its first reader
+    in the unpartitioned order, so that every stage keeps its transfers in
+    one global order (a blocking exchange cannot deadlock).
+
+    The cuts minimize the largest stage's predicted peak (persistent bytes
+    plus the MemorySimulator's arena peak of the stage in the order that
+    tg-schedule will choose,
+    workspaces as `tg-annotate-workspaces` recorded them), then its
+    predicted time (the cost model on `device`): a binary search over the
+    bound with greedy segments. Each stage records its
+    `simulated_peak_bytes`, `persistent_bytes`, `seconds`, `send_bytes`
+    and its first and last forward op (`forward_ops = [first, end)`). A
+    function with fewer forward ops than `stages` is an error.
+  }];
+  let dependentDialects = ["::memopt::tg::TGDialect"];
+  let options = [
+    Option<"stages", "stages", "unsigned", "1",
+           "Number of stages (devices); 1 leaves the module alone">,
+    Option<"device", "device", "std::string", "\"cpu\"",
+           "Device profile of the time estimate (NAME[,KEY=VALUE]...)">,
+  ];
+  let statistics = [
+    Statistic<"numTransfers", "transfers",
+              "Values sent from one stage to another">,
+    Statistic<"numSendBytes", "send-bytes", "Bytes sent between stages">,
+    Statistic<"numWorstPeak", "worst-stage-peak-bytes",
+              "Largest predicted stage peak">,
+  ];
+}
+
 def Schedule : Pass<"tg-schedule", "::mlir::func::FuncOp"> {
   let summary = "Order the ops of a step for the smallest simulated memory "
                 "peak";

@@ -115,6 +115,14 @@ public:
     func::FuncOp stepFunc, evalFunc;
     unsigned numSteps = 0;
     for (func::FuncOp func : module.getOps<func::FuncOp>()) {
+      if (func->hasAttr("memopt.stage")) {
+        func.emitError("convert-tg-to-emitc: @")
+            << func.getSymName()
+            << " is a pipeline stage (tg-partition); the multi-process "
+               "lowering is not implemented yet: stop after the memory plan "
+               "(plan-only)";
+        return signalPassFailure();
+      }
       if (func.getSymName() == kEvalFunctionName) {
         evalFunc = func;
       } else {

@@ -45,6 +45,14 @@ private:
   /// The view of `value`, created at the builder's point if it has none.
   FailureOr<Value> viewOf(OpBuilder &builder, Value value);
   LogicalResult convertOp(OpBuilder &builder, Operation &op);
+  /// The device of the step's arena: its pipeline stage (tg-partition's
+  /// `memopt.stage`), else 0.
+  int64_t stageIndex() const {
+    if (auto stage = step->getAttrOfType<DictionaryAttr>("memopt.stage"))
+      if (auto index = stage.getAs<IntegerAttr>("index"))
+        return index.getInt();
+    return 0;
+  }
 
   func::FuncOp step;
   const ArenaPlan &plan;
@@ -116,6 +124,32 @@ LogicalResult StepConverter::convertOp(OpBuilder &builder, Operation &op) {
     views.map(constant.getOutput(),
               mbuf::ConstantOp::create(builder, loc, *type,
                                        constant.getValue()));
+    return success();
+  }
+
+  // A transfer between pipeline stages (tg-partition): the arena's device
+  // is the stage, the peer's device its peer stage; the transfer completes
+  // before the next op, so its view's lifetime is the plan's.
+  auto token = mbuf::TokenType::get(op.getContext());
+  if (auto send = dyn_cast<tg::SendOp>(op)) {
+    Value view = views.lookupOrNull(send.getInput());
+    if (!view)
+      return op.emitError("tg-plan-memory: an operand is defined in another "
+                          "block");
+    mbuf::WaitOp::create(builder, loc,
+                         ValueRange{mbuf::SendOp::create(builder, loc, token, view,
+                                                         send.getPeer(),
+                                                         send.getTag())});
+    return success();
+  }
+  if (auto recv = dyn_cast<tg::RecvOp>(op)) {
+    FailureOr<Value> view = viewOf(builder, recv.getOutput());
+    if (failed(view))
+      return failure();
+    mbuf::WaitOp::create(builder, loc,
+                         ValueRange{mbuf::RecvOp::create(builder, loc, token, *view,
+                                                         recv.getPeer(),
+                                                         recv.getTag())});
     return success();
   }
 
@@ -221,7 +255,7 @@ LogicalResult StepConverter::run() {
   arena = mbuf::ArenaOp::create(
       builder, step.getLoc(),
       mbuf::ArenaType::get(step.getContext(), mbuf::MemorySpace::Device),
-      /*index=*/0, arenaBytes, /*device=*/0);
+      /*index=*/0, arenaBytes, /*device=*/stageIndex());
   for (Operation &op : oldBody.without_terminator())
     if (failed(convertOp(builder, op)))
       return restore();

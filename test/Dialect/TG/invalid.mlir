@@ -886,3 +886,38 @@ func.func @reduce_axes_unsorted(%x: tensor<2x3xf32>) {
       : (tensor<2x3xf32>) -> tensor<1x1xf32>
   return
 }
+
+// -----
+
+func.func @send_to_itself(%x: tensor<2xf32>)
+    attributes {memopt.stage = {index = 1 : i64, stages = 2 : i64}} {
+  // expected-error @+1 {{'tg.send' op peer stage 1 must be another of the 2 stages than this function's 1}}
+  tg.send %x to stage 1 tag 0 : tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @recv_beyond_the_stages()
+    attributes {memopt.stage = {index = 0 : i64, stages = 2 : i64}} {
+  // expected-error @+1 {{'tg.recv' op peer stage 2 must be another of the 2 stages than this function's 0}}
+  %0 = tg.recv from stage 2 tag 0 forward : tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @stage_without_index(%x: tensor<2xf32>)
+    attributes {memopt.stage = {stages = 2 : i64}} {
+  // expected-error @+1 {{'tg.send' op is in a function whose 'memopt.stage' lacks an integer 'index' or 'stages'}}
+  tg.send %x to stage 1 tag 0 : tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @negative_tag(%x: tensor<2xf32>) {
+  // expected-error @+1 {{'tg.send' op attribute 'tag' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
+  tg.send %x to stage 1 tag -1 : tensor<2xf32>
+  return
+}

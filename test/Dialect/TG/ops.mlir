@@ -329,3 +329,16 @@ func.func @reduce(%x: tensor<2x3x4xf32>)
   // CHECK: return %[[SUM]], %[[MEAN]]
   return %0, %1 : tensor<1x1x1xf32>, tensor<3xf32>
 }
+
+// CHECK-LABEL: func.func @transfers
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>)
+// CHECK-SAME: memopt.stage = {index = 0 : i64, stages = 2 : i64}
+func.func @transfers(%x: tensor<2x3xf32>) -> tensor<2x3xf32>
+    attributes {memopt.stage = {index = 0 : i64, stages = 2 : i64}} {
+  // CHECK: tg.send %[[X]] to stage 1 tag 0 forward : tensor<2x3xf32>
+  tg.send %x to stage 1 tag 0 forward : tensor<2x3xf32>
+  // CHECK: %[[G:.*]] = tg.recv from stage 1 tag 1 : tensor<2x3xf32>
+  %g = tg.recv from stage 1 tag 1 : tensor<2x3xf32>
+  // CHECK: return %[[G]]
+  return %g : tensor<2x3xf32>
+}

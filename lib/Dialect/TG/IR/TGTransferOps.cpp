@@ -1,0 +1,37 @@
+//===- TGTransferOps.cpp - Verifiers of tg.send and tg.recv ---------------===//
+//
+// Inside a stage of a partitioned step (a function with tg-partition's
+// `memopt.stage = {index = I, stages = N, ...}`) a transfer's peer is one
+// of the other N - 1 stages.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memopt/Dialect/TG/IR/TGOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+using namespace mlir;
+using namespace memopt::tg;
+
+static LogicalResult verifyPeer(Operation *op, int64_t peer) {
+  auto function = op->getParentOfType<func::FuncOp>();
+  if (!function)
+    return success();
+  auto stage = function->getAttrOfType<DictionaryAttr>("memopt.stage");
+  if (!stage)
+    return success();
+  auto index = stage.getAs<IntegerAttr>("index");
+  auto stages = stage.getAs<IntegerAttr>("stages");
+  if (!index || !stages)
+    return op->emitOpError("is in a function whose 'memopt.stage' lacks an "
+                           "integer 'index' or 'stages'");
+  if (peer == index.getInt() || peer >= stages.getInt())
+    return op->emitOpError("peer stage ")
+           << peer << " must be another of the " << stages.getInt()
+           << " stages than this function's " << index.getInt();
+  return success();
+}
+
+LogicalResult SendOp::verify() { return verifyPeer(*this, getPeer()); }
+
+LogicalResult RecvOp::verify() { return verifyPeer(*this, getPeer()); }

@@ -1,0 +1,103 @@
+// RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd eval-step=false' -tg-annotate-workspaces -tg-partition=stages=2 | FileCheck %s
+// RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd eval-step=false' -tg-annotate-workspaces -tg-partition=stages=2 -tg-schedule -tg-plan-memory | FileCheck %s --check-prefix=MBUF
+// RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd eval-step=false' -tg-partition=stages=1 | FileCheck %s --check-prefix=ONE
+// RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd eval-step=false' -tg-annotate-workspaces -tg-partition=stages=2 -tg-remat=strategy=sqrt | FileCheck %s --check-prefix=REMAT
+
+// The passes after tg-partition work per stage: the forward ops a stage
+// sends to another (tg.send ... forward) are forward ops of that stage, so
+// tg-remat recomputes in stage 0's backward.
+// REMAT-LABEL: func.func @train_step_stage0(
+// REMAT-SAME: memopt.remat = {{{.*}}strategy = "sqrt"}
+// REMAT: tg.conv2d %{{.*}} {memopt.recompute,
+// REMAT-LABEL: func.func @train_step_stage1(
+
+// stages=1 leaves the step alone.
+// ONE-NOT: memopt.stage
+// ONE: func.func @train_step(
+// ONE-NOT: memopt.stage
+
+// A U-Net in miniature (encoder conv+BN+ReLU whose output is the skip,
+// pool, bottleneck conv+ReLU, upsampling, concat with the skip, decoder
+// conv). The balanced cut puts the encoder and the bottleneck on stage 0
+// and the decoder and the loss on stage 1: the upsampled bottleneck and the
+// skip cross the cut forward, their gradients backward. Each stage owns the
+// parameters of its layers (read, updated and returned there); the target
+// goes where the loss is.
+// CHECK-LABEL: func.func @train_step_stage0(
+// CHECK-SAME: {tg.input = "input"}
+// CHECK-SAME: {tg.param = "enc.weight"}
+// CHECK-SAME: {tg.param = "mid.weight"}
+// CHECK-SAME: {tg.state = "bn.running_var"}
+// CHECK-SAME: -> (
+// CHECK-NOT: dec.weight
+// CHECK-SAME: memopt.stage = {forward_ops = array<i64: 0, 7>, index = 0 : i64, of = "train_step", persistent_bytes = {{[0-9]+}} : i64, seconds = {{.*}} : f64, send_bytes = 1024 : i64, simulated_peak_bytes = {{[0-9]+}} : i64, stages = 2 : i64}
+// CHECK: %[[SKIP:.*]] = tg.relu %{{.*}} : tensor<1x2x8x8xf32>
+// CHECK: %[[UP:.*]] = tg.resize
+// CHECK-NEXT: tg.send %[[UP]] to stage 1 tag 0 forward : tensor<1x2x8x8xf32>
+// CHECK-NEXT: tg.send %[[SKIP]] to stage 1 tag 1 forward : tensor<1x2x8x8xf32>
+// CHECK-NEXT: %[[DUP:.*]] = tg.recv from stage 1 tag 2 : tensor<1x2x4x4xf32>
+// CHECK-NEXT: tg.relu_backward %[[DUP]]
+// CHECK: %[[DSKIP:.*]] = tg.recv from stage 1 tag 3 : tensor<1x2x8x8xf32>
+// CHECK-NEXT: %[[SUM:.*]] = tg.add %[[DSKIP]], %{{.*}}
+// CHECK-NEXT: tg.relu_backward %[[SUM]], %[[SKIP]]
+// CHECK: tg.sgd_update
+// CHECK-NOT: tg.send
+// CHECK: return
+
+// CHECK-LABEL: func.func @train_step_stage1(
+// CHECK-SAME: {tg.target = "target"}
+// CHECK-SAME: {tg.param = "dec.weight"}
+// CHECK-SAME: -> (tensor<f32> {tg.output = "loss"}, tensor<1x2x8x8xf32> {tg.output = "output"}, tensor<2x4x3x3xf32> {tg.param = "dec.weight"})
+// CHECK-SAME: memopt.stage = {forward_ops = array<i64: 7, 10>, index = 1 : i64, of = "train_step",
+// CHECK-SAME: send_bytes = 640 : i64
+// CHECK-NEXT: %[[UP1:.*]] = tg.recv from stage 0 tag 0 forward : tensor<1x2x8x8xf32>
+// CHECK-NEXT: %[[SKIP1:.*]] = tg.recv from stage 0 tag 1 forward : tensor<1x2x8x8xf32>
+// CHECK-NEXT: tg.concat %[[UP1]], %[[SKIP1]]
+// CHECK: tg.mse_loss
+// CHECK: %[[DCAT:.*]] = tg.conv2d_backward_data
+// CHECK: %[[DUPS:.*]] = tg.slice %[[DCAT]] {ends = array<i64: 1, 2, 8, 8>
+// CHECK-NEXT: %[[DSKIPS:.*]] = tg.slice %[[DCAT]] {ends = array<i64: 1, 4, 8, 8>
+// CHECK-NEXT: %[[DUP1:.*]] = tg.resize_backward %[[DUPS]]
+// CHECK-NEXT: tg.send %[[DUP1]] to stage 0 tag 2 : tensor<1x2x4x4xf32>
+// CHECK-NEXT: tg.send %[[DSKIPS]] to stage 0 tag 3 : tensor<1x2x8x8xf32>
+// CHECK-NEXT: tg.sgd_update
+// CHECK-NOT: tg.recv
+// CHECK: return
+// CHECK-NOT: func.func @train_step(
+
+// Planned per stage: each stage's arena on its own device, the transfers
+// as mbuf.send/recv awaited before the next op; the skip received straight
+// into its slice of the concat.
+// MBUF-LABEL: func.func @train_step_stage0(
+// MBUF: %[[A0:.*]] = mbuf.arena 0 size {{[0-9]+}} on device 0
+// MBUF: %[[T0:.*]] = mbuf.send %{{.*}} to device 1 tag 0 : !mbuf.view<1x2x8x8xf32>
+// MBUF-NEXT: mbuf.wait %[[T0]]
+// MBUF: %[[T2:.*]] = mbuf.recv %{{.*}} from device 1 tag 2 : !mbuf.view<1x2x4x4xf32>
+// MBUF-NEXT: mbuf.wait %[[T2]]
+// MBUF-LABEL: func.func @train_step_stage1(
+// MBUF: %[[A1:.*]] = mbuf.arena 0 size {{[0-9]+}} on device 1
+// MBUF: %[[CAT:.*]] = mbuf.view %[[A1]][{{[0-9]+}}] {{.*}} -> !mbuf.view<1x4x8x8xf32>
+// MBUF: %[[SLICE:.*]] = mbuf.subview %[[CAT]]
+// MBUF-NEXT: %[[R0:.*]] = mbuf.recv %[[SLICE]] from device 0 tag 0
+// MBUF-NEXT: mbuf.wait %[[R0]]
+
+func.func @main(%x: tensor<1x2x8x8xf32> {tg.input = "input"},
+                %w1: tensor<2x2x3x3xf32> {tg.param = "enc.weight"},
+                %s: tensor<2xf32> {tg.param = "bn.weight"},
+                %b: tensor<2xf32> {tg.param = "bn.bias"},
+                %rm: tensor<2xf32> {tg.state = "bn.running_mean"},
+                %rv: tensor<2xf32> {tg.state = "bn.running_var"},
+                %w2: tensor<2x2x3x3xf32> {tg.param = "mid.weight"},
+                %w3: tensor<2x4x3x3xf32> {tg.param = "dec.weight"})
+    -> (tensor<1x2x8x8xf32> {tg.output = "output"}) {
+  %c1 = tg.conv2d %x, %w1 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %bn:5 = tg.batch_norm %c1, %s, %b, %rm, %rv : (tensor<1x2x8x8xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<1x2x8x8xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)
+  %skip = tg.relu %bn#0 : tensor<1x2x8x8xf32>
+  %p = tg.max_pool2d %skip {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32>
+  %c2 = tg.conv2d %p, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x4x4xf32>
+  %r2 = tg.relu %c2 : tensor<1x2x4x4xf32>
+  %up = tg.resize %r2 {mode = #tg<resize_mode nearest>, coordinate_mode = #tg<coordinate_mode asymmetric>, scales = array<f64: 2.0, 2.0>, sizes = array<i64: 8, 8>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x8x8xf32>
+  %cat = tg.concat %up, %skip {axis = 1 : i64} : (tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %c3 = tg.conv2d %cat, %w3 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x8x8xf32>, tensor<2x4x3x3xf32>) -> tensor<1x2x8x8xf32>
+  return %c3 : tensor<1x2x8x8xf32>
+}
