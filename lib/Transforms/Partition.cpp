@@ -38,7 +38,9 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringMap.h"
 
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <set>
@@ -336,6 +338,53 @@ StageCost costOf(func::FuncOp stage, bool inPlace, bool cuda,
   return cost;
 }
 
+/// Whether `step` returns updated parameters (a training step).
+bool updatesParameters(func::FuncOp step) {
+  for (unsigned i = 0, e = step.getNumResults(); i < e; ++i)
+    if (step.getResultAttr(i, "tg.param"))
+      return true;
+  return false;
+}
+
+/// The cuts that put each forward op reading an owned argument on the
+/// stage of `owners` (a training step's, by role and name): cut k at the
+/// first forward op that reads an argument owned by stage k or later;
+/// nothing when that gives no strictly increasing cuts.
+std::optional<SmallVector<unsigned>>
+cutsFromOwners(const StepAnchors &anchors, unsigned stages,
+               const llvm::StringMap<unsigned> &owners) {
+  func::FuncOp step = anchors.step;
+  auto ownerOf = [&](Value value) -> std::optional<unsigned> {
+    auto arg = dyn_cast<BlockArgument>(value);
+    if (!arg)
+      return std::nullopt;
+    std::optional<NamedAttribute> role =
+        roleOf(step.getArgAttrDict(arg.getArgNumber()));
+    auto name = role ? dyn_cast<StringAttr>(role->getValue()) : StringAttr();
+    if (!name)
+      return std::nullopt;
+    auto it = owners.find(
+        (role->getName().strref() + ":" + name.strref()).str());
+    return it == owners.end() ? std::nullopt : std::optional(it->second);
+  };
+  SmallVector<unsigned> cuts;
+  for (unsigned k = 1; k < stages; ++k) {
+    std::optional<unsigned> cut;
+    for (auto [position, op] : llvm::enumerate(anchors.forward)) {
+      if (llvm::any_of(op->getOperands(), [&](Value operand) {
+            return ownerOf(operand).value_or(0) >= k;
+          })) {
+        cut = position;
+        break;
+      }
+    }
+    if (!cut || *cut == 0 || (!cuts.empty() && *cut <= cuts.back()))
+      return std::nullopt;
+    cuts.push_back(*cut);
+  }
+  return cuts;
+}
+
 class PartitionPass : public memopt::impl::PartitionBase<PartitionPass> {
 public:
   using PartitionBase::PartitionBase;
@@ -360,18 +409,28 @@ public:
     for (auto function : module.getOps<func::FuncOp>())
       if (!function.isExternal() && !function->hasAttr(kStageAttr))
         steps.push_back(function);
+    // Training steps first: a step that updates nothing (the evaluation
+    // step) then takes their cuts, so that each parameter stays on the
+    // stage that owns it.
+    std::stable_partition(steps.begin(), steps.end(), updatesParameters);
+    llvm::StringMap<unsigned> owners;
     for (func::FuncOp step : steps)
-      if (failed(partition(step)))
+      if (failed(partition(step, owners)))
         return signalPassFailure();
   }
 
 private:
-  LogicalResult partition(func::FuncOp step);
+  /// Partitions `step`; a training step records the stage of each argument
+  /// it owns in `owners` (by role and name), a step that updates nothing
+  /// takes its cuts from them where it can.
+  LogicalResult partition(func::FuncOp step,
+                          llvm::StringMap<unsigned> &owners);
 
   DeviceProfile deviceProfile;
 };
 
-LogicalResult PartitionPass::partition(func::FuncOp step) {
+LogicalResult PartitionPass::partition(func::FuncOp step,
+                                       llvm::StringMap<unsigned> &owners) {
   FailureOr<TargetAttr> target = lookupTarget(step, "tg-partition");
   if (failed(target))
     return failure();
@@ -435,25 +494,37 @@ LogicalResult PartitionPass::partition(func::FuncOp step) {
       return std::nullopt;
     return cuts;
   };
-  const StageCost &whole = rangeCost(0, n);
-  double anyTime = std::numeric_limits<double>::infinity();
-  uint64_t peakLo = 0, peakHi = 2 * whole.peak() + 1;
-  if (!greedy(peakHi, anyTime))
-    return emitError(step.getLoc(), "tg-partition: no partition into ")
-           << stages << " stages found under twice the unpartitioned peak";
-  while (peakLo < peakHi) {
-    uint64_t mid = peakLo + (peakHi - peakLo) / 2;
-    if (greedy(mid, anyTime))
-      peakHi = mid;
-    else
-      peakLo = mid + 1;
-  }
-  double timeLo = 0, timeHi = whole.seconds * 2 + 1;
-  for (int i = 0; i < 40; ++i) {
-    double mid = (timeLo + timeHi) / 2;
-    (greedy(peakHi, mid) ? timeHi : timeLo) = mid;
-  }
-  SmallVector<unsigned> cuts = *greedy(peakHi, timeHi);
+  // The least worst peak, then the least worst time, under greedy cuts.
+  auto balancedCuts = [&]() -> FailureOr<SmallVector<unsigned>> {
+    const StageCost &whole = rangeCost(0, n);
+    double anyTime = std::numeric_limits<double>::infinity();
+    uint64_t peakLo = 0, peakHi = 2 * whole.peak() + 1;
+    if (!greedy(peakHi, anyTime))
+      return emitError(step.getLoc(), "tg-partition: no partition into ")
+             << stages << " stages found under twice the unpartitioned peak";
+    while (peakLo < peakHi) {
+      uint64_t mid = peakLo + (peakHi - peakLo) / 2;
+      if (greedy(mid, anyTime))
+        peakHi = mid;
+      else
+        peakLo = mid + 1;
+    }
+    double timeLo = 0, timeHi = whole.seconds * 2 + 1;
+    for (int i = 0; i < 40; ++i) {
+      double mid = (timeLo + timeHi) / 2;
+      (greedy(peakHi, mid) ? timeHi : timeLo) = mid;
+    }
+    return *greedy(peakHi, timeHi);
+  };
+  bool training = updatesParameters(step);
+  std::optional<SmallVector<unsigned>> given;
+  if (!training)
+    given = cutsFromOwners(anchors, stages, owners);
+  FailureOr<SmallVector<unsigned>> found =
+      given ? FailureOr<SmallVector<unsigned>>(*given) : balancedCuts();
+  if (failed(found))
+    return failure();
+  SmallVector<unsigned> cuts = std::move(*found);
 
   // The stages, after the step, which they replace.
   SmallVector<unsigned> bounds{0};
@@ -476,6 +547,13 @@ LogicalResult PartitionPass::partition(func::FuncOp step) {
     numSendBytes += sendBytes;
     numTransfers += llvm::range_size(
         stage.getBody().front().getOps<tg::SendOp>());
+    if (training)
+      for (unsigned i = 0, e = stage.getNumArguments(); i < e; ++i)
+        if (std::optional<NamedAttribute> role =
+                roleOf(stage.getArgAttrDict(i)))
+          if (auto name = dyn_cast<StringAttr>(role->getValue()))
+            owners[(role->getName().strref() + ":" + name.strref()).str()] =
+                s;
     stage->setAttr(
         kStageAttr,
         attrs.getDictionaryAttr({

@@ -1,6 +1,7 @@
 // RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd eval-step=false' -tg-annotate-workspaces -tg-partition=stages=2 | FileCheck %s
 // RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd eval-step=false' -tg-annotate-workspaces -tg-partition=stages=2 -tg-schedule -tg-plan-memory | FileCheck %s --check-prefix=MBUF
 // RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd eval-step=false' -tg-partition=stages=1 | FileCheck %s --check-prefix=ONE
+// RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd eval-step=true' -tg-annotate-workspaces -tg-partition=stages=2 | FileCheck %s --check-prefix=EVAL
 // RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd eval-step=false' -tg-annotate-workspaces -tg-partition=stages=2 -tg-remat=strategy=sqrt | FileCheck %s --check-prefix=REMAT
 
 // The passes after tg-partition work per stage: the forward ops a stage
@@ -10,6 +11,22 @@
 // REMAT-SAME: memopt.remat = {{{.*}}strategy = "sqrt"}
 // REMAT: tg.conv2d %{{.*}} {memopt.recompute,
 // REMAT-LABEL: func.func @train_step_stage1(
+
+// The evaluation step updates nothing: it takes the training step's cuts,
+// so each parameter stays on the stage that owns it (stage 1 starts at the
+// first forward op that reads dec.weight).
+// EVAL-LABEL: func.func @train_step_stage0(
+// EVAL-LABEL: func.func @train_step_stage1(
+// EVAL-LABEL: func.func @eval_step_stage0(
+// EVAL-SAME: {tg.param = "mid.weight"}
+// EVAL-NOT: dec.weight
+// EVAL-SAME: of = "eval_step"
+// EVAL: tg.concat
+// EVAL: tg.send
+// EVAL-LABEL: func.func @eval_step_stage1(
+// EVAL-SAME: {tg.param = "dec.weight"}
+// EVAL-NEXT: tg.recv from stage 0 tag 0 forward : tensor<1x4x8x8xf32>
+// EVAL-NEXT: tg.conv2d
 
 // stages=1 leaves the step alone.
 // ONE-NOT: memopt.stage

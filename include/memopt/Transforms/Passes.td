@@ -140,8 +140,10 @@ def Partition : Pass<"tg-partition", "::mlir::ModuleOp"> {
     predicted time (the cost model on `device`): a binary search over the
     bound with greedy segments. Each stage records its
     `simulated_peak_bytes`, `persistent_bytes`, `seconds`, `send_bytes`
-    and its first and last forward op (`forward_ops = [first, end)`). A
-    function with fewer forward ops than `stages` is an error.
+    and its first and last forward op (`forward_ops = [first, end)`).
+    Training steps go first; a step that updates nothing (eval_step) takes
+    their cuts through the parameters it reads, so each parameter has one
+    owner. A function with fewer forward ops than `stages` is an error.
   }];
   let dependentDialects = ["::memopt::tg::TGDialect"];
   let options = [
