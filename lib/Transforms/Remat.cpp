@@ -53,44 +53,74 @@ bool memopt::remat::isRecomputable(Operation *op, unsigned index) {
   });
 }
 
+/// Whether the clones of recomputed `op` that another clone needs serve
+/// that clone only (RematPlan.h): with `privateAncestors`, cheap ops. A
+/// shared clone lives from the first reader to the last, so a recomputed
+/// ReLU that a concat's clone needs early would stay alive until the ReLU's
+/// own backward; recomputing it anew costs an elementwise pass. Expensive
+/// ops (convolutions) stay shared: chains of them would be recomputed once
+/// per reader, quadratically.
+static bool privateClone(Operation *op, bool privateAncestors) {
+  return privateAncestors &&
+         (isa<tg::BatchNormOp>(op) ||
+          cast<tg::KernelOpInterface>(op).isCheapToRecompute());
+}
+
 /// The clone of `value`'s op, created right before `user` (with the clones
-/// of the recomputed values it reads, before it) the first time a backward
-/// op asks for it.
+/// of the recomputed values it reads, before it), or the one in `slot`.
+/// `local`: the private clones of this materialization (a diamond's
+/// ancestor is cloned once).
 static Value materialize(OpResult value, Operation *user,
-                         const DenseSet<Value> &recomputed, Rewrite &rewrite) {
+                         const DenseSet<Value> &recomputed, Rewrite &rewrite,
+                         bool privateAncestors, Operation *&slot,
+                         DenseMap<Operation *, Operation *> &local) {
   Operation *op = value.getOwner();
-  if (Operation *clone = rewrite.cloneOf.lookup(op))
-    return clone->getResult(value.getResultNumber());
-  IRMapping mapping;
-  for (Value operand : op->getOperands())
-    if (recomputed.contains(operand))
-      mapping.map(operand, materialize(cast<OpResult>(operand), user,
-                                       recomputed, rewrite));
-  // A recomputed BatchNorm must not read the running statistics after the
-  // forward updated them in place: it reads the batch statistics the
-  // forward saved (same type; its running-statistics results go unused).
-  if (auto norm = dyn_cast<tg::BatchNormOp>(op)) {
-    mapping.map(norm.getRunningMean(), norm.getSavedMean());
-    mapping.map(norm.getRunningVar(), norm.getSavedInvStd());
+  if (!slot) {
+    IRMapping mapping;
+    for (Value operand : op->getOperands())
+      if (recomputed.contains(operand)) {
+        Operation *owner = operand.getDefiningOp();
+        // By value, written back: the recursion may grow either map.
+        DenseMap<Operation *, Operation *> &clones =
+            privateClone(owner, privateAncestors) ? local : rewrite.cloneOf;
+        Operation *operandSlot = clones.lookup(owner);
+        mapping.map(operand, materialize(cast<OpResult>(operand), user,
+                                         recomputed, rewrite, privateAncestors,
+                                         operandSlot, local));
+        clones[owner] = operandSlot;
+      }
+    // A recomputed BatchNorm must not read the running statistics after the
+    // forward updated them in place: it reads the batch statistics the
+    // forward saved (same type; its running-statistics results go unused).
+    if (auto norm = dyn_cast<tg::BatchNormOp>(op)) {
+      mapping.map(norm.getRunningMean(), norm.getSavedMean());
+      mapping.map(norm.getRunningVar(), norm.getSavedInvStd());
+    }
+    OpBuilder builder(user);
+    Operation *clone = builder.clone(*op, mapping);
+    clone->setAttr(kRecomputeAttr, builder.getUnitAttr());
+    rewrite.flopsAdded += cast<tg::KernelOpInterface>(clone).getFlops();
+    rewrite.clones.push_back(clone);
+    slot = clone;
   }
-  OpBuilder builder(user);
-  Operation *clone = builder.clone(*op, mapping);
-  clone->setAttr(kRecomputeAttr, builder.getUnitAttr());
-  rewrite.flopsAdded += cast<tg::KernelOpInterface>(clone).getFlops();
-  rewrite.cloneOf[op] = clone;
-  return clone->getResult(value.getResultNumber());
+  return slot->getResult(value.getResultNumber());
 }
 
 Rewrite memopt::remat::recompute(ArrayRef<Operation *> later,
-                                 const DenseSet<Value> &recomputed) {
+                                 const DenseSet<Value> &recomputed,
+                                 bool privateAncestors) {
   Rewrite rewrite;
   for (Operation *user : later)
     for (OpOperand &use : user->getOpOperands()) {
       if (!recomputed.contains(use.get()))
         continue;
       rewrite.rewired.insert(use.get());
+      DenseMap<Operation *, Operation *> local;
+      Operation *owner = use.get().getDefiningOp();
+      Operation *slot = rewrite.cloneOf.lookup(owner);
       use.set(materialize(cast<OpResult>(use.get()), user, recomputed,
-                          rewrite));
+                          rewrite, privateAncestors, slot, local));
+      rewrite.cloneOf[owner] = slot;
     }
   return rewrite;
 }
@@ -215,9 +245,10 @@ public:
     }
 
     // Rewire every backward read of a recomputed value to its clone.
-    Rewrite rewrite = recompute(later, recomputed);
+    Rewrite rewrite =
+        recompute(later, recomputed, /*privateAncestors=*/strategy != "sqrt");
     double secondsAdded = 0;
-    for (auto [op, clone] : rewrite.cloneOf)
+    for (Operation *clone : rewrite.clones)
       secondsAdded += cost.cost(clone).seconds;
 
     // Stored: forward values that the backward or a clone still reads.
@@ -234,10 +265,10 @@ public:
     uint64_t peakAfter = simulatedPeak(function, inPlace);
     numBytesSaved = peakBefore > peakAfter ? peakBefore - peakAfter : 0;
     numFlopsAdded = rewrite.flopsAdded;
-    numRecomputedOps = rewrite.cloneOf.size();
+    numRecomputedOps = rewrite.clones.size();
     decision.append(
         {b.getNamedAttr("recomputed_values", i64(rewrite.rewired.size())),
-         b.getNamedAttr("recomputed_ops", i64(rewrite.cloneOf.size())),
+         b.getNamedAttr("recomputed_ops", i64(rewrite.clones.size())),
          b.getNamedAttr("stored_values", i64(stored)),
          b.getNamedAttr("flops_added", i64(rewrite.flopsAdded)),
          b.getNamedAttr("seconds_added", b.getF64FloatAttr(secondsAdded)),

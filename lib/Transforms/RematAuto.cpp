@@ -62,7 +62,7 @@ public:
     DenseSet<Value> recomputed;
     for (Value value : chosen)
       recomputed.insert(mapping.lookup(value));
-    recompute(later, recomputed);
+    recompute(later, recomputed, /*privateAncestors=*/true);
     // In the order tg-schedule will choose, so that the arena planned here
     // is the one tg-plan-memory will plan.
     {
@@ -144,8 +144,7 @@ private:
 /// operand was written over in place there (an overlap it cannot tell from
 /// a slice), so auto stores concats.
 bool autoRecomputable(OpResult value) {
-  return !isa<tg::ConcatOp>(value.getOwner()) &&
-         isRecomputable(value.getOwner(), value.getResultNumber());
+  return isRecomputable(value.getOwner(), value.getResultNumber());
 }
 
 bool returned(Value value) {
@@ -154,29 +153,76 @@ bool returned(Value value) {
   });
 }
 
+/// What recomputing chosen value `value` privately costs: its op and,
+/// recursively, the chosen values that op reads (the rewrite clones a
+/// recomputed operand anew for each clone that reads it: RematPlan.h).
+struct Chain {
+  double seconds = 0;
+  bool cheap = true;
+};
+
+/// A recomputed training BatchNorm only normalizes with the saved
+/// statistics: cheap, whatever the forward op's reduction costs.
+bool cheapToRecompute(Operation *op) {
+  return isa<tg::BatchNormOp>(op) ||
+         cast<tg::KernelOpInterface>(op).isCheapToRecompute();
+}
+
+Chain chainOf(Value value, const DenseSet<Value> &chosen,
+              const CostModel &cost, DenseMap<Operation *, Chain> &memo) {
+  Operation *op = value.getDefiningOp();
+  if (auto it = memo.find(op); it != memo.end())
+    return it->second;
+  Chain chain{cost.cost(op).seconds, cheapToRecompute(op)};
+  // An expensive op's clone is shared (RematPlan.h): paid for once, when
+  // it was chosen.
+  if (!chain.cheap)
+    return memo[op] = Chain{0, false};
+  for (Value operand : op->getOperands())
+    if (chosen.contains(operand)) {
+      Chain below = chainOf(operand, chosen, cost, memo);
+      chain.seconds += below.seconds;
+      chain.cheap &= below.cheap;
+    }
+  return memo[op] = chain;
+}
+
 /// The candidate of backward-read value `value` in `trial`: its op, and the
 /// recomputable forward-only values its clone reads (recursively, up to
 /// kMaxGroup values), the others it reads that would outlive the forward
-/// for it in `kept`.
+/// for it in `kept`. Its seconds count the chosen values its clones
+/// recompute privately, and its own ops once more per chosen value whose
+/// op reads it (each of their clones now recomputes it too).
 Candidate group(Value value, const Trial &trial, const DenseSet<Value> &chosen,
-                const DenseSet<Operation *> &forward, const CostModel &cost) {
+                const DenseSet<Operation *> &forward, const CostModel &cost,
+                DenseMap<Operation *, Chain> &memo) {
   Candidate candidate;
   SmallVector<Value> worklist{value};
   DenseSet<Value> seen{value};
+  double own = 0, fanOut = 0;
   while (!worklist.empty()) {
     Value next = worklist.pop_back_val();
     Operation *op = next.getDefiningOp();
     candidate.values.push_back(next);
-    candidate.seconds += cost.cost(op).seconds;
-    // A recomputed training BatchNorm only normalizes with the saved
-    // statistics: cheap, whatever the forward op's reduction costs.
-    candidate.cheap &= isa<tg::BatchNormOp>(op) ||
-                       cast<tg::KernelOpInterface>(op).isCheapToRecompute();
+    own += cost.cost(op).seconds;
+    candidate.cheap &= cheapToRecompute(op);
+    fanOut += llvm::count_if(next.getUsers(), [&](Operation *user) {
+      return llvm::any_of(user->getResults(), [&](Value result) {
+        return chosen.contains(result);
+      });
+    });
     for (Value operand : op->getOperands()) {
       auto result = dyn_cast<OpResult>(operand);
       if (!result || !forward.contains(result.getOwner()) ||
-          chosen.contains(operand) || trial.stored(operand) ||
           !seen.insert(operand).second)
+        continue;
+      if (chosen.contains(operand)) {
+        Chain below = chainOf(operand, chosen, cost, memo);
+        own += below.seconds;
+        candidate.cheap &= below.cheap;
+        continue;
+      }
+      if (trial.stored(operand))
         continue;
       if (candidate.values.size() + worklist.size() < kMaxGroup &&
           autoRecomputable(result) && !returned(operand))
@@ -185,6 +231,7 @@ Candidate group(Value value, const Trial &trial, const DenseSet<Value> &chosen,
         candidate.kept.push_back(operand);
     }
   }
+  candidate.seconds = own * (1 + fanOut);
   return candidate;
 }
 
@@ -238,10 +285,12 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
     for (bool atPeak : {false, true}) {
       double pickRatio = -1;
       bool pickCheap = false;
+      DenseMap<Operation *, Chain> memo;
       for (Value value : readLater) {
         if (chosen.contains(value) || rejected.contains(value))
           continue;
-        Candidate candidate = group(value, trial, chosen, forwardOps, cost);
+        Candidate candidate =
+            group(value, trial, chosen, forwardOps, cost, memo);
         uint64_t bytes = trial.gain(candidate, atPeak);
         if (!bytes)
           continue;

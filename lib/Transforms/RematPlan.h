@@ -27,8 +27,10 @@ bool isRecomputable(mlir::Operation *op, unsigned index);
 struct Rewrite {
   /// The recomputed values some backward op read (now reading a clone).
   llvm::DenseSet<mlir::Value> rewired;
-  /// Forward op -> its clone in the backward.
+  /// Forward op -> the clone its backward readers share.
   llvm::DenseMap<mlir::Operation *, mlir::Operation *> cloneOf;
+  /// Every clone created, in creation order.
+  llvm::SmallVector<mlir::Operation *> clones;
   uint64_t flopsAdded = 0;
 };
 
@@ -36,8 +38,12 @@ struct Rewrite {
 /// ops after the forward, in program order) to a clone of its defining op,
 /// created right before the first such reader (with the clones of the
 /// recomputed values it reads, before it) and marked `memopt.recompute`.
+/// With `privateAncestors`, the clones of those recomputed operands serve
+/// that one clone only: a later backward reader of such a value gets its
+/// own clone instead of keeping an early one alive (docs/passes/remat.md).
 Rewrite recompute(llvm::ArrayRef<mlir::Operation *> later,
-                  const llvm::DenseSet<mlir::Value> &recomputed);
+                  const llvm::DenseSet<mlir::Value> &recomputed,
+                  bool privateAncestors = false);
 
 /// The `auto` strategy's choice.
 struct AutoPlan {
