@@ -1,20 +1,24 @@
 #!/usr/bin/python3
 """Rematerialization strategies: predicted peak against added FLOPs.
 
-Exports the model (batch, 1 x size x size, fp32), plans its training step
-(SGD, momentum 0.9, MSE) once per `--remat` strategy with
-`memopt-compile --plan-only --report` and prints one table: the predicted
-peak (what the trainer allocates), the activation peak (the arena's live
-temporaries) and its ratio to `--remat=none`'s, the recomputed FLOPs as a
-share of the forward and backward FLOPs, the predicted time overhead on
-`--device` (roofline, docs/cost-model.md) and the wall time of the plan,
-import to report. `--remat=auto` runs at budgets of the persistent bytes
-plus each `--fractions` share of `--remat=none`'s arena, down to the
-smallest budget auto reaches (the error names it).
+Exports the model (fp32, training mode), plans its training step (SGD,
+momentum 0.9, MSE) once per `--remat` strategy with
+`memopt-compile --plan-only --report` and prints one table: the budget,
+the predicted peak (what the trainer allocates), the activation peak (the
+arena's live temporaries) and its ratio to `--remat=none`'s, the
+recomputed FLOPs as a share of the forward and backward FLOPs, the
+predicted time overhead on `--device` (roofline, docs/cost-model.md) and
+the wall time of the plan, import to report. `--remat=auto` runs at
+budgets of the persistent bytes plus each `--fractions` share of
+`--remat=none`'s arena (or at the `--budgets` given), down to the smallest
+budget auto reaches (the error names it). With `--torch`, two more rows:
+PyTorch's eager CPU peak for the same step and with `torch.utils.checkpoint`
+around each stage (bench/remat_torch.py says how it is measured).
 
     PYTHONPATH=python /usr/bin/python3 bench/remat.py \\
-        [--bin build/bin] [--model resnet34-unet] [--size 512] [--batch 1] \\
-        [--target cpu] [--device cpu] [--fractions 0.75,0.5,0.33,0.25]
+        [--bin build/bin] [--model resnet34-unet] [--input-shape 1,512,512] \\
+        [--batch 1] [--classes 1] [--base N] [--target cpu] [--device cpu] \\
+        [--fractions 0.75,0.5,0.33,0.25 | --budgets 8e9,6e9,5e9] [--torch]
 """
 import argparse
 import json
@@ -59,24 +63,34 @@ def main(argv=None):
     parser.add_argument("--bin", default="build/bin", help="memopt tools")
     parser.add_argument("--model", default="resnet34-unet",
                         help="a model of python/memopt/models")
-    parser.add_argument("--size", type=int, default=512, help="H = W")
+    parser.add_argument("--input-shape", default="1,512,512", help="C,H,W")
     parser.add_argument("--batch", type=int, default=1)
+    parser.add_argument("--classes", type=int, default=1)
+    parser.add_argument("--base", type=int, help="the classic U-Net's width")
     parser.add_argument("--target", default="cpu", choices=("cpu", "cuda"))
     parser.add_argument("--device", default="cpu",
                         help="the cost model's profile (--device)")
     parser.add_argument("--fractions", default="0.75,0.5,0.4,0.33,0.25",
                         help="auto's budgets: shares of none's arena")
+    parser.add_argument("--budgets",
+                        help="auto's budgets in bytes (e.g. 8e9,5e9), "
+                        "in place of --fractions")
+    parser.add_argument("--torch", action="store_true",
+                        help="add PyTorch's eager and checkpointed CPU peak")
     parser.add_argument("--workdir", help="keep the files here")
     args = parser.parse_args(argv)
     work = args.workdir or tempfile.mkdtemp(prefix="remat-")
     os.makedirs(work, exist_ok=True)
     onnx_path = os.path.join(work, "model.onnx")
-    export_model(args.model, onnx_path, args.batch, (1, args.size, args.size),
-                 in_channels=1)
+    shape = tuple(int(d) for d in args.input_shape.split(","))
+    kw = {"in_channels": shape[0], "classes": args.classes}
+    if args.base:
+        kw["base"] = args.base
+    export_model(args.model, onnx_path, args.batch, shape, **kw)
     compiler = os.path.join(args.bin, "memopt-compile")
 
-    print("%s, %dx1x%dx%d, fp32, SGD momentum, --target=%s --device=%s"
-          % (args.model, args.batch, args.size, args.size, args.target,
+    print("%s, %dx%s, fp32, SGD momentum, --target=%s --device=%s"
+          % (args.model, args.batch, "x".join(map(str, shape)), args.target,
              args.device))
     print("| --remat | budget | predicted peak | activation peak | vs none "
           "| added FLOPs / (fwd+bwd) | predicted overhead | plan seconds |")
@@ -105,18 +119,36 @@ def main(argv=None):
         row(strategy, None, report, seconds)
     none = reports["none"]
     persistent = none["predicted_peak_bytes"] - none["arena_bytes"]
-    for fraction in (float(f) for f in args.fractions.split(",")):
-        budget = persistent + int(fraction * none["arena_bytes"])
+    if args.budgets:
+        budgets = [int(float(b)) for b in args.budgets.split(",")]
+    else:
+        budgets = [persistent + int(float(f) * none["arena_bytes"])
+                   for f in args.fractions.split(",")]
+    for wanted in budgets:
         report, seconds = plan(compiler, onnx_path, work, "auto",
-                               args.target, args.device, budget)
+                               args.target, args.device, wanted)
+        budget = wanted
         if report is None:
             budget = seconds  # the smallest budget auto reaches
             report, seconds = plan(compiler, onnx_path, work, "auto",
                                    args.target, args.device, budget)
         row("auto", budget, report, seconds)
-        if report["predicted_peak_bytes"] > persistent + fraction * none[
-                "arena_bytes"]:
+        if report["predicted_peak_bytes"] > wanted:
             break
+    if args.torch:
+        for flags, name in (([], "PyTorch eager"),
+                            (["--checkpoint"], "PyTorch checkpoint/stage")):
+            command = ["/usr/bin/python3", os.path.join(
+                os.path.dirname(os.path.abspath(__file__)), "remat_torch.py"),
+                "--model", args.model, "--input-shape", args.input_shape,
+                "--batch", str(args.batch), "--classes", str(args.classes)]
+            if args.base:
+                command += ["--base", str(args.base)]
+            peak = int(subprocess.run(command + flags, check=True, text=True,
+                                      stdout=subprocess.PIPE).stdout)
+            print("| %s (CPU) | - | %.1f MB | - | - | - | - | - |"
+                  % (name, peak / MB))
+
 
 if __name__ == "__main__":
     main()

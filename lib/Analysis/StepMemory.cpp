@@ -1,6 +1,7 @@
 //===- StepMemory.cpp - Where the training step's tensors live ------------===//
 
 #include "memopt/Analysis/StepMemory.h"
+#include "memopt/Analysis/StepPhases.h"
 
 #include "memopt/Dialect/TG/IR/TGOps.h"
 
@@ -128,12 +129,20 @@ memopt::concatSlices(Block &body, function_ref<bool(Value)> inArena,
         concatOperandOffsets(concat);
     if (!offsets || !inArena(concat.getResult()))
       continue;
+    bool recomputed = isRecomputation(concat);
     for (auto [operand, offset] : llvm::zip(concat.getInputs(), *offsets)) {
       auto result = dyn_cast<OpResult>(operand);
       if (!result || isa<tg::ConcatOp>(result.getOwner()) ||
           !inArena(operand) || offset % alignment != 0 ||
           slices.count(operand) ||
           llvm::count(concat.getInputs(), operand) != 1)
+        continue;
+      // A recomputed concat (tg-remat) copies its operands: stored values
+      // live where the forward planned them, and a clone computed in a
+      // slice would carry the in-place chain that made it (a BatchNorm
+      // clone's output under an in-place ReLU) into the slice too, which
+      // tg-plan-memory's verifier cannot tell from an overlap.
+      if (recomputed)
         continue;
       slices[operand] = {concat, offset};
     }

@@ -246,7 +246,7 @@ public:
 
     // Rewire every backward read of a recomputed value to its clone.
     Rewrite rewrite =
-        recompute(later, recomputed, /*privateAncestors=*/strategy != "sqrt");
+        recompute(later, recomputed, /*privateAncestors=*/strategy == "auto" && !inPlace);
     double secondsAdded = 0;
     for (Operation *clone : rewrite.clones)
       secondsAdded += cost.cost(clone).seconds;

@@ -52,7 +52,7 @@ class Trial {
 public:
   Trial(func::FuncOp function, ArrayRef<Operation *> forward, bool inPlace,
         const DenseSet<Value> &chosen)
-      : copy(cast<func::FuncOp>(function->clone(mapping))) {
+      : inPlace(inPlace), copy(cast<func::FuncOp>(function->clone(mapping))) {
     for (Operation *op : forward)
       forwardOps.insert(mapping.lookup(op));
     SmallVector<Operation *> later;
@@ -62,7 +62,7 @@ public:
     DenseSet<Value> recomputed;
     for (Value value : chosen)
       recomputed.insert(mapping.lookup(value));
-    recompute(later, recomputed, /*privateAncestors=*/true);
+    recompute(later, recomputed, /*privateAncestors=*/!inPlace);
     // In the order tg-schedule will choose, so that the arena planned here
     // is the one tg-plan-memory will plan.
     {
@@ -128,6 +128,7 @@ public:
   }
 
   uint64_t peak = 0;
+  bool inPlace;
 
 private:
   IRMapping mapping;
@@ -138,13 +139,14 @@ private:
   SmallVector<uint64_t> live;
 };
 
-/// Whether `auto` may recompute `value`: tg-remat's rule, less concats. A
-/// recomputed concat's operands would be computed in its slices anew in
-/// the backward, and tg-plan-memory's verifier rejects the value a sliced
-/// operand was written over in place there (an overlap it cannot tell from
-/// a slice), so auto stores concats.
-bool autoRecomputable(OpResult value) {
-  return isRecomputable(value.getOwner(), value.getResultNumber());
+/// Whether `auto` may recompute `value`: tg-remat's rule, less concats
+/// where the plan writes in place (cpu). There the forward computes a
+/// concat's operands in its slices, so the concat costs no bytes of its
+/// own while its operands are stored; a recomputed one copies them
+/// (concatSlices in StepMemory.h).
+bool autoRecomputable(OpResult value, bool inPlace) {
+  return !(inPlace && isa<tg::ConcatOp>(value.getOwner())) &&
+         isRecomputable(value.getOwner(), value.getResultNumber());
 }
 
 bool returned(Value value) {
@@ -190,9 +192,10 @@ Chain chainOf(Value value, const DenseSet<Value> &chosen,
 /// The candidate of backward-read value `value` in `trial`: its op, and the
 /// recomputable forward-only values its clone reads (recursively, up to
 /// kMaxGroup values), the others it reads that would outlive the forward
-/// for it in `kept`. Its seconds count the chosen values its clones
-/// recompute privately, and its own ops once more per chosen value whose
-/// op reads it (each of their clones now recomputes it too).
+/// for it in `kept`. Where clones of cheap operands are private (the plan
+/// does not write in place: RematPlan.h), its seconds count the chosen
+/// values its clones recompute privately, and its own ops once more per
+/// chosen value whose op reads it (each of their clones recomputes it too).
 Candidate group(Value value, const Trial &trial, const DenseSet<Value> &chosen,
                 const DenseSet<Operation *> &forward, const CostModel &cost,
                 DenseMap<Operation *, Chain> &memo) {
@@ -206,7 +209,8 @@ Candidate group(Value value, const Trial &trial, const DenseSet<Value> &chosen,
     candidate.values.push_back(next);
     own += cost.cost(op).seconds;
     candidate.cheap &= cheapToRecompute(op);
-    fanOut += llvm::count_if(next.getUsers(), [&](Operation *user) {
+    if (!trial.inPlace)
+      fanOut += llvm::count_if(next.getUsers(), [&](Operation *user) {
       return llvm::any_of(user->getResults(), [&](Value result) {
         return chosen.contains(result);
       });
@@ -217,15 +221,17 @@ Candidate group(Value value, const Trial &trial, const DenseSet<Value> &chosen,
           !seen.insert(operand).second)
         continue;
       if (chosen.contains(operand)) {
-        Chain below = chainOf(operand, chosen, cost, memo);
-        own += below.seconds;
-        candidate.cheap &= below.cheap;
+        if (!trial.inPlace) {
+          Chain below = chainOf(operand, chosen, cost, memo);
+          own += below.seconds;
+          candidate.cheap &= below.cheap;
+        }
         continue;
       }
       if (trial.stored(operand))
         continue;
       if (candidate.values.size() + worklist.size() < kMaxGroup &&
-          autoRecomputable(result) && !returned(operand))
+          autoRecomputable(result, trial.inPlace) && !returned(operand))
         worklist.push_back(operand);
       else
         candidate.kept.push_back(operand);
@@ -233,6 +239,41 @@ Candidate group(Value value, const Trial &trial, const DenseSet<Value> &chosen,
   }
   candidate.seconds = own * (1 + fanOut);
   return candidate;
+}
+
+/// The greedy adds values one group at a time, so a value chosen early
+/// may be needless once later ones are recomputed. Stores them again, the
+/// most expensive first, while the arena still fits (one trial each).
+DenseSet<Value> prune(func::FuncOp function, ArrayRef<Operation *> forward,
+                      bool inPlace, uint64_t arenaTarget,
+                      const CostModel &cost, DenseSet<Value> chosen,
+                      uint64_t &arenaBytes) {
+  SmallVector<std::pair<double, Value>> byCost;
+  for (Value value : chosen)
+    byCost.push_back({cost.cost(value.getDefiningOp()).seconds, value});
+  // Ties (and the set's order) broken by program order: deterministic.
+  DenseMap<Operation *, unsigned> position;
+  for (auto [at, op] : llvm::enumerate(forward))
+    position[op] = at;
+  llvm::sort(byCost, [&](const auto &a, const auto &b) {
+    if (a.first != b.first)
+      return a.first > b.first;
+    Operation *x = a.second.getDefiningOp(), *y = b.second.getDefiningOp();
+    if (x != y)
+      return position.lookup(x) < position.lookup(y);
+    return cast<OpResult>(a.second).getResultNumber() <
+           cast<OpResult>(b.second).getResultNumber();
+  });
+  for (auto [seconds, value] : byCost) {
+    chosen.erase(value);
+    Trial trial(function, forward, inPlace, chosen);
+    uint64_t arena = trial.arenaBytes();
+    if (arena <= arenaTarget)
+      arenaBytes = arena;
+    else
+      chosen.insert(value);
+  }
+  return chosen;
 }
 
 } // namespace
@@ -245,7 +286,7 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
   SmallVector<Value> readLater;
   for (Operation *op : forward)
     for (OpResult result : op->getResults())
-      if (autoRecomputable(result) && !returned(result) &&
+      if (autoRecomputable(result, inPlace) && !returned(result) &&
           llvm::any_of(result.getUsers(), [&](Operation *user) {
             return !forwardOps.contains(user);
           }))
@@ -274,9 +315,10 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
       best = chosen;
     }
     if (arena <= arenaTarget) {
-      plan.recomputed = std::move(chosen);
       plan.fits = true;
       plan.arenaBytes = arena;
+      plan.recomputed = prune(function, forward, inPlace, arenaTarget, cost,
+                              std::move(chosen), plan.arenaBytes);
       return plan;
     }
     // The best ratio of bytes removed to seconds, cheap groups first; with

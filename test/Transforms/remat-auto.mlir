@@ -1,7 +1,7 @@
 // RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=5100' | FileCheck %s
 // RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=5100' -tg-schedule | FileCheck %s --check-prefix=SCHED
 // RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=6116' | FileCheck %s --check-prefix=PLAIN
-// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=4452' | FileCheck %s --check-prefix=SMALLEST
+// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=4580' | FileCheck %s --check-prefix=SMALLEST
 // RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto device=cpu,memory=5100' | FileCheck %s --check-prefix=DEVICE
 
 // The U-Net in miniature of remat.mlir (encoder conv+BN+ReLU whose output
@@ -39,8 +39,14 @@
 // PLAIN-NOT: memopt.recompute
 
 // The smallest budget auto reaches here (remat-auto-invalid.mlir names
-// it): the skip, the bottleneck ReLU and conv are recomputed.
-// SMALLEST: memopt.remat = {budget_bytes = 4452 : i64, {{.*}}planned_arena_bytes = 2304 : i64, recomputed_ops = 6 : i64, recomputed_values = 3 : i64
+// it): the greedy recomputes the skip, the bottleneck ReLU and conv, and
+// then the encoder conv; pruning stores the bottleneck again (the arena
+// fits without it), leaving the encoder conv, BatchNorm and ReLU.
+// SMALLEST: memopt.remat = {budget_bytes = 4580 : i64, flops_added = 5640 : i64, {{.*}}planned_arena_bytes = 2432 : i64, recomputed_ops = 3 : i64, recomputed_values = 2 : i64
+// SMALLEST: tg.conv2d %arg0, %{{[^ ]*}} {memopt.recompute
+// SMALLEST-NEXT: tg.batch_norm {{.*}}{memopt.recompute}
+// SMALLEST-NEXT: tg.relu {{.*}}{memopt.recompute}
+// SMALLEST-NOT: memopt.recompute
 
 // Without a budget, the memory of the device.
 // DEVICE: memopt.remat = {budget_bytes = 5100 : i64, flops_added = 1032 : i64
