@@ -5,21 +5,29 @@ that each run's measured peak is the compile report's predicted peak.
 usage: remat_identity.py MEMOPT_COMPILE MODEL.onnx DATA_DIR WORK_DIR OPTIMIZER
        STEPS [STRATEGY...]
 
-A STRATEGY is sqrt (the default) or auto@F: --remat=auto with a --budget of
-the persistent bytes plus F times --remat=none's arena.
+A STRATEGY is sqrt (the default), auto@F: --remat=auto with a --budget of
+the persistent bytes plus F times --remat=none's arena, or auto@min: the
+smallest budget --remat=auto reaches (the one its error names for a budget
+of one byte).
 """
 import json
+import re
 import subprocess
 import sys
+
+
+def optimizer_flags(optimizer):
+    """The batch and optimizer flags of every compile of `optimizer`."""
+    return ["--batch=2", "--optimizer=" + optimizer,
+            "--momentum=0.9" if optimizer == "sgd" else "--lr=1e-3"]
 
 
 def train(compiler, model, data, work, optimizer, steps, name, flags):
     """The predicted peak and the trained ONNX bytes of one strategy."""
     binary = "%s/%s-%s" % (work, optimizer, name)
-    subprocess.run([compiler, model, "-o", binary, "--batch=2",
-                    "--optimizer=" + optimizer, "--momentum=0.9"
-                    if optimizer == "sgd" else "--lr=1e-3",
-                    "--report=%s.compile.json" % binary] + flags, check=True)
+    subprocess.run([compiler, model, "-o", binary,
+                    "--report=%s.compile.json" % binary]
+                   + optimizer_flags(optimizer) + flags, check=True)
     subprocess.run([binary, "--data", data, "--steps", steps, "--out",
                     binary + ".onnx", "--report", binary + ".run.json"],
                    check=True, stdout=subprocess.DEVNULL)
@@ -38,7 +46,15 @@ def main(compiler, model, data, work, optimizer, steps, *strategies):
     line = ["peak none %d" % none["predicted_peak_bytes"]]
     for strategy in strategies or ("sqrt",):
         flags = ["--remat=" + strategy]
-        if strategy.startswith("auto@"):
+        if strategy == "auto@min":
+            refused = subprocess.run(
+                [compiler, model, "--plan-only", "--remat=auto", "--budget=1"]
+                + optimizer_flags(optimizer),
+                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            budget = int(re.search(r"--budget=(\d+)\)",
+                                   refused.stderr).group(1))
+            flags = ["--remat=auto", "--budget=%d" % budget]
+        elif strategy.startswith("auto@"):
             arena = none["arena_bytes"]
             budget = (none["predicted_peak_bytes"] - arena
                       + int(float(strategy[5:]) * arena))
