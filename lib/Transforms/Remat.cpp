@@ -53,6 +53,11 @@ bool memopt::remat::isRecomputable(Operation *op, unsigned index) {
   });
 }
 
+bool memopt::remat::isCheapToRecompute(Operation *op) {
+  return isa<tg::BatchNormOp>(op) ||
+         cast<tg::KernelOpInterface>(op).isCheapToRecompute();
+}
+
 /// Whether the clones of recomputed `op` that another clone needs serve
 /// that clone only (RematPlan.h): with `privateAncestors`, cheap ops. A
 /// shared clone lives from the first reader to the last, so a recomputed
@@ -61,9 +66,7 @@ bool memopt::remat::isRecomputable(Operation *op, unsigned index) {
 /// ops (convolutions) stay shared: chains of them would be recomputed once
 /// per reader, quadratically.
 static bool privateClone(Operation *op, bool privateAncestors) {
-  return privateAncestors &&
-         (isa<tg::BatchNormOp>(op) ||
-          cast<tg::KernelOpInterface>(op).isCheapToRecompute());
+  return privateAncestors && isCheapToRecompute(op);
 }
 
 /// The clone of `value`'s op, created right before `user` (with the clones
@@ -84,9 +87,9 @@ static Value materialize(OpResult value, Operation *user,
         DenseMap<Operation *, Operation *> &clones =
             privateClone(owner, privateAncestors) ? local : rewrite.cloneOf;
         Operation *operandSlot = clones.lookup(owner);
-        mapping.map(operand, materialize(cast<OpResult>(operand), user,
-                                         recomputed, rewrite, privateAncestors,
-                                         operandSlot, local));
+        mapping.map(operand,
+                    materialize(cast<OpResult>(operand), user, recomputed,
+                                rewrite, privateAncestors, operandSlot, local));
         clones[owner] = operandSlot;
       }
     // A recomputed BatchNorm must not read the running statistics after the
@@ -118,8 +121,8 @@ Rewrite memopt::remat::recompute(ArrayRef<Operation *> later,
       DenseMap<Operation *, Operation *> local;
       Operation *owner = use.get().getDefiningOp();
       Operation *slot = rewrite.cloneOf.lookup(owner);
-      use.set(materialize(cast<OpResult>(use.get()), user, recomputed,
-                          rewrite, privateAncestors, slot, local));
+      use.set(materialize(cast<OpResult>(use.get()), user, recomputed, rewrite,
+                          privateAncestors, slot, local));
       rewrite.cloneOf[owner] = slot;
     }
   return rewrite;
@@ -245,8 +248,8 @@ public:
     }
 
     // Rewire every backward read of a recomputed value to its clone.
-    Rewrite rewrite =
-        recompute(later, recomputed, /*privateAncestors=*/strategy == "auto" && !inPlace);
+    Rewrite rewrite = recompute(
+        later, recomputed, /*privateAncestors=*/strategy == "auto" && !inPlace);
     double secondsAdded = 0;
     for (Operation *clone : rewrite.clones)
       secondsAdded += cost.cost(clone).seconds;
@@ -272,10 +275,10 @@ public:
          b.getNamedAttr("stored_values", i64(stored)),
          b.getNamedAttr("flops_added", i64(rewrite.flopsAdded)),
          b.getNamedAttr("seconds_added", b.getF64FloatAttr(secondsAdded)),
-         b.getNamedAttr("simulated_peak_bytes",
-                        b.getDictionaryAttr(
-                            {b.getNamedAttr("before", i64(peakBefore)),
-                             b.getNamedAttr("after", i64(peakAfter))}))});
+         b.getNamedAttr(
+             "simulated_peak_bytes",
+             b.getDictionaryAttr({b.getNamedAttr("before", i64(peakBefore)),
+                                  b.getNamedAttr("after", i64(peakAfter))}))});
     function->setAttr(kRematAttr, b.getDictionaryAttr(decision));
   }
 

@@ -163,19 +163,12 @@ struct Chain {
   bool cheap = true;
 };
 
-/// A recomputed training BatchNorm only normalizes with the saved
-/// statistics: cheap, whatever the forward op's reduction costs.
-bool cheapToRecompute(Operation *op) {
-  return isa<tg::BatchNormOp>(op) ||
-         cast<tg::KernelOpInterface>(op).isCheapToRecompute();
-}
-
-Chain chainOf(Value value, const DenseSet<Value> &chosen,
-              const CostModel &cost, DenseMap<Operation *, Chain> &memo) {
+Chain chainOf(Value value, const DenseSet<Value> &chosen, const CostModel &cost,
+              DenseMap<Operation *, Chain> &memo) {
   Operation *op = value.getDefiningOp();
   if (auto it = memo.find(op); it != memo.end())
     return it->second;
-  Chain chain{cost.cost(op).seconds, cheapToRecompute(op)};
+  Chain chain{cost.cost(op).seconds, isCheapToRecompute(op)};
   // An expensive op's clone is shared (RematPlan.h): paid for once, when
   // it was chosen.
   if (!chain.cheap)
@@ -208,13 +201,13 @@ Candidate group(Value value, const Trial &trial, const DenseSet<Value> &chosen,
     Operation *op = next.getDefiningOp();
     candidate.values.push_back(next);
     own += cost.cost(op).seconds;
-    candidate.cheap &= cheapToRecompute(op);
+    candidate.cheap &= isCheapToRecompute(op);
     if (!trial.inPlace)
       fanOut += llvm::count_if(next.getUsers(), [&](Operation *user) {
-      return llvm::any_of(user->getResults(), [&](Value result) {
-        return chosen.contains(result);
+        return llvm::any_of(user->getResults(), [&](Value result) {
+          return chosen.contains(result);
+        });
       });
-    });
     for (Value operand : op->getOperands()) {
       auto result = dyn_cast<OpResult>(operand);
       if (!result || !forward.contains(result.getOwner()) ||
@@ -245,9 +238,8 @@ Candidate group(Value value, const Trial &trial, const DenseSet<Value> &chosen,
 /// may be needless once later ones are recomputed. Stores them again, the
 /// most expensive first, while the arena still fits (one trial each).
 DenseSet<Value> prune(func::FuncOp function, ArrayRef<Operation *> forward,
-                      bool inPlace, uint64_t arenaTarget,
-                      const CostModel &cost, DenseSet<Value> chosen,
-                      uint64_t &arenaBytes) {
+                      bool inPlace, uint64_t arenaTarget, const CostModel &cost,
+                      DenseSet<Value> chosen, uint64_t &arenaBytes) {
   SmallVector<std::pair<double, Value>> byCost;
   for (Value value : chosen)
     byCost.push_back({cost.cost(value.getDefiningOp()).seconds, value});

@@ -23,6 +23,12 @@ namespace memopt::remat {
 /// clone reads the saved batch statistics, not the running ones).
 bool isRecomputable(mlir::Operation *op, unsigned index);
 
+/// Whether recomputing `op` costs about one pass over its tensors: a
+/// KernelOpInterface::isCheapToRecompute op (ReLU, resize, pool, concat,
+/// elementwise) or a training BatchNorm, whose clone only normalizes with
+/// the saved statistics, whatever the forward's reduction costs.
+bool isCheapToRecompute(mlir::Operation *op);
+
 /// What recompute() did.
 struct Rewrite {
   /// The recomputed values some backward op read (now reading a clone).
