@@ -118,7 +118,10 @@ def run_torch(args, python, spec):
         tail = (proc.stderr.strip().splitlines() or ["exit %d"
                                                      % proc.returncode])[-1]
         return {"na": "failed: " + tail[:120]}
-    return json.loads(lines[-1])
+    result = json.loads(lines[-1])
+    if "na" in result:
+        result["na"] = "n/a: " + result["na"]
+    return result
 
 
 def gpu_present(python):
