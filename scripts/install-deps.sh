@@ -17,6 +17,9 @@ PACKAGES=(
   # pip, for the few Python packages Debian does not ship (see below).
   python3-pip
   ninja-build cmake g++ ccache libgtest-dev libdnnl-dev
+  # Pipeline stages across processes (memopt-compile --stages=N): MPI
+  # point to point, and mpirun to launch the binaries.
+  libopenmpi-dev openmpi-bin
   # oneDNN's CMake package (dnnl-config.cmake) requires OpenCL's headers
   # and library: Debian's oneDNN is built with its OpenCL GPU runtime, and
   # libdnnl-dev only recommends them.

@@ -2,6 +2,7 @@
 # lit configuration of memopt's regression tests.
 
 import os
+import shutil
 import subprocess
 
 import lit.formats
@@ -82,6 +83,16 @@ if "cuda" in config.available_features and gpu_visible():
 # trainer (MemoptRuntimeHost, trainerMain).
 if config.memopt_has_trainer:
     config.available_features.add("memopt-trainer")
+
+# mpi: memopt-compile --stages=N builds binaries (MemoptRuntimeMPI was
+# built) and mpirun can launch them. %mpirun runs N ranks on however few
+# cores there are, as root too, without binding ranks to cores.
+mpirun = shutil.which("mpirun")
+if config.memopt_has_mpi_runtime and mpirun:
+    config.available_features.add("mpi")
+    config.substitutions.append(
+        ("%mpirun", mpirun + " --allow-run-as-root --oversubscribe "
+         "--bind-to none"))
 
 tool_dirs = [config.memopt_tools_dir, config.llvm_tools_dir]
 tools = ["memopt-opt", "memopt-translate", "memopt-compile"]

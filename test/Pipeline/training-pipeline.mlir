@@ -5,7 +5,9 @@
 // RUN: not memopt-opt %s --memopt-training-pipeline='remat=optimal' 2>&1 | FileCheck %s --check-prefix=REMAT-PLANNED
 // RUN: memopt-opt %s --memopt-training-pipeline='target=cpu optimizer=sgd lr=0.1 plan-only=true remat=auto budget=1000000 device=cpu' | FileCheck %s --check-prefix=AUTO
 // RUN: memopt-opt %s --memopt-training-pipeline='target=cpu optimizer=sgd lr=0.1 plan-only=true stages=2' | FileCheck %s --check-prefix=STAGES
-// RUN: not memopt-opt %s --memopt-training-pipeline='target=cpu optimizer=sgd lr=0.1 stages=2' 2>&1 | FileCheck %s --check-prefix=STAGES-LOWERED
+// RUN: memopt-opt %s --memopt-training-pipeline='target=cpu optimizer=sgd lr=0.1 stages=2 eval-step=false' | FileCheck %s --check-prefix=STAGES-LOWERED
+// RUN: not memopt-opt %s --memopt-training-pipeline='target=cpu optimizer=sgd lr=0.1 stages=2' 2>&1 | FileCheck %s --check-prefix=STAGES-EVAL
+// RUN: not memopt-opt %s --memopt-training-pipeline='target=cuda optimizer=sgd lr=0.1 stages=2 eval-step=false' 2>&1 | FileCheck %s --check-prefix=STAGES-CUDA
 // RUN: not memopt-opt %s --memopt-training-pipeline='target=tpu' 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: not memopt-opt %s --memopt-training-pipeline='optimizer=rmsprop' 2>&1 | FileCheck %s --check-prefix=OPTIMIZER
 // RUN: not memopt-opt %s -memopt-set-target=target=cuda --memopt-training-pipeline='target=cpu' 2>&1 | FileCheck %s --check-prefix=CHANGED
@@ -49,7 +51,14 @@
 // STAGES: mbuf.recv
 // STAGES-LABEL: func.func @eval_step_stage0(
 // STAGES-LABEL: func.func @eval_step_stage1(
-// STAGES-LOWERED: error: convert-tg-to-emitc: @train_step_stage0 is a pipeline stage (tg-partition); the multi-process lowering is not implemented yet: stop after the memory plan (plan-only)
+// STAGES-LOWERED-LABEL: emitc.func @train_step0(
+// STAGES-LOWERED: call_opaque "memopt::rt::sendTensor"
+// STAGES-LOWERED-LABEL: emitc.func @train_step1(
+// STAGES-LOWERED: call_opaque "memopt::rt::receiveTensor"
+// STAGES-LOWERED: emitc.global static const @kProgram : !emitc.array<2x!emitc.opaque<"memopt::rt::Program">>
+// STAGES-LOWERED: call_opaque "memopt::rt::stageMain"
+// STAGES-CUDA: error: pipeline stages are lowered for the CPU backend (MPI) only; the CUDA backend (NCCL) is not available yet
+// STAGES-EVAL: error: convert-tg-to-emitc: @eval_step_stage0 is a pipeline stage of the evaluation step, which the multi-process trainer does not run yet: build the step without @eval_step (tg-autodiff eval-step=false)
 // REMAT-PLANNED: tg-remat: unknown strategy 'optimal'; expected none, sqrt or auto (optimal is planned)
 // TARGET: for the --target option: Cannot find option named 'tpu'!
 // OPTIMIZER: for the --optimizer option: Cannot find option named 'rmsprop'!

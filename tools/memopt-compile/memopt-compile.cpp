@@ -66,8 +66,8 @@ constexpr const char *kUsage =
     "[--nesterov=true|false] [--weight-decay=F] [--beta1=F] [--beta2=F] [--eps=F] [--save-temps=DIR] "
     "[--device=NAME[,KEY=VALUE]...] [--budget=SIZE] [--report=FILE.json] "
     "[--timeline=FILE.svg] [--remat=none|sqrt|auto] [--amp=none|bf16|fp16] "
-    "[--amp-fp32-ops=OP,...] [--amp-low-ops=OP,...] [--stages=N (with "
-    "--plan-only)] [--verbose] [-c | --plan-only]\n";
+    "[--amp-fp32-ops=OP,...] [--amp-low-ops=OP,...] [--stages=N] "
+    "[--verbose] [-c | --plan-only]\n";
 
 struct Options {
   std::string input;
@@ -333,11 +333,22 @@ void parseOptions(int argc, char **argv, Options &options) {
   if (options.planOnly && (options.compileOnly || !options.output.empty()))
     usageError("--plan-only writes no binary: drop -c and -o (the plan goes "
                "to --report, --timeline and --save-temps)");
-  if (options.pipeline.stages > 1 && !options.planOnly)
-    usageError("--stages=" + llvm::Twine(options.pipeline.stages) +
-               " plans the stages but builds no binary yet (the "
-               "multi-process lowering is not implemented): add --plan-only "
-               "for the per-stage plan and report");
+  // A binary of pipeline stages runs one stage per MPI process (CPU
+  // backend); it has no evaluation step yet, so --val-data is refused by
+  // the binary.
+  if (options.pipeline.stages > 1 && !options.planOnly) {
+    if (options.pipeline.target == Backend::cuda)
+      usageError("--stages=" + llvm::Twine(options.pipeline.stages) +
+                 " --target=cuda: pipeline stages build binaries for the "
+                 "CPU backend (MPI) only; NCCL is not available yet: use "
+                 "--target=cpu or --plan-only");
+    if (!config::kHaveMpiRuntime && !options.compileOnly)
+      usageError("--stages=" + llvm::Twine(options.pipeline.stages) +
+                 ": this memopt was built without MPI (CMake found no "
+                 "MPI): install libopenmpi-dev and rebuild memopt, or add "
+                 "--plan-only");
+    options.pipeline.evalStep = false;
+  }
   if (!options.planOnly && options.output.empty())
     usageError("no output file (-o BIN)");
   // A plan for the GPU needs no CUDA toolkit; a binary does.
@@ -584,8 +595,9 @@ int compile(const Options &options) {
   }
   // The lowering fixes the program's arena: the larger of the training and
   // evaluation steps' plans (CUDA: with the constants after them). It takes
-  // a fraction of a second, so --plan-only runs it too. Stages (always
-  // --plan-only) have no lowering yet: the worst stage's own arena counts.
+  // a fraction of a second, so --plan-only runs it too. With stages the
+  // worst stage's own arena counts (each process holds one stage); their
+  // lowering runs for a binary only.
   // Mixed precision plans only (parseOptions), so it reads the arenas
   // from the plan: the lowering has no bf16/fp16 kernels to check.
   uint64_t arenaBytes = 0;
@@ -593,6 +605,13 @@ int compile(const Options &options) {
     for (const StageEstimate &stage : stageEstimates)
       if (stage.predictedPeakBytes == worstStagePeak)
         arenaBytes = stage.arenaBytes;
+    if (!options.planOnly &&
+        failed(runPhase(
+            [&](OpPassManager &pm) {
+              buildLoweringPipeline(pm, options.pipeline);
+            },
+            ".emitc.mlir")))
+      return 1;
   } else if (options.pipeline.amp != tg::AmpMode::none) {
     arenaBytes = plannedArenaBytes(*module);
   } else {
@@ -693,6 +712,11 @@ int compile(const Options &options) {
   if (!options.compileOnly) {
     std::vector<std::string> link = {config::kCxxCompiler, objectPath,
                                      asmPath, "-o", outputs.binaryPath()};
+    // A pipeline's main (stageMain) and MPI come first: they call the
+    // trainer.
+    if (options.pipeline.stages > 1)
+      for (const char *const *item = config::kMpiLinkItems; *item; ++item)
+        link.push_back(*item);
     for (const char *const *item = cuda ? config::kCudaRuntimeLinkItems
                                         : config::kRuntimeLinkItems;
          *item; ++item)

@@ -110,6 +110,13 @@ struct Program {
   /// (--loss=ce|dice with C > 1): the trainer reads target files as integer
   /// class indices, stores them as floats and rejects any outside [0, C).
   int64_t targetClasses;
+  /// A pipeline stage (memopt-compile --stages=N, StageGroup.h): the specs
+  /// of the data set's input and target batches, which the stage's own
+  /// arguments may lack (only the stages that read them take them); the
+  /// stage's lossIndex is -1 unless it computes the loss. Null in a
+  /// one-process binary.
+  const TensorSpec *dataInput;
+  const TensorSpec *dataTarget;
 };
 
 /// The training binary's command line (docs/contract.md): loads data, initial

@@ -49,6 +49,9 @@ struct RunRecord {
   std::vector<double> stepSeconds;
   std::vector<Validation> validations;
   bool validated = false; // whether the run had --val-data
+  /// A pipeline run (StageGroup): each rank's measured peak, by rank; empty
+  /// for one process.
+  std::vector<int64_t> rankPeakBytes;
 };
 
 /// The report as JSON text.

@@ -3,8 +3,10 @@
 // Each view op becomes the declaration of its C++ view at the place it
 // states (StepContext::declareView); an mbuf.kernel gives way to its
 // computation, whose block arguments become the views of its inputs and
-// whose tg pattern writes the views of its outputs. (Asynchronous copies,
-// sends and receives have no runtime lowering yet: StepContext rejects
+// whose tg pattern writes the views of its outputs. A pipeline stage's
+// mbuf.send / mbuf.recv become the blocking memopt::rt::sendTensor /
+// receiveTensor (Transfer.h), so their mbuf.wait has nothing left to do.
+// (Asynchronous copies have no runtime lowering yet: StepContext rejects
 // them.)
 //
 //===----------------------------------------------------------------------===//
@@ -120,6 +122,46 @@ public:
   }
 };
 
+/// mbuf.send / mbuf.recv: the blocking call; its token, complete when the
+/// call returns, is a placeholder that only mbuf.wait reads.
+template <typename OpTy>
+class TransferPattern : public OpConversionPattern<OpTy> {
+public:
+  TransferPattern(const TypeConverter &converter, MLIRContext *context,
+                  StringRef callee)
+      : OpConversionPattern<OpTy>(converter, context), callee(callee) {}
+
+  LogicalResult
+  matchAndRewrite(OpTy op,
+                  typename OpConversionPattern<OpTy>::OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    KernelCall(op.getContext(), callee)
+        .operand(adaptor.getView())
+        .integer(op.getPeer())
+        .integer(op.getTag())
+        .emit(rewriter, op.getLoc());
+    Type token = this->getTypeConverter()->convertType(op.getToken().getType());
+    rewriter.replaceOpWithNewOp<emitc::LiteralOp>(op, token, "0");
+    return success();
+  }
+
+private:
+  StringRef callee;
+};
+
+/// mbuf.wait: the transfers it awaits are complete already.
+class WaitPattern : public OpConversionPattern<mbuf::WaitOp> {
+public:
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(mbuf::WaitOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void memopt::codegen::populateMBufPatterns(const TypeConverter &converter,
@@ -129,5 +171,8 @@ void memopt::codegen::populateMBufPatterns(const TypeConverter &converter,
   patterns.add<ViewPattern<mbuf::ViewOp>, ViewPattern<mbuf::SubviewOp>,
                ViewPattern<mbuf::ResultOp>, ConstantViewPattern>(
       converter, context, step);
-  patterns.add<ArenaPattern, KernelOpPattern>(converter, context);
+  patterns.add<ArenaPattern, KernelOpPattern, WaitPattern>(converter, context);
+  patterns.add<TransferPattern<mbuf::SendOp>>(converter, context, "sendTensor");
+  patterns.add<TransferPattern<mbuf::RecvOp>>(converter, context,
+                                              "receiveTensor");
 }

@@ -4,7 +4,9 @@
 // the TensorSpecs of the step's arguments and results, the ArenaSpecs of
 // its arenas, the Program that ties them to the step and the embedded ONNX
 // model, and
-// `main`, which hands the Program to memopt::rt::trainerMain.
+// `main`, which hands the Program to memopt::rt::trainerMain. A pipeline
+// (tg-partition) has one Program per stage, and `main` hands them to
+// memopt::rt::stageMain, which picks its rank's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,7 +24,7 @@ using namespace mlir;
 using namespace memopt;
 using namespace memopt::codegen;
 
-FailureOr<StepSignature> StepSignature::read(func::FuncOp step) {
+FailureOr<StepSignature> StepSignature::read(func::FuncOp step, bool stage) {
   StepSignature signature;
   auto readSpec = [&](DictionaryAttr attrs, Type type,
                       Location loc) -> FailureOr<TensorSpecInfo> {
@@ -70,7 +72,7 @@ FailureOr<StepSignature> StepSignature::read(func::FuncOp step) {
       loss = index;
     signature.results.push_back(*spec);
   }
-  if (!loss)
+  if (!loss && !stage)
     return step.emitError("the step has no rank-0 output (the loss)");
   // The step's segmentation loss against a class map (in the planned step
   // it sits inside the kernel op that places it) gives the class count.
@@ -83,7 +85,7 @@ FailureOr<StepSignature> StepSignature::read(func::FuncOp step) {
       signature.targetClasses = logits.getDimSize(1);
   });
 
-  signature.lossIndex = *loss;
+  signature.lossIndex = loss ? static_cast<int>(*loss) : -1;
   return signature;
 }
 
@@ -109,35 +111,53 @@ static void emitSpecs(OpBuilder &builder, Location loc, StringRef name,
                           /*constSpecifier=*/true);
 }
 
-/// `static const memopt::rt::ArenaSpec kArenas[] = {...};`, by index.
-static void emitArenas(OpBuilder &builder, Location loc,
-                       const std::map<uint64_t, ArenaInfo> &arenas) {
+/// `static const memopt::rt::ArenaSpec <name>[] = {...};`, by index. A
+/// pipeline stage's arenas, planned on the device of its index, are on
+/// device 0 of the stage's own process (`onOwnDevice`).
+static void emitArenas(OpBuilder &builder, Location loc, StringRef name,
+                       const std::map<uint64_t, ArenaInfo> &arenas,
+                       bool onOwnDevice) {
   std::string init = "{";
   for (const auto &[index, arena] : arenas)
-    init += "\n    {" + std::to_string(arena.bytes) +
-            ", memopt::rt::MemorySpace::" +
-            (arena.space == mbuf::MemorySpace::Device ? "Device"
-                                                      : "PinnedHost") +
-            ", " + std::to_string(arena.device) + "},";
+    init +=
+        "\n    {" + std::to_string(arena.bytes) +
+        ", memopt::rt::MemorySpace::" +
+        (arena.space == mbuf::MemorySpace::Device ? "Device" : "PinnedHost") +
+        ", " + std::to_string(onOwnDevice ? 0 : arena.device) + "},";
   init += "\n}";
   MLIRContext *context = builder.getContext();
   auto type = emitc::ArrayType::get(
       {static_cast<int64_t>(std::max<size_t>(arenas.size(), 1))},
       emitc::OpaqueType::get(context, "memopt::rt::ArenaSpec"));
-  emitc::GlobalOp::create(builder, loc, kArenasSpecsName, type,
+  emitc::GlobalOp::create(builder, loc, name, type,
                           emitc::OpaqueAttr::get(context, init),
                           /*externSpecifier=*/false, /*staticSpecifier=*/true,
                           /*constSpecifier=*/true);
 }
 
-void memopt::codegen::emitProgram(ModuleOp module,
-                                  const StepSignature &signature,
+std::string memopt::codegen::partGlobalName(StringRef base, unsigned index,
+                                            unsigned numParts) {
+  return numParts > 1 ? (base + Twine(index)).str() : base.str();
+}
+
+/// The spec of the data's `role` ("Input" or "Target") among the parts'
+/// arguments (a pipeline stage may lack it, another stage takes it).
+static const TensorSpecInfo *dataSpec(ArrayRef<ProgramPart> parts,
+                                      StringRef role) {
+  for (const ProgramPart &part : parts)
+    for (const TensorSpecInfo &spec : part.signature.args)
+      if (spec.role == role)
+        return &spec;
+  return nullptr;
+}
+
+void memopt::codegen::emitProgram(ModuleOp module, ArrayRef<ProgramPart> parts,
                                   StringRef modelName,
-                                  const std::map<uint64_t, ArenaInfo> &arenas,
                                   std::optional<double> learningRate,
                                   bool hasEvalStep) {
   MLIRContext *context = module.getContext();
   Location loc = module.getLoc();
+  bool pipeline = parts.size() > 1;
   OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
   // A comment line: the name without line breaks, control bytes or a
   // backslash (which would continue the comment onto the next line).
@@ -150,9 +170,13 @@ void memopt::codegen::emitProgram(ModuleOp module,
       ("// The training step of " + StringRef(printableName) +
        ", generated by memopt (convert-tg-to-emitc). Do not edit.")
           .str());
-  for (StringRef header :
-       {"memopt/Runtime/Kernels.h", "memopt/Runtime/Program.h",
-        "memopt/Runtime/StepSupport.h", "memopt/Runtime/StepTrace.h"})
+  SmallVector<StringRef> headers = {
+      "memopt/Runtime/Kernels.h", "memopt/Runtime/Program.h",
+      "memopt/Runtime/StepSupport.h", "memopt/Runtime/StepTrace.h"};
+  if (pipeline)
+    headers.append(
+        {"memopt/Runtime/StageGroup.h", "memopt/Runtime/Transfer.h"});
+  for (StringRef header : headers)
     emitc::IncludeOp::create(builder, loc, header, /*isStandardInclude=*/false);
   emitc::IncludeOp::create(builder, loc, "limits", /*isStandardInclude=*/true);
   // The updates read the learning rate at run time; the trainer's --lr
@@ -172,34 +196,63 @@ void memopt::codegen::emitProgram(ModuleOp module,
        kOnnxModelSymbol + "[];\nextern const size_t " + kOnnxModelSizeSymbol +
        ";")
           .str());
-  emitSpecs(builder, loc, kArgsSpecsName, signature.args);
-  emitSpecs(builder, loc, kResultsSpecsName, signature.results);
-  emitArenas(builder, loc, arenas);
+  // A pipeline's stages all know the shapes of the data's batches.
+  std::string dataSpecs = "";
+  if (pipeline) {
+    for (StringRef role : {"Input", "Target"}) {
+      std::string name = ("kData" + role).str();
+      const TensorSpecInfo *spec = dataSpec(parts, role);
+      emitSpecs(builder, loc, name,
+                spec ? ArrayRef<TensorSpecInfo>(*spec)
+                     : ArrayRef<TensorSpecInfo>());
+      dataSpecs += ",\n    /*data" + role.str() + "=*/" +
+                   (spec ? name : std::string("nullptr"));
+    }
+  }
 
-  std::string program = "{";
-  llvm::raw_string_ostream os(program);
-  os << "\n    /*modelName=*/" << cppString(modelName) << ",\n    /*args=*/"
-     << kArgsSpecsName << ", /*numArgs=*/" << signature.args.size()
-     << ",\n    /*results=*/" << kResultsSpecsName << ", "
-     << "/*numResults=*/" << signature.results.size() << ",\n    /*lossIndex=*/"
-     << signature.lossIndex << ",\n    /*arenas=*/" << kArenasSpecsName
-     << ", /*numArenas=*/"
-     << arenas.size()
-     << ",\n    /*onnxModel=*/" << kOnnxModelSymbol
-     << ", /*onnxModelSize=*/" << kOnnxModelSizeSymbol
-     << ",\n    /*step=*/" << kStepFunctionName << ",\n    /*learningRate=*/"
-     << (learningRate ? "&" + kLearningRateName.str() : "nullptr")
-     << ",\n    /*evalStep=*/"
-     << (hasEvalStep ? StringRef(kEvalFunctionName) : StringRef("nullptr"))
-     << ",\n    /*targetClasses=*/" << signature.targetClasses << ",\n}";
+  std::string programs;
+  for (auto [index, part] : llvm::enumerate(parts)) {
+    auto name = [&](StringRef base) {
+      return partGlobalName(base, index, parts.size());
+    };
+    emitSpecs(builder, loc, name(kArgsSpecsName), part.signature.args);
+    emitSpecs(builder, loc, name(kResultsSpecsName), part.signature.results);
+    emitArenas(builder, loc, name(kArenasSpecsName), part.arenas, pipeline);
+    llvm::raw_string_ostream os(programs);
+    os << (index ? "," : "") << "{\n    /*modelName=*/" << cppString(modelName)
+       << ",\n    /*args=*/" << name(kArgsSpecsName) << ", /*numArgs=*/"
+       << part.signature.args.size() << ",\n    /*results=*/"
+       << name(kResultsSpecsName) << ", "
+       << "/*numResults=*/" << part.signature.results.size()
+       << ",\n    /*lossIndex=*/" << part.signature.lossIndex
+       << ",\n    /*arenas=*/" << name(kArenasSpecsName) << ", /*numArenas=*/"
+       << part.arenas.size() << ",\n    /*onnxModel=*/" << kOnnxModelSymbol
+       << ", /*onnxModelSize=*/" << kOnnxModelSizeSymbol << ",\n    /*step=*/"
+       << part.stepName << ",\n    /*learningRate=*/"
+       << (learningRate ? "&" + kLearningRateName.str() : "nullptr")
+       << ",\n    /*evalStep=*/"
+       << (hasEvalStep ? StringRef(kEvalFunctionName) : StringRef("nullptr"))
+       << ",\n    /*targetClasses=*/" << part.signature.targetClasses
+       << dataSpecs << ",\n}";
+  }
   Type programType = emitc::OpaqueType::get(context, "memopt::rt::Program");
-  emitc::GlobalOp::create(builder, loc, kProgramName, programType,
-                          emitc::OpaqueAttr::get(context, program),
-                          /*externSpecifier=*/false, /*staticSpecifier=*/true,
-                          /*constSpecifier=*/true);
+  if (pipeline)
+    emitc::GlobalOp::create(
+        builder, loc, kProgramName,
+        emitc::ArrayType::get({static_cast<int64_t>(parts.size())},
+                              programType),
+        emitc::OpaqueAttr::get(context, "{" + programs + "}"),
+        /*externSpecifier=*/false, /*staticSpecifier=*/true,
+        /*constSpecifier=*/true);
+  else
+    emitc::GlobalOp::create(builder, loc, kProgramName, programType,
+                            emitc::OpaqueAttr::get(context, programs),
+                            /*externSpecifier=*/false,
+                            /*staticSpecifier=*/true, /*constSpecifier=*/true);
 
   // int main(int argc, char **argv) {
   //   return memopt::rt::trainerMain(argc, argv, kProgram);
+  //   (a pipeline: return memopt::rt::stageMain(argc, argv, kProgram, N);)
   // }
   Type argvType = emitc::PointerType::get(
       emitc::PointerType::get(emitc::OpaqueType::get(context, "char")));
@@ -211,8 +264,16 @@ void memopt::codegen::emitProgram(ModuleOp module,
   builder.setInsertionPointToStart(entry);
   Value programValue =
       emitc::LiteralOp::create(builder, loc, programType, kProgramName);
+  SmallVector<Attribute> args;
+  for (int64_t i = 0; i < 3; ++i)
+    args.push_back(builder.getIndexAttr(i));
+  if (pipeline)
+    args.push_back(
+        emitc::OpaqueAttr::get(context, std::to_string(parts.size())));
   auto call = emitc::CallOpaqueOp::create(
-      builder, loc, TypeRange{intType}, "memopt::rt::trainerMain",
-      ValueRange{entry->getArgument(0), entry->getArgument(1), programValue});
+      builder, loc, TypeRange{intType},
+      pipeline ? "memopt::rt::stageMain" : "memopt::rt::trainerMain",
+      ValueRange{entry->getArgument(0), entry->getArgument(1), programValue},
+      builder.getArrayAttr(args), ArrayAttr());
   emitc::ReturnOp::create(builder, loc, call.getResult(0));
 }

@@ -337,23 +337,42 @@ struct TensorSpecInfo {
 struct StepSignature {
   llvm::SmallVector<TensorSpecInfo> args;
   llvm::SmallVector<TensorSpecInfo> results;
-  unsigned lossIndex = 0;
+  /// The rank-0 loss among the results; -1 for a pipeline stage that does
+  /// not compute it.
+  int lossIndex = 0;
   /// The classes of the label maps that the target holds (the channels of
   /// the logits of a cross-entropy or Dice loss against a class map), or 0
   /// when the target is an image like the inputs.
   int64_t targetClasses = 0;
 
-  static mlir::FailureOr<StepSignature> read(mlir::func::FuncOp step);
+  /// `stage`: a pipeline stage's step, which may have no loss.
+  static mlir::FailureOr<StepSignature> read(mlir::func::FuncOp step,
+                                             bool stage = false);
 };
 
+/// One Program of the generated file: the step function `stepName` with
+/// its signature and arenas.
+struct ProgramPart {
+  StepSignature signature;
+  std::map<uint64_t, ArenaInfo> arenas;
+  std::string stepName;
+};
+
+/// The names of part `index`'s globals (kArgs, kResults, kArenas, suffixed
+/// with the stage index when the file holds pipeline stages).
+std::string partGlobalName(llvm::StringRef base, unsigned index,
+                           unsigned numParts);
+
 /// Adds to `module` the includes, the learning rate global (with
-/// `learningRate`), the Program of the step (tensor specs, arenas, the
+/// `learningRate`), the Program of each part (tensor specs, arenas, the
 /// embedded model, the step function, the learning rate, the evaluation
-/// function when `hasEvalStep`) and `main`.
-void emitProgram(mlir::ModuleOp module, const StepSignature &signature,
-                 llvm::StringRef modelName,
-                 const std::map<uint64_t, ArenaInfo> &arenas,
-                 std::optional<double> learningRate, bool hasEvalStep);
+/// function when `hasEvalStep`) and `main`: with one part it hands its
+/// Program to trainerMain; with several (the pipeline stages of
+/// tg-partition, in stage order) it hands them all to stageMain, which
+/// runs the stage of its MPI rank.
+void emitProgram(mlir::ModuleOp module, llvm::ArrayRef<ProgramPart> parts,
+                 llvm::StringRef modelName, std::optional<double> learningRate,
+                 bool hasEvalStep);
 
 } // namespace memopt::codegen
 

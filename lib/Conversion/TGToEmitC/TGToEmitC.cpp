@@ -47,6 +47,10 @@ public:
         return IntegerType::get(type.getContext(), 64);
       return std::nullopt;
     });
+    // A transfer's token: complete when its blocking call returns.
+    addConversion([](mbuf::TokenType type) -> Type {
+      return emitc::OpaqueType::get(type.getContext(), "int");
+    });
     // An arena is the `void *` of `arenas[index]`.
     addConversion([](mbuf::ArenaType type) -> Type {
       return emitc::PointerType::get(
@@ -114,14 +118,21 @@ public:
     ModuleOp module = getOperation();
     func::FuncOp stepFunc, evalFunc;
     unsigned numSteps = 0;
+    SmallVector<func::FuncOp> stages;
     for (func::FuncOp func : module.getOps<func::FuncOp>()) {
-      if (func->hasAttr("memopt.stage")) {
-        func.emitError("convert-tg-to-emitc: @")
-            << func.getSymName()
-            << " is a pipeline stage (tg-partition); the multi-process "
-               "lowering is not implemented yet: stop after the memory plan "
-               "(plan-only)";
-        return signalPassFailure();
+      if (auto stage = func->getAttrOfType<DictionaryAttr>("memopt.stage")) {
+        auto of = stage.getAs<StringAttr>("of");
+        if (of && of.getValue() == kEvalFunctionName) {
+          func.emitError("convert-tg-to-emitc: @")
+              << func.getSymName()
+              << " is a pipeline stage of the evaluation step, which the "
+                 "multi-process trainer does not run yet: build the step "
+                 "without @"
+              << kEvalFunctionName << " (tg-autodiff eval-step=false)";
+          return signalPassFailure();
+        }
+        stages.push_back(func);
+        continue;
       }
       if (func.getSymName() == kEvalFunctionName) {
         evalFunc = func;
@@ -129,6 +140,17 @@ public:
         stepFunc = func;
         ++numSteps;
       }
+    }
+    if (!stages.empty()) {
+      if (numSteps != 0 || evalFunc) {
+        module.emitError("expected only the pipeline stages of one step "
+                         "(tg-partition) besides them, found @")
+            << (evalFunc ? evalFunc : stepFunc).getSymName();
+        return signalPassFailure();
+      }
+      if (failed(convertStages(module, stages)))
+        return signalPassFailure();
+      return;
     }
     if (numSteps != 1) {
       module.emitError("expected one func.func (the training step) besides "
@@ -221,18 +243,33 @@ public:
                                     /*runtimeLearningRate=*/false, cuda))))
       return signalPassFailure();
 
-    // Bounded functions keep the C++ compiler's time linear in the model.
+    if (failed(splitFunctions(module, file)))
+      return signalPassFailure();
+
+    emitProgram(module,
+                {ProgramPart{*signature, arenas, kStepFunctionName.str()}},
+                modelNameOf(module, modelName), learningRate,
+                static_cast<bool>(evalFunc));
+    finishModule(module, cuda, arenaBytes);
+  }
+
+private:
+  /// Bounded functions keep the C++ compiler's time linear in the model.
+  LogicalResult splitFunctions(ModuleOp module, NameScope &file) {
     for (auto func : llvm::to_vector(module.getOps<emitc::FuncOp>())) {
       FailureOr<unsigned> parts =
           splitStepFunction(func, maxCallsPerFunction, file);
       if (failed(parts))
-        return signalPassFailure();
+        return failure();
       if (*parts > 1)
         numStepParts += *parts;
     }
+    return success();
+  }
 
-    emitProgram(module, *signature, modelNameOf(module, modelName), arenas,
-                learningRate, static_cast<bool>(evalFunc));
+  /// The CUDA launch header, the importer's attributes dropped, the bytes
+  /// of all arenas recorded.
+  void finishModule(ModuleOp module, bool cuda, uint64_t arenaBytes) {
     if (cuda) {
       // The generated kernels launch on the CUDA runtime's stream.
       auto includes = llvm::to_vector(module.getOps<emitc::IncludeOp>());
@@ -253,7 +290,106 @@ public:
                                      arenaBytes));
   }
 
-private:
+  /// The arenas of `step`, checked to be numbered 0, 1, ... without gaps.
+  static FailureOr<std::map<uint64_t, ArenaInfo>>
+  numberedArenas(func::FuncOp func, const StepContext &step) {
+    std::map<uint64_t, ArenaInfo> arenas = step.arenas();
+    for (auto [position, entry] : llvm::enumerate(arenas))
+      if (entry.first != position)
+        return func.emitError("the arenas must be numbered 0, 1, ... "
+                              "without gaps; arena ")
+               << position << " is missing";
+    return arenas;
+  }
+
+  /// The pipeline stages of tg-partition, in stage order: one C++ step
+  /// function and one Program each, run by stageMain (one MPI rank per
+  /// stage); their mbuf.send / mbuf.recv become MPI transfers.
+  LogicalResult convertStages(ModuleOp module,
+                              SmallVector<func::FuncOp> &stages) {
+    auto indexOf = [](func::FuncOp func) {
+      return func->getAttrOfType<DictionaryAttr>("memopt.stage")
+          .getAs<IntegerAttr>("index")
+          .getInt();
+    };
+    llvm::sort(stages, [&](func::FuncOp a, func::FuncOp b) {
+      return indexOf(a) < indexOf(b);
+    });
+    for (auto [position, func] : llvm::enumerate(stages))
+      if (indexOf(func) != static_cast<int64_t>(position))
+        return func.emitError("the pipeline stages must be numbered 0, 1, "
+                              "... without gaps; stage ")
+               << position << " is missing";
+    FailureOr<TargetAttr> target = lookupTarget(module, "convert-tg-to-emitc");
+    if (failed(target))
+      return failure();
+    if (target->getBackend() == Backend::cuda)
+      return stages.front().emitError(
+          "pipeline stages are lowered for the CPU backend (MPI) only; the "
+          "CUDA backend (NCCL) is not available yet");
+    NameScope file;
+    for (StringRef fixed :
+         {StringRef(kLearningRateName), StringRef(kProgramName),
+          StringRef("kDataInput"), StringRef("kDataTarget")})
+      file.reserve(fixed);
+    std::vector<ProgramPart> parts;
+    for (auto [index, func] : llvm::enumerate(stages)) {
+      ProgramPart part;
+      part.stepName = partGlobalName(kStepFunctionName, index, stages.size());
+      file.reserve(part.stepName);
+      for (StringRef base :
+           {kArgsSpecsName, kResultsSpecsName, kArenasSpecsName})
+        file.reserve(partGlobalName(base, index, stages.size()));
+      parts.push_back(std::move(part));
+    }
+    // Every stage's updates read the one learning rate (a stage may have
+    // none).
+    std::optional<double> learningRate;
+    for (func::FuncOp func : stages) {
+      std::optional<double> rate = sharedLearningRate(func);
+      if (rate && learningRate && *rate != *learningRate)
+        return func.emitError("the stages' optimizer updates disagree on "
+                              "the learning rate");
+      if (rate)
+        learningRate = rate;
+    }
+    uint64_t arenaBytes = 0;
+    for (auto [func, part] : llvm::zip(stages, parts)) {
+      if (failed(checkNoCast(func)))
+        return failure();
+      FailureOr<StepSignature> signature =
+          StepSignature::read(func, /*stage=*/true);
+      FailureOr<StepContext> step = StepContext::build(func, file);
+      if (failed(signature) || failed(step))
+        return failure();
+      FailureOr<std::map<uint64_t, ArenaInfo>> arenas =
+          numberedArenas(func, *step);
+      if (failed(arenas))
+        return failure();
+      part.signature = std::move(*signature);
+      part.arenas = std::move(*arenas);
+      for (const auto &entry : part.arenas)
+        arenaBytes += entry.second.bytes;
+      if (failed(convert(func, *step, part.stepName, learningRate.has_value(),
+                         /*cuda=*/false)))
+        return failure();
+    }
+    int numLosses = llvm::count_if(parts, [](const ProgramPart &part) {
+      return part.signature.lossIndex >= 0;
+    });
+    if (numLosses != 1)
+      return module.emitError("expected one pipeline stage to return the "
+                              "loss (a rank-0 output), found ")
+             << numLosses;
+    numArenaBytes = arenaBytes;
+    if (failed(splitFunctions(module, file)))
+      return failure();
+    emitProgram(module, parts, modelNameOf(module, modelName), learningRate,
+                /*hasEvalStep=*/false);
+    finishModule(module, /*cuda=*/false, arenaBytes);
+    return success();
+  }
+
   /// Converts `func` with the names and placements of `step` into the C++
   /// function `cppName`.
   LogicalResult convert(func::FuncOp func, const StepContext &step,

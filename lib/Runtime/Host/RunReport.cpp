@@ -56,6 +56,16 @@ std::string runReportJson(const RunRecord &record) {
       "  \"measured_peak_bytes\": " + std::to_string(record.measuredPeakBytes) +
       ",\n";
   out += "  \"arena_bytes\": " + std::to_string(record.arenaBytes) + ",\n";
+  // A pipeline run: rank 0's report gives every rank's peak
+  // (measured_peak_bytes above is rank 0's own).
+  if (!record.rankPeakBytes.empty()) {
+    out += "  \"ranks\": [";
+    for (size_t i = 0; i < record.rankPeakBytes.size(); ++i)
+      out += std::string(i ? ", " : "") + "{\"rank\": " + std::to_string(i) +
+             ", \"measured_peak_bytes\": " +
+             std::to_string(record.rankPeakBytes[i]) + "}";
+    out += "],\n";
+  }
   if (record.driverPeakBytes > 0)
     out += "  \"driver_peak_bytes\": " +
            std::to_string(record.driverPeakBytes) + ",\n";

@@ -48,6 +48,11 @@ Status checkSpecs(const Program &program) {
                        "seed");
     *slot = &spec;
   }
+  // A pipeline stage reads the batch's shapes from the data specs.
+  if (program.dataInput && !input)
+    input = program.dataInput;
+  if (program.dataTarget && !target)
+    target = program.dataTarget;
   if (!input || !target)
     return Status::error(std::string(program.modelName) +
                          ": the step needs one Input and one Target argument");
@@ -59,6 +64,8 @@ Status checkSpecs(const Program &program) {
     if (scalar &&
         (scalar->elementType != ElementType::I64 || scalar->rank != 0))
       return bad(*scalar, "must be a rank-0 int64");
+  if (program.dataInput && program.lossIndex == -1)
+    return Status(); // a stage that does not compute the loss
   if (program.lossIndex < 0 || program.lossIndex >= program.numResults)
     return Status::error(std::string(program.modelName) + ": loss index " +
                          std::to_string(program.lossIndex) + " out of range");
@@ -123,6 +130,7 @@ Status allocateStepBuffers(const Program &program, DeviceMemory &memory,
   buffers.arenas.assign(program.numArenas, nullptr);
   for (int i = 0; i < program.numArenas; ++i) {
     const ArenaSpec &arena = program.arenas[i];
+    // (A pipeline stage's arenas are on device 0 of its own process.)
     // Device memory of another device, and pinned host memory apart from
     // device memory, need allocators this runtime does not have yet.
     if (arena.device != 0 ||
@@ -174,6 +182,22 @@ Status allocateStepBuffers(const Program &program, DeviceMemory &memory,
     buffers.persistent.push_back({&spec, host});
   }
 
+  // A pipeline stage without the input or the target argument loads the
+  // batch into host memory of its own: it needs the batch's shapes and the
+  // sample order only, and reads no file unless it takes one of them.
+  if (!buffers.input || !buffers.target) {
+    buffers.loadsBatch = buffers.input || buffers.target;
+    for (auto [spec, data] : {std::pair{program.dataInput, &buffers.input},
+                              std::pair{program.dataTarget, &buffers.target}})
+      if (!*data && spec) {
+        buffers.batchScratch.emplace_back(
+            static_cast<size_t>(spec->numElements()));
+        *data = buffers.batchScratch.back().data();
+      }
+    if (program.dataInput)
+      buffers.batchSize = program.dataInput->dims[0];
+  }
+
   buffers.results.assign(program.numResults, nullptr);
   buffers.evalResults.assign(program.numResults, nullptr);
   for (int r = 0; r < program.numResults; ++r) {
@@ -187,6 +211,8 @@ Status allocateStepBuffers(const Program &program, DeviceMemory &memory,
     if (spec.role == Role::Output || r == program.lossIndex)
       buffers.evalResults[r] = buffers.results[r];
   }
+  if (program.lossIndex < 0)
+    return Status(); // a pipeline stage that does not compute the loss
   buffers.lossMirror =
       mirror(buffers, buffers.results[program.lossIndex], sizeof(float));
   buffers.loss = static_cast<const float *>(buffers.lossMirror.host);

@@ -45,6 +45,12 @@ struct StepBuffers {
   int64_t *seed = nullptr; // null when the program takes no random seed
   const float *loss = nullptr;
   int64_t batchSize = 0;
+  /// Whether the step reads the batch (a pipeline stage without the input
+  /// and the target argument does not).
+  bool loadsBatch = true;
+  /// A pipeline stage's host buffers for the input or target it does not
+  /// take (Program::dataInput, dataTarget).
+  std::vector<std::vector<float>> batchScratch;
 
   /// Copy the batch (input and target) to the device.
   void uploadBatch();

@@ -12,15 +12,17 @@
 #include "memopt/Runtime/Checkpoint.h"
 #include "memopt/Runtime/CommandLine.h"
 #include "memopt/Runtime/DataOrder.h"
-#include "memopt/Runtime/Device.h"
 #include "memopt/Runtime/Dataset.h"
+#include "memopt/Runtime/Device.h"
 #include "memopt/Runtime/FileIO.h"
-#include "memopt/Runtime/OutputPaths.h"
 #include "memopt/Runtime/ModelWeights.h"
+#include "memopt/Runtime/OutputPaths.h"
 #include "memopt/Runtime/Random.h"
 #include "memopt/Runtime/RunReport.h"
+#include "memopt/Runtime/StageGroup.h"
 #include "memopt/Runtime/StepTrace.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -35,14 +37,26 @@ using Clock = std::chrono::steady_clock;
 constexpr int kRunFailure = 1;
 constexpr int kUsageFailure = 2;
 
+// The rank of this process in a pipeline run, for its messages; -1: one
+// process.
+int messageRank = -1;
+
 int fail(const Status &status, int code) {
-  std::fprintf(stderr, "error: %s\n", status.message().c_str());
+  if (messageRank >= 0)
+    std::fprintf(stderr, "error: rank %d: %s\n", messageRank,
+                 status.message().c_str());
+  else
+    std::fprintf(stderr, "error: %s\n", status.message().c_str());
+  std::fflush(stderr);
   return code;
 }
 
 /// The flags that the compiled program may not support.
 Status checkProgramOptions(const Program &program,
-                           const TrainerOptions &options) {
+                           const TrainerOptions &options, StageGroup *group) {
+  if (group && !options.tracePath.empty())
+    return Status::error("--trace: not available for pipeline stages yet "
+                         "(each process would trace its own stage)");
   if (options.hasLearningRate && !program.learningRate)
     return Status::error("--lr: this binary was compiled with a fixed "
                          "learning rate; recompile it with memopt-compile "
@@ -55,8 +69,14 @@ Status checkProgramOptions(const Program &program,
 
 class Trainer {
 public:
-  Trainer(const Program &program, const TrainerOptions &options)
-      : program(program), options(options), start(Clock::now()) {}
+  Trainer(const Program &program, const TrainerOptions &options,
+          StageGroup *group)
+      : program(program), options(options), group(group), start(Clock::now()) {
+    // Each stage checkpoints its own tensors, in a directory of its own.
+    checkpointDir = options.checkpointDir;
+    if (group && !checkpointDir.empty())
+      checkpointDir += "/rank" + std::to_string(group->rank());
+  }
 
   /// Everything before the first step: outputs, data, buffers, initial
   /// values or the checkpoint to resume from.
@@ -76,12 +96,24 @@ private:
   Status validate(int64_t step);
   Status checkpoint(int64_t step);
   void log(int64_t step);
+  /// Whether this process prints progress and writes --out and --report:
+  /// rank 0 of a pipeline, or the only process.
+  bool primary() const { return !group || group->rank() == 0; }
+  /// With pipeline stages: `steps` equal on every rank, or the error.
+  Status checkSameStep(int64_t step, const std::string &checkpoint);
+  /// With pipeline stages: every stage's weights, received on rank 0 (sent
+  /// by the others) after this stage's own.
+  Status gatherWeights(std::vector<TensorBuffer> &all,
+                       std::vector<std::vector<unsigned char>> &storage);
   double seconds() const {
     return std::chrono::duration<double>(Clock::now() - start).count();
   }
 
   const Program &program;
   const TrainerOptions &options;
+  StageGroup *group; // null: one process
+  std::string checkpointDir;
+  int lossRank = 0; // the stage that computes the loss
   Clock::time_point start;
   DeviceMemory memory;
   detail::StepBuffers buffers;
@@ -108,13 +140,22 @@ Status Trainer::checkOutputs() {
                                         {"--trace", options.tracePath}});
       !status.ok())
     return status;
-  if (!options.checkpointDir.empty())
-    return prepareCheckpointDirectory(options.checkpointDir);
+  if (!checkpointDir.empty()) {
+    if (group)
+      if (Status status = prepareCheckpointDirectory(options.checkpointDir);
+          !status.ok())
+        return status;
+    return prepareCheckpointDirectory(checkpointDir);
+  }
   return Status();
 }
 
 Status Trainer::openData() {
   auto sampleShape = [&](Role role) {
+    // A pipeline stage: the data's shapes, whichever arguments it takes.
+    if (const TensorSpec *spec =
+            role == Role::Input ? program.dataInput : program.dataTarget)
+      return Dims(spec->dims + 1, spec->rank - 1);
     for (int i = 0; i < program.numArgs; ++i)
       if (program.args[i].role == role)
         return Dims(program.args[i].dims + 1, program.args[i].rank - 1);
@@ -151,12 +192,15 @@ Status Trainer::openData() {
 
 Status Trainer::resume() {
   std::string newest, previous;
-  if (Status status = findCheckpoints(options.checkpointDir, newest, previous);
+  if (Status status = findCheckpoints(checkpointDir, newest, previous);
       !status.ok())
     return status;
   if (newest.empty()) {
-    std::printf("no checkpoint in %s: starting at step 1\n",
-                options.checkpointDir.c_str());
+    if (Status status = checkSameStep(0, checkpointDir); !status.ok())
+      return status;
+    if (primary())
+      std::printf("no checkpoint in %s: starting at step 1\n",
+                  options.checkpointDir.c_str());
     return Status();
   }
   TrainingProgress restored;
@@ -193,11 +237,31 @@ Status Trainer::resume() {
                          " steps of this run");
   if (Status status = order->restore(restored.order); !status.ok())
     return Status::error(newest + ": " + status.message());
+  if (Status status = checkSameStep(restored.step, newest); !status.ok())
+    return status;
   progress = restored;
   resumedFrom = progress.step;
   lastCheckpoint = newest;
-  std::printf("resumed from %s at step %lld\n", newest.c_str(),
-              static_cast<long long>(progress.step));
+  if (primary())
+    std::printf("resumed from %s at step %lld\n",
+                group ? options.checkpointDir.c_str() : newest.c_str(),
+                static_cast<long long>(progress.step));
+  return Status();
+}
+
+Status Trainer::checkSameStep(int64_t step, const std::string &checkpoint) {
+  if (!group)
+    return Status();
+  std::vector<int64_t> steps = group->allGather(step);
+  for (size_t rank = 0; rank < steps.size(); ++rank)
+    if (steps[rank] != step)
+      return Status::error(
+          checkpoint + ": at step " + std::to_string(step) + ", but rank " +
+          std::to_string(rank) + "'s newest checkpoint is at step " +
+          std::to_string(steps[rank]) +
+          " (a run ended between the stages' checkpoints); remove the "
+          "newer checkpoints so that every rank<i>/ directory ends at the "
+          "same step");
   return Status();
 }
 
@@ -211,6 +275,11 @@ Status Trainer::setUp() {
     return status;
   if (Status status = openData(); !status.ok())
     return status;
+  if (group) {
+    std::vector<int64_t> computes = group->allGather(program.lossIndex >= 0);
+    lossRank = static_cast<int>(std::find(computes.begin(), computes.end(), 1) -
+                                computes.begin());
+  }
   if (Status status = loadInitialValues(program.onnxModel,
                                         program.onnxModelSize, buffers.weights);
       !status.ok())
@@ -222,12 +291,13 @@ Status Trainer::setUp() {
   buffers.uploadPersistent();
   if (options.hasLearningRate)
     *program.learningRate = options.learningRate;
-  std::printf("training %s: %zu samples, batch %lld, %lld steps of %lld per "
-              "epoch\n",
-              program.modelName, data.size(),
-              static_cast<long long>(buffers.batchSize),
-              static_cast<long long>(totalSteps),
-              static_cast<long long>(stepsPerEpoch));
+  if (primary())
+    std::printf("training %s: %zu samples, batch %lld, %lld steps of %lld per "
+                "epoch\n",
+                program.modelName, data.size(),
+                static_cast<long long>(buffers.batchSize),
+                static_cast<long long>(totalSteps),
+                static_cast<long long>(stepsPerEpoch));
   std::fflush(stdout);
   loggedStep = startStep = progress.step;
   loggedAt = startedAt = seconds();
@@ -237,10 +307,11 @@ Status Trainer::setUp() {
 Status Trainer::runStep(int64_t step) {
   double loadStart = seconds();
   const uint32_t *batch = order->nextBatch(buffers.batchSize);
-  if (Status status = data.loadBatch(batch, buffers.batchSize, buffers.input,
-                                     buffers.target);
-      !status.ok())
-    return status;
+  if (buffers.loadsBatch)
+    if (Status status = data.loadBatch(batch, buffers.batchSize, buffers.input,
+                                       buffers.target);
+        !status.ok())
+      return status;
   buffers.uploadBatch();
   double stepStart = seconds();
   trace.add("load", "data", loadStart, stepStart - loadStart, step);
@@ -258,7 +329,11 @@ Status Trainer::runStep(int64_t step) {
   trace.add("step", "step", stepStart, stepEnd - stepStart, step);
   buffers.downloadLoss();
 
-  float loss = *buffers.loss;
+  float loss = buffers.loss ? *buffers.loss : 0.0f;
+  // Every rank logs, checks and checkpoints the loss of the stage that
+  // computes it.
+  if (group)
+    group->broadcast(&loss, sizeof loss, lossRank);
   if (!std::isfinite(loss))
     return diverged("loss", loss, "at step " + std::to_string(step));
   progress.step = step;
@@ -315,8 +390,8 @@ Status Trainer::checkpoint(int64_t step) {
   double begin = seconds();
   std::string path;
   buffers.downloadPersistent();
-  if (Status status = writeCheckpoint(options.checkpointDir, progress,
-                                      buffers.persistent, path);
+  if (Status status =
+          writeCheckpoint(checkpointDir, progress, buffers.persistent, path);
       !status.ok())
     return status;
   lastCheckpoint = path;
@@ -325,6 +400,8 @@ Status Trainer::checkpoint(int64_t step) {
 }
 
 void Trainer::log(int64_t step) {
+  if (!primary())
+    return;
   double now = seconds();
   double images = static_cast<double>((step - loggedStep) * buffers.batchSize);
   double rate = now > loggedAt ? images / (now - loggedAt) : 0.0;
@@ -365,9 +442,19 @@ Status Trainer::train() {
 Status Trainer::finish() {
   double begin = seconds();
   buffers.downloadPersistent();
-  if (Status status =
-          writeTrainedModel(program.onnxModel, program.onnxModelSize,
-                            buffers.weights, options.outPath);
+  std::vector<TensorBuffer> weights = buffers.weights;
+  std::vector<std::vector<unsigned char>> storage;
+  if (group)
+    if (Status status = gatherWeights(weights, storage); !status.ok())
+      return status;
+  // The peak of every stage, for rank 0's report.
+  std::vector<int64_t> rankPeaks;
+  if (group)
+    rankPeaks = group->allGather(static_cast<int64_t>(memory.peakBytes()));
+  if (!primary())
+    return Status();
+  if (Status status = writeTrainedModel(
+          program.onnxModel, program.onnxModelSize, weights, options.outPath);
       !status.ok())
     return status;
   trace.add("write --out", "io", begin, seconds() - begin, progress.step);
@@ -386,6 +473,7 @@ Status Trainer::finish() {
     record.stepSeconds = progress.stepSeconds;
     record.validations = validations;
     record.validated = !options.valDataDir.empty();
+    record.rankPeakBytes = rankPeaks;
     if (Status status =
             writeFileAtomically(options.reportPath, runReportJson(record));
         !status.ok())
@@ -399,26 +487,71 @@ Status Trainer::finish() {
   return Status();
 }
 
-} // namespace
+Status
+Trainer::gatherWeights(std::vector<TensorBuffer> &all,
+                       std::vector<std::vector<unsigned char>> &storage) {
+  if (group->rank() != 0) {
+    for (const TensorBuffer &weight : buffers.weights)
+      group->send(weight.data, weight.bytes(), 0);
+    return Status();
+  }
+  // The weights of stage r in the order of its arguments, as
+  // allocateStepBuffers lists them there.
+  for (int rank = 1; rank < group->size(); ++rank) {
+    const Program &stage = group->program(rank);
+    for (int i = 0; i < stage.numArgs; ++i) {
+      const TensorSpec &spec = stage.args[i];
+      if (spec.role != Role::Param && spec.role != Role::State)
+        continue;
+      TensorBuffer weight{&spec, nullptr};
+      storage.emplace_back(weight.bytes());
+      weight.data = storage.back().data();
+      group->receive(weight.data, weight.bytes(), rank);
+      all.push_back(weight);
+    }
+  }
+  return Status();
+}
 
-int trainerMain(int argc, char **argv, const Program &program) {
+int run(int argc, char **argv, const Program &program, StageGroup *group) {
   TrainerOptions options;
   if (Status status = parseCommandLine(argc, argv, options); !status.ok())
     return fail(status, kUsageFailure);
   if (options.help) {
+    if (group && group->rank() != 0)
+      return 0;
     std::fputs(usage(argc > 0 ? argv[0] : "BIN").c_str(), stdout);
     return 0;
   }
-  if (Status status = checkProgramOptions(program, options); !status.ok())
+  if (Status status = checkProgramOptions(program, options, group);
+      !status.ok())
     return fail(status, kUsageFailure);
 
-  Trainer trainer(program, options);
+  Trainer trainer(program, options, group);
   if (Status status = trainer.setUp(); !status.ok())
     return fail(status, kRunFailure);
   if (Status status = trainer.train(); !status.ok())
     return fail(status, kRunFailure);
   if (Status status = trainer.finish(); !status.ok())
     return fail(status, kRunFailure);
+  return 0;
+}
+
+} // namespace
+
+int trainerMain(int argc, char **argv, const Program &program) {
+  return run(argc, argv, program, nullptr);
+}
+
+int trainerMain(int argc, char **argv, const Program &program,
+                StageGroup &group) {
+  // Every rank parses the same command line: a usage error ends all of them
+  // (rank 0 says why). Any other error ends every process with the failing
+  // rank named, so that none is left waiting for it.
+  messageRank = group.rank();
+  int code = run(argc, argv, program, &group);
+  if (code != 0)
+    group.abort(code);
   return 0;
 }
 

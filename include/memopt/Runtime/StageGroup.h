@@ -1,0 +1,55 @@
+//===- StageGroup.h - The processes of a pipeline-parallel run -*- C++ -*-===//
+//
+// A binary compiled with `memopt-compile --stages=N` runs one pipeline
+// stage per process (`mpirun -np N BIN ...`). The trainer (MemoptRuntimeHost,
+// which does not depend on MPI) talks to the other processes through this
+// interface; MemoptRuntimeMPI implements it and provides `stageMain`, the
+// binary's main. Every call is collective or point to point between ranks
+// that all make it in the same order; an MPI failure ends every process
+// (MPI_Abort) with a message naming the rank.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMOPT_RUNTIME_STAGEGROUP_H
+#define MEMOPT_RUNTIME_STAGEGROUP_H
+
+#include "memopt/Runtime/Program.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace memopt::rt {
+
+class StageGroup {
+public:
+  virtual ~StageGroup() = default;
+  /// This process's stage (its MPI rank) and the number of stages.
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  /// The Program of stage `stage` (every rank holds all of them).
+  virtual const Program &program(int stage) const = 0;
+  /// Copies `bytes` at `data` of rank `root` to every rank's `data`.
+  virtual void broadcast(void *data, size_t bytes, int root) = 0;
+  /// Point to point, on a channel of the trainer's own (never the step's).
+  virtual void send(const void *data, size_t bytes, int peer) = 0;
+  virtual void receive(void *data, size_t bytes, int peer) = 0;
+  /// Every rank's `value`, by rank.
+  virtual std::vector<int64_t> allGather(int64_t value) = 0;
+  /// Ends every process of the run with exit code `code`, after this
+  /// process printed why.
+  [[noreturn]] virtual void abort(int code) = 0;
+};
+
+/// The trainer of one stage: `program` is `group.program(group.rank())`.
+int trainerMain(int argc, char **argv, const Program &program,
+                StageGroup &group);
+
+/// The main of a binary of `numStages` pipeline stages (MemoptRuntimeMPI):
+/// starts MPI, checks that it runs `numStages` processes, and runs the
+/// trainer of `programs[rank]`.
+int stageMain(int argc, char **argv, const Program *programs, int numStages);
+
+} // namespace memopt::rt
+
+#endif // MEMOPT_RUNTIME_STAGEGROUP_H

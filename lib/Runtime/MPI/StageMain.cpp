@@ -1,0 +1,157 @@
+//===- StageMain.cpp - The main of a pipeline-parallel binary -------------===//
+//
+// stageMain starts MPI, checks the process count against the compiled
+// stages, and runs the trainer of this rank's stage with an MPI StageGroup.
+// Errors are returned by MPI (MPI_ERRORS_RETURN) so that the failing rank
+// names itself before MPI_Abort ends every process: a failure never leaves
+// the other ranks waiting.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memopt/Runtime/StageGroup.h"
+#include "memopt/Runtime/Transfer.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace memopt::rt {
+
+namespace {
+
+int worldRank = -1;
+// The trainer's messages (weights for --out) travel on their own
+// communicator, so they never match a step's tags.
+MPI_Comm trainerComm = MPI_COMM_NULL;
+constexpr int kTrainerTag = 1;
+
+[[noreturn]] void abortRun(const std::string &message) {
+  std::fprintf(stderr, "error: rank %d: %s\n", worldRank, message.c_str());
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  std::_Exit(1);
+}
+
+void check(int code, const std::string &what) {
+  if (code == MPI_SUCCESS)
+    return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  abortRun(what + " failed: " + std::string(text, length));
+}
+
+int messageCount(size_t count, const char *what) {
+  if (count > static_cast<size_t>(INT_MAX))
+    abortRun(std::string(what) + ": " + std::to_string(count) +
+             " elements, more than one MPI message holds");
+  return static_cast<int>(count);
+}
+
+class MPIStageGroup final : public StageGroup {
+public:
+  MPIStageGroup(const Program *programs, int numStages)
+      : programs(programs), numStages(numStages) {}
+
+  int rank() const override { return worldRank; }
+  int size() const override { return numStages; }
+  const Program &program(int stage) const override { return programs[stage]; }
+
+  void broadcast(void *data, size_t bytes, int root) override {
+    check(MPI_Bcast(data, messageCount(bytes, "broadcast"), MPI_BYTE, root,
+                    trainerComm),
+          "MPI_Bcast from rank " + std::to_string(root));
+  }
+  void send(const void *data, size_t bytes, int peer) override {
+    // In pieces of at most 1 GiB: MPI counts are ints.
+    constexpr size_t kPiece = size_t(1) << 30;
+    const auto *bytesAt = static_cast<const unsigned char *>(data);
+    for (size_t done = 0; done < bytes; done += kPiece)
+      check(MPI_Send(bytesAt + done,
+                     static_cast<int>(std::min(kPiece, bytes - done)), MPI_BYTE,
+                     peer, kTrainerTag, trainerComm),
+            "MPI_Send to rank " + std::to_string(peer));
+  }
+  void receive(void *data, size_t bytes, int peer) override {
+    constexpr size_t kPiece = size_t(1) << 30;
+    auto *bytesAt = static_cast<unsigned char *>(data);
+    for (size_t done = 0; done < bytes; done += kPiece)
+      check(MPI_Recv(bytesAt + done,
+                     static_cast<int>(std::min(kPiece, bytes - done)), MPI_BYTE,
+                     peer, kTrainerTag, trainerComm, MPI_STATUS_IGNORE),
+            "MPI_Recv from rank " + std::to_string(peer));
+  }
+  std::vector<int64_t> allGather(int64_t value) override {
+    std::vector<int64_t> values(numStages);
+    check(MPI_Allgather(&value, 1, MPI_INT64_T, values.data(), 1, MPI_INT64_T,
+                        trainerComm),
+          "MPI_Allgather");
+    return values;
+  }
+  [[noreturn]] void abort(int code) override {
+    std::fflush(stdout);
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, code);
+    std::_Exit(code);
+  }
+
+private:
+  const Program *programs;
+  int numStages;
+};
+
+} // namespace
+
+void sendTensor(ConstTensor view, int64_t peer, int64_t tag) {
+  check(MPI_Send(view.data, messageCount(view.numel(), "a tensor send"),
+                 MPI_FLOAT, static_cast<int>(peer), static_cast<int>(tag),
+                 MPI_COMM_WORLD),
+        "MPI_Send to rank " + std::to_string(peer) + " (tag " +
+            std::to_string(tag) + ")");
+}
+
+void receiveTensor(Tensor view, int64_t peer, int64_t tag) {
+  check(MPI_Recv(view.data, messageCount(view.numel(), "a tensor receive"),
+                 MPI_FLOAT, static_cast<int>(peer), static_cast<int>(tag),
+                 MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+        "MPI_Recv from rank " + std::to_string(peer) + " (tag " +
+            std::to_string(tag) + ")");
+}
+
+int stageMain(int argc, char **argv, const Program *programs, int numStages) {
+  if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+    std::fprintf(stderr,
+                 "error: MPI_Init failed: launch this binary of %d "
+                 "pipeline stages with mpirun -np %d\n",
+                 numStages, numStages);
+    return 1;
+  }
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &worldRank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size != numStages) {
+    // Every rank sees the same count: rank 0 alone says so.
+    if (worldRank == 0)
+      std::fprintf(stderr,
+                   "error: this binary runs %d pipeline stages, one per "
+                   "process, but MPI started %d: launch it with mpirun -np "
+                   "%d %s ...\n",
+                   numStages, size, numStages, argc > 0 ? argv[0] : "BIN");
+    MPI_Finalize();
+    return 2;
+  }
+  check(MPI_Comm_dup(MPI_COMM_WORLD, &trainerComm), "MPI_Comm_dup");
+  MPI_Comm_set_errhandler(trainerComm, MPI_ERRORS_RETURN);
+  MPIStageGroup group(programs, numStages);
+  int code = trainerMain(argc, argv, programs[worldRank], group);
+  MPI_Comm_free(&trainerComm);
+  MPI_Finalize();
+  return code;
+}
+
+} // namespace memopt::rt
