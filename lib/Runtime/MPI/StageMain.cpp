@@ -17,6 +17,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 namespace memopt::rt {
@@ -123,6 +124,11 @@ void receiveTensor(Tensor view, int64_t peer, int64_t tag) {
 }
 
 int stageMain(int argc, char **argv, const Program *programs, int numStages) {
+  // `BIN --help` needs no MPI: the single-process trainer prints the usage
+  // (the same for every stage) and returns before it runs anything.
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--help") == 0)
+      return trainerMain(argc, argv, programs[0]);
   if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
     std::fprintf(stderr,
                  "error: MPI_Init failed: launch this binary of %d "
