@@ -35,8 +35,10 @@ public:
                            "padding (cuDNN), got pads [")
              << llvm::make_range(pads.begin(), pads.end())
              << "]; pad the input explicitly or use --target=cpu";
-    return rt::cuda::convWorkspaceBytes(dims(p.input), dims(p.weight),
-                                        dims(p.output));
+    // cuDNN's algorithms work in the tensors' own type (half, bf16).
+    return rt::cuda::convWorkspaceBytes(
+        dims(p.input), dims(p.weight), dims(p.output),
+        p.elementType.getIntOrFloatBitWidth() / 8);
   }
 };
 

@@ -33,30 +33,49 @@ rt::Pads pads(ArrayRef<int64_t> values) {
 }
 
 /// The runtime's entry point for each kind of convolution kernel, with its
-/// tensors in the kernel's own order (memopt/Runtime/Kernels.h).
+/// tensors in the kernel's own order (memopt/Runtime/Kernels.h), in the
+/// problem's element type: oneDNN's bf16 primitives have their own blocked
+/// copies and scratchpads, and a type oneDNN lacks on this CPU (f16) is
+/// computed on f32 copies in the workspace.
 class CPUWorkspacePolicy : public tg::WorkspacePolicy {
 public:
   FailureOr<uint64_t>
-  convolution(Operation *, const tg::ConvolutionProblem &p) const override {
+  convolution(Operation *op, const tg::ConvolutionProblem &p) const override {
+    rt::ElementType type;
+    if (p.elementType.isF32())
+      type = rt::ElementType::F32;
+    else if (p.elementType.isBF16())
+      type = rt::ElementType::BF16;
+    else if (p.elementType.isF16())
+      type = rt::ElementType::F16;
+    else
+      return op->emitError("cannot size the convolution workspace of ")
+             << p.elementType << " tensors: the CPU runtime convolves f32, "
+                                 "bf16 and f16";
     rt::Dims x = dims(p.input), w = dims(p.weight), y = dims(p.output);
     switch (p.kind) {
     case Kind::Forward:
       return rt::conv2dWorkspaceBytes(x, w, p.hasBias, y, hw(p.strides),
-                                      pads(p.pads), hw(p.dilations), p.groups);
+                                      pads(p.pads), hw(p.dilations), p.groups,
+                                      type);
     case Kind::BackwardData:
-      return rt::conv2dBackwardDataWorkspaceBytes(
-          y, w, x, hw(p.strides), pads(p.pads), hw(p.dilations), p.groups);
+      return rt::conv2dBackwardDataWorkspaceBytes(y, w, x, hw(p.strides),
+                                                  pads(p.pads),
+                                                  hw(p.dilations), p.groups,
+                                                  type);
     case Kind::BackwardFilter:
-      return rt::conv2dBackwardFilterWorkspaceBytes(
-          y, x, w, hw(p.strides), pads(p.pads), hw(p.dilations), p.groups);
+      return rt::conv2dBackwardFilterWorkspaceBytes(y, x, w, hw(p.strides),
+                                                    pads(p.pads),
+                                                    hw(p.dilations), p.groups,
+                                                    type);
     case Kind::Transposed: // input y, output x
       return rt::convTranspose2dWorkspaceBytes(
           y, w, p.hasBias, x, hw(p.strides), pads(p.pads), hw(p.dilations),
-          hw(p.outputPadding), p.groups);
+          hw(p.outputPadding), p.groups, type);
     case Kind::TransposedBackwardFilter: // grad_output x, input y
       return rt::convTranspose2dBackwardFilterWorkspaceBytes(
           x, y, w, hw(p.strides), pads(p.pads), hw(p.dilations),
-          hw(p.outputPadding), p.groups);
+          hw(p.outputPadding), p.groups, type);
     }
     llvm_unreachable("unknown convolution kind");
   }

@@ -53,6 +53,10 @@ void memopt::buildTrainingStepPipeline(OpPassManager &pm,
   }
   pm.addPass(tg::createAutodiff(options.autodiffOptions()));
   pm.addPass(createCanonicalizerPass());
+  // After canonicalization (whose CSE would merge the recast back): the
+  // backward recasts the weights instead of keeping the forward's copies.
+  if (options.amp != tg::AmpMode::none)
+    pm.addNestedPass<func::FuncOp>(createRecomputeCasts());
   // CUDA: one generated kernel per chain of elementwise ops.
   if (options.target == Backend::cuda)
     pm.addNestedPass<func::FuncOp>(tg::createFuseElementwise());

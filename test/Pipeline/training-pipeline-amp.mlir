@@ -24,14 +24,18 @@
 // STEP-NEXT: tg.sgd_update %{{.*}}, %[[DS]] : tensor<4xf32>
 // STEP-NEXT: tg.sgd_update %{{.*}}, %[[DB]] : tensor<4xf32>
 
-// The plan holds the bf16 activations at 2 bytes an element: 22208 bytes
-// of arena against the f32 step's 22656 (the convolutions' workspaces,
-// sized for f32, dominate this small step). The evaluation step runs the
-// same precision.
+// The plan holds the bf16 activations at 2 bytes an element and sizes the
+// convolutions' workspaces for bf16 (oneDNN's bf16 primitives: 5248 bytes
+// for the forward against f32's 9920): 11968 bytes of arena against the
+// f32 step's 22656. The filter gradient reads its own recast of the input
+// (tg-recompute-casts), not the forward's copy. The evaluation step runs
+// the same precision.
 // PLAN: module attributes {memopt.amp = "bf16", memopt.target = #memopt.target<cpu>}
 // PLAN-LABEL: func.func @train_step(
-// PLAN: mbuf.arena 0 size 22208 on device 0
-// PLAN: mbuf.view %{{.*}} -> !mbuf.view<2x4x8x8xbf16>
+// PLAN: mbuf.arena 0 size 11968 on device 0
+// PLAN: tg.conv2d %{{.*}} {memopt.workspace_bytes = 5248 : i64, {{.*}} -> tensor<2x4x8x8xbf16>
+// PLAN: tg.cast %{{.*}} {memopt.recompute} : tensor<2x3x8x8xf32> to tensor<2x3x8x8xbf16>
+// PLAN: tg.conv2d_backward_filter
 // PLAN-LABEL: func.func @eval_step(
 // PLAN: tg.batch_norm_inference {{.*}} : (tensor<2x4x8x8xbf16>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4x8x8xbf16>
 

@@ -18,3 +18,28 @@ func.func @conv(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<2x4x
   %z = tg.relu %y : tensor<2x4x8x8xf32>
   return %z : tensor<2x4x8x8xf32>
 }
+
+// -----
+
+// Workspaces in the tensors' element type (tg-amp): on CUDA the largest
+// tensor at its own element size (16 MiB in f32, 8 MiB in bf16 and f16);
+// on the CPU oneDNN's bf16 primitive and, for f16 (no oneDNN kernel on the
+// CPU), the f32 primitive's workspace plus f32 copies of the operands and
+// the result.
+// CUDA-LABEL: func.func @typed
+// CUDA: tg.conv2d {{.*}}{memopt.workspace_bytes = 16777216 : i64{{.*}} -> tensor<1x64x256x256xf32>
+// CUDA: tg.conv2d {{.*}}{memopt.workspace_bytes = 8388608 : i64{{.*}} -> tensor<1x64x256x256xbf16>
+// CUDA: tg.conv2d {{.*}}{memopt.workspace_bytes = 8388608 : i64{{.*}} -> tensor<1x64x256x256xf16>
+// CPU-LABEL: func.func @typed
+// CPU: tg.conv2d {{.*}}{memopt.workspace_bytes = {{[0-9]+}} : i64{{.*}} -> tensor<1x64x256x256xf32>
+// CPU: tg.conv2d {{.*}}{memopt.workspace_bytes = {{[0-9]+}} : i64{{.*}} -> tensor<1x64x256x256xbf16>
+// CPU: tg.conv2d {{.*}}{memopt.workspace_bytes = {{[0-9]+}} : i64{{.*}} -> tensor<1x64x256x256xf16>
+func.func @typed(%x: tensor<1x64x256x256xf32>, %w: tensor<64x64x3x3xf32>,
+                 %xb: tensor<1x64x256x256xbf16>, %wb: tensor<64x64x3x3xbf16>,
+                 %xh: tensor<1x64x256x256xf16>, %wh: tensor<64x64x3x3xf16>)
+    -> (tensor<1x64x256x256xf32>, tensor<1x64x256x256xbf16>, tensor<1x64x256x256xf16>) {
+  %y = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x64x256x256xf32>, tensor<64x64x3x3xf32>) -> tensor<1x64x256x256xf32>
+  %yb = tg.conv2d %xb, %wb {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x64x256x256xbf16>, tensor<64x64x3x3xbf16>) -> tensor<1x64x256x256xbf16>
+  %yh = tg.conv2d %xh, %wh {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x64x256x256xf16>, tensor<64x64x3x3xf16>) -> tensor<1x64x256x256xf16>
+  return %y, %yb, %yh : tensor<1x64x256x256xf32>, tensor<1x64x256x256xbf16>, tensor<1x64x256x256xf16>
+}

@@ -92,7 +92,8 @@ private:
     llvm::StringRef phase =
         llvm::StringSwitch<llvm::StringRef>(argument)
             .Cases({"memopt-set-target", "tg-amp", "tg-autodiff",
-                    "canonicalize", "tg-fuse-elementwise"},
+                    "canonicalize", "tg-recompute-casts",
+                    "tg-fuse-elementwise"},
                    "autodiff")
             .Case("tg-remat", "remat")
             .Cases({"tg-annotate-workspaces", "tg-schedule"}, "schedule")

@@ -38,3 +38,13 @@ TEST(CudaWorkspaceTest, EveryDirectionOfOneConvolutionGetsTheSameSize) {
   EXPECT_EQ(cuda::convWorkspaceBytes(y, w, x), forward);
   EXPECT_EQ(cuda::convWorkspaceBytes(w, x, y), forward);
 }
+
+TEST(CudaWorkspaceTest, HalfAndBf16TensorsCountAtTwoBytes) {
+  // Mixed precision (tg-amp): cuDNN's algorithms work in the tensors' type.
+  Dims input{4, 32, 256, 256}, weight{16, 32, 3, 3}, output{4, 16, 512, 512};
+  EXPECT_EQ(cuda::convWorkspaceBytes(input, weight, output, 2),
+            size_t(4) * 16 * 512 * 512 * 2);
+  EXPECT_EQ(cuda::convWorkspaceBytes(Dims{2, 3, 8, 8}, Dims{4, 3, 3, 3},
+                                     Dims{2, 4, 4, 4}, 2),
+            cuda::kMinConvWorkspaceBytes);
+}

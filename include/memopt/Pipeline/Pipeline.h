@@ -7,7 +7,8 @@
 // (docs/architecture.md#the-training-pipeline):
 //
 //   memopt-set-target -> tg-amp (amp != none) -> tg-autodiff
-//     -> canonicalize -> (cuda) tg-fuse-elementwise             training step
+//     -> canonicalize -> tg-recompute-casts (amp != none)
+//     -> (cuda) tg-fuse-elementwise                              training step
 //   -> tg-annotate-workspaces -> tg-partition (stages > 1)
 //     -> tg-remat (strategy != none) -> [offload] -> tg-schedule
 //     -> tg-plan-memory (plan, then convert into mbuf)          memory plan

@@ -16,7 +16,9 @@
 //   convolutions on the first call with a given configuration (the
 //   primitive is then cached). Convolutions need a workspace of
 //   `...WorkspaceBytes(...)` bytes (possibly 0, then `workspace` may be
-//   null), aligned to 64 bytes.
+//   null), aligned to 64 bytes. The workspace queries take the element
+//   type of the convolution's tensors (f32 by default; bf16 and f16 for
+//   mixed precision, which oneDNN accumulates in f32).
 // - Results must not overlap operands, except where a kernel says so
 //   (elementwise kernels, optimizer updates and batch-norm running stats may
 //   be computed in place).
@@ -65,7 +67,8 @@ enum class PadMode : int32_t { Constant = 0, Reflect = 1, Edge = 2 };
 /// tg.conv2d. `bias` may be absent (null data).
 size_t conv2dWorkspaceBytes(const Dims &input, const Dims &weight, bool hasBias,
                             const Dims &output, Hw strides, Pads pads,
-                            Hw dilations, int64_t groups);
+                            Hw dilations, int64_t groups,
+                            ElementType type = ElementType::F32);
 void conv2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
             Tensor output, Hw strides, Pads pads, Hw dilations, int64_t groups,
             void *workspace);
@@ -75,7 +78,8 @@ size_t conv2dBackwardDataWorkspaceBytes(const Dims &gradOutput,
                                         const Dims &weight,
                                         const Dims &gradInput, Hw strides,
                                         Pads pads, Hw dilations,
-                                        int64_t groups);
+                                        int64_t groups,
+                                        ElementType type = ElementType::F32);
 void conv2dBackwardData(ConstTensor gradOutput, ConstTensor weight,
                         Tensor gradInput, Hw strides, Pads pads, Hw dilations,
                         int64_t groups, void *workspace);
@@ -85,7 +89,8 @@ size_t conv2dBackwardFilterWorkspaceBytes(const Dims &gradOutput,
                                           const Dims &input,
                                           const Dims &gradWeight, Hw strides,
                                           Pads pads, Hw dilations,
-                                          int64_t groups);
+                                          int64_t groups,
+                                          ElementType type = ElementType::F32);
 void conv2dBackwardFilter(ConstTensor gradOutput, ConstTensor input,
                           Tensor gradWeight, Hw strides, Pads pads,
                           Hw dilations, int64_t groups, void *workspace);
@@ -94,7 +99,8 @@ void conv2dBackwardFilter(ConstTensor gradOutput, ConstTensor input,
 size_t convTranspose2dWorkspaceBytes(const Dims &input, const Dims &weight,
                                      bool hasBias, const Dims &output,
                                      Hw strides, Pads pads, Hw dilations,
-                                     Hw outputPadding, int64_t groups);
+                                     Hw outputPadding, int64_t groups,
+                                     ElementType type = ElementType::F32);
 void convTranspose2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
                      Tensor output, Hw strides, Pads pads, Hw dilations,
                      Hw outputPadding, int64_t groups, void *workspace);
@@ -103,7 +109,8 @@ void convTranspose2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
 /// `gradWeight.shape`.
 size_t convTranspose2dBackwardFilterWorkspaceBytes(
     const Dims &gradOutput, const Dims &input, const Dims &gradWeight,
-    Hw strides, Pads pads, Hw dilations, Hw outputPadding, int64_t groups);
+    Hw strides, Pads pads, Hw dilations, Hw outputPadding, int64_t groups,
+    ElementType type = ElementType::F32);
 void convTranspose2dBackwardFilter(ConstTensor gradOutput, ConstTensor input,
                                    Tensor gradWeight, Hw strides, Pads pads,
                                    Hw dilations, Hw outputPadding,

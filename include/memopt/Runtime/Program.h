@@ -34,9 +34,8 @@ enum class Role : int32_t {
   Seed = 7,     // the random seed of the step (rank-0 int64, read by dropout)
 };
 
-/// The element type of a tensor. The values are stored in checkpoints:
-/// never renumber them.
-enum class ElementType : int32_t { F32 = 0, I64 = 1, BF16 = 2, F16 = 3 };
+// ElementType (the element type of a tensor) is in Tensor.h: the kernels'
+// workspace queries take it too.
 
 /// Where an arena lives (mbuf's memory spaces).
 enum class MemorySpace : int32_t {

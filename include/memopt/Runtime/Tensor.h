@@ -20,6 +20,10 @@ namespace memopt::rt {
 /// The largest rank a runtime tensor can have.
 inline constexpr int kMaxRank = 6;
 
+/// The element type of a tensor. The values are stored in checkpoints:
+/// never renumber them.
+enum class ElementType : int32_t { F32 = 0, I64 = 1, BF16 = 2, F16 = 3 };
+
 /// A short list of int64 values: a shape, or a per-axis attribute (slice
 /// starts, pads, axes, a permutation). Fixed capacity, no allocation.
 struct Dims {

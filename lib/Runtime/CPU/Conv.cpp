@@ -83,14 +83,18 @@ struct ConvConfig {
   Pads pads;
   Hw outputPadding;
   int64_t groups;
+  /// The element type of every tensor (bias included): f32, or bf16/f16
+  /// for mixed precision (tg-amp), accumulated in f32 by oneDNN.
+  dnnl_data_type_t dataType = dnnl_f32;
 
   /// The configuration as a flat array (no allocation: a cache lookup sits
   /// on the hot path).
-  using Key = std::array<int64_t, 25>;
+  using Key = std::array<int64_t, 26>;
   Key key() const {
     Key k{};
     size_t n = 0;
-    for (int64_t v : {static_cast<int64_t>(kind), int64_t(hasBias), groups})
+    for (int64_t v : {static_cast<int64_t>(kind), int64_t(hasBias), groups,
+                      static_cast<int64_t>(dataType)})
       k[n++] = v;
     for (const Dims *d : {&src, &weight, &dst})
       for (int i = 0; i < 4; ++i)
@@ -124,6 +128,10 @@ struct Operand {
 /// scratchpad (shared by the convolution and its reorders, which run one
 /// after another) at offset 0, then the blocked copies.
 struct ConvPrimitive {
+  /// False when oneDNN has no implementation for the configuration's
+  /// low-precision type on this CPU (f16 in oneDNN 2.6, bf16 without
+  /// AVX-512): then nothing else is set.
+  bool implemented = true;
   dnnl_primitive_t primitive = nullptr;
   Operand operands[4];
   int count = 0;
@@ -152,14 +160,14 @@ dnnl_stream_t stream(const char *kernel) {
 
 dnnl_memory_desc_t memoryDesc(const char *kernel,
                               std::initializer_list<int64_t> dims,
-                              dnnl_format_tag_t tag) {
+                              dnnl_format_tag_t tag, dnnl_data_type_t type) {
   dnnl_memory_desc_t md;
   dnnl_dims_t d;
   int n = 0;
   for (int64_t v : dims)
     d[n++] = v;
   check(dnnl_memory_desc_init_by_tag(&md, static_cast<int>(dims.size()), d,
-                                     dnnl_f32, tag),
+                                     type, tag),
         kernel, "memory_desc_init_by_tag");
   return md;
 }
@@ -181,20 +189,21 @@ TensorDescs tensorDescs(const ConvConfig &c, bool blocked) {
   };
   TensorDescs d;
   d.src = memoryDesc(kernel, {c.src[0], c.src[1], c.src[2], c.src[3]},
-                     tag(dnnl_nchw));
+                     tag(dnnl_nchw), c.dataType);
   d.dst = memoryDesc(kernel, {c.dst[0], c.dst[1], c.dst[2], c.dst[3]},
-                     tag(dnnl_nchw));
+                     tag(dnnl_nchw), c.dataType);
   // oneDNN's logical weight dims are (G,) O, I, kH, kW for both directions.
   int64_t outChannels = c.dst[1], inChannels = c.src[1];
   d.weights =
       g == 1 ? memoryDesc(kernel,
                           {outChannels, inChannels, c.weight[2], c.weight[3]},
-                          tag(transposed ? dnnl_iohw : dnnl_oihw))
+                          tag(transposed ? dnnl_iohw : dnnl_oihw), c.dataType)
              : memoryDesc(kernel,
                           {g, outChannels / g, inChannels / g, c.weight[2],
                            c.weight[3]},
-                          tag(transposed ? dnnl_giohw : dnnl_goihw));
-  d.bias = memoryDesc(kernel, {outChannels}, dnnl_x);
+                          tag(transposed ? dnnl_giohw : dnnl_goihw),
+                          c.dataType);
+  d.bias = memoryDesc(kernel, {outChannels}, dnnl_x, c.dataType);
   return d;
 }
 
@@ -329,21 +338,37 @@ ConvPrimitive create(const ConvConfig &c) {
 
   // A backward primitive takes the forward one as a hint; both get "any"
   // layouts, so that they agree, as in a framework's training step.
+  // A low-precision type that oneDNN does not implement on this CPU is
+  // not an error: the caller converts to f32 (workspaceBytes()).
+  auto created = [&](dnnl_status_t status, const char *call) {
+    if (status == dnnl_unimplemented && c.dataType != dnnl_f32)
+      return false;
+    check(status, kernel, call);
+    return true;
+  };
+  ConvPrimitive p;
   dnnl_primitive_desc_t hint = nullptr;
   if (!forward) {
     OpDesc hintDesc = makeDesc(c, blocked, /*forwardOnly=*/true);
-    check(dnnl_primitive_desc_create(&hint, hintDesc.get(transposed), nullptr,
-                                     engine(kernel), nullptr),
-          kernel, "primitive_desc_create (forward hint)");
+    p.implemented = created(
+        dnnl_primitive_desc_create(&hint, hintDesc.get(transposed), nullptr,
+                                   engine(kernel), nullptr),
+        "primitive_desc_create (forward hint)");
   }
-  OpDesc desc = makeDesc(c, blocked, /*forwardOnly=*/false);
   dnnl_primitive_desc_t pd = nullptr;
-  check(dnnl_primitive_desc_create(&pd, desc.get(transposed), attr,
-                                   engine(kernel), hint),
-        kernel, "primitive_desc_create");
+  if (p.implemented) {
+    OpDesc desc = makeDesc(c, blocked, /*forwardOnly=*/false);
+    p.implemented =
+        created(dnnl_primitive_desc_create(&pd, desc.get(transposed), attr,
+                                           engine(kernel), hint),
+                "primitive_desc_create");
+  }
   if (hint)
     check(dnnl_primitive_desc_destroy(hint), kernel, "primitive_desc_destroy");
-  ConvPrimitive p;
+  if (!p.implemented) {
+    check(dnnl_primitive_attr_destroy(attr), kernel, "primitive_attr_destroy");
+    return p;
+  }
   check(dnnl_primitive_create(&p.primitive, pd), kernel, "primitive_create");
 
   // Arguments in the order of the Kernels.h signature, with the caller's
@@ -424,6 +449,39 @@ ConvPrimitive &primitive(const ConvConfig &config) {
   if (it == cache.end())
     it = cache.emplace(key, create(config)).first;
   return it->second;
+}
+
+dnnl_data_type_t dnnlType(ElementType type) {
+  switch (type) {
+  case ElementType::BF16:
+    return dnnl_bf16;
+  case ElementType::F16:
+    return dnnl_f16;
+  case ElementType::F32:
+  case ElementType::I64:
+    break;
+  }
+  return dnnl_f32;
+}
+
+/// The workspace of `c` in `type`. Where oneDNN implements the type, its
+/// primitive's (blocked copies and scratchpad in that type). Otherwise the
+/// kernel converts: its tensors are copied to f32 in the workspace, after
+/// the f32 primitive's own workspace, and the f32 result converted back.
+size_t workspaceBytes(ConvConfig c, ElementType type) {
+  require(type != ElementType::I64, kernelName(c.kind),
+          "convolutions take float tensors (f32, bf16 or f16), not i64");
+  c.dataType = dnnlType(type);
+  ConvPrimitive &p = primitive(c);
+  if (p.implemented)
+    return p.workspaceBytes;
+  c.dataType = dnnl_f32;
+  size_t bytes = alignUp(primitive(c).workspaceBytes);
+  int64_t copies[] = {c.src.product(), c.weight.product(), c.dst.product(),
+                      c.hasBias ? c.dst[1] : 0};
+  for (int64_t elements : copies)
+    bytes += alignUp(static_cast<size_t>(elements) * sizeof(float));
+  return bytes;
 }
 
 void reorder(const char *kernel, dnnl_primitive_t primitive,
@@ -595,12 +653,12 @@ ConvConfig transposedConfig(ConvKind kind, const Dims &input,
 
 size_t conv2dWorkspaceBytes(const Dims &input, const Dims &weight, bool hasBias,
                             const Dims &output, Hw strides, Pads pads,
-                            Hw dilations, int64_t groups) {
+                            Hw dilations, int64_t groups, ElementType type) {
   if (isSingleOutputConv(weight, groups))
     return 0;
-  return primitive(forwardConfig(input, weight, hasBias, Dims{weight[0]},
-                                 output, strides, pads, dilations, groups))
-      .workspaceBytes;
+  return workspaceBytes(forwardConfig(input, weight, hasBias, Dims{weight[0]},
+                                      output, strides, pads, dilations, groups),
+                        type);
 }
 
 void conv2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
@@ -623,12 +681,12 @@ size_t conv2dBackwardDataWorkspaceBytes(const Dims &gradOutput,
                                         const Dims &weight,
                                         const Dims &gradInput, Hw strides,
                                         Pads pads, Hw dilations,
-                                        int64_t groups) {
+                                        int64_t groups, ElementType type) {
   if (isSingleOutputConv(weight, groups))
     return 0;
-  return primitive(backwardDataConfig(gradOutput, weight, gradInput, strides,
-                                      pads, dilations, groups))
-      .workspaceBytes;
+  return workspaceBytes(backwardDataConfig(gradOutput, weight, gradInput,
+                                           strides, pads, dilations, groups),
+                        type);
 }
 
 void conv2dBackwardData(ConstTensor gradOutput, ConstTensor weight,
@@ -650,12 +708,12 @@ size_t conv2dBackwardFilterWorkspaceBytes(const Dims &gradOutput,
                                           const Dims &input,
                                           const Dims &gradWeight, Hw strides,
                                           Pads pads, Hw dilations,
-                                          int64_t groups) {
+                                          int64_t groups, ElementType type) {
   if (isSingleOutputConv(gradWeight, groups))
     return 0;
-  return primitive(backwardFilterConfig(gradOutput, input, gradWeight, strides,
-                                        pads, dilations, groups))
-      .workspaceBytes;
+  return workspaceBytes(backwardFilterConfig(gradOutput, input, gradWeight,
+                                             strides, pads, dilations, groups),
+                        type);
 }
 
 void conv2dBackwardFilter(ConstTensor gradOutput, ConstTensor input,
@@ -675,11 +733,13 @@ void conv2dBackwardFilter(ConstTensor gradOutput, ConstTensor input,
 size_t convTranspose2dWorkspaceBytes(const Dims &input, const Dims &weight,
                                      bool hasBias, const Dims &output,
                                      Hw strides, Pads pads, Hw dilations,
-                                     Hw outputPadding, int64_t groups) {
-  return primitive(transposedConfig(ConvKind::TransposedForward, input, weight,
-                                    hasBias, Dims{output[1]}, output, strides,
-                                    pads, dilations, outputPadding, groups))
-      .workspaceBytes;
+                                     Hw outputPadding, int64_t groups,
+                                     ElementType type) {
+  return workspaceBytes(transposedConfig(ConvKind::TransposedForward, input,
+                                         weight, hasBias, Dims{output[1]},
+                                         output, strides, pads, dilations,
+                                         outputPadding, groups),
+                        type);
 }
 
 void convTranspose2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
@@ -698,12 +758,13 @@ void convTranspose2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
 
 size_t convTranspose2dBackwardFilterWorkspaceBytes(
     const Dims &gradOutput, const Dims &input, const Dims &gradWeight,
-    Hw strides, Pads pads, Hw dilations, Hw outputPadding, int64_t groups) {
-  return primitive(transposedConfig(ConvKind::TransposedBackwardFilter, input,
-                                    gradWeight, false, Dims(), gradOutput,
-                                    strides, pads, dilations, outputPadding,
-                                    groups))
-      .workspaceBytes;
+    Hw strides, Pads pads, Hw dilations, Hw outputPadding, int64_t groups,
+    ElementType type) {
+  return workspaceBytes(transposedConfig(ConvKind::TransposedBackwardFilter,
+                                         input, gradWeight, false, Dims(),
+                                         gradOutput, strides, pads, dilations,
+                                         outputPadding, groups),
+                        type);
 }
 
 void convTranspose2dBackwardFilter(ConstTensor gradOutput, ConstTensor input,

@@ -9,7 +9,8 @@
 // Both sides include this header, so they agree on the size by
 // construction.
 //
-// The size is that of the convolution's largest tensor, at least
+// The size is that of the convolution's largest tensor in its element
+// type (f32, or half/bf16 under mixed precision), at least
 // kMinConvWorkspaceBytes: the scratch never more than doubles the memory
 // the op touches, yet leaves room for the GEMM and Winograd algorithms that
 // cuDNN prefers for the 3x3 convolutions of U-Nets. The plan places each
@@ -36,10 +37,11 @@ inline constexpr size_t kMinConvWorkspaceBytes = size_t(4) << 20;
 /// The workspace reserved for a convolution (any direction) whose forward
 /// input, weight and output have the shapes `input`, `weight`, `output`.
 inline size_t convWorkspaceBytes(const Dims &input, const Dims &weight,
-                                 const Dims &output) {
+                                 const Dims &output,
+                                 size_t elementBytes = sizeof(float)) {
   size_t largest = static_cast<size_t>(
       std::max({input.product(), weight.product(), output.product()}));
-  return std::max(largest * sizeof(float), kMinConvWorkspaceBytes);
+  return std::max(largest * elementBytes, kMinConvWorkspaceBytes);
 }
 
 } // namespace memopt::rt::cuda

@@ -53,7 +53,8 @@ ConvolutionProblem problem(ConvOp op, Kind kind, Value input, Value weight,
           op.getPads(),
           op.getDilations(),
           outputPadding,
-          static_cast<int64_t>(op.getGroups())};
+          static_cast<int64_t>(op.getGroups()),
+          cast<ShapedType>(input.getType()).getElementType()};
 }
 
 uint64_t window(ArrayRef<int64_t> kernel) {

@@ -46,6 +46,9 @@ struct ConvolutionProblem {
   llvm::ArrayRef<int64_t> strides, pads, dilations;
   llvm::ArrayRef<int64_t> outputPadding; // Transposed* only
   int64_t groups;
+  /// The element type of the tensors (f32, or bf16/f16 under tg-amp): the
+  /// libraries' blocked copies and algorithms depend on it.
+  mlir::Type elementType;
 };
 
 /// How a target's runtime sizes the scratch memory of its kernels.
