@@ -23,14 +23,8 @@ import argparse
 import os
 import sys
 
-
-def resident(field):
-    """A /proc/self/status field (VmRSS, VmHWM) in bytes."""
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1]) * 1024
-    raise SystemExit("no %s in /proc/self/status" % field)
+# One way to read the resident set for every PyTorch measurement in bench/.
+from torch_worker import read_status as resident
 
 
 def stages(model):
