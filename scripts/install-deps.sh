@@ -25,6 +25,9 @@ PACKAGES=(
   # libdnnl-dev only recommends them.
   ocl-icd-opencl-dev
   libpng-dev libdcmtk-dev zlib1g-dev
+  # --remat=optimal's mixed-integer program: COIN-OR CBC (pkg-config cbc),
+  # linked into MemoptTransforms only.
+  coinor-libcbc-dev
 )
 
 missing=()

@@ -82,6 +82,7 @@ void memopt::buildMemoryPlanPipeline(OpPassManager &pm,
     RematOptions remat;
     remat.strategy = options.remat;
     remat.budget = options.budget;
+    remat.timeLimit = options.rematTimeLimit;
     remat.device = options.device;
     pm.addNestedPass<func::FuncOp>(createRemat(remat));
   }

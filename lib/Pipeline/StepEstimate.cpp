@@ -29,9 +29,23 @@ FailureOr<StepEstimate> StepEstimate::compute(func::FuncOp step,
   estimate.cost =
       estimateStepCost(step, CostModel(device, workspaceBytes), phases);
   estimate.timeline = MemoryTimeline::compute(step, phases, plan);
-  if (auto remat = step->getAttrOfType<DictionaryAttr>("memopt.remat"))
+  if (auto remat = step->getAttrOfType<DictionaryAttr>("memopt.remat")) {
     if (auto strategy = remat.getAs<StringAttr>("strategy"))
       estimate.remat = strategy.str();
+    if (auto milp = remat.getAs<DictionaryAttr>("milp")) {
+      json::Object summary;
+      for (NamedAttribute field : milp) {
+        StringRef name = field.getName().strref();
+        if (auto integer = dyn_cast<IntegerAttr>(field.getValue()))
+          summary[name] = integer.getInt();
+        else if (auto real = dyn_cast<FloatAttr>(field.getValue()))
+          summary[name] = real.getValueAsDouble();
+        else if (auto text = dyn_cast<StringAttr>(field.getValue()))
+          summary[name] = text.str();
+      }
+      estimate.rematMilp = std::move(summary);
+    }
+  }
   if (auto module = step->getParentOfType<ModuleOp>())
     if (auto amp = module->getAttrOfType<StringAttr>("memopt.amp"))
       estimate.amp = amp.str();
@@ -60,14 +74,14 @@ llvm::Error memopt::checkBudget(std::optional<uint64_t> budget,
                                 uint64_t peak, StringRef remat) {
   if (!budget || *budget >= peak)
     return llvm::Error::success();
-  // remat=auto fitted the planned arena of the step's program order; the
+  // remat=auto and optimal fitted the planned arena of the step's order; the
   // schedule may still choose an order whose arena packs worse.
   return llvm::createStringError(llvm::formatv(
       "--budget={0} bytes ({1}) is below the predicted peak of {2} bytes "
       "({3}) with --remat={4}, so the smallest budget these flags reach is "
       "{2} bytes (--budget={2}){5}",
       *budget, formatBytes(*budget), peak, formatBytes(peak), remat,
-      remat == "auto"
+      remat == "auto" || remat == "optimal"
           ? "; the final schedule's arena came out above the one tg-remat "
             "planned: give the budget a margin"
           : "; --remat=auto recomputes forward values to fit the budget"));
@@ -94,7 +108,7 @@ llvm::json::Object memopt::compileReport(const StepEstimate &estimate,
     peakOp["op"] = at.opName;
     peakOp["onnx_node"] = at.node;
   }
-  return json::Object{
+  json::Object report{
       {"predicted_peak_bytes", jsonInt(estimate.predictedPeakBytes(arenaBytes))},
       {"persistent_bytes",
        json::Object{
@@ -148,6 +162,9 @@ llvm::json::Object memopt::compileReport(const StepEstimate &estimate,
            {"offload", "none"},
            {"stages", 1}}},
       {"compile_seconds", compileSeconds}};
+  if (estimate.rematMilp)
+    report["remat_milp"] = json::Object(*estimate.rematMilp);
+  return report;
 }
 
 StageEstimate StageEstimate::of(func::FuncOp stage, uint64_t peak,

@@ -2,8 +2,9 @@
 //
 // Rematerialization: forward values that the backward reads are recomputed
 // there from stored values instead of living from the forward to the
-// backward. The strategy (Chen et al. 2016's sqrt(n) segments, or `auto`'s
-// budget-driven greedy in RematAuto.cpp) picks the recomputed values; the
+// backward. The strategy (Chen et al. 2016's sqrt(n) segments, `auto`'s
+// budget-driven greedy in RematAuto.cpp, or `optimal`'s MILP in
+// RematOptimal.cpp) picks the recomputed values; the
 // rewrite is the same for every strategy:
 // walking the backward in program order, the first op that reads a
 // recomputed value gets a clone of its defining op (and of the recomputed
@@ -166,10 +167,16 @@ public:
   using RematBase::RematBase;
 
   LogicalResult initialize(MLIRContext *context) override {
-    if (strategy != "none" && strategy != "sqrt" && strategy != "auto")
+    if (strategy != "none" && strategy != "sqrt" && strategy != "auto" &&
+        strategy != "optimal")
       return emitError(UnknownLoc::get(context))
              << "tg-remat: unknown strategy '" << strategy
-             << "'; expected none, sqrt or auto (optimal is planned)";
+             << "'; expected none, sqrt, auto or optimal";
+    if (!(timeLimit > 0))
+      return emitError(UnknownLoc::get(context))
+             << "tg-remat: time-limit must be a positive number of seconds, "
+                "got "
+             << timeLimit;
     llvm::Expected<DeviceProfile> profile = parseDeviceProfile(device);
     if (!profile)
       return emitError(UnknownLoc::get(context))
@@ -227,24 +234,41 @@ public:
           persistent += llvm::alignTo(tensorBytes(constant.getOutput()),
                                       ArenaPlan::kAlignment);
       uint64_t arenaTarget = budgetBytes > persistent ? budgetBytes - persistent : 0;
-      AutoPlan plan = planAuto(function, forward, inPlace, arenaTarget, cost);
-      if (!plan.fits) {
-        uint64_t smallest = plan.arenaBytes + persistent;
+      bool fits;
+      uint64_t arenaBytes;
+      if (strategy == "auto") {
+        AutoPlan plan = planAuto(function, forward, inPlace, arenaTarget, cost,
+                                 /*privateAncestors=*/!inPlace);
+        fits = plan.fits;
+        arenaBytes = plan.arenaBytes;
+        recomputed = std::move(plan.recomputed);
+        if (fits)
+          decision.push_back(b.getNamedAttr("rounds", i64(plan.rounds)));
+      } else {
+        OptimalPlan plan = planOptimal(function, forward, inPlace, arenaTarget,
+                                       cost, timeLimit);
+        fits = plan.fits;
+        arenaBytes = plan.arenaBytes;
+        recomputed = std::move(plan.recomputed);
+        if (fits)
+          decision.push_back(b.getNamedAttr("milp", milpDecision(b, plan)));
+      }
+      if (!fits) {
+        uint64_t smallest = arenaBytes + persistent;
         // At the function's location: the note with the whole step that
         // an op's diagnostic carries would bury the message.
         mlir::emitError(function.getLoc())
             << "tg-remat: the step does not fit "
             << (budget ? "--budget=" : "the --device memory of ")
-            << budgetBytes << " bytes: the smallest peak remat=auto reaches "
-            << "is " << smallest << " bytes (--budget=" << smallest << ")";
+            << budgetBytes << " bytes: the smallest peak remat=" << strategy
+            << " reaches is " << smallest << " bytes (--budget=" << smallest
+            << ")";
         return signalPassFailure();
       }
-      recomputed = std::move(plan.recomputed);
       decision.append(
           {b.getNamedAttr("budget_bytes", i64(budgetBytes)),
            b.getNamedAttr("persistent_bytes", i64(persistent)),
-           b.getNamedAttr("planned_arena_bytes", i64(plan.arenaBytes)),
-           b.getNamedAttr("rounds", i64(plan.rounds))});
+           b.getNamedAttr("planned_arena_bytes", i64(arenaBytes))});
     }
 
     // Rewire every backward read of a recomputed value to its clone.
@@ -283,6 +307,26 @@ public:
   }
 
 private:
+  /// `optimal`'s program: its budget, objective, proven bound and gap.
+  static DictionaryAttr milpDecision(Builder &b, const OptimalPlan &plan) {
+    auto i64 = [&](uint64_t value) {
+      return b.getI64IntegerAttr(static_cast<int64_t>(value));
+    };
+    double gap = plan.seconds > 0
+                     ? (plan.seconds - plan.boundSeconds) / plan.seconds
+                     : 0;
+    return b.getDictionaryAttr(
+        {b.getNamedAttr("budget_bytes", i64(plan.milpBudgetBytes)),
+         b.getNamedAttr("solver", b.getStringAttr("cbc")),
+         b.getNamedAttr("status", b.getStringAttr(plan.status)),
+         b.getNamedAttr("objective_seconds", b.getF64FloatAttr(plan.seconds)),
+         b.getNamedAttr("bound_seconds", b.getF64FloatAttr(plan.boundSeconds)),
+         b.getNamedAttr("gap", b.getF64FloatAttr(std::max(0.0, gap))),
+         b.getNamedAttr("solves", i64(plan.solves)),
+         b.getNamedAttr("units", i64(plan.units)),
+         b.getNamedAttr("stages", i64(plan.stages))});
+  }
+
   static uint64_t simulatedPeak(func::FuncOp function, bool inPlace) {
     MemorySimulator simulator(function, inPlace);
     return simulator.peak(simulator.givenOrder());

@@ -51,7 +51,7 @@ constexpr unsigned kMaxGroup = 4;
 class Trial {
 public:
   Trial(func::FuncOp function, ArrayRef<Operation *> forward, bool inPlace,
-        const DenseSet<Value> &chosen)
+        const DenseSet<Value> &chosen, bool privateAncestors)
       : inPlace(inPlace), copy(cast<func::FuncOp>(function->clone(mapping))) {
     for (Operation *op : forward)
       forwardOps.insert(mapping.lookup(op));
@@ -62,7 +62,7 @@ public:
     DenseSet<Value> recomputed;
     for (Value value : chosen)
       recomputed.insert(mapping.lookup(value));
-    recompute(later, recomputed, /*privateAncestors=*/!inPlace);
+    recompute(later, recomputed, privateAncestors);
     // In the order tg-schedule will choose, so that the arena planned here
     // is the one tg-plan-memory will plan.
     {
@@ -138,22 +138,6 @@ private:
   SmallVector<unsigned> order;
   SmallVector<uint64_t> live;
 };
-
-/// Whether `auto` may recompute `value`: tg-remat's rule, less concats
-/// where the plan writes in place (cpu). There the forward computes a
-/// concat's operands in its slices, so the concat costs no bytes of its
-/// own while its operands are stored; a recomputed one copies them
-/// (concatSlices in StepMemory.h).
-bool autoRecomputable(OpResult value, bool inPlace) {
-  return !(inPlace && isa<tg::ConcatOp>(value.getOwner())) &&
-         isRecomputable(value.getOwner(), value.getResultNumber());
-}
-
-bool returned(Value value) {
-  return llvm::any_of(value.getUsers(), [](Operation *user) {
-    return user->hasTrait<OpTrait::IsTerminator>();
-  });
-}
 
 /// What recomputing chosen value `value` privately costs: its op and,
 /// recursively, the chosen values that op reads (the rewrite clones a
@@ -239,7 +223,8 @@ Candidate group(Value value, const Trial &trial, const DenseSet<Value> &chosen,
 /// most expensive first, while the arena still fits (one trial each).
 DenseSet<Value> prune(func::FuncOp function, ArrayRef<Operation *> forward,
                       bool inPlace, uint64_t arenaTarget, const CostModel &cost,
-                      DenseSet<Value> chosen, uint64_t &arenaBytes) {
+                      DenseSet<Value> chosen, bool privateAncestors,
+                      uint64_t &arenaBytes) {
   SmallVector<std::pair<double, Value>> byCost;
   for (Value value : chosen)
     byCost.push_back({cost.cost(value.getDefiningOp()).seconds, value});
@@ -258,7 +243,7 @@ DenseSet<Value> prune(func::FuncOp function, ArrayRef<Operation *> forward,
   });
   for (auto [seconds, value] : byCost) {
     chosen.erase(value);
-    Trial trial(function, forward, inPlace, chosen);
+    Trial trial(function, forward, inPlace, chosen, privateAncestors);
     uint64_t arena = trial.arenaBytes();
     if (arena <= arenaTarget)
       arenaBytes = arena;
@@ -270,9 +255,30 @@ DenseSet<Value> prune(func::FuncOp function, ArrayRef<Operation *> forward,
 
 } // namespace
 
+bool memopt::remat::autoRecomputable(OpResult value, bool inPlace) {
+  return !(inPlace && isa<tg::ConcatOp>(value.getOwner())) &&
+         isRecomputable(value.getOwner(), value.getResultNumber());
+}
+
+bool memopt::remat::returned(Value value) {
+  return llvm::any_of(value.getUsers(), [](Operation *user) {
+    return user->hasTrait<OpTrait::IsTerminator>();
+  });
+}
+
+uint64_t memopt::remat::plannedArena(func::FuncOp function,
+                                     ArrayRef<Operation *> forward,
+                                     bool inPlace,
+                                     const DenseSet<Value> &recomputed,
+                                     bool privateAncestors) {
+  return Trial(function, forward, inPlace, recomputed, privateAncestors)
+      .arenaBytes();
+}
+
 AutoPlan memopt::remat::planAuto(func::FuncOp function,
                                  ArrayRef<Operation *> forward, bool inPlace,
-                                 uint64_t arenaTarget, const CostModel &cost) {
+                                 uint64_t arenaTarget, const CostModel &cost,
+                                 bool privateAncestors) {
   DenseSet<Operation *> forwardOps(forward.begin(), forward.end());
   // Candidates: recomputable forward values that the backward reads.
   SmallVector<Value> readLater;
@@ -290,7 +296,7 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
   uint64_t lastPeak = std::numeric_limits<uint64_t>::max();
   std::optional<Candidate> last;
   for (;; ++plan.rounds) {
-    Trial trial(function, forward, inPlace, chosen);
+    Trial trial(function, forward, inPlace, chosen, privateAncestors);
     // A pick whose estimate was wrong (the peak rose: the clones or the
     // values they keep alive made a new one) is undone and not tried again.
     if (last && trial.peak > lastPeak) {
@@ -309,8 +315,9 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
     if (arena <= arenaTarget) {
       plan.fits = true;
       plan.arenaBytes = arena;
-      plan.recomputed = prune(function, forward, inPlace, arenaTarget, cost,
-                              std::move(chosen), plan.arenaBytes);
+      plan.recomputed =
+          prune(function, forward, inPlace, arenaTarget, cost,
+                std::move(chosen), privateAncestors, plan.arenaBytes);
       return plan;
     }
     // The best ratio of bytes removed to seconds, cheap groups first; with

@@ -29,6 +29,16 @@ bool isRecomputable(mlir::Operation *op, unsigned index);
 /// the saved statistics, whatever the forward's reduction costs.
 bool isCheapToRecompute(mlir::Operation *op);
 
+/// Whether the budget strategies (auto, optimal) may recompute `value`:
+/// isRecomputable, less concats where the plan writes in place (cpu).
+/// There the forward computes a concat's operands in its slices, so the
+/// concat costs no bytes of its own while its operands are stored; a
+/// recomputed one copies them (concatSlices in StepMemory.h).
+bool autoRecomputable(mlir::OpResult value, bool inPlace);
+
+/// Whether the function's terminator returns `value`.
+bool returned(mlir::Value value);
+
 /// What recompute() did.
 struct Rewrite {
   /// The recomputed values some backward op read (now reading a clone).
@@ -68,9 +78,50 @@ struct AutoPlan {
 /// Greedy least-time rematerialization of `function` (whose forward ops
 /// are `forward`, in program order) until the arena of its program order
 /// is at most `arenaTarget` bytes (docs/passes/remat.md#auto).
+/// `privateAncestors`: as recompute()'s (auto: where the plan does not
+/// write in place).
 AutoPlan planAuto(mlir::func::FuncOp function,
                   llvm::ArrayRef<mlir::Operation *> forward, bool inPlace,
-                  uint64_t arenaTarget, const CostModel &cost);
+                  uint64_t arenaTarget, const CostModel &cost,
+                  bool privateAncestors);
+
+/// The arena (ArenaPlan) tg-plan-memory will plan for `function` with
+/// `recomputed` recomputed (rewritten on a copy, in the order tg-schedule
+/// will choose).
+uint64_t plannedArena(mlir::func::FuncOp function,
+                      llvm::ArrayRef<mlir::Operation *> forward, bool inPlace,
+                      const llvm::DenseSet<mlir::Value> &recomputed,
+                      bool privateAncestors);
+
+/// The `optimal` strategy's choice.
+struct OptimalPlan {
+  llvm::DenseSet<mlir::Value> recomputed;
+  /// Whether the planned arena of the rewritten step fits the target.
+  bool fits = false;
+  /// The planned arena of the returned set; when it does not fit, the
+  /// smallest arena reached (the least-peak program's, or the plain one).
+  uint64_t arenaBytes = 0;
+  /// The budget (arena bytes) of the program whose plan was taken: the
+  /// target, less what the real plans exceeded it by.
+  uint64_t milpBudgetBytes = 0;
+  /// Predicted recompute seconds of the plan (its objective) and the least
+  /// CBC proved possible under that budget (= seconds when proven).
+  double seconds = 0, boundSeconds = 0;
+  /// "optimal" (CBC proved it), "time_limit" (the best CBC found in
+  /// time), or "greedy" (CBC found no plan under the budget in time: auto's
+  /// smallest, with shared clones).
+  std::string status = "optimal";
+  /// Programs solved; recompute units and stages of the program.
+  unsigned solves = 0, units = 0, stages = 0;
+};
+
+/// Least-time rematerialization of `function` whose planned arena is at
+/// most `arenaTarget`: a MILP solved by CBC within `timeLimit` seconds in
+/// all (docs/passes/remat.md#optimal).
+OptimalPlan planOptimal(mlir::func::FuncOp function,
+                        llvm::ArrayRef<mlir::Operation *> forward,
+                        bool inPlace, uint64_t arenaTarget,
+                        const CostModel &cost, double timeLimit);
 
 } // namespace memopt::remat
 

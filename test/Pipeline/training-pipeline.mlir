@@ -2,7 +2,8 @@
 // RUN: memopt-opt %s --memopt-training-pipeline='target=cpu optimizer=sgd lr=0.1' | FileCheck %s --check-prefix=LOWERED
 // RUN: memopt-opt %s --memopt-training-pipeline='target=cuda optimizer=sgd lr=0.1 plan-only=true' | FileCheck %s --check-prefix=CUDA
 // RUN: memopt-opt %s --memopt-training-pipeline='target=cpu optimizer=sgd lr=0.1 plan-only=true remat=sqrt' | FileCheck %s --check-prefix=REMAT
-// RUN: not memopt-opt %s --memopt-training-pipeline='remat=optimal' 2>&1 | FileCheck %s --check-prefix=REMAT-PLANNED
+// RUN: not memopt-opt %s --memopt-training-pipeline='remat=everything' 2>&1 | FileCheck %s --check-prefix=REMAT-UNKNOWN
+// RUN: memopt-opt %s --memopt-training-pipeline='target=cpu optimizer=sgd lr=0.1 plan-only=true remat=optimal budget=1000000 remat-time-limit=2' | FileCheck %s --check-prefix=OPTIMAL
 // RUN: memopt-opt %s --memopt-training-pipeline='target=cpu optimizer=sgd lr=0.1 plan-only=true remat=auto budget=1000000 device=cpu' | FileCheck %s --check-prefix=AUTO
 // RUN: memopt-opt %s --memopt-training-pipeline='target=cpu optimizer=sgd lr=0.1 plan-only=true stages=2' | FileCheck %s --check-prefix=STAGES
 // RUN: memopt-opt %s --memopt-training-pipeline='target=cpu optimizer=sgd lr=0.1 stages=2 eval-step=false' | FileCheck %s --check-prefix=STAGES-LOWERED
@@ -41,6 +42,11 @@
 // workspaces are annotated).
 // AUTO-LABEL: func.func @train_step(
 // AUTO-SAME: memopt.remat = {budget_bytes = 1000000 : i64{{.*}}strategy = "auto"}
+// OPTIMAL-LABEL: func.func @train_step(
+// OPTIMAL-SAME: memopt.remat = {budget_bytes = 1000000 : i64,
+// OPTIMAL-SAME: solver = "cbc"
+// OPTIMAL-SAME: status = "optimal"
+// OPTIMAL-SAME: strategy = "optimal"
 // With stages, tg-partition runs after the workspaces are annotated: each
 // step becomes one function per stage, planned on its own device.
 // STAGES-LABEL: func.func @train_step_stage0(
@@ -59,7 +65,7 @@
 // STAGES-LOWERED: call_opaque "memopt::rt::stageMain"
 // STAGES-CUDA: error: pipeline stages are lowered for the CPU backend (MPI) only; the CUDA backend (NCCL) is not available yet
 // STAGES-EVAL: error: convert-tg-to-emitc: @eval_step_stage0 is a pipeline stage of the evaluation step, which the multi-process trainer does not run yet: build the step without @eval_step (tg-autodiff eval-step=false)
-// REMAT-PLANNED: tg-remat: unknown strategy 'optimal'; expected none, sqrt or auto (optimal is planned)
+// REMAT-UNKNOWN: tg-remat: unknown strategy 'everything'; expected none, sqrt, auto or optimal
 // TARGET: for the --target option: Cannot find option named 'tpu'!
 // OPTIMIZER: for the --optimizer option: Cannot find option named 'rmsprop'!
 // CHANGED: memopt-set-target: the module already targets #memopt.target<cuda>; earlier passes planned for it, so it cannot become #memopt.target<cpu>

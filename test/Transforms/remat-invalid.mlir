@@ -1,8 +1,8 @@
-// RUN: not memopt-opt %s -allow-unregistered-dialect -memopt-set-target=target=cpu -tg-remat=strategy=optimal 2>&1 | FileCheck %s --check-prefix=STRATEGY
+// RUN: not memopt-opt %s -allow-unregistered-dialect -memopt-set-target=target=cpu -tg-remat=strategy=checkmate 2>&1 | FileCheck %s --check-prefix=STRATEGY
 // RUN: not memopt-opt %s -allow-unregistered-dialect -tg-remat=strategy=sqrt -split-input-file 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: memopt-opt %s -split-input-file -verify-diagnostics -allow-unregistered-dialect -memopt-set-target=target=cpu -tg-remat=strategy=sqrt
 
-// STRATEGY: tg-remat: unknown strategy 'optimal'; expected none, sqrt or auto (optimal is planned)
+// STRATEGY: tg-remat: unknown strategy 'checkmate'; expected none, sqrt, auto or optimal
 // TARGET: tg-remat: the module has no memopt.target
 
 // expected-error @+1 {{tg-remat: expected a function with one block}}

@@ -65,7 +65,7 @@ constexpr const char *kUsage =
     "[--optimizer=sgd|adam|adamw] [--lr=F] [--momentum=F] [--dampening=F] "
     "[--nesterov=true|false] [--weight-decay=F] [--beta1=F] [--beta2=F] [--eps=F] [--save-temps=DIR] "
     "[--device=NAME[,KEY=VALUE]...] [--budget=SIZE] [--report=FILE.json] "
-    "[--timeline=FILE.svg] [--remat=none|sqrt|auto] [--amp=none|bf16|fp16] "
+    "[--timeline=FILE.svg] [--remat=none|sqrt|auto|optimal] [--remat-time-limit=SECONDS] [--amp=none|bf16|fp16] "
     "[--amp-fp32-ops=OP,...] [--amp-low-ops=OP,...] [--stages=N] "
     "[--verbose] [-c | --plan-only]\n";
 
@@ -118,7 +118,7 @@ void parseOptions(int argc, char **argv, Options &options) {
       "lr",       "momentum",  "dampening",   "nesterov",     "weight-decay",
       "beta1",    "beta2",     "eps",         "save-temps",   "report",
       "device",   "budget",    "timeline",    "remat",        "amp",
-      "amp-fp32-ops", "amp-low-ops", "stages"};
+      "amp-fp32-ops", "amp-low-ops", "stages", "remat-time-limit"};
   options.device = cantFail(parseDeviceProfile("cpu"));
   // A repeated option is an error, not "the last one wins": the training
   // binary refuses repeats too.
@@ -249,13 +249,10 @@ void parseOptions(int argc, char **argv, Options &options) {
                    "'");
       options.pipeline.stages = stages;
     } else if (name == "remat") {
-      if (value == "optimal")
-        usageError("--remat=optimal is planned, not implemented yet: use "
-                   "--remat=auto (least recompute time under --budget), "
-                   "none or sqrt");
-      if (value != "none" && value != "sqrt" && value != "auto")
-        usageError("--remat must be none, sqrt or auto (optimal is "
-                   "planned), got '" + value + "'");
+      if (value != "none" && value != "sqrt" && value != "auto" &&
+          value != "optimal")
+        usageError("--remat must be none, sqrt, auto or optimal, got '" +
+                   value + "'");
       options.pipeline.remat = value.str();
     } else if (name == "amp") {
       std::optional<tg::AmpMode> amp =
@@ -286,6 +283,12 @@ void parseOptions(int argc, char **argv, Options &options) {
         usageError("--device: " + llvm::toString(device.takeError()));
       options.device = std::move(*device);
       options.pipeline.device = value.str();
+    } else if (name == "remat-time-limit") {
+      double seconds;
+      if (value.getAsDouble(seconds) || !(seconds > 0))
+        usageError("--remat-time-limit expects a positive number of "
+                   "seconds, got '" + value + "'");
+      options.pipeline.rematTimeLimit = seconds;
     } else if (name == "budget") {
       llvm::Expected<uint64_t> budget = parseByteSize(value);
       if (!budget)

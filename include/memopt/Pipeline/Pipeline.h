@@ -115,14 +115,19 @@ struct TrainingPipelineOptions
   // tg-remat.
   Option<std::string> remat{
       *this, "remat",
-      llvm::cl::desc("Rematerialization strategy: none, sqrt or auto "
-                     "(tg-remat; optimal is planned)"),
+      llvm::cl::desc("Rematerialization strategy: none, sqrt, auto or "
+                     "optimal (tg-remat)"),
       llvm::cl::init("none")};
   Option<uint64_t> budget{
       *this, "budget",
-      llvm::cl::desc("remat=auto: the predicted peak in bytes to fit (0: "
-                     "the device's memory)"),
+      llvm::cl::desc("remat=auto, optimal: the predicted peak in bytes to "
+                     "fit (0: the device's memory)"),
       llvm::cl::init(0)};
+  Option<double> rematTimeLimit{
+      *this, "remat-time-limit",
+      llvm::cl::desc("remat=optimal: the seconds CBC may spend on all its "
+                     "programs"),
+      llvm::cl::init(4.0)};
   Option<std::string> device{
       *this, "device",
       llvm::cl::desc("remat=auto and tg-partition: the device profile "

@@ -29,6 +29,9 @@ struct StepEstimate {
   /// The rematerialization strategy tg-remat recorded (memopt.remat), or
   /// "none".
   std::string remat = "none";
+  /// remat=optimal: its program (memopt.remat's `milp`: budget, objective,
+  /// proven bound, gap), for the report's `remat_milp`.
+  std::optional<llvm::json::Object> rematMilp;
   /// The mixed precision tg-amp recorded on the module (memopt.amp), or
   /// "none".
   std::string amp = "none";

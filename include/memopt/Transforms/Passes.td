@@ -61,11 +61,24 @@ def Remat : Pass<"tg-remat", "::mlir::func::FuncOp"> {
       recomputes the value with the most peak bytes removed per second of
       recompute (CostModel on `device`), cheap ops first, until the planned
       arena (ArenaPlan) fits. A budget the greedy cannot reach is an error
-      naming the smallest budget it reached.
+      naming the smallest budget it reached;
+    - `optimal`: the least predicted recompute time whose planned arena
+      fits `budget`, exactly for its model: a mixed-integer linear program
+      in Checkmate's formulation (per recompute unit, whether it is
+      recomputed; per value and stage, whether its clone is made there and
+      whether it is live; the live bytes of every interval at most the
+      budget) over a coarsened graph (a BatchNorm and its ReLU are one
+      unit), solved by CBC within `time-limit` seconds. The rewritten step
+      is then planned for real (ArenaPlan, in tg-schedule's order); while
+      its arena exceeds the target the program's budget is lowered by the
+      excess and solved again. The proven optimality gap is recorded. A
+      budget below the least peak of the program is an error naming the
+      smallest budget reached.
 
     The decision is recorded on the function: `memopt.remat = {strategy,
     [segment_ops], [budget_bytes, persistent_bytes, planned_arena_bytes,
-    rounds], recomputed_values, recomputed_ops, stored_values, flops_added,
+    rounds], [milp: the program, for optimal], recomputed_values,
+    recomputed_ops, stored_values, flops_added,
     seconds_added, simulated_peak_bytes = {before, after}}` (peaks of the
     program order by the MemorySimulator, with the workspaces annotated so
     far). tg-schedule keeps every recomputed op right before the first op
@@ -74,10 +87,12 @@ def Remat : Pass<"tg-remat", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::memopt::tg::TGDialect"];
   let options = [
     Option<"strategy", "strategy", "std::string", "\"none\"",
-           "Which values to recompute: none, sqrt or auto">,
+           "Which values to recompute: none, sqrt, auto or optimal">,
     Option<"budget", "budget", "uint64_t", "0",
-           "auto: the predicted peak (arena + persistent bytes) to fit, in "
-           "bytes; 0: the device's memory">,
+           "auto, optimal: the predicted peak (arena + persistent bytes) to "
+           "fit, in bytes; 0: the device's memory">,
+    Option<"timeLimit", "time-limit", "double", "4.0",
+           "optimal: the seconds CBC may spend on all its programs">,
     Option<"device", "device", "std::string", "\"cpu\"",
            "auto: the device profile (memopt-compile --device syntax) that "
            "prices recomputation and, without a budget, gives the memory">,

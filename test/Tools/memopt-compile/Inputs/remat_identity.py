@@ -8,7 +8,7 @@ usage: remat_identity.py MEMOPT_COMPILE MODEL.onnx DATA_DIR WORK_DIR OPTIMIZER
 A STRATEGY is sqrt (the default), auto@F: --remat=auto with a --budget of
 the persistent bytes plus F times --remat=none's arena, or auto@min: the
 smallest budget --remat=auto reaches (the one its error names for a budget
-of one byte).
+of one byte); optimal@F and optimal@min the same with --remat=optimal.
 """
 import json
 import re
@@ -46,24 +46,25 @@ def main(compiler, model, data, work, optimizer, steps, *strategies):
     line = ["peak none %d" % none["predicted_peak_bytes"]]
     for strategy in strategies or ("sqrt",):
         flags = ["--remat=" + strategy]
-        if strategy == "auto@min":
+        name, _, share = strategy.partition("@")
+        if share == "min":
             refused = subprocess.run(
-                [compiler, model, "--plan-only", "--remat=auto", "--budget=1"]
-                + optimizer_flags(optimizer),
+                [compiler, model, "--plan-only", "--remat=" + name,
+                 "--budget=1"] + optimizer_flags(optimizer),
                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
             budget = int(re.search(r"--budget=(\d+)\)",
                                    refused.stderr).group(1))
-            flags = ["--remat=auto", "--budget=%d" % budget]
-        elif strategy.startswith("auto@"):
+            flags = ["--remat=" + name, "--budget=%d" % budget]
+        elif share:
             arena = none["arena_bytes"]
             budget = (none["predicted_peak_bytes"] - arena
-                      + int(float(strategy[5:]) * arena))
-            flags = ["--remat=auto", "--budget=%d" % budget]
+                      + int(float(share) * arena))
+            flags = ["--remat=" + name, "--budget=%d" % budget]
         compiled, trained = train(*args, strategy, flags)
         if trained != weights:
             sys.exit("%s: the weights trained with %s differ from "
                      "--remat=none's" % (optimizer, " ".join(flags)))
-        if strategy.startswith("auto@") and not (
+        if share and not (
                 compiled["flops"]["recompute"] > 0
                 and compiled["predicted_peak_bytes"] <= budget):
             sys.exit("%s: %s recomputes nothing or misses its budget"

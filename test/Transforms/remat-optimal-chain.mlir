@@ -1,0 +1,48 @@
+// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=optimal budget=4800' | FileCheck %s
+// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=optimal budget=4372' | FileCheck %s --check-prefix=SMALLEST
+// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=optimal budget=4884' | FileCheck %s --check-prefix=PLAIN
+
+// The chain of remat-auto-cheap.mlir: conv -> BatchNorm -> ReLU -> conv ->
+// ReLU -> conv. Persistent: 2004 bytes; plain arena 2880 (predicted peak
+// 4884). Under 4800 bytes auto recomputes the first ReLU through a
+// BatchNorm clone (two cheap ops, 2.04 us predicted on the cpu profile,
+// where each op costs a launch); the least time that fits is the first
+// conv's output alone (1.02 us), recomputed from the input right before
+// the BatchNorm backward, its only later reader. CBC proves it: the gap
+// is 0.
+// CHECK-LABEL: func.func @train_step
+// CHECK-SAME: memopt.remat = {budget_bytes = 4800 : i64, flops_added = 4608 : i64, milp = {bound_seconds = 1.0228125E-6 : f64, budget_bytes = 2796 : i64, gap = 0.000000e+00 : f64, objective_seconds = 1.0228125E-6 : f64, solver = "cbc", solves = 1 : i64, stages = {{[0-9]+}} : i64, status = "optimal", units = {{[0-9]+}} : i64}, persistent_bytes = 2004 : i64, planned_arena_bytes = 2368 : i64, recomputed_ops = 1 : i64, recomputed_values = 1 : i64, seconds_added = 1.0228125E-6 : f64
+// CHECK-SAME: strategy = "optimal"
+// CHECK: %[[C1:.*]] = tg.conv2d %[[X:[^,]*]], %[[W1:[^ ]*]] {pads
+// CHECK: %[[C1X:.*]] = tg.conv2d %[[X]], %[[W1]] {memopt.recompute,
+// CHECK-NEXT: tg.batch_norm_backward %{{.*}}, %[[C1X]]
+// CHECK-NOT: memopt.recompute
+// CHECK: return
+
+// The smallest budget here: 4372 bytes, below the 4436 that auto's
+// greedy reaches (remat-auto-invalid.mlir).
+// SMALLEST-LABEL: func.func @train_step
+// SMALLEST-SAME: planned_arena_bytes = 2368 : i64
+// SMALLEST-SAME: strategy = "optimal"
+
+// At the plain predicted peak nothing is recomputed (no program solved).
+// PLAIN-LABEL: func.func @train_step
+// PLAIN-SAME: memopt.remat = {budget_bytes = 4884 : i64, flops_added = 0 : i64, milp = {{{.*}}solves = 0 : i64
+// PLAIN-NOT: memopt.recompute
+func.func @main(%x: tensor<1x2x8x8xf32> {tg.input = "input"},
+                %w1: tensor<2x2x3x3xf32> {tg.param = "w1"},
+                %s: tensor<2xf32> {tg.param = "bn.weight"},
+                %b: tensor<2xf32> {tg.param = "bn.bias"},
+                %rm: tensor<2xf32> {tg.state = "bn.running_mean"},
+                %rv: tensor<2xf32> {tg.state = "bn.running_var"},
+                %w2: tensor<2x2x3x3xf32> {tg.param = "w2"},
+                %w3: tensor<2x2x3x3xf32> {tg.param = "w3"})
+    -> (tensor<1x2x8x8xf32> {tg.output = "output"}) {
+  %c1 = tg.conv2d %x, %w1 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %bn:5 = tg.batch_norm %c1, %s, %b, %rm, %rv : (tensor<1x2x8x8xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<1x2x8x8xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)
+  %r1 = tg.relu %bn#0 : tensor<1x2x8x8xf32>
+  %c2 = tg.conv2d %r1, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %r2 = tg.relu %c2 : tensor<1x2x8x8xf32>
+  %c3 = tg.conv2d %r2, %w3 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  return %c3 : tensor<1x2x8x8xf32>
+}
