@@ -8,10 +8,13 @@ the predicted peak (what the trainer allocates), the activation peak (the
 arena's live temporaries) and its ratio to `--remat=none`'s, the
 recomputed FLOPs as a share of the forward and backward FLOPs, the
 predicted time overhead on `--device` (roofline, docs/cost-model.md) and
-the wall time of the plan, import to report. `--remat=auto` runs at
-budgets of the persistent bytes plus each `--fractions` share of
-`--remat=none`'s arena (or at the `--budgets` given), down to the smallest
-budget auto reaches (the error names it). With `--torch`, two more rows:
+the wall time of the plan, import to report. `--remat=auto` and
+`--remat=optimal` run at budgets of the persistent bytes plus each
+`--fractions` share of `--remat=none`'s arena (or at the `--budgets`
+given), down to the smallest budget each reaches (the error names it);
+optimal's rows add the proven optimality gap of its program (CBC's
+objective against its best bound, `remat_milp` in the report) and its
+status, and a last line compares optimal with auto at the same budgets. With `--torch`, two more rows:
 PyTorch's eager CPU peak for the same step and with `torch.utils.checkpoint`
 around each stage (bench/remat_torch.py says how it is measured).
 
@@ -19,6 +22,7 @@ around each stage (bench/remat_torch.py says how it is measured).
         [--bin build/bin] [--model resnet34-unet] [--input-shape 1,512,512] \\
         [--batch 1] [--classes 1] [--base N] [--target cpu] [--device cpu] \\
         [--fractions 0.75,0.5,0.33,0.25 | --budgets 8e9,6e9,5e9] [--torch]
+        [--strategies auto,optimal] [--remat-time-limit SECONDS]
 """
 import argparse
 import json
@@ -34,9 +38,11 @@ STRATEGIES = ("none", "sqrt")
 MB = 1e6
 
 
-def plan(compiler, onnx_path, work, strategy, target, device, budget=None):
+def plan(compiler, onnx_path, work, strategy, target, device, budget=None,
+         extra=()):
     """The compile report of one --plan-only run and its wall seconds, or
-    (None, the smallest budget tg-remat names) when auto cannot fit."""
+    (None, the smallest budget tg-remat names) when auto or optimal cannot
+    fit."""
     name = strategy if budget is None else "%s-%d" % (strategy, budget)
     report = os.path.join(work, "remat-%s.json" % name)
     command = [compiler, onnx_path, "--plan-only", "--optimizer=sgd",
@@ -45,13 +51,14 @@ def plan(compiler, onnx_path, work, strategy, target, device, budget=None):
                "--report=" + report]
     if budget is not None:
         command.append("--budget=%d" % budget)
+    command += list(extra)
     start = time.perf_counter()
     done = subprocess.run(command, stdout=subprocess.DEVNULL,
                           stderr=subprocess.PIPE, text=True)
     seconds = time.perf_counter() - start
     if done.returncode:
         smallest = re.search(r"--budget=(\d+)\)", done.stderr)
-        if strategy != "auto" or not smallest:
+        if strategy not in ("auto", "optimal") or not smallest:
             raise SystemExit(done.stderr)
         return None, int(smallest.group(1))
     with open(report) as f:
@@ -77,6 +84,11 @@ def main(argv=None):
                         "in place of --fractions")
     parser.add_argument("--torch", action="store_true",
                         help="add PyTorch's eager and checkpointed CPU peak")
+    parser.add_argument("--strategies", default="auto,optimal",
+                        help="the budget strategies to run")
+    parser.add_argument("--remat-time-limit", type=float,
+                        help="optimal: CBC's seconds (memopt-compile's "
+                        "default when not given)")
     parser.add_argument("--workdir", help="keep the files here")
     args = parser.parse_args(argv)
     work = args.workdir or tempfile.mkdtemp(prefix="remat-")
@@ -93,8 +105,9 @@ def main(argv=None):
           % (args.model, args.batch, "x".join(map(str, shape)), args.target,
              args.device))
     print("| --remat | budget | predicted peak | activation peak | vs none "
-          "| added FLOPs / (fwd+bwd) | predicted overhead | plan seconds |")
-    print("|---|---|---|---|---|---|---|---|")
+          "| added FLOPs / (fwd+bwd) | predicted overhead | gap | "
+          "plan seconds |")
+    print("|---|---|---|---|---|---|---|---|---|")
     baseline = None
 
     def row(strategy, budget, report, seconds):
@@ -103,12 +116,19 @@ def main(argv=None):
         added = flops["recompute"] / (flops["forward"] + flops["backward"])
         overhead = (report["predicted_seconds"]["total"]
                     / report["baseline_predicted_seconds"] - 1)
+        milp = report.get("remat_milp")
+        gap = "-"
+        if milp is not None:
+            gap = ("- (auto's plan)" if milp["status"] == "greedy"
+                   else "%.1f %% (%s)" % (100 * milp["gap"], milp["status"])
+                   if milp["solves"] else "0 (nothing to solve)")
         print("| %s | %s | %.1f MB | %.1f MB | %.2f | %.1f %% | %.1f %% "
-              "| %.2f |"
+              "| %s | %.2f |"
               % (strategy, "-" if budget is None else "%.1f MB" % (budget / MB),
                  report["predicted_peak_bytes"] / MB, activation / MB,
-                 activation / baseline, 100 * added, 100 * overhead,
+                 activation / baseline, 100 * added, 100 * overhead, gap,
                  seconds))
+        return overhead
 
     reports = {}
     for strategy in STRATEGIES:
@@ -124,17 +144,35 @@ def main(argv=None):
     else:
         budgets = [persistent + int(float(f) * none["arena_bytes"])
                    for f in args.fractions.split(",")]
-    for wanted in budgets:
-        report, seconds = plan(compiler, onnx_path, work, "auto",
-                               args.target, args.device, wanted)
-        budget = wanted
-        if report is None:
-            budget = seconds  # the smallest budget auto reaches
-            report, seconds = plan(compiler, onnx_path, work, "auto",
-                                   args.target, args.device, budget)
-        row("auto", budget, report, seconds)
-        if report["predicted_peak_bytes"] > wanted:
-            break
+    extra = {"auto": [], "optimal": []}
+    if args.remat_time_limit:
+        extra["optimal"] = ["--remat-time-limit=%g" % args.remat_time_limit]
+    overheads = {}
+    for strategy in args.strategies.split(","):
+        for wanted in budgets:
+            report, seconds = plan(compiler, onnx_path, work, strategy,
+                                   args.target, args.device, wanted,
+                                   extra[strategy])
+            budget = wanted
+            if report is None:
+                budget = seconds  # the smallest budget it reaches
+                report, seconds = plan(compiler, onnx_path, work, strategy,
+                                       args.target, args.device, budget,
+                                       extra[strategy])
+            overheads[strategy, wanted] = (
+                budget, row(strategy, budget, report, seconds))
+            if report["predicted_peak_bytes"] > wanted:
+                break
+    if ("auto", budgets[0]) in overheads and ("optimal", budgets[0]) in overheads:
+        better = []
+        for wanted in budgets:
+            auto = overheads.get(("auto", wanted))
+            optimal = overheads.get(("optimal", wanted))
+            if auto and optimal and auto[0] == optimal[0] == wanted:
+                better.append("%.1f MB: %+.1f pt" % (
+                    wanted / MB, 100 * (optimal[1] - auto[1])))
+        print("\noptimal's predicted overhead minus auto's at the same "
+              "budget: " + (", ".join(better) or "no common budget"))
     if args.torch:
         for flags, name in (([], "PyTorch eager"),
                             (["--checkpoint"], "PyTorch checkpoint/stage")):

@@ -217,6 +217,10 @@ public:
         b.getNamedAttr("strategy", b.getStringAttr(strategy))};
     CostModel cost(deviceProfile, workspaceBytes);
     DenseSet<Value> recomputed;
+    // Clones of cheap recomputed operands private to the clone that needs
+    // them (RematPlan.h): auto's plans where the plan does not write in
+    // place.
+    bool privateClones = strategy == "auto" && !inPlace;
     if (strategy == "sqrt") {
       unsigned segmentOps = 0;
       recomputed = chooseSqrt(forward, segmentOps);
@@ -247,6 +251,7 @@ public:
       } else {
         OptimalPlan plan = planOptimal(function, forward, inPlace, arenaTarget,
                                        cost, timeLimit);
+        privateClones = plan.privateClones;
         fits = plan.fits;
         arenaBytes = plan.arenaBytes;
         recomputed = std::move(plan.recomputed);
@@ -272,8 +277,7 @@ public:
     }
 
     // Rewire every backward read of a recomputed value to its clone.
-    Rewrite rewrite = recompute(
-        later, recomputed, /*privateAncestors=*/strategy == "auto" && !inPlace);
+    Rewrite rewrite = recompute(later, recomputed, privateClones);
     double secondsAdded = 0;
     for (Operation *clone : rewrite.clones)
       secondsAdded += cost.cost(clone).seconds;

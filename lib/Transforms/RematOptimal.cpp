@@ -602,14 +602,18 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
   // Out of reach: the least peak of the program (of equal peaks, the least
   // time), planned for real.
   Program::Solution least = solve(0, /*minimizePeak=*/true, within(0.8));
-  std::optional<uint64_t> leastArena;
+  // Of a proven least peak, the real arena: the same program proves the
+  // same plan again (one thread), so a budget of that size fits.
+  std::optional<uint64_t> provenArena;
   if (solved(least) && !least.recomputed.empty()) {
     plan.milpBudgetBytes = least.peakBytes;
-    leastArena = arenaOf(least.recomputed);
-    if (*leastArena <= arenaTarget) {
-      accept(least, *leastArena);
+    uint64_t leastArena = arenaOf(least.recomputed);
+    if (leastArena <= arenaTarget) {
+      accept(least, leastArena);
       return plan;
     }
+    if (least.status == Milp::Status::Optimal)
+      provenArena = leastArena;
     // The least time at that peak (a margin of 0.1 %: CBC's tolerances
     // would otherwise cut the least-peak plan off).
     uint64_t budget = least.peakBytes + least.peakBytes / 1000;
@@ -622,28 +626,30 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
         accept(cheapest, arena);
         return plan;
       }
-      leastArena = std::min(*leastArena, arena);
     }
   }
   // CBC found no plan that fits (its model is the plain step's order, with
-  // the clones' bytes at their stages' starts): the greedy's smallest
-  // arena (shared clones), a plan the program proves nothing about.
-  AutoPlan greedy = planAuto(function, forward, inPlace, /*arenaTarget=*/0,
-                             cost, /*privateAncestors=*/false);
-  if (greedy.arenaBytes <= arenaTarget) {
+  // the clones' bytes at their stages' start): auto's plan for the target
+  // (private clones of cheap operands where the plan does not write in
+  // place), a plan the program proves nothing about.
+  AutoPlan greedy = planAuto(function, forward, inPlace, arenaTarget, cost,
+                             /*privateAncestors=*/!inPlace);
+  if (greedy.fits) {
     plan.fits = true;
     plan.recomputed = std::move(greedy.recomputed);
     plan.arenaBytes = greedy.arenaBytes;
     plan.status = "greedy";
+    plan.privateClones = !inPlace;
     for (Value value : plan.recomputed)
       plan.seconds += cost.cost(value.getDefiningOp()).seconds;
-    plan.boundSeconds = plan.seconds;
+    plan.boundSeconds = 0;
     return plan;
   }
-  // The smallest arena reached; a budget of its size fits: the same
-  // programs and the same greedy reach it again.
+  // The smallest arena reached by a reproducible step (the plain plan, the
+  // greedy's, a proven least peak's; not one CBC found in its time): a
+  // budget of its size fits.
   plan.arenaBytes = std::min(plan.arenaBytes, greedy.arenaBytes);
-  if (leastArena)
-    plan.arenaBytes = std::min(plan.arenaBytes, *leastArena);
+  if (provenArena)
+    plan.arenaBytes = std::min(plan.arenaBytes, *provenArena);
   return plan;
 }

@@ -108,9 +108,12 @@ struct OptimalPlan {
   /// CBC proved possible under that budget (= seconds when proven).
   double seconds = 0, boundSeconds = 0;
   /// "optimal" (CBC proved it), "time_limit" (the best CBC found in
-  /// time), or "greedy" (CBC found no plan under the budget in time: auto's
-  /// smallest, with shared clones).
+  /// time), or "greedy" (no plan of the program fits: auto's plan, with
+  /// no bound: boundSeconds 0).
   std::string status = "optimal";
+  /// Whether the rewrite gives cheap operands private clones (recompute()'s
+  /// privateAncestors): auto's plan on a target without in-place writes.
+  bool privateClones = false;
   /// Programs solved; recompute units and stages of the program.
   unsigned solves = 0, units = 0, stages = 0;
 };
