@@ -62,7 +62,7 @@ public:
     DenseSet<Value> recomputed;
     for (Value value : chosen)
       recomputed.insert(mapping.lookup(value));
-    recompute(later, recomputed, privateAncestors);
+    clones = recompute(later, recomputed, privateAncestors).clones;
     // In the order tg-schedule will choose, so that the arena planned here
     // is the one tg-plan-memory will plan.
     {
@@ -87,6 +87,14 @@ public:
 
   uint64_t arenaBytes() const {
     return ArenaPlan::compute(*simulator).totalBytes();
+  }
+
+  /// The predicted seconds of the clones.
+  double secondsAdded(const CostModel &cost) const {
+    double seconds = 0;
+    for (Operation *clone : clones)
+      seconds += cost.cost(clone).seconds;
+    return seconds;
   }
 
   /// The bytes that recomputing `candidate` removes from the peak, net of
@@ -137,6 +145,7 @@ private:
   std::optional<MemorySimulator> simulator;
   SmallVector<unsigned> order;
   SmallVector<uint64_t> live;
+  SmallVector<Operation *> clones;
 };
 
 /// What recomputing chosen value `value` privately costs: its op and,
@@ -270,9 +279,13 @@ uint64_t memopt::remat::plannedArena(func::FuncOp function,
                                      ArrayRef<Operation *> forward,
                                      bool inPlace,
                                      const DenseSet<Value> &recomputed,
-                                     bool privateAncestors) {
-  return Trial(function, forward, inPlace, recomputed, privateAncestors)
-      .arenaBytes();
+                                     bool privateAncestors,
+                                     const CostModel *cost,
+                                     double *secondsAdded) {
+  Trial trial(function, forward, inPlace, recomputed, privateAncestors);
+  if (cost && secondsAdded)
+    *secondsAdded = trial.secondsAdded(*cost);
+  return trial.arenaBytes();
 }
 
 AutoPlan memopt::remat::planAuto(func::FuncOp function,

@@ -570,81 +570,97 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
     return solution.status == Milp::Status::Optimal ||
            solution.status == Milp::Status::Feasible;
   };
-  auto accept = [&](const Program::Solution &solution, uint64_t arena) {
+  // A plan of the program whose real arena fits; `status` as OptimalPlan's.
+  auto accept = [&](const Program::Solution &solution, uint64_t arena,
+                    StringRef status) {
     plan.fits = true;
     plan.recomputed = solution.recomputed;
     plan.arenaBytes = arena;
     plan.seconds = solution.seconds;
     plan.boundSeconds = solution.boundSeconds;
-    plan.status = solution.status == Milp::Status::Optimal ? "optimal"
-                                                           : "time_limit";
+    plan.status = status.str();
   };
-
-  // Lower the program's budget by the real excess until the plan fits.
-  uint64_t budget = arenaTarget;
-  for (unsigned i = 0; i < kMaxSolves; ++i) {
-    // 60 % of the time at most: the rest for the least-peak program.
-    Program::Solution solution = solve(budget, /*minimizePeak=*/false,
-                                       within(0.6));
-    if (!solved(solution))
-      break;
-    uint64_t arena = arenaOf(solution.recomputed);
-    plan.milpBudgetBytes = budget;
-    if (arena <= arenaTarget) {
-      accept(solution, arena);
-      return plan;
-    }
-    uint64_t excess = arena - arenaTarget;
-    if (excess >= budget)
-      break;
-    budget -= excess;
-  }
-  // Out of reach: the least peak of the program (of equal peaks, the least
-  // time), planned for real.
-  Program::Solution least = solve(0, /*minimizePeak=*/true, within(0.8));
-  // Of a proven least peak, the real arena: the same program proves the
-  // same plan again (one thread), so a budget of that size fits.
+  auto byStatus = [](const Program::Solution &solution) {
+    return solution.status == Milp::Status::Optimal ? "optimal"
+                                                    : "time_limit";
+  };
   std::optional<uint64_t> provenArena;
-  if (solved(least) && !least.recomputed.empty()) {
+  // The program's plan: at the target, with the budget lowered by the
+  // real excess until it fits; else the least-peak plan; else the least
+  // time at that peak.
+  auto programPlan = [&]() -> bool {
+    uint64_t budget = arenaTarget;
+    for (unsigned i = 0; i < kMaxSolves; ++i) {
+      // 60 % of the time at most: the rest for the least-peak program.
+      Program::Solution solution =
+          solve(budget, /*minimizePeak=*/false, within(0.6));
+      if (!solved(solution))
+        break;
+      uint64_t arena = arenaOf(solution.recomputed);
+      plan.milpBudgetBytes = budget;
+      if (arena <= arenaTarget) {
+        accept(solution, arena, byStatus(solution));
+        return true;
+      }
+      uint64_t excess = arena - arenaTarget;
+      if (excess >= budget)
+        break;
+      budget -= excess;
+    }
+    // Out of reach: the least peak of the program (of equal peaks, the
+    // least time), planned for real; it proves no bound on the time.
+    Program::Solution least = solve(0, /*minimizePeak=*/true, within(0.8));
+    if (!solved(least) || least.recomputed.empty())
+      return false;
     plan.milpBudgetBytes = least.peakBytes;
     uint64_t leastArena = arenaOf(least.recomputed);
     if (leastArena <= arenaTarget) {
-      accept(least, leastArena);
-      return plan;
+      accept(least, leastArena, "least_peak");
+      return true;
     }
+    // Of a proven least peak, the real arena: the same program proves the
+    // same plan again (one thread), so a budget of that size fits.
     if (least.status == Milp::Status::Optimal)
       provenArena = leastArena;
     // The least time at that peak (a margin of 0.1 %: CBC's tolerances
     // would otherwise cut the least-peak plan off).
-    uint64_t budget = least.peakBytes + least.peakBytes / 1000;
+    budget = least.peakBytes + least.peakBytes / 1000;
     Program::Solution cheapest =
         solve(budget, /*minimizePeak=*/false, within(1.0));
-    if (solved(cheapest)) {
-      uint64_t arena = arenaOf(cheapest.recomputed);
-      if (arena <= arenaTarget) {
-        plan.milpBudgetBytes = budget;
-        accept(cheapest, arena);
-        return plan;
-      }
-    }
-  }
-  // CBC found no plan that fits (its model is the plain step's order, with
-  // the clones' bytes at their stages' start): auto's plan for the target
-  // (private clones of cheap operands where the plan does not write in
-  // place), a plan the program proves nothing about.
+    if (!solved(cheapest))
+      return false;
+    uint64_t arena = arenaOf(cheapest.recomputed);
+    if (arena > arenaTarget)
+      return false;
+    plan.milpBudgetBytes = budget;
+    accept(cheapest, arena, byStatus(cheapest));
+    return true;
+  };
+  bool fromProgram = programPlan();
+
+  // auto's plan for the target (private clones of cheap operands where
+  // the plan does not write in place): the program's model is the plain
+  // step's order with the clones' bytes at their stages' start, so its
+  // optimum is the optimum of that model, and a plan outside it may be
+  // faster. The faster plan that fits is taken; auto's has no bound.
   AutoPlan greedy = planAuto(function, forward, inPlace, arenaTarget, cost,
                              /*privateAncestors=*/!inPlace);
-  if (greedy.fits) {
+  double greedySeconds = 0;
+  if (greedy.fits)
+    plannedArena(function, forward, inPlace, greedy.recomputed, !inPlace,
+                 &cost, &greedySeconds);
+  if (greedy.fits && (!fromProgram || greedySeconds < plan.seconds)) {
     plan.fits = true;
     plan.recomputed = std::move(greedy.recomputed);
     plan.arenaBytes = greedy.arenaBytes;
     plan.status = "greedy";
     plan.privateClones = !inPlace;
-    for (Value value : plan.recomputed)
-      plan.seconds += cost.cost(value.getDefiningOp()).seconds;
+    plan.seconds = greedySeconds;
     plan.boundSeconds = 0;
     return plan;
   }
+  if (fromProgram)
+    return plan;
   // The smallest arena reached by a reproducible step (the plain plan, the
   // greedy's, a proven least peak's; not one CBC found in its time): a
   // budget of its size fits.

@@ -87,11 +87,13 @@ AutoPlan planAuto(mlir::func::FuncOp function,
 
 /// The arena (ArenaPlan) tg-plan-memory will plan for `function` with
 /// `recomputed` recomputed (rewritten on a copy, in the order tg-schedule
-/// will choose).
+/// will choose); with `cost`, the clones' predicted seconds in
+/// `secondsAdded`.
 uint64_t plannedArena(mlir::func::FuncOp function,
                       llvm::ArrayRef<mlir::Operation *> forward, bool inPlace,
                       const llvm::DenseSet<mlir::Value> &recomputed,
-                      bool privateAncestors);
+                      bool privateAncestors, const CostModel *cost = nullptr,
+                      double *secondsAdded = nullptr);
 
 /// The `optimal` strategy's choice.
 struct OptimalPlan {
@@ -108,8 +110,9 @@ struct OptimalPlan {
   /// CBC proved possible under that budget (= seconds when proven).
   double seconds = 0, boundSeconds = 0;
   /// "optimal" (CBC proved it), "time_limit" (the best CBC found in
-  /// time), or "greedy" (no plan of the program fits: auto's plan, with
-  /// no bound: boundSeconds 0).
+  /// time), "least_peak" (the program's least-peak plan: no bound on the
+  /// time), or "greedy" (auto's plan, faster than the program's or where
+  /// none of its plans fits: no bound). boundSeconds is 0 without a bound.
   std::string status = "optimal";
   /// Whether the rewrite gives cheap operands private clones (recompute()'s
   /// privateAncestors): auto's plan on a target without in-place writes.
