@@ -584,10 +584,8 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
     return solution.status == Milp::Status::Optimal ? "optimal"
                                                     : "time_limit";
   };
-  std::optional<uint64_t> provenArena;
   // The program's plan: at the target, with the budget lowered by the
-  // real excess until it fits; else the least-peak plan; else the least
-  // time at that peak.
+  // real excess until it fits.
   auto programPlan = [&]() -> bool {
     uint64_t budget = arenaTarget;
     for (unsigned i = 0; i < kMaxSolves; ++i) {
@@ -595,7 +593,7 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
       Program::Solution solution =
           solve(budget, /*minimizePeak=*/false, within(0.6));
       if (!solved(solution))
-        break;
+        return false;
       uint64_t arena = arenaOf(solution.recomputed);
       plan.milpBudgetBytes = budget;
       if (arena <= arenaTarget) {
@@ -604,37 +602,10 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
       }
       uint64_t excess = arena - arenaTarget;
       if (excess >= budget)
-        break;
+        return false;
       budget -= excess;
     }
-    // Out of reach: the least peak of the program (of equal peaks, the
-    // least time), planned for real; it proves no bound on the time.
-    Program::Solution least = solve(0, /*minimizePeak=*/true, within(0.8));
-    if (!solved(least) || least.recomputed.empty())
-      return false;
-    plan.milpBudgetBytes = least.peakBytes;
-    uint64_t leastArena = arenaOf(least.recomputed);
-    if (leastArena <= arenaTarget) {
-      accept(least, leastArena, "least_peak");
-      return true;
-    }
-    // Of a proven least peak, the real arena: the same program proves the
-    // same plan again (one thread), so a budget of that size fits.
-    if (least.status == Milp::Status::Optimal)
-      provenArena = leastArena;
-    // The least time at that peak (a margin of 0.1 %: CBC's tolerances
-    // would otherwise cut the least-peak plan off).
-    budget = least.peakBytes + least.peakBytes / 1000;
-    Program::Solution cheapest =
-        solve(budget, /*minimizePeak=*/false, within(1.0));
-    if (!solved(cheapest))
-      return false;
-    uint64_t arena = arenaOf(cheapest.recomputed);
-    if (arena > arenaTarget)
-      return false;
-    plan.milpBudgetBytes = budget;
-    accept(cheapest, arena, byStatus(cheapest));
-    return true;
+    return false;
   };
   bool fromProgram = programPlan();
 
@@ -661,6 +632,37 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
   }
   if (fromProgram)
     return plan;
+
+  // Out of everyone's reach so far: the least peak of the program (of
+  // equal peaks, the least time), planned for real; it proves no bound on
+  // the time. Then the least time at that peak.
+  std::optional<uint64_t> provenArena;
+  Program::Solution least = solve(0, /*minimizePeak=*/true, within(0.8));
+  if (solved(least) && !least.recomputed.empty()) {
+    plan.milpBudgetBytes = least.peakBytes;
+    uint64_t leastArena = arenaOf(least.recomputed);
+    if (leastArena <= arenaTarget) {
+      accept(least, leastArena, "least_peak");
+      return plan;
+    }
+    // Of a proven least peak, the real arena: the same program proves the
+    // same plan again (one thread), so a budget of that size fits.
+    if (least.status == Milp::Status::Optimal)
+      provenArena = leastArena;
+    // A margin of 0.1 %: CBC's tolerances would otherwise cut the
+    // least-peak plan off.
+    uint64_t budget = least.peakBytes + least.peakBytes / 1000;
+    Program::Solution cheapest =
+        solve(budget, /*minimizePeak=*/false, within(1.0));
+    if (solved(cheapest)) {
+      uint64_t arena = arenaOf(cheapest.recomputed);
+      if (arena <= arenaTarget) {
+        plan.milpBudgetBytes = budget;
+        accept(cheapest, arena, byStatus(cheapest));
+        return plan;
+      }
+    }
+  }
   // The smallest arena reached by a reproducible step (the plain plan, the
   // greedy's, a proven least peak's; not one CBC found in its time): a
   // budget of its size fits.
