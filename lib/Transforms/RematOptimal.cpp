@@ -32,7 +32,10 @@
 // The plan is exact for its model (CBC proves the gap); the model is the
 // plain step's order with clones at their readers, so the real plan of the
 // rewritten step (reordered, packed best-fit) is checked and M lowered by
-// the excess, up to kMaxSolves programs. docs/passes/remat.md#optimal.
+// the excess, up to kMaxSolves programs. auto's plan, outside the model,
+// is taken when it is faster or the program has none that fits; where
+// neither fits, the program's least peak is tried.
+// docs/passes/remat.md#optimal.
 //
 //===----------------------------------------------------------------------===//
 
