@@ -56,10 +56,14 @@ FailureOr<StepEstimate> StepEstimate::compute(func::FuncOp step,
     return op->getName().getStringRef().str();
   };
   for (Operation &op : step.getBody().front()) {
-    if (auto start = dyn_cast<tg::OffloadStartOp>(op))
+    if (auto start = dyn_cast<tg::OffloadStartOp>(op)) {
+      auto info = start->getAttrOfType<DictionaryAttr>("memopt.offload");
       estimate.decisions.push_back(
           {name(start.getInput().getDefiningOp()),
-           tensorBytes(start.getInput()), "offload"});
+           tensorBytes(start.getInput()),
+           info && info.contains("synchronous") ? "offload-synchronous"
+                                                : "offload"});
+    }
     else if (isRecomputation(&op) && op.getNumResults())
       estimate.decisions.push_back(
           {name(&op), tensorBytes(op.getResult(0)), "recompute"});

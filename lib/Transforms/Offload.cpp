@@ -73,23 +73,27 @@ public:
 
     // tg-remat's joint choice, in program order.
     SmallVector<Value> values;
-    for (Operation &op : body.without_terminator()) {
-      auto marks = op.getAttrOfType<DenseI64ArrayAttr>(offload::kMarkAttr);
-      if (!marks)
-        continue;
-      op.removeAttr(offload::kMarkAttr);
-      for (int64_t index : marks.asArrayRef()) {
-        if (index < 0 || index >= op.getNumResults() ||
-            !offload::isOffloadable(op.getResult(index), isForward)) {
-          op.emitError("tg-offload: result #")
-              << index << " marked '" << offload::kMarkAttr
-              << "' is not a forward tensor in the arena that the backward "
-                 "reads";
-          return signalPassFailure();
+    DenseSet<Value> synchronous;
+    for (Operation &op : body.without_terminator())
+      for (StringRef mark : {offload::kMarkAttr, offload::kSyncMarkAttr}) {
+        auto marks = op.getAttrOfType<DenseI64ArrayAttr>(mark);
+        if (!marks)
+          continue;
+        op.removeAttr(mark);
+        for (int64_t index : marks.asArrayRef()) {
+          if (index < 0 || index >= op.getNumResults() ||
+              !offload::isOffloadable(op.getResult(index), isForward)) {
+            op.emitError("tg-offload: result #")
+                << index << " marked '" << mark
+                << "' is not a forward tensor in the arena that the "
+                   "backward reads";
+            return signalPassFailure();
+          }
+          values.push_back(op.getResult(index));
+          if (mark == offload::kSyncMarkAttr)
+            synchronous.insert(values.back());
         }
-        values.push_back(op.getResult(index));
       }
-    }
     StringRef planner = values.empty() ? "tg-offload" : "tg-remat";
     // Only a training step has a backward to prefetch for.
     if (!backward || (values.empty() && strategy == "none"))
@@ -132,6 +136,7 @@ public:
         return signalPassFailure();
       }
       values = offload::inProgramOrder(plan.offloaded);
+      synchronous = std::move(plan.synchronous);
       decision.append({b.getNamedAttr("budget_bytes", i64(budgetBytes)),
                        b.getNamedAttr("persistent_bytes", i64(persistent)),
                        b.getNamedAttr("planned_arena_bytes",
@@ -139,7 +144,7 @@ public:
                        b.getNamedAttr("rounds", i64(plan.rounds))});
     }
 
-    offload::placeOffloads(function, values, isForward, cost,
+    offload::placeOffloads(function, values, synchronous, isForward, cost,
                            deviceProfile.linkBandwidth);
     offload::Timing timing = offload::predictTiming(
         function, cost, deviceProfile.linkBandwidth);
@@ -148,6 +153,7 @@ public:
     decision.append(
         {b.getNamedAttr("planner", b.getStringAttr(planner)),
          b.getNamedAttr("values", i64(timing.values)),
+         b.getNamedAttr("synchronous", i64(synchronous.size())),
          b.getNamedAttr("d2h_bytes", i64(timing.d2hBytes)),
          b.getNamedAttr("h2d_bytes", i64(timing.h2dBytes)),
          b.getNamedAttr("host_bytes", i64(timing.hostBytes)),

@@ -6,7 +6,10 @@
 // backward reader, the latest first (one copy at a time per direction, so
 // a later prefetch pushes an earlier one back). Times are those of the
 // order without stalls; predictTiming then prices the placed order with
-// them. docs/passes/offload.md.
+// them. A synchronous offload waits right after its start and prefetches
+// right before its first backward reader: it stalls for its copies but
+// frees the device bytes for its whole window, which the budget may need
+// where the link is too slow to hide the copies. docs/passes/offload.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -68,6 +71,7 @@ struct Insert {
 
 SmallVector<Copy> memopt::offload::placeOffloads(
     func::FuncOp function, ArrayRef<Value> values,
+    const DenseSet<Value> &synchronous,
     function_ref<bool(Operation *)> isForward, const CostModel &cost,
     double linkBandwidth) {
   Block &body = function.getBody().front();
@@ -121,7 +125,8 @@ SmallVector<Copy> memopt::offload::placeOffloads(
     copy.d2hStart = std::max(startTime[windows[k].last + 1], linkFree);
     copy.d2hEnd = linkFree = copy.d2hStart + seconds(copy);
     unsigned at = windows[k].last + 1;
-    while (at < windows[k].first && startTime[at] < copy.d2hEnd)
+    while (!synchronous.contains(copy.value) && at < windows[k].first &&
+           startTime[at] < copy.d2hEnd)
       ++at;
     waitAt[k] = at;
   }
@@ -135,7 +140,8 @@ SmallVector<Copy> memopt::offload::placeOffloads(
     double deadline = std::min(startTime[windows[k].first], linkBusyFrom);
     double latest = deadline - seconds(copy);
     unsigned at = windows[k].first;
-    while (at > waitAt[k] && startTime[at] > latest)
+    while (!synchronous.contains(copy.value) && at > waitAt[k] &&
+           startTime[at] > latest)
       --at;
     prefetchAt[k] = at;
     copy.h2dStart = startTime[at];
@@ -164,11 +170,12 @@ SmallVector<Copy> memopt::offload::placeOffloads(
     switch (insert.rank) {
     case 0: {
       auto start = tg::OffloadStartOp::create(builder, loc, copy.value);
-      start->setAttr(
-          kOffloadAttr,
-          b.getDictionaryAttr(
-              {b.getNamedAttr("bytes", b.getI64IntegerAttr(copy.bytes)),
-               b.getNamedAttr("seconds", b.getF64FloatAttr(seconds(copy)))}));
+      SmallVector<NamedAttribute> info{
+          b.getNamedAttr("bytes", b.getI64IntegerAttr(copy.bytes)),
+          b.getNamedAttr("seconds", b.getF64FloatAttr(seconds(copy)))};
+      if (synchronous.contains(copy.value))
+        info.push_back(b.getNamedAttr("synchronous", b.getUnitAttr()));
+      start->setAttr(kOffloadAttr, b.getDictionaryAttr(info));
       host[insert.copy] = start.getHost();
       break;
     }

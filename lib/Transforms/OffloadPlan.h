@@ -24,6 +24,8 @@ namespace memopt::offload {
 /// tg-remat's mark of the values its joint planner offloads: on their
 /// defining op, the result numbers (tg-offload inserts their copies).
 constexpr llvm::StringLiteral kMarkAttr = "memopt.offload_results";
+/// The same for the values offloaded synchronously (placeOffloads).
+constexpr llvm::StringLiteral kSyncMarkAttr = "memopt.offload_sync_results";
 /// tg-offload's record: on the function (the decision) and on each
 /// tg.offload_start (its bytes and one-way seconds).
 constexpr llvm::StringLiteral kOffloadAttr = "memopt.offload";
@@ -61,10 +63,13 @@ struct Timing {
 /// tg.offload_wait before the first op that starts once the copy is done,
 /// tg.prefetch_start before the latest op from which the copy ends in time
 /// for the first non-forward reader, tg.prefetch_wait right before that
-/// reader; it and every later reader read the prefetched tensor. Returns
-/// the copies' intervals.
+/// reader; it and every later reader read the prefetched tensor. A value
+/// of `synchronous` waits right after its offload starts and prefetches
+/// right before that reader instead (all of its window free, its copies
+/// stall). Returns the copies' intervals.
 llvm::SmallVector<Copy>
 placeOffloads(mlir::func::FuncOp function, llvm::ArrayRef<mlir::Value> values,
+              const llvm::DenseSet<mlir::Value> &synchronous,
               llvm::function_ref<bool(mlir::Operation *)> isForward,
               const CostModel &cost, double linkBandwidth);
 

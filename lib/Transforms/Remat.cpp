@@ -214,7 +214,7 @@ public:
     SmallVector<NamedAttribute> decision{
         b.getNamedAttr("strategy", b.getStringAttr(strategy))};
     CostModel cost(deviceProfile, workspaceBytes);
-    DenseSet<Value> recomputed, offloaded;
+    DenseSet<Value> recomputed, offloaded, synchronous;
     if (strategy == "sqrt") {
       unsigned segmentOps = 0;
       recomputed = chooseSqrt(forward, segmentOps);
@@ -231,6 +231,18 @@ public:
       options.linkBandwidth = deviceProfile.linkBandwidth;
       AutoPlan plan =
           planAuto(function, forward, inPlace, arenaTarget, cost, options);
+      // One greedy over both is no proof of the least time: recomputing
+      // alone may fit where the joint choice does not, or fit faster.
+      if (offload) {
+        AutoOptions alone = options;
+        alone.offload = false;
+        AutoPlan recomputeOnly =
+            planAuto(function, forward, inPlace, arenaTarget, cost, alone);
+        if (recomputeOnly.fits
+                ? !plan.fits || recomputeOnly.seconds < plan.seconds
+                : !plan.fits && recomputeOnly.arenaBytes < plan.arenaBytes)
+          plan = std::move(recomputeOnly);
+      }
       if (!plan.fits) {
         uint64_t smallest = plan.arenaBytes + persistent;
         // At the function's location: the note with the whole step that
@@ -245,6 +257,7 @@ public:
       }
       recomputed = std::move(plan.recomputed);
       offloaded = std::move(plan.offloaded);
+      synchronous = std::move(plan.synchronous);
       decision.append(
           {b.getNamedAttr("budget_bytes", i64(budgetBytes)),
            b.getNamedAttr("persistent_bytes", i64(persistent)),
@@ -260,13 +273,17 @@ public:
       secondsAdded += cost.cost(clone).seconds;
     // The offloaded values, for tg-offload to insert their copies once
     // tg-schedule has fixed the order the plan was made for.
-    DenseMap<Operation *, SmallVector<int64_t>> marks;
-    for (Value value : offloaded)
-      marks[value.getDefiningOp()].push_back(
-          cast<OpResult>(value).getResultNumber());
-    for (auto &[op, results] : marks) {
-      llvm::sort(results);
-      op->setAttr(offload::kMarkAttr, b.getDenseI64ArrayAttr(results));
+    for (bool waitAtOnce : {false, true}) {
+      DenseMap<Operation *, SmallVector<int64_t>> marks;
+      for (Value value : offloaded)
+        if (synchronous.contains(value) == waitAtOnce)
+          marks[value.getDefiningOp()].push_back(
+              cast<OpResult>(value).getResultNumber());
+      for (auto &[op, results] : marks) {
+        llvm::sort(results);
+        op->setAttr(waitAtOnce ? offload::kSyncMarkAttr : offload::kMarkAttr,
+                    b.getDenseI64ArrayAttr(results));
+      }
     }
     uint64_t offloadedBytes = 0;
     for (Value value : offloaded)

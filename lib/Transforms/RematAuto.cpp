@@ -52,6 +52,8 @@ struct Candidate {
   double seconds = 0;
   bool cheap = true;
   bool offload = false; // values[0] goes to host memory and back
+  bool synchronous = false; // ... with copies that wait at once
+  bool upgrade = false; // values[0] was offloaded already, overlapped
 };
 
 constexpr unsigned kMaxGroup = 4;
@@ -61,7 +63,8 @@ class Trial {
 public:
   Trial(func::FuncOp function, ArrayRef<Operation *> forward, bool inPlace,
         const DenseSet<Value> &chosen, const DenseSet<Value> &offloaded,
-        const AutoOptions &options, const CostModel &cost)
+        const DenseSet<Value> &synchronous, const AutoOptions &options,
+        const CostModel &cost)
       : inPlace(inPlace), link(options.linkBandwidth),
         copy(cast<func::FuncOp>(function->clone(mapping))) {
     for (Operation *op : forward)
@@ -84,19 +87,29 @@ public:
     // Then the copies, where tg-offload (after tg-schedule) puts them.
     if (!offloaded.empty()) {
       SmallVector<Value> values;
-      for (Value value : offload::inProgramOrder(offloaded))
+      DenseSet<Value> waitAtOnce;
+      for (Value value : offload::inProgramOrder(offloaded)) {
         values.push_back(mapping.lookup(value));
+        if (synchronous.contains(value))
+          waitAtOnce.insert(values.back());
+      }
       copies = offload::placeOffloads(
-          copy, values, [&](Operation *op) { return forwardOps.contains(op); },
-          cost, link);
+          copy, values, waitAtOnce,
+          [&](Operation *op) { return forwardOps.contains(op); }, cost, link);
+    }
+    if (link > 0) {
+      offload::Timing timing = offload::predictTiming(copy, cost, link);
+      seconds = timing.computeSeconds + timing.stallSeconds;
     }
     simulator.emplace(copy, inPlace);
     order = simulator->givenOrder();
     live = simulator->liveBytes(order);
     peak = live.empty() ? 0 : *llvm::max_element(live);
     startTime.push_back(0);
-    for (const MemorySimulator::Op &op : simulator->ops())
+    for (const MemorySimulator::Op &op : simulator->ops()) {
+      positionOf[op.op] = startTime.size() - 1;
       startTime.push_back(startTime.back() + cost.cost(op.op).seconds);
+    }
   }
   ~Trial() { copy->erase(); }
 
@@ -173,18 +186,9 @@ public:
       else
         to = std::min(to, user);
     }
-    if (value.liveOut || from + 1 >= to)
+    if (value.liveOut)
       return 0;
-    uint64_t removed;
-    if (!atPeak) {
-      removed = peak - simulator->peakWithout(order, index, from + 1, to - 1);
-    } else {
-      unsigned at = std::find(live.begin(), live.end(), peak) - live.begin();
-      SmallVector<unsigned> liveThere = simulator->liveAt(order, at);
-      removed = from < at && at < to && llvm::is_contained(liveThere, index)
-                    ? value.bytes
-                    : 0;
-    }
+    uint64_t removed = removedBetween(index, from, to, atPeak);
     uint64_t kept = 0;
     for (Value extended : candidate.kept) {
       unsigned keptIndex = simulator->valueIndex(mapping.lookup(extended));
@@ -194,10 +198,61 @@ public:
     return removed > kept ? removed - kept : 0;
   }
 
+  /// The bytes that making offloaded `original`'s copies synchronous
+  /// removes from the peak: the device tensor is absent from its
+  /// offload_start to its offload_wait, the prefetched one from its
+  /// prefetch_start to its prefetch_wait (the larger of the two).
+  uint64_t synchronousGain(Value original, bool atPeak) const {
+    Value value = mapping.lookup(original);
+    uint64_t best = 0;
+    for (Operation *user : value.getUsers()) {
+      auto start = dyn_cast<tg::OffloadStartOp>(user);
+      if (!start)
+        continue;
+      for (Operation *hostUser : start.getHost().getUsers()) {
+        if (auto wait = dyn_cast<tg::OffloadWaitOp>(hostUser))
+          best = std::max(best, removedBetween(simulator->valueIndex(value),
+                                               positionOf.lookup(start),
+                                               positionOf.lookup(wait),
+                                               atPeak));
+        auto prefetch = dyn_cast<tg::PrefetchStartOp>(hostUser);
+        if (!prefetch)
+          continue;
+        for (Operation *reader : prefetch.getOutput().getUsers())
+          if (isa<tg::PrefetchWaitOp>(reader))
+            best = std::max(
+                best, removedBetween(
+                          simulator->valueIndex(prefetch.getOutput()),
+                          positionOf.lookup(prefetch) - 1,
+                          positionOf.lookup(reader), atPeak));
+      }
+    }
+    return best;
+  }
+
   uint64_t peak = 0;
+  /// Predicted step seconds (with a link: clones and stalls included).
+  double seconds = 0;
   bool inPlace;
 
 private:
+  /// The bytes that arena value `index`'s absence strictly between
+  /// positions `from` and `to` removes from the peak (atPeak: its bytes
+  /// when it is live at the first peak point there).
+  uint64_t removedBetween(unsigned index, unsigned from, unsigned to,
+                          bool atPeak) const {
+    if (index == MemorySimulator::kNone || from + 1 >= to)
+      return 0;
+    if (!atPeak)
+      return peak - simulator->peakWithout(order, index, from + 1, to - 1);
+    unsigned at = std::find(live.begin(), live.end(), peak) - live.begin();
+    SmallVector<unsigned> liveThere = simulator->liveAt(order, at);
+    return from < at && at < to && llvm::is_contained(liveThere, index)
+               ? simulator->values()[index].bytes
+               : 0;
+  }
+
+  DenseMap<Operation *, unsigned> positionOf;
   double link;
   IRMapping mapping;
   func::FuncOp copy;
@@ -311,7 +366,8 @@ Candidate group(Value value, const Trial &trial, const DenseSet<Value> &chosen,
 void prune(func::FuncOp function, ArrayRef<Operation *> forward, bool inPlace,
            uint64_t arenaTarget, const CostModel &cost,
            const AutoOptions &options, DenseSet<Value> &chosen,
-           DenseSet<Value> &offloaded, uint64_t &arenaBytes) {
+           DenseSet<Value> &offloaded, DenseSet<Value> &synchronous,
+           uint64_t &arenaBytes) {
   // An offload costs at most its two copies.
   SmallVector<std::pair<double, Value>> byCost;
   for (Value value : chosen)
@@ -335,13 +391,18 @@ void prune(func::FuncOp function, ArrayRef<Operation *> forward, bool inPlace,
   });
   for (auto [seconds, value] : byCost) {
     DenseSet<Value> &set = chosen.contains(value) ? chosen : offloaded;
+    bool wasSynchronous = synchronous.erase(value);
     set.erase(value);
-    Trial trial(function, forward, inPlace, chosen, offloaded, options, cost);
+    Trial trial(function, forward, inPlace, chosen, offloaded, synchronous,
+                options, cost);
     uint64_t arena = trial.arenaBytes();
-    if (arena <= arenaTarget)
+    if (arena <= arenaTarget) {
       arenaBytes = arena;
-    else
+    } else {
       set.insert(value);
+      if (wasSynchronous)
+        synchronous.insert(value);
+    }
   }
 }
 
@@ -370,19 +431,27 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
     }
 
   AutoPlan plan;
-  DenseSet<Value> chosen, offloaded, best, bestOffloaded, rejected,
-      rejectedOffload;
+  DenseSet<Value> chosen, offloaded, synchronous, best, bestOffloaded,
+      bestSynchronous, rejected, rejectedOffload, rejectedSynchronous;
   uint64_t bestArena = std::numeric_limits<uint64_t>::max();
   uint64_t lastPeak = std::numeric_limits<uint64_t>::max();
   std::optional<Candidate> last;
+  bool lastAtPeak = false;
   for (;; ++plan.rounds) {
-    Trial trial(function, forward, inPlace, chosen, offloaded, options, cost);
+    Trial trial(function, forward, inPlace, chosen, offloaded, synchronous,
+                options, cost);
     // A pick whose estimate was wrong (the peak rose: the clones or the
-    // values they keep alive made a new one) is undone and not tried again.
-    if (last && trial.peak > lastPeak) {
+    // values they keep alive made a new one) is undone and not tried again;
+    // so is an offload that freed nothing (its copy ends too late on a
+    // busy link to release the bytes where they count).
+    if (last && (trial.peak > lastPeak ||
+                 (last->offload && !lastAtPeak && trial.peak == lastPeak))) {
       if (last->offload) {
-        offloaded.erase(last->values.front());
-        rejectedOffload.insert(last->values.front());
+        if (!last->upgrade)
+          offloaded.erase(last->values.front());
+        synchronous.erase(last->values.front());
+        (last->synchronous ? rejectedSynchronous : rejectedOffload)
+            .insert(last->values.front());
       } else {
         for (Value value : last->values)
           chosen.erase(value);
@@ -397,20 +466,27 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
       bestArena = arena;
       best = chosen;
       bestOffloaded = offloaded;
+      bestSynchronous = synchronous;
     }
     if (arena <= arenaTarget) {
       plan.fits = true;
       plan.arenaBytes = arena;
       prune(function, forward, inPlace, arenaTarget, cost, options, chosen,
-            offloaded, plan.arenaBytes);
+            offloaded, synchronous, plan.arenaBytes);
+      plan.seconds = Trial(function, forward, inPlace, chosen, offloaded,
+                           synchronous, options, cost)
+                         .seconds;
       plan.recomputed = std::move(chosen);
       plan.offloaded = std::move(offloaded);
+      plan.synchronous = std::move(synchronous);
       return plan;
     }
     // The best ratio of bytes removed to seconds, cheap groups first; with
     // no single value lowering the peak, the bytes at its first point.
     std::optional<Candidate> pick;
+    bool pickAtPeak = false;
     for (bool atPeak : {false, true}) {
+      pickAtPeak = atPeak;
       double pickRatio = -1;
       bool pickCheap = false;
       DenseMap<Operation *, Chain> memo;
@@ -428,25 +504,50 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
         }
       };
       for (Value value : readLater) {
-        if (chosen.contains(value) || offloaded.contains(value))
+        if (chosen.contains(value) || synchronous.contains(value))
           continue;
+        double transfer =
+            static_cast<double>(tensorBytes(value)) / options.linkBandwidth;
+        if (offloaded.contains(value)) {
+          // Its copies wait at once instead: where its overlapped copy
+          // holds the bytes at the peak (a busy link), the stall frees them.
+          if (rejectedSynchronous.contains(value))
+            continue;
+          if (uint64_t bytes = trial.synchronousGain(value, atPeak)) {
+            double ratio = static_cast<double>(bytes) / (2 * transfer);
+            if (!pick || (!pickCheap && ratio > pickRatio)) {
+              pick = Candidate{{value}, {}, 2 * transfer, false, true, true, true};
+              pickRatio = ratio;
+              pickCheap = false;
+            }
+          }
+          continue;
+        }
         auto result = cast<OpResult>(value);
         if (options.recompute && !rejected.contains(value) &&
             autoRecomputable(result, inPlace) && !returned(value))
           consider(group(value, trial, chosen, forwardOps, cost, memo));
-        if (options.offload && !rejectedOffload.contains(value) &&
-            offload::isOffloadable(value, isForward)) {
-          // Priced by its predicted stall; one the compute hides costs a
-          // hundredth of its copy time (the link it takes from others), as
-          // cheap as a value can get.
+        if (!options.offload || !offload::isOffloadable(value, isForward))
+          continue;
+        // Overlapped: priced by its predicted stall; one the compute hides
+        // costs a hundredth of its copy time (the link it takes from
+        // others), as cheap as a value can get.
+        if (!rejectedOffload.contains(value)) {
           Candidate candidate;
           candidate.values.push_back(value);
           candidate.offload = true;
           double stall = trial.offloadStall(value);
           candidate.cheap = stall == 0;
-          candidate.seconds =
-              stall + 0.01 * static_cast<double>(tensorBytes(value)) /
-                          options.linkBandwidth;
+          candidate.seconds = stall + 0.01 * transfer;
+          consider(std::move(candidate));
+        }
+        // Synchronous: both copies stall, the whole window is free.
+        if (!rejectedSynchronous.contains(value)) {
+          Candidate candidate;
+          candidate.values.push_back(value);
+          candidate.offload = candidate.synchronous = true;
+          candidate.cheap = false;
+          candidate.seconds = 2 * transfer;
           consider(std::move(candidate));
         }
       }
@@ -455,9 +556,12 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
     }
     if (!pick)
       break;
-    if (pick->offload)
+    lastAtPeak = pickAtPeak;
+    if (pick->offload) {
       offloaded.insert(pick->values.front());
-    else
+      if (pick->synchronous)
+        synchronous.insert(pick->values.front());
+    } else
       for (Value value : pick->values)
         chosen.insert(value);
     last = std::move(pick);
@@ -465,6 +569,7 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
   // Nothing more lowers the peak: the smallest arena reached.
   plan.recomputed = std::move(best);
   plan.offloaded = std::move(bestOffloaded);
+  plan.synchronous = std::move(bestSynchronous);
   plan.arenaBytes = bestArena;
   return plan;
 }

@@ -69,6 +69,11 @@ struct AutoOptions {
 struct AutoPlan {
   llvm::DenseSet<mlir::Value> recomputed;
   llvm::DenseSet<mlir::Value> offloaded;
+  /// The offloaded values whose copies wait at once (OffloadPlan.h).
+  llvm::DenseSet<mlir::Value> synchronous;
+  /// The predicted step seconds of the returned plan (clones and stalls
+  /// included).
+  double seconds = 0;
   /// Whether the planned arena of the rewritten step's program order fits
   /// the target.
   bool fits = false;

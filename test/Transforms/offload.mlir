@@ -3,6 +3,7 @@
 // RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=4400 offload=true' | FileCheck %s --check-prefix=MARK
 // RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=4400 offload=true' -tg-schedule -tg-offload | FileCheck %s --check-prefix=JOINT
 // RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=4700 offload=true device=cpu,link=1MB/s' | FileCheck %s --check-prefix=SLOW
+// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-schedule -tg-offload='strategy=auto budget=5100 device=cpu,link=1MB/s' | FileCheck %s --check-prefix=SYNC
 // RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-schedule -tg-offload='strategy=auto budget=6116' | FileCheck %s --check-prefix=PLAIN
 // RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-schedule -tg-offload | FileCheck %s --check-prefix=NONE
 
@@ -15,7 +16,7 @@
 // the cpu profile's 51.2 GB/s link: after the next conv), and it comes
 // back as late as the link allows before its first backward reader.
 // CHECK-LABEL: func.func @train_step
-// CHECK-SAME: memopt.offload = {budget_bytes = 5100 : i64, compute_seconds = {{.*}}, d2h_bytes = 512 : i64, h2d_bytes = 512 : i64, host_bytes = 512 : i64, link_bytes_per_second = 5.120000e+10 : f64, persistent_bytes = 2148 : i64, planned_arena_bytes = 2944 : i64, planner = "tg-offload", rounds = {{[0-9]+}} : i64, stall_seconds = 0.000000e+00 : f64, values = 1 : i64}
+// CHECK-SAME: memopt.offload = {budget_bytes = 5100 : i64, compute_seconds = {{.*}}, d2h_bytes = 512 : i64, h2d_bytes = 512 : i64, host_bytes = 512 : i64, link_bytes_per_second = 5.120000e+10 : f64, persistent_bytes = 2148 : i64, planned_arena_bytes = 2944 : i64, planner = "tg-offload", rounds = {{[0-9]+}} : i64, stall_seconds = 0.000000e+00 : f64, synchronous = 0 : i64, values = 1 : i64}
 // CHECK: %[[SKIP:.*]] = tg.relu %output
 // CHECK: %[[CAT:.*]] = tg.concat %{{.*}}, %[[SKIP]]
 // CHECK-NEXT: %[[HOST:.*]] = tg.offload_start %[[SKIP]] {memopt.offload = {bytes = 512 : i64, seconds = 1.000000e-08 : f64}} : tensor<1x2x8x8xf32>
@@ -59,7 +60,7 @@
 
 // tg-offload inserts the marked copies without planning again.
 // JOINT-LABEL: func.func @train_step
-// JOINT-SAME: memopt.offload = {compute_seconds = {{.*}}, d2h_bytes = 1216 : i64, h2d_bytes = 1216 : i64, host_bytes = 1216 : i64, {{.*}}planner = "tg-remat", stall_seconds = 0.000000e+00 : f64, values = 4 : i64}
+// JOINT-SAME: memopt.offload = {compute_seconds = {{.*}}, d2h_bytes = 1216 : i64, h2d_bytes = 1216 : i64, host_bytes = 1216 : i64, {{.*}}planner = "tg-remat", stall_seconds = 0.000000e+00 : f64, synchronous = 0 : i64, values = 4 : i64}
 // JOINT-NOT: memopt.offload_results
 // JOINT-COUNT-4: tg.offload_start
 // JOINT-NOT: memopt.offload_results
@@ -69,6 +70,18 @@
 // SLOW-LABEL: func.func @train_step
 // SLOW-SAME: offloaded_bytes = 0 : i64, offloaded_values = 0 : i64, {{.*}}recomputed_values = 2 : i64
 // SLOW-NOT: memopt.offload_results
+
+// Offloading alone over that link: no copy can hide behind the compute,
+// so the skip is offloaded synchronously (each copy waits at once: the
+// whole window is free, both copies stall, 2 x 512 bytes / 1 MB/s).
+// SYNC-LABEL: func.func @train_step
+// SYNC-SAME: memopt.offload = {{{.*}}planned_arena_bytes = 2944 : i64, {{.*}}stall_seconds = 0.0010240000000000002 : f64, synchronous = 1 : i64, values = 1 : i64}
+// SYNC: %[[SKIP:.*]] = tg.relu %output
+// SYNC: %[[HOST:.*]] = tg.offload_start %[[SKIP]] {memopt.offload = {bytes = 512 : i64, seconds = 5.120000e-04 : f64, synchronous}}
+// SYNC-NEXT: tg.offload_wait %[[SKIP]], %[[HOST]]
+// SYNC: %[[BACK:.*]] = tg.prefetch_start %[[HOST]]
+// SYNC-NEXT: tg.prefetch_wait %[[BACK]]
+// SYNC-NEXT: tg.max_pool2d_backward %{{.*}}, %[[BACK]]
 
 // A budget at the plain predicted peak offloads nothing.
 // PLAIN: memopt.offload = {budget_bytes = 6116 : i64, {{.*}}planned_arena_bytes = 3968 : i64, {{.*}}values = 0 : i64}
