@@ -335,12 +335,6 @@ void parseOptions(int argc, char **argv, Options &options) {
                " plans the mixed-precision step but cannot build a binary "
                "yet (the CPU and CUDA runtimes have no bf16/fp16 kernels): "
                "add --plan-only, or drop --amp");
-  // tg-offload's copies lower to mbuf.copy_async, which neither runtime
-  // runs yet.
-  if (options.pipeline.offload != "none" && !options.planOnly)
-    usageError("--offload=auto plans the copies to host memory but cannot "
-               "build a binary yet (no runtime lowers mbuf.copy_async): add "
-               "--plan-only, or drop --offload");
   if (options.planOnly && (options.compileOnly || !options.output.empty()))
     usageError("--plan-only writes no binary: drop -c and -o (the plan goes "
                "to --report, --timeline and --save-temps)");
@@ -623,9 +617,7 @@ int compile(const Options &options) {
             },
             ".emitc.mlir")))
       return 1;
-  } else if (options.pipeline.amp != tg::AmpMode::none ||
-             options.pipeline.offload != "none") {
-    // tg-offload's copies have no lowering yet either.
+  } else if (options.pipeline.amp != tg::AmpMode::none) {
     arenaBytes = plannedArenaBytes(*module);
   } else {
     if (failed(runPhase(
