@@ -83,12 +83,22 @@ void memopt::buildMemoryPlanPipeline(OpPassManager &pm,
     remat.strategy = options.remat;
     remat.budget = options.budget;
     remat.device = options.device;
+    // remat=auto with offload=auto: one greedy decides per value keep,
+    // recompute or offload; tg-offload then inserts the marked copies.
+    remat.offload = options.remat == "auto" && options.offload == "auto";
     pm.addNestedPass<func::FuncOp>(createRemat(remat));
   }
-  // Slot: offload/prefetch. A pass that trades transfers for memory goes
-  // here, before the schedule that orders its copies (it queries
-  // MemorySimulator).
   pm.addNestedPass<func::FuncOp>(createSchedule());
+  // Offload/prefetch, on the scheduled order, whose op times place the
+  // copies (docs/passes/offload.md); it plans on its own (offloading only)
+  // when tg-remat did not decide.
+  if (options.offload != "none") {
+    OffloadOptions offload;
+    offload.strategy = options.offload;
+    offload.budget = options.budget;
+    offload.device = options.device;
+    pm.addNestedPass<func::FuncOp>(createOffload(offload));
+  }
   // Plans each function and converts it into mbuf at the plan's places.
   pm.addNestedPass<func::FuncOp>(observe ? createPlanMemory(std::move(observe))
                                          : createPlanMemory());

@@ -14,6 +14,7 @@
 
 #include "memopt/Transforms/Passes.h"
 
+#include "OffloadPlan.h"
 #include "RematPlan.h"
 
 #include "memopt/Analysis/ArenaPlan.h"
@@ -170,6 +171,10 @@ public:
       return emitError(UnknownLoc::get(context))
              << "tg-remat: unknown strategy '" << strategy
              << "'; expected none, sqrt or auto (optimal is planned)";
+    if (offload && strategy != "auto")
+      return emitError(UnknownLoc::get(context))
+             << "tg-remat: offload=true needs strategy=auto (the joint "
+                "planner); tg-offload offloads on top of the other strategies";
     llvm::Expected<DeviceProfile> profile = parseDeviceProfile(device);
     if (!profile)
       return emitError(UnknownLoc::get(context))
@@ -209,7 +214,7 @@ public:
     SmallVector<NamedAttribute> decision{
         b.getNamedAttr("strategy", b.getStringAttr(strategy))};
     CostModel cost(deviceProfile, workspaceBytes);
-    DenseSet<Value> recomputed;
+    DenseSet<Value> recomputed, offloaded, synchronous;
     if (strategy == "sqrt") {
       unsigned segmentOps = 0;
       recomputed = chooseSqrt(forward, segmentOps);
@@ -218,16 +223,26 @@ public:
       // The budget is the predicted peak: the arena plus the persistent
       // bytes beside it (weights, optimizer state, inputs and outputs).
       uint64_t budgetBytes = budget ? budget : deviceProfile.memoryBytes;
-      bool cuda = target->getBackend() == Backend::cuda;
-      uint64_t persistent = persistentDeviceBytes(function, cuda);
-      // On cuda, tg-plan-memory puts the constants in the arena after the
-      // planned buffers (convertTGToMBuf): beside the plan, like the rest.
-      if (cuda)
-        for (auto constant : body.getOps<tg::ConstantOp>())
-          persistent += llvm::alignTo(tensorBytes(constant.getOutput()),
-                                      ArenaPlan::kAlignment);
+      uint64_t persistent = bytesBesideArena(
+          function, target->getBackend() == Backend::cuda);
       uint64_t arenaTarget = budgetBytes > persistent ? budgetBytes - persistent : 0;
-      AutoPlan plan = planAuto(function, forward, inPlace, arenaTarget, cost);
+      AutoOptions options;
+      options.offload = offload;
+      options.linkBandwidth = deviceProfile.linkBandwidth;
+      AutoPlan plan =
+          planAuto(function, forward, inPlace, arenaTarget, cost, options);
+      // One greedy over both is no proof of the least time: recomputing
+      // alone may fit where the joint choice does not, or fit faster.
+      if (offload) {
+        AutoOptions alone = options;
+        alone.offload = false;
+        AutoPlan recomputeOnly =
+            planAuto(function, forward, inPlace, arenaTarget, cost, alone);
+        if (recomputeOnly.fits
+                ? !plan.fits || recomputeOnly.seconds < plan.seconds
+                : !plan.fits && recomputeOnly.arenaBytes < plan.arenaBytes)
+          plan = std::move(recomputeOnly);
+      }
       if (!plan.fits) {
         uint64_t smallest = plan.arenaBytes + persistent;
         // At the function's location: the note with the whole step that
@@ -235,11 +250,14 @@ public:
         mlir::emitError(function.getLoc())
             << "tg-remat: the step does not fit "
             << (budget ? "--budget=" : "the --device memory of ")
-            << budgetBytes << " bytes: the smallest peak remat=auto reaches "
+            << budgetBytes << " bytes: the smallest peak remat=auto"
+            << (offload ? " with offload" : "") << " reaches "
             << "is " << smallest << " bytes (--budget=" << smallest << ")";
         return signalPassFailure();
       }
       recomputed = std::move(plan.recomputed);
+      offloaded = std::move(plan.offloaded);
+      synchronous = std::move(plan.synchronous);
       decision.append(
           {b.getNamedAttr("budget_bytes", i64(budgetBytes)),
            b.getNamedAttr("persistent_bytes", i64(persistent)),
@@ -253,12 +271,30 @@ public:
     double secondsAdded = 0;
     for (Operation *clone : rewrite.clones)
       secondsAdded += cost.cost(clone).seconds;
+    // The offloaded values, for tg-offload to insert their copies once
+    // tg-schedule has fixed the order the plan was made for.
+    for (bool waitAtOnce : {false, true}) {
+      DenseMap<Operation *, SmallVector<int64_t>> marks;
+      for (Value value : offloaded)
+        if (synchronous.contains(value) == waitAtOnce)
+          marks[value.getDefiningOp()].push_back(
+              cast<OpResult>(value).getResultNumber());
+      for (auto &[op, results] : marks) {
+        llvm::sort(results);
+        op->setAttr(waitAtOnce ? offload::kSyncMarkAttr : offload::kMarkAttr,
+                    b.getDenseI64ArrayAttr(results));
+      }
+    }
+    uint64_t offloadedBytes = 0;
+    for (Value value : offloaded)
+      offloadedBytes += tensorBytes(value);
 
     // Stored: forward values that the backward or a clone still reads.
     unsigned stored = 0;
     for (Operation *op : forward)
       for (OpResult result : op->getResults())
         if (tensorBytes(result) && !rewrite.rewired.contains(result) &&
+            !offloaded.contains(result) &&
             llvm::any_of(result.getUsers(), [&](Operation *user) {
               return !user->hasTrait<OpTrait::IsTerminator>() &&
                      phases.phase(user) != StepPhase::Forward;
@@ -279,6 +315,10 @@ public:
              "simulated_peak_bytes",
              b.getDictionaryAttr({b.getNamedAttr("before", i64(peakBefore)),
                                   b.getNamedAttr("after", i64(peakAfter))}))});
+    if (offload)
+      decision.append(
+          {b.getNamedAttr("offloaded_values", i64(offloaded.size())),
+           b.getNamedAttr("offloaded_bytes", i64(offloadedBytes))});
     function->setAttr(kRematAttr, b.getDictionaryAttr(decision));
   }
 

@@ -51,9 +51,29 @@ Rewrite recompute(llvm::ArrayRef<mlir::Operation *> later,
                   const llvm::DenseSet<mlir::Value> &recomputed,
                   bool privateAncestors = false);
 
+/// What the `auto` greedy may do with a forward value the backward reads,
+/// besides keeping it.
+struct AutoOptions {
+  bool recompute = true;
+  /// Offload it to host memory (docs/passes/offload.md); the trials then
+  /// insert the copies as tg-offload will (OffloadPlan.h), over the host
+  /// link of `linkBandwidth` bytes/s.
+  bool offload = false;
+  double linkBandwidth = 0;
+  /// Order each trial as tg-schedule will (false: the step is scheduled
+  /// already and keeps its order, as for tg-offload after tg-schedule).
+  bool reschedule = true;
+};
+
 /// The `auto` strategy's choice.
 struct AutoPlan {
   llvm::DenseSet<mlir::Value> recomputed;
+  llvm::DenseSet<mlir::Value> offloaded;
+  /// The offloaded values whose copies wait at once (OffloadPlan.h).
+  llvm::DenseSet<mlir::Value> synchronous;
+  /// The predicted step seconds of the returned plan (clones and stalls
+  /// included).
+  double seconds = 0;
   /// Whether the planned arena of the rewritten step's program order fits
   /// the target.
   bool fits = false;
@@ -65,12 +85,19 @@ struct AutoPlan {
   unsigned rounds = 0;
 };
 
-/// Greedy least-time rematerialization of `function` (whose forward ops
-/// are `forward`, in program order) until the arena of its program order
-/// is at most `arenaTarget` bytes (docs/passes/remat.md#auto).
+/// Greedy least-time rematerialization (and, with `options.offload`,
+/// offload) of `function` (whose forward ops are `forward`, in program
+/// order) until the arena of its scheduled order is at most `arenaTarget`
+/// bytes (docs/passes/remat.md#auto, docs/passes/offload.md).
 AutoPlan planAuto(mlir::func::FuncOp function,
                   llvm::ArrayRef<mlir::Operation *> forward, bool inPlace,
-                  uint64_t arenaTarget, const CostModel &cost);
+                  uint64_t arenaTarget, const CostModel &cost,
+                  const AutoOptions &options = {});
+
+/// The bytes the compile report adds to the planned arena of `function`
+/// (persistentDeviceBytes, and on cuda the constants tg-plan-memory puts
+/// after the planned buffers): a budget less these is the arena target.
+uint64_t bytesBesideArena(mlir::func::FuncOp function, bool cuda);
 
 } // namespace memopt::remat
 

@@ -65,7 +65,8 @@ constexpr const char *kUsage =
     "[--optimizer=sgd|adam|adamw] [--lr=F] [--momentum=F] [--dampening=F] "
     "[--nesterov=true|false] [--weight-decay=F] [--beta1=F] [--beta2=F] [--eps=F] [--save-temps=DIR] "
     "[--device=NAME[,KEY=VALUE]...] [--budget=SIZE] [--report=FILE.json] "
-    "[--timeline=FILE.svg] [--remat=none|sqrt|auto] [--amp=none|bf16|fp16] "
+    "[--timeline=FILE.svg] [--remat=none|sqrt|auto] [--offload=none|auto] "
+    "[--amp=none|bf16|fp16] "
     "[--amp-fp32-ops=OP,...] [--amp-low-ops=OP,...] [--stages=N] "
     "[--verbose] [-c | --plan-only]\n";
 
@@ -112,13 +113,13 @@ bool isBeta(double v) { return v >= 0.0 && v < 1.0; }
 void parseOptions(int argc, char **argv, Options &options) {
   // Options docs/contract.md marks as planned.
   const llvm::StringSet<llvm::MallocAllocator> notYet = {
-      "offload", "microbatches", "schedule"};
+      "microbatches", "schedule"};
   const llvm::StringSet<llvm::MallocAllocator> known = {
       "target",   "batch",     "input-shape", "loss",         "optimizer",
       "lr",       "momentum",  "dampening",   "nesterov",     "weight-decay",
       "beta1",    "beta2",     "eps",         "save-temps",   "report",
       "device",   "budget",    "timeline",    "remat",        "amp",
-      "amp-fp32-ops", "amp-low-ops", "stages"};
+      "amp-fp32-ops", "amp-low-ops", "stages", "offload"};
   options.device = cantFail(parseDeviceProfile("cpu"));
   // A repeated option is an error, not "the last one wins": the training
   // binary refuses repeats too.
@@ -257,6 +258,10 @@ void parseOptions(int argc, char **argv, Options &options) {
         usageError("--remat must be none, sqrt or auto (optimal is "
                    "planned), got '" + value + "'");
       options.pipeline.remat = value.str();
+    } else if (name == "offload") {
+      if (value != "none" && value != "auto")
+        usageError("--offload must be none or auto, got '" + value + "'");
+      options.pipeline.offload = value.str();
     } else if (name == "amp") {
       std::optional<tg::AmpMode> amp =
           llvm::StringSwitch<std::optional<tg::AmpMode>>(value)
@@ -635,6 +640,8 @@ int compile(const Options &options) {
       (keep && failed(writeFile(tempPath(modelName + ".timeline.svg"),
                                 writeTimeline))))
     return 1;
+  if (options.verbose)
+    estimate->printDecisions(llvm::errs());
   if (options.planOnly) {
     llvm::outs() << "memopt-compile: predicted peak " << peak << " bytes ("
                  << formatBytes(peak) << "), arena " << arenaBytes

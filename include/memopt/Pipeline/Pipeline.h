@@ -10,11 +10,10 @@
 //     -> canonicalize -> tg-recompute-casts (amp != none)
 //     -> (cuda) tg-fuse-elementwise                              training step
 //   -> tg-annotate-workspaces -> tg-partition (stages > 1)
-//     -> tg-remat (strategy != none) -> [offload] -> tg-schedule
+//     -> tg-remat (strategy != none) -> tg-schedule
+//     -> tg-offload (offload != none)
 //     -> tg-plan-memory (plan, then convert into mbuf)          memory plan
 //   -> convert-tg-to-emitc (reads only mbuf)                   lowering
-//
-// The bracketed slots hold no pass yet; Pipeline.cpp marks where each goes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -129,6 +128,14 @@ struct TrainingPipelineOptions
                      "(NAME[,KEY=VALUE]...)"),
       llvm::cl::init("cpu")};
 
+  // tg-offload (and tg-remat's joint planner with remat=auto).
+  Option<std::string> offload{
+      *this, "offload",
+      llvm::cl::desc("Offload to host memory: none or auto (tg-offload; "
+                     "with remat=auto one planner decides per value keep, "
+                     "recompute or offload under budget)"),
+      llvm::cl::init("none")};
+
   // tg-partition.
   Option<unsigned> stages{
       *this, "stages",
@@ -164,8 +171,7 @@ void buildTrainingStepPipeline(mlir::OpPassManager &pm,
                                const TrainingPipelineOptions &options);
 
 /// tg-annotate-workspaces, tg-partition (stages > 1), tg-remat (unless
-/// remat=none),
-/// [offload], tg-schedule and
+/// remat=none), tg-schedule, tg-offload (unless offload=none) and
 /// tg-plan-memory: the op order and the static memory plan, the step
 /// converted into mbuf buffers at the plan's places. `observe`, if given,
 /// sees each function's plan before the conversion (memopt-compile's

@@ -33,6 +33,21 @@ struct StepEstimate {
   /// "none".
   std::string amp = "none";
 
+  /// What tg-offload recorded (memopt.offload): "auto" when it ran.
+  std::string offload = "none";
+  uint64_t offloadBytes = 0, prefetchBytes = 0, hostBytes = 0;
+  double stallSeconds = 0;
+  /// Per value that is not kept on the device: its name (the ONNX node
+  /// of its op), bytes and what it got ("recompute" or "offload").
+  struct Decision {
+    std::string value;
+    uint64_t bytes;
+    std::string decision;
+  };
+  llvm::SmallVector<Decision> decisions;
+  /// The decisions as --verbose prints them, one line each.
+  void printDecisions(llvm::raw_ostream &os) const;
+
   /// Cost model and timeline of `step` (still in tg ops, whose arena plan
   /// is `plan`) on the module's #memopt.target, with the workspaces
   /// tg-annotate-workspaces recorded; fails (with a diagnostic) when the
@@ -49,9 +64,9 @@ struct StepEstimate {
   uint64_t predictedPeakBytes(uint64_t arenaBytes) const;
 };
 
-/// The bytes of the arenas of a planned module (in mbuf), as the lowering
-/// sizes the program's: per arena index the largest of its functions'
-/// sizes, summed. memopt-compile --plan-only reads it where the lowering
+/// The bytes of the device arenas of a planned module (in mbuf), as the
+/// lowering sizes the program's: per arena index the largest of its
+/// functions' sizes, summed (tg-offload's pinned host arena apart). memopt-compile --plan-only reads it where the lowering
 /// does not run (mixed precision, whose kernels no backend has yet).
 uint64_t plannedArenaBytes(mlir::ModuleOp module);
 

@@ -40,6 +40,14 @@ void *allocate(size_t bytes);
 /// Frees memory from `allocate`.
 void release(void *data);
 
+/// `bytes` zero-filled bytes of page-locked host memory that the device
+/// copies to and from asynchronously (the pinned host pool of offloaded
+/// tensors, memopt/Runtime/Copy.h), aligned to 64 bytes, apart from the
+/// device memory; null when the host is out of memory. `bytes` > 0.
+void *allocatePinnedHost(size_t bytes);
+/// Frees memory from `allocatePinnedHost`.
+void releasePinnedHost(void *data);
+
 /// Host -> device and device -> host copies. Both return once the copy is
 /// complete and every kernel queued before it has finished.
 void copyToDevice(void *device, const void *host, size_t bytes);

@@ -63,8 +63,10 @@ public:
   /// An event of `seconds` that started `start` seconds after the run began,
   /// with its category (a kernel's tg op, "step", "data", ...) and the step
   /// it belongs to. `name` and `category` must outlive the trace.
+  /// The track of the step's kernels and of tg-offload's copies.
+  static constexpr int kComputeTrack = 1, kCopyTrack = 2;
   void add(const char *name, const char *category, double start,
-           double seconds, int64_t step);
+           double seconds, int64_t step, int track = kComputeTrack);
   /// The trace as JSON text.
   std::string json(const std::string &model) const;
 
@@ -74,6 +76,7 @@ private:
     const char *category;
     double start, seconds;
     int64_t step;
+    int track;
   };
   std::vector<Event> events;
 };

@@ -81,6 +81,11 @@ def Remat : Pass<"tg-remat", "::mlir::func::FuncOp"> {
     Option<"device", "device", "std::string", "\"cpu\"",
            "auto: the device profile (memopt-compile --device syntax) that "
            "prices recomputation and, without a budget, gives the memory">,
+    Option<"offload", "offload", "bool", "false",
+           "auto: decide per value keep, recompute or offload to host "
+           "memory in one greedy (the offloaded values are marked "
+           "`memopt.offload`; tg-offload inserts their copies after "
+           "tg-schedule)">,
   ];
   let statistics = [
     Statistic<"numBytesSaved", "bytes-saved",
@@ -89,6 +94,50 @@ def Remat : Pass<"tg-remat", "::mlir::func::FuncOp"> {
               "FLOPs of the recomputed ops">,
     Statistic<"numRecomputedOps", "recomputed-ops",
               "Ops cloned into the backward">,
+  ];
+}
+
+def Offload : Pass<"tg-offload", "::mlir::func::FuncOp"> {
+  let summary = "Offload forward values to host memory and prefetch them "
+                "back before the backward";
+  let description = [{
+    docs/passes/offload.md. Runs on the scheduled step (after tg-schedule)
+    and keeps its order: for every chosen value, a forward value that the
+    backward reads, it inserts `tg.offload_start` after the value's last
+    use before its first backward use, `tg.offload_wait` where the copy
+    is predicted complete (the device bytes are released there), then
+    `tg.prefetch_start` as late as the host link allows without stalling
+    and `tg.prefetch_wait` right before the first backward reader, which,
+    with every later reader, now reads the prefetched tensor. The link is
+    priced by the device profile (`link`, one copy at a time per
+    direction, overlapping compute).
+
+    The values: those tg-remat's joint planner marked `memopt.offload`
+    (`tg-remat{strategy=auto offload=true}`), else, with `strategy=auto`,
+    its own greedy over the same simulator, offloading only: the least
+    predicted stall whose predicted peak fits `budget` (0: the memory of
+    `device`). The decision is recorded on the function as
+    `memopt.offload = {planner, values, d2h_bytes, h2d_bytes, host_bytes,
+    stall_seconds, ...}` and on each `tg.offload_start` as
+    `memopt.offload = {bytes, seconds}`.
+  }];
+  let dependentDialects = ["::memopt::tg::TGDialect"];
+  let options = [
+    Option<"strategy", "strategy", "std::string", "\"none\"",
+           "none (insert only the copies tg-remat marked) or auto (choose "
+           "the values to fit the budget when nothing is marked)">,
+    Option<"budget", "budget", "uint64_t", "0",
+           "auto: the predicted peak (arena + persistent bytes) to fit, in "
+           "bytes; 0: the device's memory">,
+    Option<"device", "device", "std::string", "\"cpu\"",
+           "The device profile (memopt-compile --device syntax) whose host "
+           "link and op times place the copies">,
+  ];
+  let statistics = [
+    Statistic<"numOffloaded", "offloaded-values",
+              "Values offloaded to host memory">,
+    Statistic<"numBytesOffloaded", "bytes-offloaded",
+              "Bytes copied to host memory (and back)">,
   ];
 }
 

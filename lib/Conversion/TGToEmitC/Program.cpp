@@ -172,7 +172,8 @@ void memopt::codegen::emitProgram(ModuleOp module, ArrayRef<ProgramPart> parts,
           .str());
   SmallVector<StringRef> headers = {
       "memopt/Runtime/Kernels.h", "memopt/Runtime/Program.h",
-      "memopt/Runtime/StepSupport.h", "memopt/Runtime/StepTrace.h"};
+      "memopt/Runtime/StepSupport.h", "memopt/Runtime/StepTrace.h",
+      "memopt/Runtime/Copy.h"};
   if (pipeline)
     headers.append(
         {"memopt/Runtime/StageGroup.h", "memopt/Runtime/Transfer.h"});

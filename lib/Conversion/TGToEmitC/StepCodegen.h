@@ -129,6 +129,14 @@ public:
   /// The C++ expression of the start of arena view `view`.
   std::string workspaceAt(mlir::Value view) const;
 
+  /// An mbuf.copy_async of the step: its number (in the step's order, the
+  /// runtime's copy id: memopt/Runtime/Copy.h) and its trace name.
+  struct Copy {
+    int64_t id;
+    std::string name;
+  };
+  const Copy &copy(mlir::Operation *op) const { return copies.at(op); }
+
 private:
   /// The view of a tg value inside a kernel, or `value` itself.
   mlir::Value viewOf(mlir::Value value) const;
@@ -144,6 +152,7 @@ private:
   llvm::SmallVector<std::string> resultNames;
   std::string seedName; // the C++ name of the tg.seed argument, if any
   llvm::DenseMap<mlir::Operation *, unsigned> randomStreams;
+  std::map<mlir::Operation *, Copy> copies;
 };
 
 /// Builds one `emitc.call_opaque` of a runtime kernel, argument by argument

@@ -213,13 +213,16 @@ FailureOr<StepContext> StepContext::build(func::FuncOp step, NameScope &file) {
       context.placements[constant] = {Placement::Kind::Constant, 0};
       continue;
     }
-    // A pipeline stage's transfers (MBufPatterns.cpp); the runtime has no
-    // asynchronous copies yet.
+    // A pipeline stage's transfers and tg-offload's copies
+    // (MBufPatterns.cpp), numbered in the step's order.
     if (isa<mbuf::SendOp, mbuf::RecvOp, mbuf::WaitOp>(op))
       continue;
-    if (isa<mbuf::CopyAsyncOp>(op))
-      return op.emitError("'")
-             << op.getName() << "' is not supported by this backend yet";
+    if (isa<mbuf::CopyAsyncOp>(op)) {
+      std::string name = scopeName(nodeName(op.getLoc()));
+      context.copies[&op] = {static_cast<int64_t>(context.copies.size()),
+                             name.empty() ? "copy" : name};
+      continue;
+    }
     auto kernel = dyn_cast<mbuf::KernelOp>(op);
     if (!kernel)
       return op.emitError("the backend cannot lower this op");

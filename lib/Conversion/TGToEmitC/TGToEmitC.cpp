@@ -232,7 +232,9 @@ public:
             << position << " is missing";
         return signalPassFailure();
       }
-      arenaBytes += entry.second.bytes;
+      // The device's arenas: tg-offload's pinned host pool is host memory.
+      if (entry.second.space == mbuf::MemorySpace::Device)
+        arenaBytes += entry.second.bytes;
     }
     numArenaBytes = arenaBytes;
 

@@ -32,6 +32,12 @@ void *allocate(size_t bytes) {
 
 void release(void *data) { std::free(data); }
 
+// Host memory too, but not the device's: a separate allocation, so that
+// the device memory the trainer measures leaves the host pool out.
+void *allocatePinnedHost(size_t bytes) { return allocate(bytes); }
+
+void releasePinnedHost(void *data) { std::free(data); }
+
 void copyToDevice(void *device, const void *host, size_t bytes) {
   if (device != host)
     std::memcpy(device, host, bytes);

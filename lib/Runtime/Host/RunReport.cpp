@@ -2,6 +2,8 @@
 
 #include "memopt/Runtime/RunReport.h"
 
+#include <algorithm>
+
 #include <cmath>
 #include <cstdio>
 
@@ -87,8 +89,8 @@ std::string runReportJson(const RunRecord &record) {
 }
 
 void Trace::add(const char *name, const char *category, double start,
-                double seconds, int64_t step) {
-  events.push_back({name, category, start, seconds, step});
+                double seconds, int64_t step, int track) {
+  events.push_back({name, category, start, seconds, step, track});
 }
 
 std::string Trace::json(const std::string &model) const {
@@ -96,12 +98,18 @@ std::string Trace::json(const std::string &model) const {
   out += "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": 1, "
          "\"args\": {\"name\": " +
          jsonString(model) + "}}";
+  // The copies of tg-offload on a track of their own, beside the kernels.
+  if (std::any_of(events.begin(), events.end(), [](const Event &event) {
+        return event.track == kCopyTrack;
+      }))
+    out += ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, "
+           "\"tid\": 2, \"args\": {\"name\": \"copies\"}}";
   for (const Event &event : events) {
-    char times[128];
+    char times[160];
     std::snprintf(times, sizeof(times),
-                  "\"ph\": \"X\", \"pid\": 1, \"tid\": 1, \"ts\": %.3f, "
+                  "\"ph\": \"X\", \"pid\": 1, \"tid\": %d, \"ts\": %.3f, "
                   "\"dur\": %.3f, \"args\": {\"step\": %lld}}",
-                  event.start * 1e6, event.seconds * 1e6,
+                  event.track, event.start * 1e6, event.seconds * 1e6,
                   static_cast<long long>(event.step));
     out += ",\n{\"name\": " + jsonString(event.name) +
            ", \"cat\": " + jsonString(event.category) + ", " + times;
