@@ -91,4 +91,6 @@ size_t driverUsedBytes() {
   return total - free;
 }
 
+const char *lowPrecisionConvolutions() { return nullptr; }
+
 } // namespace memopt::rt::device

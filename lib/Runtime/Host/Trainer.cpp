@@ -468,6 +468,8 @@ Status Trainer::finish() {
     record.device = device::name();
     record.driverPeakBytes = memory.driverPeakBytes();
     record.arenaBytes = totalArenaBytes(program);
+    if (const char *path = device::lowPrecisionConvolutions())
+      record.lowPrecisionConvolutions = path;
     record.resumedFromStep = resumedFrom;
     record.losses = progress.losses;
     record.stepSeconds = progress.stepSeconds;
