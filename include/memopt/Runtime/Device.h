@@ -60,6 +60,12 @@ size_t driverUsedBytes();
 /// the CUDA backend, which has no low-precision kernels yet).
 const char *lowPrecisionConvolutions();
 
+/// Whether an optimizer update skipped a non-finite gradient (fp16 loss
+/// scaling: the step's updates are skipped all together) since the last
+/// call; clears the report. Always false on CUDA, which has no loss
+/// scaling yet.
+bool takeSkippedUpdate();
+
 } // namespace memopt::rt::device
 
 #endif // MEMOPT_RUNTIME_DEVICE_H

@@ -346,6 +346,22 @@ void adamUpdate(ConstTensor param, ConstTensor grad, ConstTensor expAvg,
                 Tensor newExpAvg, Tensor newExpAvgSq, double lr, double beta1,
                 double beta2, double eps, double weightDecay, bool decoupled);
 
+/// The updates of an fp16 step with loss scaling (tg-loss-scale marks them
+/// `tg.skip_nonfinite`): the update above when every element of `grad` is
+/// finite; otherwise the results keep the operands' values (a skipped step,
+/// which device::takeSkippedUpdate() then reports).
+void sgdUpdateSkipNonFinite(ConstTensor param, ConstTensor grad,
+                            ConstTensor momentumBuffer, int64_t step,
+                            Tensor newParam, Tensor newMomentumBuffer,
+                            double lr, double momentum, double dampening,
+                            double weightDecay, bool nesterov);
+void adamUpdateSkipNonFinite(ConstTensor param, ConstTensor grad,
+                             ConstTensor expAvg, ConstTensor expAvgSq,
+                             int64_t step, Tensor newParam, Tensor newExpAvg,
+                             Tensor newExpAvgSq, double lr, double beta1,
+                             double beta2, double eps, double weightDecay,
+                             bool decoupled);
+
 } // namespace memopt::rt
 
 #endif // MEMOPT_RUNTIME_KERNELS_H

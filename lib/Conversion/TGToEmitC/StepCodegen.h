@@ -209,7 +209,7 @@ public:
     for (mlir::Value result : op->getResults())
       results.push_back(step.resultView(rewriter, op.getLoc(), result));
     declareOperands(op, adaptor, rewriter);
-    KernelCall call(op.getContext(), kernel);
+    KernelCall call(op.getContext(), kernelFor(op));
     addArguments(op, adaptor, results, call);
     call.traced(step.name(op->getResult(0)), op->getName().stripDialect());
     call.emit(rewriter, op.getLoc());
@@ -218,6 +218,9 @@ public:
   }
 
 protected:
+  /// The runtime kernel that `op` calls: the pattern's, unless a subclass
+  /// picks a variant by the op's attributes.
+  virtual std::string kernelFor(OpTy) const { return kernel; }
   /// Declares what the call needs besides the views (concat's array).
   virtual void declareOperands(OpTy, OpAdaptor, mlir::OpBuilder &) const {}
   /// Adds the kernel's arguments: operands, `results` (the views of the

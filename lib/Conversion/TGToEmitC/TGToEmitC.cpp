@@ -103,13 +103,21 @@ LogicalResult checkEvalSignature(func::FuncOp eval, func::FuncOp step) {
 /// tg.cast has a kernel on the CPU only: the CUDA runtime's tensors are
 /// float32.
 LogicalResult checkNoCudaCast(func::FuncOp func) {
-  WalkResult walk = func.walk([](tg::CastOp cast) {
-    cast.emitOpError("has no CUDA kernel yet: the CUDA runtime computes in "
-                     "float32 only, so a conversion to ")
-        << cast.getType().getElementType()
-        << " cannot be lowered; build mixed precision for the CPU "
-           "(#memopt.target<cpu>, memopt-compile --target=cpu)";
-    return WalkResult::interrupt();
+  WalkResult walk = func.walk([](Operation *op) {
+    if (auto cast = dyn_cast<tg::CastOp>(op)) {
+      cast.emitOpError("has no CUDA kernel yet: the CUDA runtime computes in "
+                       "float32 only, so a conversion to ")
+          << cast.getType().getElementType()
+          << " cannot be lowered; build mixed precision for the CPU "
+             "(#memopt.target<cpu>, memopt-compile --target=cpu)";
+      return WalkResult::interrupt();
+    }
+    if (op->hasAttr(tg::TGDialect::kSkipNonFiniteAttrName)) {
+      op->emitOpError("skips non-finite gradients (fp16 loss scaling), "
+                      "which the CUDA runtime does not implement yet");
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
   });
   return failure(walk.wasInterrupted());
 }

@@ -32,6 +32,10 @@ namespace memopt::rt::detail {
 /// on a CPU without AVX-512), both joined by "+", or null when none ran.
 const char *lowPrecisionConvolutions();
 
+/// Whether an update skipped a non-finite gradient since the last call
+/// (Optimizer.cpp); clears the flag.
+bool takeSkippedUpdate();
+
 /// Prints "memopt runtime: <kernel>: <message>" to stderr and aborts.
 [[noreturn]] void fatal(const char *kernel, const std::string &message);
 

@@ -52,4 +52,6 @@ const char *lowPrecisionConvolutions() {
   return detail::lowPrecisionConvolutions();
 }
 
+bool takeSkippedUpdate() { return detail::takeSkippedUpdate(); }
+
 } // namespace memopt::rt::device

@@ -93,4 +93,6 @@ size_t driverUsedBytes() {
 
 const char *lowPrecisionConvolutions() { return nullptr; }
 
+bool takeSkippedUpdate() { return false; }
+
 } // namespace memopt::rt::device

@@ -72,6 +72,11 @@ std::string runReportJson(const RunRecord &record) {
   if (!record.lowPrecisionConvolutions.empty())
     out += "  \"low_precision_convolutions\": " +
            jsonString(record.lowPrecisionConvolutions) + ",\n";
+  if (record.lossScaling) {
+    out += "  \"loss_scale\": " + jsonNumber(record.lossScale, 17) + ",\n";
+    out += "  \"skipped_steps\": " + std::to_string(record.skippedSteps) +
+           ",\n";
+  }
   if (record.resumedFromStep > 0)
     out +=
         "  \"resumed_from_step\": " + std::to_string(record.resumedFromStep) +

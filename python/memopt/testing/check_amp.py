@@ -18,7 +18,15 @@ checks:
   names and shapes;
 - with --resume-steps N, a bf16 run of N steps interrupted after half of
   them and resumed from its checkpoint ends bit-identical (--out) to the
-  uninterrupted one.
+  uninterrupted one;
+- with --overflow-steps N, fp16 dynamic loss scaling: the fp16 binary
+  trains N steps from --initial-loss-scale 1e30, which overflows fp16 in
+  every step's backward: each step is logged as skipped, the scale halves
+  each time (the run report's loss_scale and skipped_steps), every
+  parameter in --out is its initial value bit for bit (the BatchNorm
+  running statistics move, as in PyTorch, whose forward updates them
+  too), and a run resumed from a checkpoint written halfway ends with the
+  same scale, count and --out as the uninterrupted one.
 
 The default learning rate is 1e-4: at 1e-3, Adam on the ResNet-34 U-Net
 turns rounding-level differences into trajectories whose per-step losses
@@ -68,6 +76,48 @@ def train(binary, data, steps, out, report, env, extra=()):
         return json.load(f)
 
 
+def check_overflow(args, work, data, env, model, check):
+    """fp16 loss scaling on steps that all overflow (--overflow-steps)."""
+    binary = os.path.join(work, "train-fp16")
+    steps = args.overflow_steps
+    scale = ["--initial-loss-scale", "1e30"]
+    out = os.path.join(work, "overflow.onnx")
+    log = run([binary, "--data", data, "--steps", str(steps), "--no-shuffle",
+               "--out", out, "--report", os.path.join(work, "overflow.json"),
+               "--log-every", "0"] + scale, env=env)
+    with open(os.path.join(work, "overflow.json")) as f:
+        report = json.load(f)
+    skipped = [line for line in log.splitlines() if "update skipped" in line]
+    print("\n".join(skipped[:2]))
+    check(len(skipped) == steps and report["skipped_steps"] == steps,
+          "fp16: every overflowing step is logged and counted as skipped")
+    check(report["loss_scale"] == 1e30 * 0.5 ** steps,
+          "fp16: the loss scale halves at each skipped step")
+    initial = {i.name: numpy_helper.to_array(i)
+               for i in model.graph.initializer}
+    trained = {i.name: numpy_helper.to_array(i)
+               for i in onnx.load(out).graph.initializer}
+    params = [n for n in initial
+              if not n.endswith(("running_mean", "running_var"))]
+    check(all(np.array_equal(initial[n], trained[n]) for n in params),
+          "fp16: the skipped steps leave all %d parameters untouched"
+          % len(params))
+    ckpt = os.path.join(work, "overflow-ckpt")
+    shutil.rmtree(ckpt, ignore_errors=True)
+    half = steps // 2
+    train(binary, data, half, os.path.join(work, "overflow-a.onnx"),
+          os.path.join(work, "overflow-a.json"), env,
+          scale + ["--checkpoint-dir", ckpt, "--checkpoint-every", str(half)])
+    resumed = os.path.join(work, "overflow-b.onnx")
+    again = train(binary, data, steps, resumed,
+                  os.path.join(work, "overflow-b.json"), env,
+                  ["--checkpoint-dir", ckpt, "--resume"])
+    check(again["loss_scale"] == report["loss_scale"] and
+          again["skipped_steps"] == steps and
+          filecmp.cmp(out, resumed, shallow=False),
+          "fp16: the loss scale is checkpointed: a resumed run ends the same")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--memopt-compile", required=True)
@@ -84,6 +134,9 @@ def main(argv=None):
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--tolerance", type=float, default=0.05)
+    parser.add_argument("--overflow-steps", type=int, default=0,
+                        help="also check fp16 loss scaling on this many "
+                        "overflowing steps (0: skip)")
     parser.add_argument("--resume-steps", type=int, default=0,
                         help="also check that a bf16 run of this many "
                         "steps, interrupted halfway and resumed, ends "
@@ -91,10 +144,11 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if min(args.size, args.batch, args.steps, args.window, args.threads) < 1 \
             or args.window > args.steps or args.resume_steps in (1,) \
-            or args.resume_steps < 0:
+            or args.resume_steps < 0 or args.overflow_steps in (1,) \
+            or args.overflow_steps < 0:
         parser.error("--size, --batch, --steps, --window and --threads must "
-                     "be >= 1, --window at most --steps, --resume-steps 0 "
-                     "or >= 2")
+                     "be >= 1, --window at most --steps, --resume-steps and "
+                     "--overflow-steps 0 or >= 2")
     if args.samples < args.batch:
         parser.error("--samples must be at least --batch")
 
@@ -178,6 +232,9 @@ def main(argv=None):
         check(filecmp.cmp(whole, resumed, shallow=False),
               "bf16: a resumed run ends bit-identical to an uninterrupted "
               "one")
+
+    if args.overflow_steps:
+        check_overflow(args, work, data, env, model, check)
 
     print("PASS" if not failures else "FAILED: %d check(s)" % len(failures))
     return 0 if not failures else 1
