@@ -57,6 +57,9 @@ void memopt::buildTrainingStepPipeline(OpPassManager &pm,
   // backward recasts the weights instead of keeping the forward's copies.
   if (options.amp != tg::AmpMode::none)
     pm.addNestedPass<func::FuncOp>(createRecomputeCasts());
+  // fp16: a scaled loss, and updates skipped on inf/NaN gradients.
+  if (options.amp == tg::AmpMode::fp16)
+    pm.addPass(createLossScale());
   // CUDA: one generated kernel per chain of elementwise ops.
   if (options.target == Backend::cuda)
     pm.addNestedPass<func::FuncOp>(tg::createFuseElementwise());

@@ -327,14 +327,14 @@ void parseOptions(int argc, char **argv, Options &options) {
     if (!policy)
       usageError("--amp: " + llvm::toString(policy.takeError()));
   }
-  // tg-amp plans the step in bf16/fp16; neither runtime has those kernels.
-  if (amp && !options.planOnly)
+  // The CPU runtime has the bf16/fp16 kernels of mixed precision; the
+  // CUDA runtime does not yet.
+  if (amp && !options.planOnly && options.pipeline.target == Backend::cuda)
     usageError("--amp=" +
                StringRef(options.pipeline.amp == tg::AmpMode::bf16 ? "bf16"
                                                                    : "fp16") +
-               " plans the mixed-precision step but cannot build a binary "
-               "yet (the CPU and CUDA runtimes have no bf16/fp16 kernels): "
-               "add --plan-only, or drop --amp");
+               " --target=cuda: the CUDA runtime has no bf16/fp16 kernels "
+               "yet: use --target=cpu, add --plan-only, or drop --amp");
   if (options.planOnly && (options.compileOnly || !options.output.empty()))
     usageError("--plan-only writes no binary: drop -c and -o (the plan goes "
                "to --report, --timeline and --save-temps)");
@@ -603,8 +603,8 @@ int compile(const Options &options) {
   // a fraction of a second, so --plan-only runs it too. With stages the
   // worst stage's own arena counts (each process holds one stage); their
   // lowering runs for a binary only.
-  // Mixed precision plans only (parseOptions), so it reads the arenas
-  // from the plan: the lowering has no bf16/fp16 kernels to check.
+  // Mixed precision on CUDA plans only (parseOptions): it reads the arenas
+  // from the plan, as the CUDA lowering has no bf16/fp16 kernels.
   uint64_t arenaBytes = 0;
   if (!stageEstimates.empty()) {
     for (const StageEstimate &stage : stageEstimates)
@@ -617,7 +617,8 @@ int compile(const Options &options) {
             },
             ".emitc.mlir")))
       return 1;
-  } else if (options.pipeline.amp != tg::AmpMode::none) {
+  } else if (options.pipeline.amp != tg::AmpMode::none &&
+             options.pipeline.target == Backend::cuda) {
     arenaBytes = plannedArenaBytes(*module);
   } else {
     if (failed(runPhase(

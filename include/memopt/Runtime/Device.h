@@ -61,6 +61,19 @@ void synchronize();
 /// own memory and the CUDA context); 0 on the CPU.
 size_t driverUsedBytes();
 
+/// How the step's bf16/fp16 convolutions ran (mixed precision, for the run
+/// report): "onednn-native" (the library's low-precision primitives, f32
+/// accumulation), "convert-compute-convert" (f32 copies, f32 compute,
+/// converted back), both joined by "+", or null when none ran (f32 steps;
+/// the CUDA backend, which has no low-precision kernels yet).
+const char *lowPrecisionConvolutions();
+
+/// Whether an optimizer update skipped a non-finite gradient (fp16 loss
+/// scaling: the step's updates are skipped all together) since the last
+/// call; clears the report. Always false on CUDA, which has no loss
+/// scaling yet.
+bool takeSkippedUpdate();
+
 } // namespace memopt::rt::device
 
 #endif // MEMOPT_RUNTIME_DEVICE_H

@@ -4,6 +4,9 @@
 //   {"model": "...", "steps": S, "batch_size": B,
 //    "device": "cpu" | "cuda", "measured_peak_bytes": N, "arena_bytes": A,
 //    "driver_peak_bytes": D,                       (CUDA: cudaMemGetInfo)
+//    "low_precision_convolutions": "onednn-native" | "convert-compute-convert"
+//                                                  (mixed precision, --amp)
+//    "loss_scale": S, "skipped_steps": K           (--amp=fp16)
 //    "loss": [per step], "step_seconds": [per step],
 //    "val_loss": [{"step": S, "loss": L}, ...],   (with --val-data)
 //    "resumed_from_step": R}                       (with --resume)
@@ -44,6 +47,14 @@ struct RunRecord {
   /// CUDA context and library handles included); 0: not measured (CPU).
   size_t driverPeakBytes = 0;
   size_t arenaBytes = 0;
+  /// device::lowPrecisionConvolutions() after the run; empty: none ran.
+  std::string lowPrecisionConvolutions;
+  /// fp16 loss scaling: the scale after the last step and the steps whose
+  /// updates were skipped (inf/NaN gradients), those before a resume
+  /// included.
+  bool lossScaling = false;
+  double lossScale = 0.0;
+  int64_t skippedSteps = 0;
   int64_t resumedFromStep = 0; // 0: not resumed
   std::vector<float> losses;
   std::vector<double> stepSeconds;

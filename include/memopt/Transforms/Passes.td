@@ -166,6 +166,33 @@ def RecomputeCasts : Pass<"tg-recompute-casts", "::mlir::func::FuncOp"> {
   ];
 }
 
+def LossScale : Pass<"tg-loss-scale", "::mlir::ModuleOp"> {
+  let summary = "fp16 dynamic loss scaling: scaled seed, unscaled and "
+                "skippable updates";
+  let description = [{
+    For fp16 mixed precision (tg-amp mode=fp16), after tg-autodiff: adds
+    the argument `%S {tg.loss_scale = "loss_scale"}` (`tensor<f32>`, which
+    the trainer sets before each step), seeds the loss's backward with it
+    instead of 1.0, moves the optimizer updates to the end of the step and
+    gives each its gradient divided by `S + 0 * sum(all gradients)`: `S`
+    itself, or NaN when one gradient holds an inf or a NaN, so that the
+    updates, marked `tg.skip_nonfinite`, are skipped all together (their
+    kernel leaves the parameter and the optimizer state untouched) or none.
+    The trainer halves `S` after a skipped step and doubles it after 2000
+    clean ones. Every update then follows every gradient (the schedule
+    computes them all first, as PyTorch's GradScaler needs them). Needs a
+    loss whose backward is seeded with 1.0 (mse, l1, bce, ce, dice); a
+    function without updates is unchanged, except `@eval_step`, which
+    takes the training step's arguments and gets the (unused) scale too.
+    docs/passes/loss-scale.md.
+  }];
+  let dependentDialects = ["::memopt::tg::TGDialect"];
+  let statistics = [
+    Statistic<"numScaledUpdates", "scaled-updates",
+              "Optimizer updates given unscaled, skippable gradients">,
+  ];
+}
+
 def AnnotateWorkspaces : Pass<"tg-annotate-workspaces", "::mlir::func::FuncOp"> {
   let summary = "Record each op's library workspace bytes for the target";
   let description = [{

@@ -26,9 +26,16 @@ LogicalResult memopt::codegen::declareConstantData(OpBuilder &builder,
   auto dense = dyn_cast<DenseElementsAttr>(value);
   if (!dense)
     return at->emitError("the backend needs dense constants");
+  // bf16 / f16 values are stored as their bits (int16_t: C++17 has no
+  // 2-byte float type); the view declaration gives them their type.
+  Type element = dense.getElementType();
+  if (element.isBF16() || element.isF16()) {
+    element = IntegerType::get(at->getContext(), 16);
+    dense = dense.bitcast(element);
+  }
   int64_t count = std::max<int64_t>(dense.getNumElements(), 1);
-  auto flat = RankedTensorType::get({count}, dense.getElementType());
-  auto arrayType = emitc::ArrayType::get({count}, dense.getElementType());
+  auto flat = RankedTensorType::get({count}, element);
+  auto arrayType = emitc::ArrayType::get({count}, element);
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPoint(at->getParentOfType<emitc::FuncOp>());
   emitc::GlobalOp::create(builder, at->getLoc(), name, arrayType,

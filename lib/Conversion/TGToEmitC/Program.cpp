@@ -40,6 +40,7 @@ FailureOr<StepSignature> StepSignature::read(func::FuncOp step, bool stage) {
               .Case("tg.step", "Step")
               .Case("tg.output", "Output")
               .Case("tg.seed", "Seed")
+              .Case("tg.loss_scale", "LossScale")
               .Default("");
       auto name = dyn_cast<StringAttr>(attr.getValue());
       if (role.empty() || !name)

@@ -80,8 +80,12 @@ public:
   /// scope of the generated file, which also gets the names of the step's
   /// constant arrays and CUDA kernels) and reads their places. Emits a
   /// diagnostic and fails on what the backend cannot run.
+  /// `lowPrecisionKernels`: the backend has bf16/f16 kernels for the ops
+  /// that mixed precision runs low (the CPU backend); without it, a
+  /// low-precision view is an error that names the op.
   static mlir::FailureOr<StepContext> build(mlir::func::FuncOp step,
-                                            NameScope &file);
+                                            NameScope &file,
+                                            bool lowPrecisionKernels);
 
   /// The place of a view, or of the tg value a kernel reads or writes
   /// through one.
@@ -214,7 +218,7 @@ public:
     for (mlir::Value result : op->getResults())
       results.push_back(step.resultView(rewriter, op.getLoc(), result));
     declareOperands(op, adaptor, rewriter);
-    KernelCall call(op.getContext(), kernel);
+    KernelCall call(op.getContext(), kernelFor(op));
     addArguments(op, adaptor, results, call);
     call.traced(step.name(op->getResult(0)), op->getName().stripDialect());
     call.emit(rewriter, op.getLoc());
@@ -223,6 +227,9 @@ public:
   }
 
 protected:
+  /// The runtime kernel that `op` calls: the pattern's, unless a subclass
+  /// picks a variant by the op's attributes.
+  virtual std::string kernelFor(OpTy) const { return kernel; }
   /// Declares what the call needs besides the views (concat's array).
   virtual void declareOperands(OpTy, OpAdaptor, mlir::OpBuilder &) const {}
   /// Adds the kernel's arguments: operands, `results` (the views of the

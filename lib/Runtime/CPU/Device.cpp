@@ -7,6 +7,8 @@
 
 #include "memopt/Runtime/Device.h"
 
+#include "Common.h"
+
 #include <cstdlib>
 #include <cstring>
 
@@ -51,5 +53,11 @@ void copyToHost(void *host, const void *device, size_t bytes) {
 void synchronize() {}
 
 size_t driverUsedBytes() { return 0; }
+
+const char *lowPrecisionConvolutions() {
+  return detail::lowPrecisionConvolutions();
+}
+
+bool takeSkippedUpdate() { return detail::takeSkippedUpdate(); }
 
 } // namespace memopt::rt::device

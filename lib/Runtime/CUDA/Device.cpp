@@ -110,4 +110,8 @@ size_t driverUsedBytes() {
   return total - free;
 }
 
+const char *lowPrecisionConvolutions() { return nullptr; }
+
+bool takeSkippedUpdate() { return false; }
+
 } // namespace memopt::rt::device

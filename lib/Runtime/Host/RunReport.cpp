@@ -71,6 +71,14 @@ std::string runReportJson(const RunRecord &record) {
   if (record.driverPeakBytes > 0)
     out += "  \"driver_peak_bytes\": " +
            std::to_string(record.driverPeakBytes) + ",\n";
+  if (!record.lowPrecisionConvolutions.empty())
+    out += "  \"low_precision_convolutions\": " +
+           jsonString(record.lowPrecisionConvolutions) + ",\n";
+  if (record.lossScaling) {
+    out += "  \"loss_scale\": " + jsonNumber(record.lossScale, 17) + ",\n";
+    out += "  \"skipped_steps\": " + std::to_string(record.skippedSteps) +
+           ",\n";
+  }
   if (record.resumedFromStep > 0)
     out +=
         "  \"resumed_from_step\": " + std::to_string(record.resumedFromStep) +

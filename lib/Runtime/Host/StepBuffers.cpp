@@ -186,6 +186,17 @@ Status allocateStepBuffers(const Program &program, DeviceMemory &memory,
       buffers.step = static_cast<int64_t *>(data);
     } else if (spec.role == Role::Seed) {
       buffers.seed = static_cast<int64_t *>(data);
+    } else if (spec.role == Role::LossScale) {
+      if (spec.elementType != ElementType::F32 || spec.rank != 0 ||
+          buffers.lossScale)
+        return Status::error(std::string(program.modelName) +
+                             ": the loss scale must be one rank-0 float32 "
+                             "argument");
+      if (!device::hostAddressable())
+        return Status::error(std::string(program.modelName) +
+                             ": fp16 loss scaling is not supported on the " +
+                             device::name() + " backend yet");
+      buffers.lossScale = static_cast<float *>(data);
     }
     if (!isPersistent(spec.role))
       continue;

@@ -50,6 +50,7 @@ struct StepBuffers {
   float *target = nullptr;
   int64_t *step = nullptr; // null when the program takes no step number
   int64_t *seed = nullptr; // null when the program takes no random seed
+  float *lossScale = nullptr; // null when the program has no loss scaling
   const float *loss = nullptr;
   int64_t batchSize = 0;
   /// Whether the step reads the batch (a pipeline stage without the input

@@ -15,6 +15,7 @@
 #include "memopt/Runtime/Dataset.h"
 #include "memopt/Runtime/Device.h"
 #include "memopt/Runtime/FileIO.h"
+#include "memopt/Runtime/LossScale.h"
 #include "memopt/Runtime/ModelWeights.h"
 #include "memopt/Runtime/OutputPaths.h"
 #include "memopt/Runtime/Random.h"
@@ -127,6 +128,10 @@ private:
   Trace trace;
   int64_t loggedStep = 0;
   double loggedAt = 0.0;
+  // fp16 loss scaling (a step with a LossScale argument): the scale, and
+  // its state as a checkpointed tensor.
+  std::optional<LossScaler> scaler;
+  TensorSpec lossScaleSpec{};
   // Where this run's training began (a resumed run: after the checkpoint),
   // for the time left at the average step time so far.
   int64_t startStep = 0;
@@ -275,6 +280,18 @@ Status Trainer::setUp() {
     return status;
   if (Status status = openData(); !status.ok())
     return status;
+  if (buffers.lossScale) {
+    scaler.emplace(options.hasInitialLossScale ? options.initialLossScale
+                                               : LossScaler::kInitialScale);
+    lossScaleSpec = {"memopt.loss_scale", Role::OptState, ElementType::I64, 1,
+                     {LossScaler::kStateSize}};
+    buffers.persistent.push_back({&lossScaleSpec, scaler->data()});
+  } else if (options.hasInitialLossScale) {
+    return Status::error("--initial-loss-scale: " +
+                         std::string(program.modelName) +
+                         " has no loss scaling (memopt-compile --amp=fp16 "
+                         "builds it)");
+  }
   if (group) {
     std::vector<int64_t> computes = group->allGather(program.lossIndex >= 0);
     lossRank = static_cast<int>(std::find(computes.begin(), computes.end(), 1) -
@@ -315,10 +332,13 @@ Status Trainer::runStep(int64_t step) {
   buffers.uploadBatch();
   double stepStart = seconds();
   trace.add("load", "data", loadStart, stepStart - loadStart, step);
+  // With loss scaling, Adam's step counts the updates applied.
   if (buffers.step)
-    *buffers.step = step;
+    *buffers.step = scaler ? scaler->optimizerStep() : step;
   if (buffers.seed)
     *buffers.seed = stepSeed(options.seed, step);
+  if (scaler)
+    *buffers.lossScale = static_cast<float>(scaler->scale());
   if (!options.tracePath.empty())
     startKernelTrace(trace, start, step);
   program.step(buffers.args.data(), buffers.results.data(),
@@ -328,6 +348,15 @@ Status Trainer::runStep(int64_t step) {
   double stepEnd = seconds();
   trace.add("step", "step", stepStart, stepEnd - stepStart, step);
   buffers.downloadLoss();
+  if (scaler) {
+    bool skipped = device::takeSkippedUpdate();
+    double before = scaler->scale();
+    scaler->update(skipped);
+    if (skipped && primary())
+      std::printf("step %lld: inf/NaN gradients, update skipped; loss scale "
+                  "%g -> %g\n",
+                  static_cast<long long>(step), before, scaler->scale());
+  }
 
   float loss = buffers.loss ? *buffers.loss : 0.0f;
   // Every rank logs, checks and checkpoints the loss of the stage that
@@ -468,7 +497,14 @@ Status Trainer::finish() {
     record.device = device::name();
     record.driverPeakBytes = memory.driverPeakBytes();
     record.arenaBytes = totalArenaBytes(program);
+    if (const char *path = device::lowPrecisionConvolutions())
+      record.lowPrecisionConvolutions = path;
     record.resumedFromStep = resumedFrom;
+    if (scaler) {
+      record.lossScaling = true;
+      record.lossScale = scaler->scale();
+      record.skippedSteps = scaler->skippedSteps();
+    }
     record.losses = progress.losses;
     record.stepSeconds = progress.stepSeconds;
     record.validations = validations;
