@@ -10,6 +10,7 @@
 //     -> canonicalize -> tg-recompute-casts (amp != none)
 //     -> (cuda) tg-fuse-elementwise                              training step
 //   -> tg-annotate-workspaces -> tg-partition (stages > 1)
+//     -> tg-data-parallel (data-parallel > 1)
 //     -> tg-remat (strategy != none) -> [offload] -> tg-schedule
 //     -> tg-plan-memory (plan, then convert into mbuf)          memory plan
 //   -> convert-tg-to-emitc (reads only mbuf)                   lowering
@@ -137,6 +138,13 @@ struct TrainingPipelineOptions
                      "one is not built yet: use with plan-only"),
       llvm::cl::init(1)};
 
+  // tg-data-parallel.
+  Option<unsigned> dataParallel{
+      *this, "data-parallel",
+      llvm::cl::desc("Data-parallel replicas of each stage (tg-data-parallel; "
+                     "1: none); the step's batch is one replica's slice"),
+      llvm::cl::init(1)};
+
   // convert-tg-to-emitc.
   Option<std::string> modelName{
       *this, "model-name",
@@ -163,7 +171,8 @@ struct TrainingPipelineOptions
 void buildTrainingStepPipeline(mlir::OpPassManager &pm,
                                const TrainingPipelineOptions &options);
 
-/// tg-annotate-workspaces, tg-partition (stages > 1), tg-remat (unless
+/// tg-annotate-workspaces, tg-partition (stages > 1), tg-data-parallel
+/// (data-parallel > 1), tg-remat (unless
 /// remat=none),
 /// [offload], tg-schedule and
 /// tg-plan-memory: the op order and the static memory plan, the step

@@ -5,13 +5,16 @@
 // computation, whose block arguments become the views of its inputs and
 // whose tg pattern writes the views of its outputs. A pipeline stage's
 // mbuf.send / mbuf.recv become the blocking memopt::rt::sendTensor /
-// receiveTensor (Transfer.h), so their mbuf.wait has nothing left to do.
+// receiveTensor (Transfer.h), so their mbuf.wait has nothing left to do;
+// a data-parallel tg.all_reduce the blocking memopt::rt::allReduceMean.
 // (Asynchronous copies have no runtime lowering yet: StepContext rejects
 // them.)
 //
 //===----------------------------------------------------------------------===//
 
 #include "StepCodegen.h"
+
+#include "memopt/Dialect/TG/IR/TGOps.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 
@@ -175,4 +178,8 @@ void memopt::codegen::populateMBufPatterns(const TypeConverter &converter,
   patterns.add<TransferPattern<mbuf::SendOp>>(converter, context, "sendTensor");
   patterns.add<TransferPattern<mbuf::RecvOp>>(converter, context,
                                               "receiveTensor");
+  // The mean over data-parallel replicas: input, output (the same view when
+  // the plan wrote it in place).
+  patterns.add<PlainKernelPattern<tg::AllReduceOp>>(converter, context, step,
+                                                    "allReduceMean");
 }

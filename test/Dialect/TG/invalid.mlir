@@ -921,3 +921,19 @@ func.func @negative_tag(%x: tensor<2xf32>) {
   tg.send %x to stage 1 tag -1 : tensor<2xf32>
   return
 }
+
+// -----
+
+func.func @all_reduce_one_replica(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'tg.all_reduce' op attribute 'replicas' failed to satisfy constraint: 64-bit signless integer attribute whose minimum value is 2}}
+  %m = tg.all_reduce %x over 1 : tensor<2xf32>
+  return %m : tensor<2xf32>
+}
+
+// -----
+
+func.func @all_reduce_bf16(%x: tensor<2xbf16>) -> tensor<2xbf16> {
+  // expected-error @+1 {{'tg.all_reduce' op reduces float32 tensors only, not 'tensor<2xbf16>'}}
+  %m = tg.all_reduce %x over 2 : tensor<2xbf16>
+  return %m : tensor<2xbf16>
+}

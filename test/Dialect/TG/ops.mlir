@@ -342,3 +342,13 @@ func.func @transfers(%x: tensor<2x3xf32>) -> tensor<2x3xf32>
   // CHECK: return %[[G]]
   return %g : tensor<2x3xf32>
 }
+
+// The mean over data-parallel replicas.
+// CHECK-LABEL: func.func @all_reduce(
+// CHECK-SAME: %[[G:.*]]: tensor<4x3xf32>
+func.func @all_reduce(%g: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  // CHECK: %[[M:.*]] = tg.all_reduce %[[G]] over 2 : tensor<4x3xf32>
+  %m = tg.all_reduce %g over 2 : tensor<4x3xf32>
+  // CHECK: return %[[M]]
+  return %m : tensor<4x3xf32>
+}

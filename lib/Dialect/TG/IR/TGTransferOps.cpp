@@ -1,4 +1,4 @@
-//===- TGTransferOps.cpp - Verifiers of tg.send and tg.recv ---------------===//
+//===- TGTransferOps.cpp - Verifiers of the transfers and all_reduce ------===//
 //
 // Inside a stage of a partitioned step (a function with tg-partition's
 // `memopt.stage = {index = I, stages = N, ...}`) a transfer's peer is one
@@ -35,3 +35,22 @@ static LogicalResult verifyPeer(Operation *op, int64_t peer) {
 LogicalResult SendOp::verify() { return verifyPeer(*this, getPeer()); }
 
 LogicalResult RecvOp::verify() { return verifyPeer(*this, getPeer()); }
+
+LogicalResult AllReduceOp::verify() {
+  if (!getInput().getType().getElementType().isF32())
+    return emitOpError("reduces float32 tensors only, not ")
+           << getInput().getType();
+  return success();
+}
+
+// One division per element; the exchange itself is communication, which the
+// cost model does not time.
+uint64_t AllReduceOp::getFlops() { return detail::perElementFlops(*this, 1); }
+
+// A collective must run exactly once on every replica.
+bool AllReduceOp::isCheapToRecompute() { return false; }
+
+// MPI_Allreduce with MPI_IN_PLACE: the mean is written over the input.
+SmallVector<unsigned, 2> AllReduceOp::getInPlaceOperands(unsigned) {
+  return {0};
+}

@@ -1,0 +1,97 @@
+//===- DataParallel.cpp - Means over data-parallel replicas ---------------===//
+//
+// tg-data-parallel (docs/passes/data-parallel.md): each replica runs the
+// same step on its slice of the batch; a tg.all_reduce on every gradient an
+// optimizer update reads, on every updated running statistic and on the
+// loss makes every replica update the same weights with the gradient of
+// the whole batch's mean loss.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memopt/Transforms/Passes.h"
+
+#include "memopt/Dialect/TG/IR/TGOps.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace memopt {
+#define GEN_PASS_DEF_DATAPARALLEL
+#include "memopt/Transforms/Passes.h.inc"
+} // namespace memopt
+
+using namespace mlir;
+using namespace memopt;
+
+namespace {
+
+bool isOptimizerUpdate(Operation *op) {
+  return isa<tg::SGDUpdateOp, tg::AdamUpdateOp>(op);
+}
+
+class DataParallelPass
+    : public memopt::impl::DataParallelBase<DataParallelPass> {
+public:
+  using DataParallelBase::DataParallelBase;
+
+  void runOnOperation() override {
+    if (replicas <= 1)
+      return;
+    ModuleOp module = getOperation();
+    Builder attrs(module.getContext());
+    module->setAttr("memopt.data_parallel",
+                    attrs.getI64IntegerAttr(replicas));
+    for (func::FuncOp func : module.getOps<func::FuncOp>())
+      if (!func.isExternal() &&
+          llvm::any_of(func.getBody().front(),
+                       [](Operation &op) { return isOptimizerUpdate(&op); }))
+        averageOverReplicas(func);
+  }
+
+private:
+  /// The mean of `value` over the replicas, built at the builder's point.
+  Value mean(OpBuilder &builder, Value value) {
+    ++numAllReduces;
+    numAllReduceBytes += tensorBytes(value.getType());
+    return tg::AllReduceOp::create(builder, value.getLoc(), value,
+                                   static_cast<int64_t>(replicas));
+  }
+
+  void averageOverReplicas(func::FuncOp func) {
+    Block &body = func.getBody().front();
+    OpBuilder builder(func.getContext());
+    for (Operation &op : llvm::make_early_inc_range(body.without_terminator())) {
+      if (isOptimizerUpdate(&op)) {
+        // The gradient, operand 1 of both updates, averaged where it is
+        // computed (tg-schedule may move it; the given order is the
+        // backward's).
+        Value gradient = op.getOperand(1);
+        builder.setInsertionPointAfterValue(gradient);
+        op.setOperand(1, mean(builder, gradient));
+        continue;
+      }
+      // A running statistic: the result written over an argument.
+      auto kernel = dyn_cast<tg::KernelOpInterface>(&op);
+      if (!kernel)
+        continue;
+      builder.setInsertionPointAfter(&op);
+      for (OpResult result : op.getResults()) {
+        if (!kernel.getUpdatedOperand(result.getResultNumber()) ||
+            result.use_empty())
+          continue;
+        Value averaged = mean(builder, result);
+        result.replaceAllUsesExcept(averaged, averaged.getDefiningOp());
+      }
+    }
+    // The loss: every replica logs and checks the whole batch's.
+    Operation *terminator = body.getTerminator();
+    builder.setInsertionPoint(terminator);
+    for (OpOperand &operand : terminator->getOpOperands()) {
+      auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+      if (type && type.getRank() == 0 && type.getElementType().isF32() &&
+          func.getResultAttr(operand.getOperandNumber(), "tg.output"))
+        operand.set(mean(builder, operand.get()));
+    }
+  }
+};
+
+} // namespace
