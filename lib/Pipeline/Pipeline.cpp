@@ -82,6 +82,7 @@ void memopt::buildMemoryPlanPipeline(OpPassManager &pm,
   if (options.dataParallel > 1) {
     DataParallelOptions dataParallel;
     dataParallel.replicas = options.dataParallel;
+    dataParallel.zero = options.zero;
     pm.addPass(createDataParallel(dataParallel));
   }
   // Rematerialization, before the schedule (which keeps each recomputed op

@@ -198,7 +198,8 @@ void memopt::addStagesToReport(json::Object &report,
 
 void memopt::addRanksToReport(json::Object &report,
                               ArrayRef<StageEstimate> stages, uint64_t onePeak,
-                              unsigned replicas, int64_t batchPerRank) {
+                              unsigned replicas, bool zero,
+                              int64_t batchPerRank) {
   if (stages.empty() && replicas <= 1)
     return;
   SmallVector<uint64_t> stagePeaks;
@@ -221,6 +222,7 @@ void memopt::addRanksToReport(json::Object &report,
   if (replicas > 1)
     report["data_parallel"] =
         json::Object{{"replicas", static_cast<int64_t>(replicas)},
+                     {"zero", static_cast<int64_t>(zero)},
                      {"batch_per_rank", batchPerRank},
                      {"global_batch", batchPerRank * replicas}};
 }

@@ -45,15 +45,80 @@ public:
           llvm::any_of(func.getBody().front(),
                        [](Operation &op) { return isOptimizerUpdate(&op); }))
         averageOverReplicas(func);
+    // A step that updates nothing (eval_step) takes the training step's
+    // arguments, the optimizer state's parts included.
+    if (!zero)
+      return;
+    for (func::FuncOp func : module.getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      Block &body = func.getBody().front();
+      for (BlockArgument arg : body.getArguments()) {
+        auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                      "tg.opt_state");
+        auto part = name ? stateParts.find(name) : stateParts.end();
+        if (part != stateParts.end() && arg.getType() != part->second &&
+            arg.use_empty())
+          arg.setType(part->second);
+      }
+      func.setType(FunctionType::get(func.getContext(), body.getArgumentTypes(),
+                                     func.getResultTypes()));
+    }
   }
 
 private:
+  /// The type of each optimizer state's part (zero), by its name.
+  DenseMap<StringAttr, Type> stateParts;
+
   /// The mean of `value` over the replicas, built at the builder's point.
   Value mean(OpBuilder &builder, Value value) {
     ++numAllReduces;
     numAllReduceBytes += tensorBytes(value.getType());
     return tg::AllReduceOp::create(builder, value.getLoc(), value,
                                    static_cast<int64_t>(replicas));
+  }
+
+  /// ZeRO stage 1: `update` reads this replica's parts of its parameter
+  /// and (averaged) gradient and updates its part of the optimizer state,
+  /// whose arguments and results shrink to the part; the whole updated
+  /// parameter is gathered from every replica's part.
+  LogicalResult shardUpdate(OpBuilder &builder, Operation &update) {
+    Value param = update.getOperand(0);
+    auto paramType = cast<RankedTensorType>(param.getType());
+    auto partType = RankedTensorType::get(
+        {llvm::divideCeil(paramType.getNumElements(), replicas)},
+        paramType.getElementType());
+    auto replicaCount = static_cast<int64_t>(replicas);
+    builder.setInsertionPoint(&update);
+    for (unsigned i : {0u, 1u})
+      update.setOperand(i, tg::ShardOp::create(builder, update.getLoc(),
+                                               partType, update.getOperand(i),
+                                               replicaCount));
+    // The optimizer state: arguments of the step, of the parameter's type.
+    for (OpOperand &operand : update.getOpOperands()) {
+      if (operand.getOperandNumber() < 2 || operand.get().getType() != paramType)
+        continue;
+      auto state = dyn_cast<BlockArgument>(operand.get());
+      if (!state || !llvm::hasSingleElement(state.getUses()))
+        return update.emitOpError("tg-data-parallel zero: expected the "
+                                  "optimizer state to be an argument of the "
+                                  "step that only this update reads");
+      state.setType(partType);
+      stateParts[cast<func::FuncOp>(state.getOwner()->getParentOp())
+                     .getArgAttrOfType<StringAttr>(state.getArgNumber(),
+                                                   "tg.opt_state")] =
+          partType;
+    }
+    for (OpResult result : update.getResults())
+      result.setType(partType);
+    builder.setInsertionPointAfter(&update);
+    Value newParam = update.getResult(0);
+    auto whole = tg::AllGatherOp::create(builder, update.getLoc(), paramType,
+                                         newParam, replicaCount);
+    newParam.replaceAllUsesExcept(whole, whole);
+    numStateBytes += tensorBytes(partType) *
+                     (update.getNumResults() - 1);
+    return success();
   }
 
   void averageOverReplicas(func::FuncOp func) {
@@ -67,6 +132,8 @@ private:
         Value gradient = op.getOperand(1);
         builder.setInsertionPointAfterValue(gradient);
         op.setOperand(1, mean(builder, gradient));
+        if (zero && failed(shardUpdate(builder, op)))
+          return signalPassFailure();
         continue;
       }
       // A running statistic: the result written over an argument.
@@ -82,6 +149,9 @@ private:
         result.replaceAllUsesExcept(averaged, averaged.getDefiningOp());
       }
     }
+    if (zero)
+      func.setType(FunctionType::get(func.getContext(), body.getArgumentTypes(),
+                                     body.getTerminator()->getOperandTypes()));
     // The loss: every replica logs and checks the whole batch's.
     Operation *terminator = body.getTerminator();
     builder.setInsertionPoint(terminator);

@@ -2,6 +2,8 @@
 // RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=adam eval-step=false' -tg-annotate-workspaces -tg-partition=stages=2 -tg-data-parallel=replicas=2 | FileCheck %s --check-prefix=STAGES
 // RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd eval-step=false' -tg-data-parallel=replicas=2 -tg-annotate-workspaces -tg-schedule -tg-plan-memory | FileCheck %s --check-prefix=MBUF
 // RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd eval-step=false' -tg-data-parallel=replicas=1 | FileCheck %s --check-prefix=ONE
+// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=adam eval-step=true' -tg-data-parallel='replicas=4 zero=true' | FileCheck %s --check-prefix=ZERO
+// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=adam eval-step=false' -tg-data-parallel='replicas=4 zero=true' -tg-annotate-workspaces -tg-schedule -tg-plan-memory | FileCheck %s --check-prefix=ZERO-MBUF
 
 // Every gradient an update reads is averaged over the replicas right after
 // the op that computes it; the running statistics right after the
@@ -51,6 +53,36 @@
 // MBUF: mbuf.kernel ins(%{{.*}} : !mbuf.view<2x2x3x3xf32>) outs(%{{.*}} : !mbuf.view<2x2x3x3xf32>) attributes {tied_operands = array<i64: 0>} {
 // MBUF-NEXT: ^bb0(%[[ARG:.*]]: tensor<2x2x3x3xf32>):
 // MBUF-NEXT: tg.all_reduce %[[ARG]] over 2
+
+// zero: each of the 4 replicas keeps a quarter of the optimizer state
+// (ceil(36 / 4) = 9 elements of each 2x2x3x3 weight's, ceil(2 / 4) = 1 of
+// each BatchNorm vector's) and updates its part of the parameter, read from
+// the parameter and the averaged gradient; the whole parameter is gathered
+// back. The evaluation step takes the same arguments.
+// ZERO-LABEL: func.func @train_step(
+// ZERO-SAME: tensor<9xf32> {tg.opt_state = "enc.weight.exp_avg"}
+// ZERO-SAME: tensor<1xf32> {tg.opt_state = "bn.weight.exp_avg"}
+// ZERO-SAME: -> (
+// ZERO-SAME: tensor<9xf32> {tg.opt_state = "enc.weight.exp_avg"}
+// ZERO: tg.all_reduce %grad_scale over 4 : tensor<2xf32>
+// ZERO: %[[G:.*]] = tg.all_reduce %{{.*}} over 4 : tensor<2x2x3x3xf32>
+// ZERO-NEXT: %[[PP:.*]] = tg.shard %{{.*}} over 4 : tensor<2x2x3x3xf32> -> tensor<9xf32>
+// ZERO-NEXT: %[[GP:.*]] = tg.shard %[[G]] over 4 : tensor<2x2x3x3xf32> -> tensor<9xf32>
+// ZERO-NEXT: %[[NP:[^,]*]], %{{.*}}, %{{.*}} = tg.adam_update %[[PP]], %[[GP]], %{{.*}}, %{{.*}}, step %{{.*}} : tensor<9xf32>
+// ZERO-NEXT: %[[W:.*]] = tg.all_gather %[[NP]] over 4 : tensor<9xf32> -> tensor<2x2x3x3xf32>
+// ZERO: return %{{.*}}, %{{.*}}, %[[W]],
+// ZERO-LABEL: func.func @eval_step(
+// ZERO-SAME: tensor<9xf32> {tg.opt_state = "enc.weight.exp_avg"}
+// ZERO-NOT: tg.shard
+// ZERO: return
+
+// Planned: the gathered parameter is written straight into its result
+// buffer (the parameter's own, which every reader has read by then).
+// ZERO-MBUF-LABEL: func.func @train_step(
+// ZERO-MBUF: %[[R:.*]] = mbuf.result 2 : !mbuf.view<2x2x3x3xf32>
+// ZERO-MBUF-NEXT: mbuf.kernel ins(%{{.*}} : !mbuf.view<9xf32>) outs(%[[R]] : !mbuf.view<2x2x3x3xf32>)
+// ZERO-MBUF-NEXT: ^bb0(%[[PART:.*]]: tensor<9xf32>):
+// ZERO-MBUF-NEXT: tg.all_gather %[[PART]] over 4
 
 // replicas=1 leaves the module alone.
 // ONE-NOT: memopt.data_parallel

@@ -67,7 +67,7 @@ constexpr const char *kUsage =
     "[--device=NAME[,KEY=VALUE]...] [--budget=SIZE] [--report=FILE.json] "
     "[--timeline=FILE.svg] [--remat=none|sqrt|auto] [--amp=none|bf16|fp16] "
     "[--amp-fp32-ops=OP,...] [--amp-low-ops=OP,...] [--stages=N] "
-    "[--data-parallel=N] "
+    "[--data-parallel=N] [--zero=0|1] "
     "[--verbose] [-c | --plan-only]\n";
 
 struct Options {
@@ -119,7 +119,7 @@ void parseOptions(int argc, char **argv, Options &options) {
       "lr",       "momentum",  "dampening",   "nesterov",     "weight-decay",
       "beta1",    "beta2",     "eps",         "save-temps",   "report",
       "device",   "budget",    "timeline",    "remat",        "amp",
-      "amp-fp32-ops", "amp-low-ops", "stages", "data-parallel"};
+      "amp-fp32-ops", "amp-low-ops", "stages", "data-parallel", "zero"};
   options.device = cantFail(parseDeviceProfile("cpu"));
   // A repeated option is an error, not "the last one wins": the training
   // binary refuses repeats too.
@@ -255,6 +255,10 @@ void parseOptions(int argc, char **argv, Options &options) {
         usageError("--data-parallel expects a positive integer, got '" +
                    value + "'");
       options.pipeline.dataParallel = replicas;
+    } else if (name == "zero") {
+      if (value != "0" && value != "1")
+        usageError("--zero must be 0 or 1, got '" + value + "'");
+      options.pipeline.zero = value == "1";
     } else if (name == "remat") {
       if (value == "optimal")
         usageError("--remat=optimal is planned, not implemented yet: use "
@@ -359,6 +363,9 @@ void parseOptions(int argc, char **argv, Options &options) {
                  "--target=cpu");
     options.import.batch = *options.import.batch / replicas;
   }
+  if (options.pipeline.zero && options.pipeline.dataParallel <= 1)
+    usageError("--zero=1 shards the optimizer state over data-parallel "
+               "replicas: give --data-parallel=N with N > 1");
   bool multiProcess =
       options.pipeline.stages > 1 || options.pipeline.dataParallel > 1;
   if (multiProcess && !options.planOnly && !config::kHaveMpiRuntime &&
@@ -489,7 +496,7 @@ LogicalResult writeReport(const Options &options, tool::OutputFiles &outputs,
                                             options.budget, seconds);
   addStagesToReport(report, stages);
   addRanksToReport(report, stages, estimate.predictedPeakBytes(arenaBytes),
-                   options.pipeline.dataParallel,
+                   options.pipeline.dataParallel, options.pipeline.zero,
                    options.import.batch.value_or(0));
   report["compile_phases"] = phases.toJSON();
   return outputs.writeReport([&](raw_ostream &os) {

@@ -144,6 +144,11 @@ struct TrainingPipelineOptions
       llvm::cl::desc("Data-parallel replicas of each stage (tg-data-parallel; "
                      "1: none); the step's batch is one replica's slice"),
       llvm::cl::init(1)};
+  Option<bool> zero{
+      *this, "zero",
+      llvm::cl::desc("tg-data-parallel: shard the optimizer state over the "
+                     "replicas (ZeRO stage 1)"),
+      llvm::cl::init(false)};
 
   // convert-tg-to-emitc.
   Option<std::string> modelName{

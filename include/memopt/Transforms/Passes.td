@@ -205,16 +205,26 @@ def DataParallel : Pass<"tg-data-parallel", "::mlir::ModuleOp"> {
     The module gets `memopt.data_parallel = N`, from which the lowering
     builds the multi-process main. Runs after `tg-partition`, on each stage.
     `replicas` = 1 leaves the module alone.
+
+    `zero` (ZeRO stage 1): each replica keeps and updates 1/N of every
+    parameter's optimizer state. The update reads `tg.shard`s of the
+    parameter and of the averaged gradient (this replica's part), the
+    optimizer-state arguments and results shrink to that part, and
+    `tg.all_gather` rebuilds the updated parameter from every replica's.
   }];
   let dependentDialects = ["::memopt::tg::TGDialect"];
   let options = [
     Option<"replicas", "replicas", "unsigned", "1",
            "Data-parallel replicas (processes per stage)">,
+    Option<"zero", "zero", "bool", "false",
+           "Shard the optimizer state over the replicas (ZeRO stage 1)">,
   ];
   let statistics = [
     Statistic<"numAllReduces", "all-reduces", "tg.all_reduce ops inserted">,
     Statistic<"numAllReduceBytes", "all-reduce-bytes",
               "Bytes each replica reduces per step">,
+    Statistic<"numStateBytes", "zero-state-bytes",
+              "Optimizer-state bytes each replica keeps with zero">,
   ];
 }
 

@@ -6,7 +6,8 @@
 // whose tg pattern writes the views of its outputs. A pipeline stage's
 // mbuf.send / mbuf.recv become the blocking memopt::rt::sendTensor /
 // receiveTensor (Transfer.h), so their mbuf.wait has nothing left to do;
-// a data-parallel tg.all_reduce the blocking memopt::rt::allReduceMean.
+// a data-parallel tg.all_reduce the blocking memopt::rt::allReduceMean,
+// tg.shard and tg.all_gather replicaPart and allGatherParts.
 // (Asynchronous copies have no runtime lowering yet: StepContext rejects
 // them.)
 //
@@ -182,4 +183,9 @@ void memopt::codegen::populateMBufPatterns(const TypeConverter &converter,
   // the plan wrote it in place).
   patterns.add<PlainKernelPattern<tg::AllReduceOp>>(converter, context, step,
                                                     "allReduceMean");
+  // Optimizer-state sharding: this replica's part, the whole from the parts.
+  patterns.add<PlainKernelPattern<tg::ShardOp>>(converter, context, step,
+                                                "replicaPart");
+  patterns.add<PlainKernelPattern<tg::AllGatherOp>>(converter, context, step,
+                                                    "allGatherParts");
 }

@@ -150,6 +150,43 @@ void allReduceMean(ConstTensor input, Tensor output) {
     output.data[i] *= scale;
 }
 
+namespace {
+/// Where replica `r`'s part of `numel` elements starts, and its length
+/// (short or empty at the end).
+struct Part {
+  int64_t begin, count;
+};
+Part partOf(int64_t numel, int64_t partSize, int replica) {
+  int64_t begin = std::min<int64_t>(numel, replica * partSize);
+  return {begin, std::min<int64_t>(partSize, numel - begin)};
+}
+} // namespace
+
+void replicaPart(ConstTensor whole, Tensor part) {
+  int replica = 0;
+  MPI_Comm_rank(replicaComm, &replica);
+  Part mine = partOf(whole.numel(), part.numel(), replica);
+  std::copy(whole.data + mine.begin, whole.data + mine.begin + mine.count,
+            part.data);
+  std::fill(part.data + mine.count, part.data + part.numel(), 0.0f);
+}
+
+void allGatherParts(ConstTensor part, Tensor whole) {
+  int replica = 0;
+  MPI_Comm_rank(replicaComm, &replica);
+  std::vector<int> counts(numReplicasOfRun), displacements(numReplicasOfRun);
+  for (int r = 0; r < numReplicasOfRun; ++r) {
+    Part each = partOf(whole.numel(), part.numel(), r);
+    counts[r] = messageCount(each.count, "a gathered part");
+    displacements[r] = messageCount(each.begin, "a gathered tensor");
+  }
+  check(MPI_Allgatherv(part.data, counts[replica], MPI_FLOAT, whole.data,
+                       counts.data(), displacements.data(), MPI_FLOAT,
+                       replicaComm),
+        "MPI_Allgatherv over " + std::to_string(numReplicasOfRun) +
+            " replicas");
+}
+
 int stageMain(int argc, char **argv, const Program *programs, int numStages,
               int numReplicas) {
   // `BIN --help` needs no MPI: the single-process trainer prints the usage

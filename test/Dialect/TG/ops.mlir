@@ -352,3 +352,15 @@ func.func @all_reduce(%g: tensor<4x3xf32>) -> tensor<4x3xf32> {
   // CHECK: return %[[M]]
   return %m : tensor<4x3xf32>
 }
+
+// Optimizer-state sharding: a replica's part of a tensor and back.
+// CHECK-LABEL: func.func @shard_and_gather(
+// CHECK-SAME: %[[W:.*]]: tensor<5x3xf32>
+func.func @shard_and_gather(%w: tensor<5x3xf32>) -> tensor<5x3xf32> {
+  // CHECK: %[[P:.*]] = tg.shard %[[W]] over 4 : tensor<5x3xf32> -> tensor<4xf32>
+  %p = tg.shard %w over 4 : tensor<5x3xf32> -> tensor<4xf32>
+  // CHECK: %[[G:.*]] = tg.all_gather %[[P]] over 4 : tensor<4xf32> -> tensor<5x3xf32>
+  %g = tg.all_gather %p over 4 : tensor<4xf32> -> tensor<5x3xf32>
+  // CHECK: return %[[G]]
+  return %g : tensor<5x3xf32>
+}

@@ -54,3 +54,38 @@ bool AllReduceOp::isCheapToRecompute() { return false; }
 SmallVector<unsigned, 2> AllReduceOp::getInPlaceOperands(unsigned) {
   return {0};
 }
+
+/// Checks that `part` is the 1-D f32 part of `whole` that each of
+/// `replicas` holds: ceil(numel / replicas) elements.
+static LogicalResult verifyPart(Operation *op, RankedTensorType whole,
+                                RankedTensorType part, int64_t replicas) {
+  if (!whole.getElementType().isF32() || !part.getElementType().isF32())
+    return op->emitOpError("shards float32 tensors only");
+  int64_t size = llvm::divideCeil(whole.getNumElements(), replicas);
+  if (part.getRank() != 1 || part.getDimSize(0) != size)
+    return op->emitOpError("a part of ")
+           << whole << " over " << replicas << " replicas is tensor<"
+           << size << "xf32>, not " << part;
+  return success();
+}
+
+LogicalResult ShardOp::verify() {
+  return verifyPart(*this, cast<RankedTensorType>(getInput().getType()),
+                    cast<RankedTensorType>(getOutput().getType()),
+                    getReplicas());
+}
+
+LogicalResult AllGatherOp::verify() {
+  return verifyPart(*this, cast<RankedTensorType>(getOutput().getType()),
+                    cast<RankedTensorType>(getInput().getType()),
+                    getReplicas());
+}
+
+// Copies: no arithmetic.
+uint64_t ShardOp::getFlops() { return 0; }
+uint64_t AllGatherOp::getFlops() { return 0; }
+
+// Their result depends on the process (its replica, the others' parts):
+// computed once, where the plan put them.
+bool ShardOp::isCheapToRecompute() { return false; }
+bool AllGatherOp::isCheapToRecompute() { return false; }

@@ -90,4 +90,47 @@ def TG_AllReduceOp : TG_Op<"all_reduce",
   let hasVerifier = 1;
 }
 
+def TG_ShardOp : TG_Op<"shard", [Pure, TG_Kernel<>]> {
+  let summary = "This replica's part of a tensor (optimizer-state sharding)";
+  let description = [{
+    With `--zero=1` (`tg-data-parallel zero=1`) each of the `replicas`
+    keeps and updates one part of every parameter's optimizer state: the
+    elements [r * C, (r + 1) * C) of the flattened `input`, C =
+    ceil(numel / replicas), r this process's replica (known at run time;
+    the replicas run one compiled step). The last replica's part is padded
+    with zeros.
+
+    ```mlir
+    %s = tg.shard %w over 2 : tensor<8x4x3x3xf32> -> tensor<144xf32>
+    ```
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input,
+                       ConfinedAttr<I64Attr, [IntMinValue<2>]>:$replicas);
+  let results = (outs AnyStaticShapeTensor:$output);
+  let assemblyFormat = [{
+    $input `over` $replicas attr-dict `:` type($input) `->` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
+def TG_AllGatherOp : TG_Op<"all_gather", [Pure, TG_Kernel<>]> {
+  let summary = "A tensor whose parts the replicas hold (tg.shard's inverse)";
+  let description = [{
+    Every replica passes its part (`tg.shard`'s result type: C =
+    ceil(numel / replicas) elements) and gets the whole tensor, part r
+    from replica r (MPI_Allgatherv), without the padding.
+
+    ```mlir
+    %w = tg.all_gather %s over 2 : tensor<144xf32> -> tensor<8x4x3x3xf32>
+    ```
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input,
+                       ConfinedAttr<I64Attr, [IntMinValue<2>]>:$replicas);
+  let results = (outs AnyStaticShapeTensor:$output);
+  let assemblyFormat = [{
+    $input `over` $replicas attr-dict `:` type($input) `->` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // MEMOPT_DIALECT_TG_IR_TGTRANSFEROPS_TD
