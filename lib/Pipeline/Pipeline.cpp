@@ -79,6 +79,15 @@ void memopt::buildMemoryPlanPipeline(OpPassManager &pm,
     partition.device = options.device;
     pm.addPass(createPartition(partition));
   }
+  // Data parallelism: each stage's gradients, running statistics and loss
+  // averaged over its replicas (before tg-remat and the schedule, which
+  // place the collectives like any other op).
+  if (options.dataParallel > 1) {
+    DataParallelOptions dataParallel;
+    dataParallel.replicas = options.dataParallel;
+    dataParallel.zero = options.zero;
+    pm.addPass(createDataParallel(dataParallel));
+  }
   // Rematerialization, before the schedule (which keeps each recomputed op
   // right before its first user).
   if (options.remat != "none") {

@@ -249,3 +249,34 @@ void memopt::addStagesToReport(json::Object &report,
   if (json::Object *strategy = report.getObject("strategy"))
     (*strategy)["stages"] = static_cast<int64_t>(sorted.size());
 }
+
+void memopt::addRanksToReport(json::Object &report,
+                              ArrayRef<StageEstimate> stages, uint64_t onePeak,
+                              unsigned replicas, bool zero,
+                              int64_t batchPerRank) {
+  if (stages.empty() && replicas <= 1)
+    return;
+  SmallVector<uint64_t> stagePeaks;
+  for (const StageEstimate &stage : stages) {
+    if (stagePeaks.size() <= static_cast<size_t>(stage.index))
+      stagePeaks.resize(stage.index + 1);
+    stagePeaks[stage.index] = stage.predictedPeakBytes;
+  }
+  if (stagePeaks.empty())
+    stagePeaks.push_back(onePeak);
+  int64_t numStages = static_cast<int64_t>(stagePeaks.size());
+  json::Array ranks;
+  for (int64_t rank = 0; rank < numStages * replicas; ++rank)
+    ranks.push_back(json::Object{
+        {"rank", rank},
+        {"stage", rank % numStages},
+        {"replica", rank / numStages},
+        {"predicted_peak_bytes", jsonInt(stagePeaks[rank % numStages])}});
+  report["ranks"] = std::move(ranks);
+  if (replicas > 1)
+    report["data_parallel"] =
+        json::Object{{"replicas", static_cast<int64_t>(replicas)},
+                     {"zero", static_cast<int64_t>(zero)},
+                     {"batch_per_rank", batchPerRank},
+                     {"global_batch", batchPerRank * replicas}};
+}

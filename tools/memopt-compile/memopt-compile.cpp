@@ -68,6 +68,7 @@ constexpr const char *kUsage =
     "[--timeline=FILE.svg] [--remat=none|sqrt|auto] [--offload=none|auto] "
     "[--amp=none|bf16|fp16] "
     "[--amp-fp32-ops=OP,...] [--amp-low-ops=OP,...] [--stages=N] "
+    "[--data-parallel=N] [--zero=0|1] "
     "[--verbose] [-c | --plan-only]\n";
 
 struct Options {
@@ -119,7 +120,8 @@ void parseOptions(int argc, char **argv, Options &options) {
       "lr",       "momentum",  "dampening",   "nesterov",     "weight-decay",
       "beta1",    "beta2",     "eps",         "save-temps",   "report",
       "device",   "budget",    "timeline",    "remat",        "amp",
-      "amp-fp32-ops", "amp-low-ops", "stages", "offload"};
+      "amp-fp32-ops", "amp-low-ops", "stages", "offload", "data-parallel",
+      "zero"};
   options.device = cantFail(parseDeviceProfile("cpu"));
   // A repeated option is an error, not "the last one wins": the training
   // binary refuses repeats too.
@@ -249,6 +251,16 @@ void parseOptions(int argc, char **argv, Options &options) {
         usageError("--stages expects a positive integer, got '" + value +
                    "'");
       options.pipeline.stages = stages;
+    } else if (name == "data-parallel") {
+      unsigned replicas;
+      if (value.getAsInteger(10, replicas) || replicas < 1)
+        usageError("--data-parallel expects a positive integer, got '" +
+                   value + "'");
+      options.pipeline.dataParallel = replicas;
+    } else if (name == "zero") {
+      if (value != "0" && value != "1")
+        usageError("--zero must be 0 or 1, got '" + value + "'");
+      options.pipeline.zero = value == "1";
     } else if (name == "remat") {
       if (value == "optimal")
         usageError("--remat=optimal is planned, not implemented yet: use "
@@ -338,6 +350,35 @@ void parseOptions(int argc, char **argv, Options &options) {
   if (options.planOnly && (options.compileOnly || !options.output.empty()))
     usageError("--plan-only writes no binary: drop -c and -o (the plan goes "
                "to --report, --timeline and --save-temps)");
+  // Data parallelism: --batch is the global batch, split evenly over the
+  // replicas; each replica's step is compiled for its slice.
+  if (unsigned replicas = options.pipeline.dataParallel; replicas > 1) {
+    if (!options.import.batch)
+      usageError("--data-parallel=" + llvm::Twine(replicas) +
+                 " needs --batch=B, the global batch that the " +
+                 llvm::Twine(replicas) + " replicas split");
+    if (*options.import.batch % replicas != 0)
+      usageError("--batch=" + llvm::Twine(*options.import.batch) +
+                 " does not split over --data-parallel=" +
+                 llvm::Twine(replicas) + ": use a multiple of " +
+                 llvm::Twine(replicas));
+    if (options.pipeline.target == Backend::cuda)
+      usageError("--data-parallel=" + llvm::Twine(replicas) +
+                 " --target=cuda: data parallelism is built for the CPU "
+                 "backend (MPI) only; NCCL is not available yet: use "
+                 "--target=cpu");
+    options.import.batch = *options.import.batch / replicas;
+  }
+  if (options.pipeline.zero && options.pipeline.dataParallel <= 1)
+    usageError("--zero=1 shards the optimizer state over data-parallel "
+               "replicas: give --data-parallel=N with N > 1");
+  bool multiProcess =
+      options.pipeline.stages > 1 || options.pipeline.dataParallel > 1;
+  if (multiProcess && !options.planOnly && !config::kHaveMpiRuntime &&
+      !options.compileOnly)
+    usageError("--stages / --data-parallel: this memopt was built without "
+               "MPI (CMake found no MPI): install libopenmpi-dev and rebuild "
+               "memopt, or add --plan-only");
   // A binary of pipeline stages runs one stage per MPI process (CPU
   // backend); it has no evaluation step yet, so --val-data is refused by
   // the binary.
@@ -347,11 +388,6 @@ void parseOptions(int argc, char **argv, Options &options) {
                  " --target=cuda: pipeline stages build binaries for the "
                  "CPU backend (MPI) only; NCCL is not available yet: use "
                  "--target=cpu or --plan-only");
-    if (!config::kHaveMpiRuntime && !options.compileOnly)
-      usageError("--stages=" + llvm::Twine(options.pipeline.stages) +
-                 ": this memopt was built without MPI (CMake found no "
-                 "MPI): install libopenmpi-dev and rebuild memopt, or add "
-                 "--plan-only");
     options.pipeline.evalStep = false;
   }
   if (!options.planOnly && options.output.empty())
@@ -465,6 +501,9 @@ LogicalResult writeReport(const Options &options, tool::OutputFiles &outputs,
   llvm::json::Object report = compileReport(estimate, arenaBytes, schedule,
                                             options.budget, seconds);
   addStagesToReport(report, stages);
+  addRanksToReport(report, stages, estimate.predictedPeakBytes(arenaBytes),
+                   options.pipeline.dataParallel, options.pipeline.zero,
+                   options.import.batch.value_or(0));
   report["compile_phases"] = phases.toJSON();
   return outputs.writeReport([&](raw_ostream &os) {
     os << llvm::formatv("{0:2}", llvm::json::Value(std::move(report))) << "\n";
@@ -720,9 +759,9 @@ int compile(const Options &options) {
   if (!options.compileOnly) {
     std::vector<std::string> link = {config::kCxxCompiler, objectPath,
                                      asmPath, "-o", outputs.binaryPath()};
-    // A pipeline's main (stageMain) and MPI come first: they call the
+    // A multi-process main (stageMain) and MPI come first: they call the
     // trainer.
-    if (options.pipeline.stages > 1)
+    if (options.pipeline.stages > 1 || options.pipeline.dataParallel > 1)
       for (const char *const *item = config::kMpiLinkItems; *item; ++item)
         link.push_back(*item);
     for (const char *const *item = cuda ? config::kCudaRuntimeLinkItems

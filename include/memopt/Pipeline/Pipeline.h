@@ -10,6 +10,7 @@
 //     -> canonicalize -> tg-recompute-casts (amp != none)
 //     -> (cuda) tg-fuse-elementwise                              training step
 //   -> tg-annotate-workspaces -> tg-partition (stages > 1)
+//     -> tg-data-parallel (data-parallel > 1)
 //     -> tg-remat (strategy != none) -> tg-schedule
 //     -> tg-offload (offload != none)
 //     -> tg-plan-memory (plan, then convert into mbuf)          memory plan
@@ -144,6 +145,18 @@ struct TrainingPipelineOptions
                      "one is not built yet: use with plan-only"),
       llvm::cl::init(1)};
 
+  // tg-data-parallel.
+  Option<unsigned> dataParallel{
+      *this, "data-parallel",
+      llvm::cl::desc("Data-parallel replicas of each stage (tg-data-parallel; "
+                     "1: none); the step's batch is one replica's slice"),
+      llvm::cl::init(1)};
+  Option<bool> zero{
+      *this, "zero",
+      llvm::cl::desc("tg-data-parallel: shard the optimizer state over the "
+                     "replicas (ZeRO stage 1)"),
+      llvm::cl::init(false)};
+
   // convert-tg-to-emitc.
   Option<std::string> modelName{
       *this, "model-name",
@@ -170,8 +183,9 @@ struct TrainingPipelineOptions
 void buildTrainingStepPipeline(mlir::OpPassManager &pm,
                                const TrainingPipelineOptions &options);
 
-/// tg-annotate-workspaces, tg-partition (stages > 1), tg-remat (unless
-/// remat=none), tg-schedule, tg-offload (unless offload=none) and
+/// tg-annotate-workspaces, tg-partition (stages > 1), tg-data-parallel
+/// (data-parallel > 1), tg-remat (unless remat=none), tg-schedule,
+/// tg-offload (unless offload=none) and
 /// tg-plan-memory: the op order and the static memory plan, the step
 /// converted into mbuf buffers at the plan's places. `observe`, if given,
 /// sees each function's plan before the conversion (memopt-compile's

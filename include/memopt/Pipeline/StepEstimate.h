@@ -90,6 +90,16 @@ struct StageEstimate {
 void addStagesToReport(llvm::json::Object &report,
                        llvm::ArrayRef<StageEstimate> stages);
 
+/// A multi-process build (stages or `replicas` > 1): adds `ranks`, one
+/// entry per MPI rank r (stage r % S of replica r / S, S = the number of
+/// `stages`, 1 without) with its stage's predicted peak (`onePeak`
+/// without stages), and with `replicas` > 1 `data_parallel` (replicas,
+/// whether the optimizer state is sharded (`zero`), the batch per rank and
+/// the global batch).
+void addRanksToReport(llvm::json::Object &report,
+                      llvm::ArrayRef<StageEstimate> stages, uint64_t onePeak,
+                      unsigned replicas, bool zero, int64_t batchPerRank);
+
 /// Fails, with the message memopt-compile prints, when `peak` (planned
 /// with rematerialization strategy `remat`) does not fit `budget`: the
 /// predicted peak is the smallest budget these flags reach

@@ -60,9 +60,11 @@ struct RunRecord {
   std::vector<double> stepSeconds;
   std::vector<Validation> validations;
   bool validated = false; // whether the run had --val-data
-  /// A pipeline run (StageGroup): each rank's measured peak, by rank; empty
-  /// for one process.
+  /// A multi-process run (StageGroup): each rank's measured peak, by rank;
+  /// empty for one process. Rank r runs stage r % stages of replica
+  /// r / stages.
   std::vector<int64_t> rankPeakBytes;
+  int stages = 1;
 };
 
 /// The report as JSON text.

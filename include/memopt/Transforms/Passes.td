@@ -262,6 +262,48 @@ def Partition : Pass<"tg-partition", "::mlir::ModuleOp"> {
   ];
 }
 
+def DataParallel : Pass<"tg-data-parallel", "::mlir::ModuleOp"> {
+  let summary = "Average gradients, running statistics and the loss over "
+                "data-parallel replicas";
+  let description = [{
+    Data parallelism (docs/passes/data-parallel.md): `replicas` processes
+    run each training step on their own slices of the batch (the step's
+    batch is one slice). In every function that updates parameters, the
+    pass inserts a `tg.all_reduce` (the mean over the replicas):
+    - on the gradient operand of every optimizer update (`tg.sgd_update`,
+      `tg.adam_update`), right before it, so that every replica applies
+      the gradient of the whole batch's mean loss;
+    - on every other result that updates an argument in place (BatchNorm's
+      running statistics), right after its op, so that every replica keeps
+      the same state;
+    - on the loss (the rank-0 `tg.output` result), before the return.
+    BatchNorm normalizes with the statistics of the replica's own slice.
+    The module gets `memopt.data_parallel = N`, from which the lowering
+    builds the multi-process main. Runs after `tg-partition`, on each stage.
+    `replicas` = 1 leaves the module alone.
+
+    `zero` (ZeRO stage 1): each replica keeps and updates 1/N of every
+    parameter's optimizer state. The update reads `tg.shard`s of the
+    parameter and of the averaged gradient (this replica's part), the
+    optimizer-state arguments and results shrink to that part, and
+    `tg.all_gather` rebuilds the updated parameter from every replica's.
+  }];
+  let dependentDialects = ["::memopt::tg::TGDialect"];
+  let options = [
+    Option<"replicas", "replicas", "unsigned", "1",
+           "Data-parallel replicas (processes per stage)">,
+    Option<"zero", "zero", "bool", "false",
+           "Shard the optimizer state over the replicas (ZeRO stage 1)">,
+  ];
+  let statistics = [
+    Statistic<"numAllReduces", "all-reduces", "tg.all_reduce ops inserted">,
+    Statistic<"numAllReduceBytes", "all-reduce-bytes",
+              "Bytes each replica reduces per step">,
+    Statistic<"numStateBytes", "zero-state-bytes",
+              "Optimizer-state bytes each replica keeps with zero">,
+  ];
+}
+
 def Schedule : Pass<"tg-schedule", "::mlir::func::FuncOp"> {
   let summary = "Order the ops of a step for the smallest simulated memory "
                 "peak";

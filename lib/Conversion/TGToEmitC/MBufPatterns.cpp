@@ -7,11 +7,15 @@
 // mbuf.send / mbuf.recv become the blocking memopt::rt::sendTensor /
 // receiveTensor (Transfer.h), so their mbuf.wait has nothing left to do;
 // tg-offload's mbuf.copy_async becomes memopt::rt::startCopy and the wait
-// of its token waitCopy (Copy.h), the copy's number standing for the token.
+// of its token waitCopy (Copy.h), the copy's number standing for the token;
+// a data-parallel tg.all_reduce the blocking memopt::rt::allReduceMean,
+// tg.shard and tg.all_gather replicaPart and allGatherParts.
 //
 //===----------------------------------------------------------------------===//
 
 #include "StepCodegen.h"
+
+#include "memopt/Dialect/TG/IR/TGOps.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 
@@ -232,4 +236,13 @@ void memopt::codegen::populateMBufPatterns(const TypeConverter &converter,
   patterns.add<TransferPattern<mbuf::SendOp>>(converter, context, "sendTensor");
   patterns.add<TransferPattern<mbuf::RecvOp>>(converter, context,
                                               "receiveTensor");
+  // The mean over data-parallel replicas: input, output (the same view when
+  // the plan wrote it in place).
+  patterns.add<PlainKernelPattern<tg::AllReduceOp>>(converter, context, step,
+                                                    "allReduceMean");
+  // Optimizer-state sharding: this replica's part, the whole from the parts.
+  patterns.add<PlainKernelPattern<tg::ShardOp>>(converter, context, step,
+                                                "replicaPart");
+  patterns.add<PlainKernelPattern<tg::AllGatherOp>>(converter, context, step,
+                                                    "allGatherParts");
 }

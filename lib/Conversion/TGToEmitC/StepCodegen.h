@@ -384,11 +384,12 @@ std::string partGlobalName(llvm::StringRef base, unsigned index,
 /// embedded model, the step function, the learning rate, the evaluation
 /// function when `hasEvalStep`) and `main`: with one part it hands its
 /// Program to trainerMain; with several (the pipeline stages of
-/// tg-partition, in stage order) it hands them all to stageMain, which
-/// runs the stage of its MPI rank.
+/// tg-partition, in stage order) or with `replicas` > 1
+/// (tg-data-parallel) it hands them all to stageMain, which runs the stage
+/// of its MPI rank.
 void emitProgram(mlir::ModuleOp module, llvm::ArrayRef<ProgramPart> parts,
                  llvm::StringRef modelName, std::optional<double> learningRate,
-                 bool hasEvalStep);
+                 bool hasEvalStep, int64_t replicas);
 
 } // namespace memopt::codegen
 

@@ -176,6 +176,12 @@ public:
     if (failed(target))
       return signalPassFailure();
     bool cuda = target->getBackend() == Backend::cuda;
+    if (cuda && replicasOf(module) > 1) {
+      module.emitError("data-parallel replicas (memopt.data_parallel) are "
+                       "lowered for the CPU backend (MPI) only; the CUDA "
+                       "backend (NCCL) is not available yet");
+      return signalPassFailure();
+    }
     if (cuda && (failed(checkNoCudaCast(stepFunc)) ||
                  (evalFunc && failed(checkNoCudaCast(evalFunc)))))
       return signalPassFailure();
@@ -264,11 +270,18 @@ public:
     emitProgram(module,
                 {ProgramPart{*signature, arenas, kStepFunctionName.str()}},
                 modelNameOf(module, modelName), learningRate,
-                static_cast<bool>(evalFunc));
+                static_cast<bool>(evalFunc), replicasOf(module));
     finishModule(module, cuda, arenaBytes);
   }
 
 private:
+  /// tg-data-parallel's replicas (1: none).
+  static int64_t replicasOf(ModuleOp module) {
+    auto replicas =
+        module->getAttrOfType<IntegerAttr>("memopt.data_parallel");
+    return replicas ? replicas.getInt() : 1;
+  }
+
   /// Bounded functions keep the C++ compiler's time linear in the model.
   LogicalResult splitFunctions(ModuleOp module, NameScope &file) {
     for (auto func : llvm::to_vector(module.getOps<emitc::FuncOp>())) {
@@ -399,7 +412,7 @@ private:
     if (failed(splitFunctions(module, file)))
       return failure();
     emitProgram(module, parts, modelNameOf(module, modelName), learningRate,
-                /*hasEvalStep=*/false);
+                /*hasEvalStep=*/false, replicasOf(module));
     finishModule(module, /*cuda=*/false, arenaBytes);
     return success();
   }

@@ -58,12 +58,15 @@ std::string runReportJson(const RunRecord &record) {
       "  \"measured_peak_bytes\": " + std::to_string(record.measuredPeakBytes) +
       ",\n";
   out += "  \"arena_bytes\": " + std::to_string(record.arenaBytes) + ",\n";
-  // A pipeline run: rank 0's report gives every rank's peak
-  // (measured_peak_bytes above is rank 0's own).
+  // A multi-process run: rank 0's report gives every rank's peak
+  // (measured_peak_bytes above is rank 0's own), stage and replica.
   if (!record.rankPeakBytes.empty()) {
     out += "  \"ranks\": [";
+    size_t stages = static_cast<size_t>(std::max(record.stages, 1));
     for (size_t i = 0; i < record.rankPeakBytes.size(); ++i)
       out += std::string(i ? ", " : "") + "{\"rank\": " + std::to_string(i) +
+             ", \"stage\": " + std::to_string(i % stages) +
+             ", \"replica\": " + std::to_string(i / stages) +
              ", \"measured_peak_bytes\": " +
              std::to_string(record.rankPeakBytes[i]) + "}";
     out += "],\n";
