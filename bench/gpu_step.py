@@ -71,7 +71,8 @@ def prepare(args, work):
                     os.path.join(work, "train"), "--target=cuda",
                     "--batch=%d" % args.batch, "--optimizer=sgd",
                     "--lr=%r" % args.lr, "--momentum=%r" % args.momentum,
-                    "--report=" + os.path.join(work, "compile.json")],
+                    "--report=" + os.path.join(work, "compile.json")]
+                   + args.compile_flag,
                    check=True)
     seconds = time.perf_counter() - start
     write_data(os.path.join(work, "data"), args.batch, args.size)
@@ -169,6 +170,8 @@ def measure(args, work, compile_seconds):
     print("|" + "|".join("---" for _ in header) + "|")
     name = args.model + ("" if args.base is None else
                          " (base %d)" % args.base)
+    if args.compile_flag:
+        name += " " + " ".join(args.compile_flag)
     print("| %s | %dx%d | %d | %.4f | %.4f | %.2f | %.1f | %.1f | %.2f | "
           "%.1f | %.1f | %.2f |"
           % (name, args.size, args.size, args.batch, ours, theirs,
@@ -199,6 +202,13 @@ def main(argv=None):
     parser.add_argument("--momentum", type=float, default=0.9)
     parser.add_argument("--tf32", action="store_true",
                         help="allow TF32 in both (default: off in both)")
+    parser.add_argument("--compile-flag", action="append", default=[],
+                        metavar="FLAG",
+                        help="one more memopt-compile flag, repeatable (e.g. "
+                             "--compile-flag=--remat=auto "
+                             "--compile-flag=--budget=2GiB): the same model, "
+                             "data and PyTorch run, so the table compares "
+                             "that plan with PyTorch eager")
     parser.add_argument("--workdir", help="keep the files here (required "
                         "with --phase prepare and run)")
     args = parser.parse_args(argv)

@@ -18,7 +18,8 @@ std::optional<MemoryCategory> argumentCategory(func::FuncOp step,
   if (step.getArgAttr(index, "tg.opt_state"))
     return MemoryCategory::OptimizerState;
   if (step.getArgAttr(index, "tg.input") ||
-      step.getArgAttr(index, "tg.target") || step.getArgAttr(index, "tg.step"))
+      step.getArgAttr(index, "tg.target") || step.getArgAttr(index, "tg.step") ||
+      step.getArgAttr(index, "tg.loss_scale"))
     return MemoryCategory::Data;
   return std::nullopt;
 }

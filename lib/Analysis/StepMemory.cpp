@@ -91,7 +91,7 @@ bool memopt::livesInArena(Value value,
   auto tensor = dyn_cast<RankedTensorType>(value.getType());
   return result && tensor && tensor.hasStaticShape() &&
          isa<FloatType>(tensor.getElementType()) &&
-         !isa<tg::ConstantOp>(result.getOwner()) &&
+         !isa<tg::ConstantOp, tg::OffloadStartOp>(result.getOwner()) &&
          !resultBuffers.count(value);
 }
 

@@ -57,6 +57,9 @@ void memopt::buildTrainingStepPipeline(OpPassManager &pm,
   // backward recasts the weights instead of keeping the forward's copies.
   if (options.amp != tg::AmpMode::none)
     pm.addNestedPass<func::FuncOp>(createRecomputeCasts());
+  // fp16: a scaled loss, and updates skipped on inf/NaN gradients.
+  if (options.amp == tg::AmpMode::fp16)
+    pm.addPass(createLossScale());
   // CUDA: one generated kernel per chain of elementwise ops.
   if (options.target == Backend::cuda)
     pm.addNestedPass<func::FuncOp>(tg::createFuseElementwise());
@@ -76,6 +79,15 @@ void memopt::buildMemoryPlanPipeline(OpPassManager &pm,
     partition.device = options.device;
     pm.addPass(createPartition(partition));
   }
+  // Data parallelism: each stage's gradients, running statistics and loss
+  // averaged over its replicas (before tg-remat and the schedule, which
+  // place the collectives like any other op).
+  if (options.dataParallel > 1) {
+    DataParallelOptions dataParallel;
+    dataParallel.replicas = options.dataParallel;
+    dataParallel.zero = options.zero;
+    pm.addPass(createDataParallel(dataParallel));
+  }
   // Rematerialization, before the schedule (which keeps each recomputed op
   // right before its first user).
   if (options.remat != "none") {
@@ -84,12 +96,22 @@ void memopt::buildMemoryPlanPipeline(OpPassManager &pm,
     remat.budget = options.budget;
     remat.timeLimit = options.rematTimeLimit;
     remat.device = options.device;
+    // remat=auto with offload=auto: one greedy decides per value keep,
+    // recompute or offload; tg-offload then inserts the marked copies.
+    remat.offload = options.remat == "auto" && options.offload == "auto";
     pm.addNestedPass<func::FuncOp>(createRemat(remat));
   }
-  // Slot: offload/prefetch. A pass that trades transfers for memory goes
-  // here, before the schedule that orders its copies (it queries
-  // MemorySimulator).
   pm.addNestedPass<func::FuncOp>(createSchedule());
+  // Offload/prefetch, on the scheduled order, whose op times place the
+  // copies (docs/passes/offload.md); it plans on its own (offloading only)
+  // when tg-remat did not decide.
+  if (options.offload != "none") {
+    OffloadOptions offload;
+    offload.strategy = options.offload;
+    offload.budget = options.budget;
+    offload.device = options.device;
+    pm.addNestedPass<func::FuncOp>(createOffload(offload));
+  }
   // Plans each function and converts it into mbuf at the plan's places.
   pm.addNestedPass<func::FuncOp>(observe ? createPlanMemory(std::move(observe))
                                          : createPlanMemory());

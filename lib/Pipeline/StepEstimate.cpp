@@ -5,7 +5,9 @@
 #include "memopt/Analysis/Workspace.h"
 #include "memopt/Analysis/DeviceProfile.h"
 
+#include "memopt/Analysis/StepMemory.h"
 #include "memopt/Dialect/MBuf/IR/MBufOps.h"
+#include "memopt/Dialect/TG/IR/TGOps.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -49,12 +51,56 @@ FailureOr<StepEstimate> StepEstimate::compute(func::FuncOp step,
   if (auto module = step->getParentOfType<ModuleOp>())
     if (auto amp = module->getAttrOfType<StringAttr>("memopt.amp"))
       estimate.amp = amp.str();
+  if (auto offload = step->getAttrOfType<DictionaryAttr>("memopt.offload")) {
+    estimate.offload = "auto";
+    auto count = [&](StringRef name) -> uint64_t {
+      auto value = offload.getAs<IntegerAttr>(name);
+      return value ? value.getInt() : 0;
+    };
+    estimate.offloadBytes = count("d2h_bytes");
+    estimate.prefetchBytes = count("h2d_bytes");
+    estimate.hostBytes = count("host_bytes");
+    if (auto stall = offload.getAs<FloatAttr>("stall_seconds"))
+      estimate.stallSeconds = stall.getValueAsDouble();
+  }
+  // What each value got, in program order: its op's ONNX node names it.
+  auto name = [](Operation *op) {
+    if (auto loc = op->getLoc()->findInstanceOf<NameLoc>())
+      return loc.getName().str();
+    return op->getName().getStringRef().str();
+  };
+  for (Operation &op : step.getBody().front()) {
+    if (auto start = dyn_cast<tg::OffloadStartOp>(op)) {
+      auto info = start->getAttrOfType<DictionaryAttr>("memopt.offload");
+      estimate.decisions.push_back(
+          {name(start.getInput().getDefiningOp()),
+           tensorBytes(start.getInput()),
+           info && info.contains("synchronous") ? "offload-synchronous"
+                                                : "offload"});
+    }
+    else if (isRecomputation(&op) && op.getNumResults())
+      estimate.decisions.push_back(
+          {name(&op), tensorBytes(op.getResult(0)), "recompute"});
+  }
   return estimate;
+}
+
+void StepEstimate::printDecisions(raw_ostream &os) const {
+  for (const Decision &decision : decisions)
+    os << "memopt-compile: " << decision.decision << " " << decision.value
+       << " (" << decision.bytes << " bytes)\n";
+  if (offload != "none")
+    os << llvm::formatv("memopt-compile: offload: {0} bytes to the host, {1} "
+                        "bytes back, host memory {2} bytes, predicted stall "
+                        "{3:f6} s\n",
+                        offloadBytes, prefetchBytes, hostBytes, stallSeconds);
 }
 
 uint64_t memopt::plannedArenaBytes(ModuleOp module) {
   std::map<uint64_t, uint64_t> arenas;
   module.walk([&](mbuf::ArenaOp arena) {
+    if (arena.getSpace() != mbuf::MemorySpace::Device)
+      return;
     uint64_t &bytes = arenas[arena.getIndex()];
     bytes = std::max<uint64_t>(bytes, arena.getSize());
   });
@@ -97,10 +143,14 @@ llvm::json::Object memopt::compileReport(const StepEstimate &estimate,
   const MemoryTimeline &timeline = estimate.timeline;
   const StepCost &cost = estimate.cost;
   const DeviceProfile &device = estimate.device;
-  // Nothing is offloaded or sent yet: those passes do not exist in this
-  // build, so their numbers are 0. The baseline is the step without its
-  // recomputation.
+  // Sends are added by addStagesToReport. The baseline is the step without
+  // its recomputation and its transfer stalls.
   double compute = cost.totalSeconds();
+  json::Array decisions;
+  for (const StepEstimate::Decision &decision : estimate.decisions)
+    decisions.push_back(json::Object{{"value", decision.value},
+                                     {"bytes", jsonInt(decision.bytes)},
+                                     {"decision", decision.decision}});
   json::Object peakOp;
   if (!timeline.points().empty()) {
     const MemoryTimeline::Point &at = timeline.points()[timeline.peakIndex()];
@@ -129,7 +179,11 @@ llvm::json::Object memopt::compileReport(const StepEstimate &estimate,
                     {"recompute", jsonInt(cost.recomputeFlops)},
                     {"optimizer", jsonInt(cost.flops[2])}}},
       {"transfer_bytes",
-       json::Object{{"offload", 0}, {"prefetch", 0}, {"send", 0}}},
+       json::Object{{"offload", jsonInt(estimate.offloadBytes)},
+                    {"prefetch", jsonInt(estimate.prefetchBytes)},
+                    {"send", 0}}},
+      {"host_bytes", jsonInt(estimate.hostBytes)},
+      {"decisions", std::move(decisions)},
       {"budget_bytes",
        budgetBytes ? json::Value(jsonInt(*budgetBytes)) : json::Value(nullptr)},
       {"predicted_seconds",
@@ -138,8 +192,8 @@ llvm::json::Object memopt::compileReport(const StepEstimate &estimate,
                     {"backward", cost.seconds[1]},
                     {"optimizer", cost.seconds[2]},
                     {"recompute", cost.recomputeSeconds},
-                    {"transfer_stall", 0.0},
-                    {"total", compute}}},
+                    {"transfer_stall", estimate.stallSeconds},
+                    {"total", compute + estimate.stallSeconds}}},
       {"baseline_predicted_seconds", compute - cost.recomputeSeconds},
       {"strategy",
        json::Object{
@@ -159,7 +213,7 @@ llvm::json::Object memopt::compileReport(const StepEstimate &estimate,
            {"memory_plan", "liveness best-fit, in place, concat slices"},
            {"remat", estimate.remat},
            {"amp", estimate.amp},
-           {"offload", "none"},
+           {"offload", estimate.offload},
            {"stages", 1}}},
       {"compile_seconds", compileSeconds}};
   if (estimate.rematMilp)
@@ -211,4 +265,35 @@ void memopt::addStagesToReport(json::Object &report,
     (*transfers)["send"] = jsonInt(sent);
   if (json::Object *strategy = report.getObject("strategy"))
     (*strategy)["stages"] = static_cast<int64_t>(sorted.size());
+}
+
+void memopt::addRanksToReport(json::Object &report,
+                              ArrayRef<StageEstimate> stages, uint64_t onePeak,
+                              unsigned replicas, bool zero,
+                              int64_t batchPerRank) {
+  if (stages.empty() && replicas <= 1)
+    return;
+  SmallVector<uint64_t> stagePeaks;
+  for (const StageEstimate &stage : stages) {
+    if (stagePeaks.size() <= static_cast<size_t>(stage.index))
+      stagePeaks.resize(stage.index + 1);
+    stagePeaks[stage.index] = stage.predictedPeakBytes;
+  }
+  if (stagePeaks.empty())
+    stagePeaks.push_back(onePeak);
+  int64_t numStages = static_cast<int64_t>(stagePeaks.size());
+  json::Array ranks;
+  for (int64_t rank = 0; rank < numStages * replicas; ++rank)
+    ranks.push_back(json::Object{
+        {"rank", rank},
+        {"stage", rank % numStages},
+        {"replica", rank / numStages},
+        {"predicted_peak_bytes", jsonInt(stagePeaks[rank % numStages])}});
+  report["ranks"] = std::move(ranks);
+  if (replicas > 1)
+    report["data_parallel"] =
+        json::Object{{"replicas", static_cast<int64_t>(replicas)},
+                     {"zero", static_cast<int64_t>(zero)},
+                     {"batch_per_rank", batchPerRank},
+                     {"global_batch", batchPerRank * replicas}};
 }

@@ -15,6 +15,7 @@
 
 #include "memopt/Transforms/Passes.h"
 
+#include "OffloadPlan.h"
 #include "RematPlan.h"
 
 #include "memopt/Analysis/ArenaPlan.h"
@@ -177,6 +178,10 @@ public:
              << "tg-remat: time-limit must be a positive number of seconds, "
                 "got "
              << timeLimit;
+    if (offload && strategy != "auto")
+      return emitError(UnknownLoc::get(context))
+             << "tg-remat: offload=true needs strategy=auto (the joint "
+                "planner); tg-offload offloads on top of the other strategies";
     llvm::Expected<DeviceProfile> profile = parseDeviceProfile(device);
     if (!profile)
       return emitError(UnknownLoc::get(context))
@@ -216,7 +221,7 @@ public:
     SmallVector<NamedAttribute> decision{
         b.getNamedAttr("strategy", b.getStringAttr(strategy))};
     CostModel cost(deviceProfile, workspaceBytes);
-    DenseSet<Value> recomputed;
+    DenseSet<Value> recomputed, offloaded, synchronous;
     // Clones of cheap recomputed operands private to the clone that needs
     // them (RematPlan.h): auto's plans where the plan does not write in
     // place.
@@ -229,23 +234,35 @@ public:
       // The budget is the predicted peak: the arena plus the persistent
       // bytes beside it (weights, optimizer state, inputs and outputs).
       uint64_t budgetBytes = budget ? budget : deviceProfile.memoryBytes;
-      bool cuda = target->getBackend() == Backend::cuda;
-      uint64_t persistent = persistentDeviceBytes(function, cuda);
-      // On cuda, tg-plan-memory puts the constants in the arena after the
-      // planned buffers (convertTGToMBuf): beside the plan, like the rest.
-      if (cuda)
-        for (auto constant : body.getOps<tg::ConstantOp>())
-          persistent += llvm::alignTo(tensorBytes(constant.getOutput()),
-                                      ArenaPlan::kAlignment);
+      uint64_t persistent = bytesBesideArena(
+          function, target->getBackend() == Backend::cuda);
       uint64_t arenaTarget = budgetBytes > persistent ? budgetBytes - persistent : 0;
       bool fits;
       uint64_t arenaBytes;
       if (strategy == "auto") {
-        AutoPlan plan = planAuto(function, forward, inPlace, arenaTarget, cost,
-                                 /*privateAncestors=*/!inPlace);
+        AutoOptions options;
+        options.offload = offload;
+        options.linkBandwidth = deviceProfile.linkBandwidth;
+        options.privateAncestors = privateClones;
+        AutoPlan plan =
+            planAuto(function, forward, inPlace, arenaTarget, cost, options);
+        // One greedy over both is no proof of the least time: recomputing
+        // alone may fit where the joint choice does not, or fit faster.
+        if (offload) {
+          AutoOptions alone = options;
+          alone.offload = false;
+          AutoPlan recomputeOnly =
+              planAuto(function, forward, inPlace, arenaTarget, cost, alone);
+          if (recomputeOnly.fits
+                  ? !plan.fits || recomputeOnly.seconds < plan.seconds
+                  : !plan.fits && recomputeOnly.arenaBytes < plan.arenaBytes)
+            plan = std::move(recomputeOnly);
+        }
         fits = plan.fits;
         arenaBytes = plan.arenaBytes;
         recomputed = std::move(plan.recomputed);
+        offloaded = std::move(plan.offloaded);
+        synchronous = std::move(plan.synchronous);
         if (fits)
           decision.push_back(b.getNamedAttr("rounds", i64(plan.rounds)));
       } else {
@@ -266,8 +283,8 @@ public:
             << "tg-remat: the step does not fit "
             << (budget ? "--budget=" : "the --device memory of ")
             << budgetBytes << " bytes: the smallest peak remat=" << strategy
-            << " reaches is " << smallest << " bytes (--budget=" << smallest
-            << ")";
+            << (offload ? " with offload" : "") << " reaches is " << smallest
+            << " bytes (--budget=" << smallest << ")";
         return signalPassFailure();
       }
       decision.append(
@@ -281,12 +298,30 @@ public:
     double secondsAdded = 0;
     for (Operation *clone : rewrite.clones)
       secondsAdded += cost.cost(clone).seconds;
+    // The offloaded values, for tg-offload to insert their copies once
+    // tg-schedule has fixed the order the plan was made for.
+    for (bool waitAtOnce : {false, true}) {
+      DenseMap<Operation *, SmallVector<int64_t>> marks;
+      for (Value value : offloaded)
+        if (synchronous.contains(value) == waitAtOnce)
+          marks[value.getDefiningOp()].push_back(
+              cast<OpResult>(value).getResultNumber());
+      for (auto &[op, results] : marks) {
+        llvm::sort(results);
+        op->setAttr(waitAtOnce ? offload::kSyncMarkAttr : offload::kMarkAttr,
+                    b.getDenseI64ArrayAttr(results));
+      }
+    }
+    uint64_t offloadedBytes = 0;
+    for (Value value : offloaded)
+      offloadedBytes += tensorBytes(value);
 
     // Stored: forward values that the backward or a clone still reads.
     unsigned stored = 0;
     for (Operation *op : forward)
       for (OpResult result : op->getResults())
         if (tensorBytes(result) && !rewrite.rewired.contains(result) &&
+            !offloaded.contains(result) &&
             llvm::any_of(result.getUsers(), [&](Operation *user) {
               return !user->hasTrait<OpTrait::IsTerminator>() &&
                      phases.phase(user) != StepPhase::Forward;
@@ -307,6 +342,10 @@ public:
              "simulated_peak_bytes",
              b.getDictionaryAttr({b.getNamedAttr("before", i64(peakBefore)),
                                   b.getNamedAttr("after", i64(peakAfter))}))});
+    if (offload)
+      decision.append(
+          {b.getNamedAttr("offloaded_values", i64(offloaded.size())),
+           b.getNamedAttr("offloaded_bytes", i64(offloadedBytes))});
     function->setAttr(kRematAttr, b.getDictionaryAttr(decision));
   }
 

@@ -12,15 +12,23 @@
 // its clone would keep alive into the backward, per second of recompute
 // (CostModel), and recomputes the best one, cheap ops (BN, ReLU, resize,
 // concat: KernelOpInterface::isCheapToRecompute) first, as MONeT does.
-// docs/passes/remat.md#auto.
+// With offload allowed (tg-remat offload=true, tg-offload), a value may be
+// offloaded instead: its price is the stall its copies are predicted to
+// add (the host link's free time in its window, OffloadPlan.h), so an
+// offload that the compute hides is the cheapest choice there is, and the
+// trials insert the chosen copies as tg-offload will.
+// docs/passes/remat.md#auto, docs/passes/offload.md.
 //
 //===----------------------------------------------------------------------===//
 
+#include "OffloadPlan.h"
 #include "RematPlan.h"
 #include "ScheduleOrder.h"
 
 #include "memopt/Analysis/ArenaPlan.h"
 #include "memopt/Analysis/MemorySimulator.h"
+#include "memopt/Analysis/MemoryTimeline.h"
+#include "memopt/Analysis/StepMemory.h"
 #include "memopt/Dialect/TG/IR/TGOps.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -43,6 +51,9 @@ struct Candidate {
   SmallVector<Value, 2> kept;   // forward values the clones would extend
   double seconds = 0;
   bool cheap = true;
+  bool offload = false; // values[0] goes to host memory and back
+  bool synchronous = false; // ... with copies that wait at once
+  bool upgrade = false; // values[0] was offloaded already, overlapped
 };
 
 constexpr unsigned kMaxGroup = 4;
@@ -51,8 +62,11 @@ constexpr unsigned kMaxGroup = 4;
 class Trial {
 public:
   Trial(func::FuncOp function, ArrayRef<Operation *> forward, bool inPlace,
-        const DenseSet<Value> &chosen, bool privateAncestors)
-      : inPlace(inPlace), copy(cast<func::FuncOp>(function->clone(mapping))) {
+        const DenseSet<Value> &chosen, const DenseSet<Value> &offloaded,
+        const DenseSet<Value> &synchronous, const AutoOptions &options,
+        const CostModel &cost)
+      : inPlace(inPlace), link(options.linkBandwidth),
+        copy(cast<func::FuncOp>(function->clone(mapping))) {
     for (Operation *op : forward)
       forwardOps.insert(mapping.lookup(op));
     SmallVector<Operation *> later;
@@ -62,18 +76,42 @@ public:
     DenseSet<Value> recomputed;
     for (Value value : chosen)
       recomputed.insert(mapping.lookup(value));
-    clones = recompute(later, recomputed, privateAncestors).clones;
+    clones = recompute(later, recomputed,
+                       options.privateAncestors.value_or(!inPlace))
+                 .clones;
     // In the order tg-schedule will choose, so that the arena planned here
     // is the one tg-plan-memory will plan.
-    {
+    if (options.reschedule) {
       MemorySimulator given(copy, inPlace);
       applyOrder(given, chooseSchedule(given).order,
                  copy.getBody().front().getTerminator());
+    }
+    // Then the copies, where tg-offload (after tg-schedule) puts them.
+    if (!offloaded.empty()) {
+      SmallVector<Value> values;
+      DenseSet<Value> waitAtOnce;
+      for (Value value : offload::inProgramOrder(offloaded)) {
+        values.push_back(mapping.lookup(value));
+        if (synchronous.contains(value))
+          waitAtOnce.insert(values.back());
+      }
+      copies = offload::placeOffloads(
+          copy, values, waitAtOnce,
+          [&](Operation *op) { return forwardOps.contains(op); }, cost, link);
+    }
+    if (link > 0) {
+      offload::Timing timing = offload::predictTiming(copy, cost, link);
+      seconds = timing.computeSeconds + timing.stallSeconds;
     }
     simulator.emplace(copy, inPlace);
     order = simulator->givenOrder();
     live = simulator->liveBytes(order);
     peak = live.empty() ? 0 : *llvm::max_element(live);
+    startTime.push_back(0);
+    for (const MemorySimulator::Op &op : simulator->ops()) {
+      positionOf[op.op] = startTime.size() - 1;
+      startTime.push_back(startTime.back() + cost.cost(op.op).seconds);
+    }
   }
   ~Trial() { copy->erase(); }
 
@@ -97,6 +135,50 @@ public:
     return seconds;
   }
 
+  /// The positions in the order of `value`'s last forward reader (or its
+  /// op) and its first other reader; false for a value outside the arena.
+  bool window(Value value, unsigned &from, unsigned &to) const {
+    unsigned index = simulator->valueIndex(mapping.lookup(value));
+    if (index == MemorySimulator::kNone)
+      return false;
+    const MemorySimulator::ArenaValue &info = simulator->values()[index];
+    from = info.def;
+    to = order.size();
+    for (unsigned user : info.users) {
+      if (forwardOps.contains(simulator->ops()[user].op))
+        from = std::max(from, user);
+      else
+        to = std::min(to, user);
+    }
+    return from < to;
+  }
+
+  /// The stall that offloading `value` is predicted to add: its two copies
+  /// (bytes / link each, one after the other) in the compute time between
+  /// its last forward reader and its first backward reader, each sharing
+  /// its direction's link with the copies already placed.
+  double offloadStall(Value value) const {
+    unsigned from, to;
+    if (!window(value, from, to))
+      return 0;
+    double begin = startTime[from + 1], end = startTime[to];
+    double span = end - begin;
+    double transfer =
+        static_cast<double>(llvm::alignTo(tensorBytes(value),
+                                          ArenaPlan::kAlignment)) /
+        link;
+    double d2hBusy = 0, h2dBusy = 0;
+    auto overlap = [&](double a, double b) {
+      return std::max(0.0, std::min(b, end) - std::max(a, begin));
+    };
+    for (const offload::Copy &placed : copies) {
+      d2hBusy += overlap(placed.d2hStart, placed.d2hEnd);
+      h2dBusy += overlap(placed.h2dStart, placed.h2dEnd);
+    }
+    return std::max({0.0, 2 * transfer - span,
+                     transfer - (span - d2hBusy), transfer - (span - h2dBusy)});
+  }
+
   /// The bytes that recomputing `candidate` removes from the peak, net of
   /// the bytes of the values it keeps alive; 0 when it removes nothing.
   /// `atPeak`: with no single-value gain (several points at the peak), the
@@ -114,18 +196,9 @@ public:
       else
         to = std::min(to, user);
     }
-    if (value.liveOut || from + 1 >= to)
+    if (value.liveOut)
       return 0;
-    uint64_t removed;
-    if (!atPeak) {
-      removed = peak - simulator->peakWithout(order, index, from + 1, to - 1);
-    } else {
-      unsigned at = std::find(live.begin(), live.end(), peak) - live.begin();
-      SmallVector<unsigned> liveThere = simulator->liveAt(order, at);
-      removed = from < at && at < to && llvm::is_contained(liveThere, index)
-                    ? value.bytes
-                    : 0;
-    }
+    uint64_t removed = removedBetween(index, from, to, atPeak);
     uint64_t kept = 0;
     for (Value extended : candidate.kept) {
       unsigned keptIndex = simulator->valueIndex(mapping.lookup(extended));
@@ -135,10 +208,62 @@ public:
     return removed > kept ? removed - kept : 0;
   }
 
+  /// The bytes that making offloaded `original`'s copies synchronous
+  /// removes from the peak: the device tensor is absent from its
+  /// offload_start to its offload_wait, the prefetched one from its
+  /// prefetch_start to its prefetch_wait (the larger of the two).
+  uint64_t synchronousGain(Value original, bool atPeak) const {
+    Value value = mapping.lookup(original);
+    uint64_t best = 0;
+    for (Operation *user : value.getUsers()) {
+      auto start = dyn_cast<tg::OffloadStartOp>(user);
+      if (!start)
+        continue;
+      for (Operation *hostUser : start.getHost().getUsers()) {
+        if (auto wait = dyn_cast<tg::OffloadWaitOp>(hostUser))
+          best = std::max(best, removedBetween(simulator->valueIndex(value),
+                                               positionOf.lookup(start),
+                                               positionOf.lookup(wait),
+                                               atPeak));
+        auto prefetch = dyn_cast<tg::PrefetchStartOp>(hostUser);
+        if (!prefetch)
+          continue;
+        for (Operation *reader : prefetch.getOutput().getUsers())
+          if (isa<tg::PrefetchWaitOp>(reader))
+            best = std::max(
+                best, removedBetween(
+                          simulator->valueIndex(prefetch.getOutput()),
+                          positionOf.lookup(prefetch) - 1,
+                          positionOf.lookup(reader), atPeak));
+      }
+    }
+    return best;
+  }
+
   uint64_t peak = 0;
+  /// Predicted step seconds (with a link: clones and stalls included).
+  double seconds = 0;
   bool inPlace;
 
 private:
+  /// The bytes that arena value `index`'s absence strictly between
+  /// positions `from` and `to` removes from the peak (atPeak: its bytes
+  /// when it is live at the first peak point there).
+  uint64_t removedBetween(unsigned index, unsigned from, unsigned to,
+                          bool atPeak) const {
+    if (index == MemorySimulator::kNone || from + 1 >= to)
+      return 0;
+    if (!atPeak)
+      return peak - simulator->peakWithout(order, index, from + 1, to - 1);
+    unsigned at = std::find(live.begin(), live.end(), peak) - live.begin();
+    SmallVector<unsigned> liveThere = simulator->liveAt(order, at);
+    return from < at && at < to && llvm::is_contained(liveThere, index)
+               ? simulator->values()[index].bytes
+               : 0;
+  }
+
+  DenseMap<Operation *, unsigned> positionOf;
+  double link;
   IRMapping mapping;
   func::FuncOp copy;
   DenseSet<Operation *> forwardOps;
@@ -146,6 +271,9 @@ private:
   SmallVector<unsigned> order;
   SmallVector<uint64_t> live;
   SmallVector<Operation *> clones;
+  /// Compute seconds before each position of the order (no stalls).
+  SmallVector<double> startTime;
+  SmallVector<offload::Copy> copies;
 };
 
 /// What recomputing chosen value `value` privately costs: its op and,
@@ -230,13 +358,19 @@ Candidate group(Value value, const Trial &trial, const DenseSet<Value> &chosen,
 /// The greedy adds values one group at a time, so a value chosen early
 /// may be needless once later ones are recomputed. Stores them again, the
 /// most expensive first, while the arena still fits (one trial each).
-DenseSet<Value> prune(func::FuncOp function, ArrayRef<Operation *> forward,
-                      bool inPlace, uint64_t arenaTarget, const CostModel &cost,
-                      DenseSet<Value> chosen, bool privateAncestors,
-                      uint64_t &arenaBytes) {
+void prune(func::FuncOp function, ArrayRef<Operation *> forward, bool inPlace,
+           uint64_t arenaTarget, const CostModel &cost,
+           const AutoOptions &options, DenseSet<Value> &chosen,
+           DenseSet<Value> &offloaded, DenseSet<Value> &synchronous,
+           uint64_t &arenaBytes) {
+  // An offload costs at most its two copies.
   SmallVector<std::pair<double, Value>> byCost;
   for (Value value : chosen)
     byCost.push_back({cost.cost(value.getDefiningOp()).seconds, value});
+  for (Value value : offloaded)
+    byCost.push_back({2 * static_cast<double>(tensorBytes(value)) /
+                          options.linkBandwidth,
+                      value});
   // Ties (and the set's order) broken by program order: deterministic.
   DenseMap<Operation *, unsigned> position;
   for (auto [at, op] : llvm::enumerate(forward))
@@ -251,15 +385,20 @@ DenseSet<Value> prune(func::FuncOp function, ArrayRef<Operation *> forward,
            cast<OpResult>(b.second).getResultNumber();
   });
   for (auto [seconds, value] : byCost) {
-    chosen.erase(value);
-    Trial trial(function, forward, inPlace, chosen, privateAncestors);
+    DenseSet<Value> &set = chosen.contains(value) ? chosen : offloaded;
+    bool wasSynchronous = synchronous.erase(value);
+    set.erase(value);
+    Trial trial(function, forward, inPlace, chosen, offloaded, synchronous,
+                options, cost);
     uint64_t arena = trial.arenaBytes();
-    if (arena <= arenaTarget)
+    if (arena <= arenaTarget) {
       arenaBytes = arena;
-    else
-      chosen.insert(value);
+    } else {
+      set.insert(value);
+      if (wasSynchronous)
+        synchronous.insert(value);
+    }
   }
-  return chosen;
 }
 
 } // namespace
@@ -280,42 +419,66 @@ uint64_t memopt::remat::plannedArena(func::FuncOp function,
                                      bool inPlace,
                                      const DenseSet<Value> &recomputed,
                                      bool privateAncestors,
-                                     const CostModel *cost,
+                                     const CostModel &cost,
                                      double *secondsAdded) {
-  Trial trial(function, forward, inPlace, recomputed, privateAncestors);
-  if (cost && secondsAdded)
-    *secondsAdded = trial.secondsAdded(*cost);
+  AutoOptions options;
+  options.privateAncestors = privateAncestors;
+  Trial trial(function, forward, inPlace, recomputed, /*offloaded=*/{},
+              /*synchronous=*/{}, options, cost);
+  if (secondsAdded)
+    *secondsAdded = trial.secondsAdded(cost);
   return trial.arenaBytes();
 }
 
 AutoPlan memopt::remat::planAuto(func::FuncOp function,
                                  ArrayRef<Operation *> forward, bool inPlace,
                                  uint64_t arenaTarget, const CostModel &cost,
-                                 bool privateAncestors) {
+                                 const AutoOptions &options) {
   DenseSet<Operation *> forwardOps(forward.begin(), forward.end());
-  // Candidates: recomputable forward values that the backward reads.
+  auto isForward = [&](Operation *op) { return forwardOps.contains(op); };
+  // Candidates: forward values that the backward reads, recomputable or
+  // offloadable as the options allow.
   SmallVector<Value> readLater;
   for (Operation *op : forward)
-    for (OpResult result : op->getResults())
-      if (autoRecomputable(result, inPlace) && !returned(result) &&
+    for (OpResult result : op->getResults()) {
+      bool recomputable =
+          options.recompute && autoRecomputable(result, inPlace) &&
+          !returned(result) &&
           llvm::any_of(result.getUsers(), [&](Operation *user) {
             return !forwardOps.contains(user);
-          }))
+          });
+      if (recomputable ||
+          (options.offload && offload::isOffloadable(result, isForward)))
         readLater.push_back(result);
+    }
 
   AutoPlan plan;
-  DenseSet<Value> chosen, best, rejected;
+  DenseSet<Value> chosen, offloaded, synchronous, best, bestOffloaded,
+      bestSynchronous, rejected, rejectedOffload, rejectedSynchronous;
   uint64_t bestArena = std::numeric_limits<uint64_t>::max();
   uint64_t lastPeak = std::numeric_limits<uint64_t>::max();
   std::optional<Candidate> last;
+  bool lastAtPeak = false;
   for (;; ++plan.rounds) {
-    Trial trial(function, forward, inPlace, chosen, privateAncestors);
+    Trial trial(function, forward, inPlace, chosen, offloaded, synchronous,
+                options, cost);
     // A pick whose estimate was wrong (the peak rose: the clones or the
-    // values they keep alive made a new one) is undone and not tried again.
-    if (last && trial.peak > lastPeak) {
-      for (Value value : last->values)
-        chosen.erase(value);
-      rejected.insert(last->values.front());
+    // values they keep alive made a new one) is undone and not tried again;
+    // so is an offload that freed nothing (its copy ends too late on a
+    // busy link to release the bytes where they count).
+    if (last && (trial.peak > lastPeak ||
+                 (last->offload && !lastAtPeak && trial.peak == lastPeak))) {
+      if (last->offload) {
+        if (!last->upgrade)
+          offloaded.erase(last->values.front());
+        synchronous.erase(last->values.front());
+        (last->synchronous ? rejectedSynchronous : rejectedOffload)
+            .insert(last->values.front());
+      } else {
+        for (Value value : last->values)
+          chosen.erase(value);
+        rejected.insert(last->values.front());
+      }
       last.reset();
       continue;
     }
@@ -324,30 +487,35 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
     if (arena < bestArena) {
       bestArena = arena;
       best = chosen;
+      bestOffloaded = offloaded;
+      bestSynchronous = synchronous;
     }
     if (arena <= arenaTarget) {
       plan.fits = true;
       plan.arenaBytes = arena;
-      plan.recomputed =
-          prune(function, forward, inPlace, arenaTarget, cost,
-                std::move(chosen), privateAncestors, plan.arenaBytes);
+      prune(function, forward, inPlace, arenaTarget, cost, options, chosen,
+            offloaded, synchronous, plan.arenaBytes);
+      plan.seconds = Trial(function, forward, inPlace, chosen, offloaded,
+                           synchronous, options, cost)
+                         .seconds;
+      plan.recomputed = std::move(chosen);
+      plan.offloaded = std::move(offloaded);
+      plan.synchronous = std::move(synchronous);
       return plan;
     }
     // The best ratio of bytes removed to seconds, cheap groups first; with
     // no single value lowering the peak, the bytes at its first point.
     std::optional<Candidate> pick;
+    bool pickAtPeak = false;
     for (bool atPeak : {false, true}) {
+      pickAtPeak = atPeak;
       double pickRatio = -1;
       bool pickCheap = false;
       DenseMap<Operation *, Chain> memo;
-      for (Value value : readLater) {
-        if (chosen.contains(value) || rejected.contains(value))
-          continue;
-        Candidate candidate =
-            group(value, trial, chosen, forwardOps, cost, memo);
+      auto consider = [&](Candidate candidate) {
         uint64_t bytes = trial.gain(candidate, atPeak);
         if (!bytes)
-          continue;
+          return;
         double ratio = static_cast<double>(bytes) /
                        std::max(candidate.seconds, 1e-12);
         if (!pick || (candidate.cheap && !pickCheap) ||
@@ -356,18 +524,85 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
           pickRatio = ratio;
           pickCheap = pick->cheap;
         }
+      };
+      for (Value value : readLater) {
+        if (chosen.contains(value) || synchronous.contains(value))
+          continue;
+        double transfer =
+            static_cast<double>(tensorBytes(value)) / options.linkBandwidth;
+        if (offloaded.contains(value)) {
+          // Its copies wait at once instead: where its overlapped copy
+          // holds the bytes at the peak (a busy link), the stall frees them.
+          if (rejectedSynchronous.contains(value))
+            continue;
+          if (uint64_t bytes = trial.synchronousGain(value, atPeak)) {
+            double ratio = static_cast<double>(bytes) / (2 * transfer);
+            if (!pick || (!pickCheap && ratio > pickRatio)) {
+              pick = Candidate{{value}, {}, 2 * transfer, false, true, true, true};
+              pickRatio = ratio;
+              pickCheap = false;
+            }
+          }
+          continue;
+        }
+        auto result = cast<OpResult>(value);
+        if (options.recompute && !rejected.contains(value) &&
+            autoRecomputable(result, inPlace) && !returned(value))
+          consider(group(value, trial, chosen, forwardOps, cost, memo));
+        if (!options.offload || !offload::isOffloadable(value, isForward))
+          continue;
+        // Overlapped: priced by its predicted stall; one the compute hides
+        // costs a hundredth of its copy time (the link it takes from
+        // others), as cheap as a value can get.
+        if (!rejectedOffload.contains(value)) {
+          Candidate candidate;
+          candidate.values.push_back(value);
+          candidate.offload = true;
+          double stall = trial.offloadStall(value);
+          candidate.cheap = stall == 0;
+          candidate.seconds = stall + 0.01 * transfer;
+          consider(std::move(candidate));
+        }
+        // Synchronous: both copies stall, the whole window is free.
+        if (!rejectedSynchronous.contains(value)) {
+          Candidate candidate;
+          candidate.values.push_back(value);
+          candidate.offload = candidate.synchronous = true;
+          candidate.cheap = false;
+          candidate.seconds = 2 * transfer;
+          consider(std::move(candidate));
+        }
       }
       if (pick)
         break;
     }
     if (!pick)
       break;
-    for (Value value : pick->values)
-      chosen.insert(value);
+    lastAtPeak = pickAtPeak;
+    if (pick->offload) {
+      offloaded.insert(pick->values.front());
+      if (pick->synchronous)
+        synchronous.insert(pick->values.front());
+    } else
+      for (Value value : pick->values)
+        chosen.insert(value);
     last = std::move(pick);
   }
   // Nothing more lowers the peak: the smallest arena reached.
   plan.recomputed = std::move(best);
+  plan.offloaded = std::move(bestOffloaded);
+  plan.synchronous = std::move(bestSynchronous);
   plan.arenaBytes = bestArena;
   return plan;
+}
+
+uint64_t memopt::remat::bytesBesideArena(func::FuncOp function, bool cuda) {
+  uint64_t persistent = persistentDeviceBytes(function, cuda);
+  // On cuda, tg-plan-memory puts the constants in the arena after the
+  // planned buffers (convertTGToMBuf): beside the plan, like the rest.
+  if (cuda)
+    for (auto constant : function.getBody().front().getOps<tg::ConstantOp>())
+      persistent += llvm::alignTo(tensorBytes(constant.getOutput()),
+                                  ArenaPlan::kAlignment);
+  return persistent;
 }

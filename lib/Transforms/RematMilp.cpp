@@ -69,6 +69,10 @@ Milp::Result Milp::solve(double seconds) const {
       indices[column] = static_cast<int>(column);
     Cbc_setMIPStartI(model, static_cast<int>(start.size()), indices.data(),
                      start.data());
+    // CBC's preprocessing with a MIP start was seen to crash in
+    // CglPreProcess::postProcess when it maps the solution back; without
+    // preprocessing the start is used as given.
+    Cbc_setParameter(model, "preprocess", "off");
   }
   Cbc_setMaximumSeconds(model, seconds);
   Cbc_setLogLevel(model, 0);

@@ -547,7 +547,7 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
   };
   auto arenaOf = [&](const DenseSet<Value> &recomputed) {
     return plannedArena(function, forward, inPlace, recomputed,
-                        /*privateAncestors=*/false);
+                        /*privateAncestors=*/false, cost);
   };
 
   OptimalPlan plan;
@@ -617,12 +617,11 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
   // step's order with the clones' bytes at their stages' start, so its
   // optimum is the optimum of that model, and a plan outside it may be
   // faster. The faster plan that fits is taken; auto's has no bound.
-  AutoPlan greedy = planAuto(function, forward, inPlace, arenaTarget, cost,
-                             /*privateAncestors=*/!inPlace);
+  AutoPlan greedy = planAuto(function, forward, inPlace, arenaTarget, cost);
   double greedySeconds = 0;
   if (greedy.fits)
     plannedArena(function, forward, inPlace, greedy.recomputed, !inPlace,
-                 &cost, &greedySeconds);
+                 cost, &greedySeconds);
   if (greedy.fits && (!fromProgram || greedySeconds < plan.seconds)) {
     plan.fits = true;
     plan.recomputed = std::move(greedy.recomputed);

@@ -15,6 +15,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <optional>
+
 namespace memopt::remat {
 
 /// Whether result `index` of forward op `op` may be recomputed: the op is a
@@ -61,9 +63,32 @@ Rewrite recompute(llvm::ArrayRef<mlir::Operation *> later,
                   const llvm::DenseSet<mlir::Value> &recomputed,
                   bool privateAncestors = false);
 
+/// What the `auto` greedy may do with a forward value the backward reads,
+/// besides keeping it.
+struct AutoOptions {
+  bool recompute = true;
+  /// Offload it to host memory (docs/passes/offload.md); the trials then
+  /// insert the copies as tg-offload will (OffloadPlan.h), over the host
+  /// link of `linkBandwidth` bytes/s.
+  bool offload = false;
+  double linkBandwidth = 0;
+  /// Order each trial as tg-schedule will (false: the step is scheduled
+  /// already and keeps its order, as for tg-offload after tg-schedule).
+  bool reschedule = true;
+  /// recompute()'s privateAncestors for the trials and the plan; unset:
+  /// where the plan does not write in place (!inPlace).
+  std::optional<bool> privateAncestors;
+};
+
 /// The `auto` strategy's choice.
 struct AutoPlan {
   llvm::DenseSet<mlir::Value> recomputed;
+  llvm::DenseSet<mlir::Value> offloaded;
+  /// The offloaded values whose copies wait at once (OffloadPlan.h).
+  llvm::DenseSet<mlir::Value> synchronous;
+  /// The predicted step seconds of the returned plan (clones and stalls
+  /// included).
+  double seconds = 0;
   /// Whether the planned arena of the rewritten step's program order fits
   /// the target.
   bool fits = false;
@@ -75,24 +100,28 @@ struct AutoPlan {
   unsigned rounds = 0;
 };
 
-/// Greedy least-time rematerialization of `function` (whose forward ops
-/// are `forward`, in program order) until the arena of its program order
-/// is at most `arenaTarget` bytes (docs/passes/remat.md#auto).
-/// `privateAncestors`: as recompute()'s (auto: where the plan does not
-/// write in place).
+/// Greedy least-time rematerialization (and, with `options.offload`,
+/// offload) of `function` (whose forward ops are `forward`, in program
+/// order) until the arena of its scheduled order is at most `arenaTarget`
+/// bytes (docs/passes/remat.md#auto, docs/passes/offload.md).
 AutoPlan planAuto(mlir::func::FuncOp function,
                   llvm::ArrayRef<mlir::Operation *> forward, bool inPlace,
                   uint64_t arenaTarget, const CostModel &cost,
-                  bool privateAncestors);
+                  const AutoOptions &options = {});
+
+/// The bytes the compile report adds to the planned arena of `function`
+/// (persistentDeviceBytes, and on cuda the constants tg-plan-memory puts
+/// after the planned buffers): a budget less these is the arena target.
+uint64_t bytesBesideArena(mlir::func::FuncOp function, bool cuda);
 
 /// The arena (ArenaPlan) tg-plan-memory will plan for `function` with
 /// `recomputed` recomputed (rewritten on a copy, in the order tg-schedule
-/// will choose); with `cost`, the clones' predicted seconds in
-/// `secondsAdded`.
+/// will choose); the clones' predicted seconds (by `cost`) in
+/// `secondsAdded` when given.
 uint64_t plannedArena(mlir::func::FuncOp function,
                       llvm::ArrayRef<mlir::Operation *> forward, bool inPlace,
                       const llvm::DenseSet<mlir::Value> &recomputed,
-                      bool privateAncestors, const CostModel *cost = nullptr,
+                      bool privateAncestors, const CostModel &cost,
                       double *secondsAdded = nullptr);
 
 /// The `optimal` strategy's choice.

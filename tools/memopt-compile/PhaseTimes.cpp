@@ -53,7 +53,7 @@ void PhaseTimes::addLocked(llvm::StringRef phase, double seconds) {
   // parallel); a phase not in the list goes last.
   auto rank = [](llvm::StringRef name) {
     static constexpr llvm::StringLiteral order[] = {
-        "import",   "autodiff", "remat",    "schedule", "plan",
+        "import",   "autodiff", "remat",    "schedule", "offload", "plan",
         "estimate", "lowering", "emission", "compile",  "nvcc",
         "link"};
     return static_cast<size_t>(llvm::find(order, name) - std::begin(order));
@@ -96,6 +96,7 @@ private:
                     "tg-fuse-elementwise"},
                    "autodiff")
             .Case("tg-remat", "remat")
+            .Case("tg-offload", "offload")
             .Cases({"tg-annotate-workspaces", "tg-schedule"}, "schedule")
             .Case("tg-plan-memory", "plan")
             .Case("convert-tg-to-emitc", "lowering")

@@ -65,8 +65,11 @@ constexpr const char *kUsage =
     "[--optimizer=sgd|adam|adamw] [--lr=F] [--momentum=F] [--dampening=F] "
     "[--nesterov=true|false] [--weight-decay=F] [--beta1=F] [--beta2=F] [--eps=F] [--save-temps=DIR] "
     "[--device=NAME[,KEY=VALUE]...] [--budget=SIZE] [--report=FILE.json] "
-    "[--timeline=FILE.svg] [--remat=none|sqrt|auto|optimal] [--remat-time-limit=SECONDS] [--amp=none|bf16|fp16] "
+    "[--timeline=FILE.svg] [--remat=none|sqrt|auto|optimal] "
+    "[--remat-time-limit=SECONDS] [--offload=none|auto] "
+    "[--amp=none|bf16|fp16] "
     "[--amp-fp32-ops=OP,...] [--amp-low-ops=OP,...] [--stages=N] "
+    "[--data-parallel=N] [--zero=0|1] "
     "[--verbose] [-c | --plan-only]\n";
 
 struct Options {
@@ -112,13 +115,14 @@ bool isBeta(double v) { return v >= 0.0 && v < 1.0; }
 void parseOptions(int argc, char **argv, Options &options) {
   // Options docs/contract.md marks as planned.
   const llvm::StringSet<llvm::MallocAllocator> notYet = {
-      "offload", "microbatches", "schedule"};
+      "microbatches", "schedule"};
   const llvm::StringSet<llvm::MallocAllocator> known = {
       "target",   "batch",     "input-shape", "loss",         "optimizer",
       "lr",       "momentum",  "dampening",   "nesterov",     "weight-decay",
       "beta1",    "beta2",     "eps",         "save-temps",   "report",
       "device",   "budget",    "timeline",    "remat",        "amp",
-      "amp-fp32-ops", "amp-low-ops", "stages", "remat-time-limit"};
+      "amp-fp32-ops", "amp-low-ops", "stages", "offload", "data-parallel",
+      "zero", "remat-time-limit"};
   options.device = cantFail(parseDeviceProfile("cpu"));
   // A repeated option is an error, not "the last one wins": the training
   // binary refuses repeats too.
@@ -248,12 +252,26 @@ void parseOptions(int argc, char **argv, Options &options) {
         usageError("--stages expects a positive integer, got '" + value +
                    "'");
       options.pipeline.stages = stages;
+    } else if (name == "data-parallel") {
+      unsigned replicas;
+      if (value.getAsInteger(10, replicas) || replicas < 1)
+        usageError("--data-parallel expects a positive integer, got '" +
+                   value + "'");
+      options.pipeline.dataParallel = replicas;
+    } else if (name == "zero") {
+      if (value != "0" && value != "1")
+        usageError("--zero must be 0 or 1, got '" + value + "'");
+      options.pipeline.zero = value == "1";
     } else if (name == "remat") {
       if (value != "none" && value != "sqrt" && value != "auto" &&
           value != "optimal")
         usageError("--remat must be none, sqrt, auto or optimal, got '" +
                    value + "'");
       options.pipeline.remat = value.str();
+    } else if (name == "offload") {
+      if (value != "none" && value != "auto")
+        usageError("--offload must be none or auto, got '" + value + "'");
+      options.pipeline.offload = value.str();
     } else if (name == "amp") {
       std::optional<tg::AmpMode> amp =
           llvm::StringSwitch<std::optional<tg::AmpMode>>(value)
@@ -325,17 +343,52 @@ void parseOptions(int argc, char **argv, Options &options) {
     if (!policy)
       usageError("--amp: " + llvm::toString(policy.takeError()));
   }
-  // tg-amp plans the step in bf16/fp16; neither runtime has those kernels.
-  if (amp && !options.planOnly)
+  // The CPU runtime has the bf16/fp16 kernels of mixed precision; the
+  // CUDA runtime does not yet.
+  if (amp && !options.planOnly && options.pipeline.target == Backend::cuda)
     usageError("--amp=" +
                StringRef(options.pipeline.amp == tg::AmpMode::bf16 ? "bf16"
                                                                    : "fp16") +
-               " plans the mixed-precision step but cannot build a binary "
-               "yet (the CPU and CUDA runtimes have no bf16/fp16 kernels): "
-               "add --plan-only, or drop --amp");
+               " --target=cuda: the CUDA runtime has no bf16/fp16 kernels "
+               "yet: use --target=cpu, add --plan-only, or drop --amp");
+  // --remat=optimal fits the budget by recomputing alone (or fails), so
+  // tg-offload after it would find nothing to do: the flag would be silent.
+  if (options.pipeline.remat == "optimal" && options.pipeline.offload != "none")
+    usageError("--offload=auto --remat=optimal: the MILP plans recomputation only; use "
+               "--remat=auto --offload=auto (joint keep/recompute/offload) "
+               "or drop --offload");
   if (options.planOnly && (options.compileOnly || !options.output.empty()))
     usageError("--plan-only writes no binary: drop -c and -o (the plan goes "
                "to --report, --timeline and --save-temps)");
+  // Data parallelism: --batch is the global batch, split evenly over the
+  // replicas; each replica's step is compiled for its slice.
+  if (unsigned replicas = options.pipeline.dataParallel; replicas > 1) {
+    if (!options.import.batch)
+      usageError("--data-parallel=" + llvm::Twine(replicas) +
+                 " needs --batch=B, the global batch that the " +
+                 llvm::Twine(replicas) + " replicas split");
+    if (*options.import.batch % replicas != 0)
+      usageError("--batch=" + llvm::Twine(*options.import.batch) +
+                 " does not split over --data-parallel=" +
+                 llvm::Twine(replicas) + ": use a multiple of " +
+                 llvm::Twine(replicas));
+    if (options.pipeline.target == Backend::cuda)
+      usageError("--data-parallel=" + llvm::Twine(replicas) +
+                 " --target=cuda: data parallelism is built for the CPU "
+                 "backend (MPI) only; NCCL is not available yet: use "
+                 "--target=cpu");
+    options.import.batch = *options.import.batch / replicas;
+  }
+  if (options.pipeline.zero && options.pipeline.dataParallel <= 1)
+    usageError("--zero=1 shards the optimizer state over data-parallel "
+               "replicas: give --data-parallel=N with N > 1");
+  bool multiProcess =
+      options.pipeline.stages > 1 || options.pipeline.dataParallel > 1;
+  if (multiProcess && !options.planOnly && !config::kHaveMpiRuntime &&
+      !options.compileOnly)
+    usageError("--stages / --data-parallel: this memopt was built without "
+               "MPI (CMake found no MPI): install libopenmpi-dev and rebuild "
+               "memopt, or add --plan-only");
   // A binary of pipeline stages runs one stage per MPI process (CPU
   // backend); it has no evaluation step yet, so --val-data is refused by
   // the binary.
@@ -345,11 +398,6 @@ void parseOptions(int argc, char **argv, Options &options) {
                  " --target=cuda: pipeline stages build binaries for the "
                  "CPU backend (MPI) only; NCCL is not available yet: use "
                  "--target=cpu or --plan-only");
-    if (!config::kHaveMpiRuntime && !options.compileOnly)
-      usageError("--stages=" + llvm::Twine(options.pipeline.stages) +
-                 ": this memopt was built without MPI (CMake found no "
-                 "MPI): install libopenmpi-dev and rebuild memopt, or add "
-                 "--plan-only");
     options.pipeline.evalStep = false;
   }
   if (!options.planOnly && options.output.empty())
@@ -463,6 +511,9 @@ LogicalResult writeReport(const Options &options, tool::OutputFiles &outputs,
   llvm::json::Object report = compileReport(estimate, arenaBytes, schedule,
                                             options.budget, seconds);
   addStagesToReport(report, stages);
+  addRanksToReport(report, stages, estimate.predictedPeakBytes(arenaBytes),
+                   options.pipeline.dataParallel, options.pipeline.zero,
+                   options.import.batch.value_or(0));
   report["compile_phases"] = phases.toJSON();
   return outputs.writeReport([&](raw_ostream &os) {
     os << llvm::formatv("{0:2}", llvm::json::Value(std::move(report))) << "\n";
@@ -601,8 +652,8 @@ int compile(const Options &options) {
   // a fraction of a second, so --plan-only runs it too. With stages the
   // worst stage's own arena counts (each process holds one stage); their
   // lowering runs for a binary only.
-  // Mixed precision plans only (parseOptions), so it reads the arenas
-  // from the plan: the lowering has no bf16/fp16 kernels to check.
+  // Mixed precision on CUDA plans only (parseOptions): it reads the arenas
+  // from the plan, as the CUDA lowering has no bf16/fp16 kernels.
   uint64_t arenaBytes = 0;
   if (!stageEstimates.empty()) {
     for (const StageEstimate &stage : stageEstimates)
@@ -615,7 +666,8 @@ int compile(const Options &options) {
             },
             ".emitc.mlir")))
       return 1;
-  } else if (options.pipeline.amp != tg::AmpMode::none) {
+  } else if (options.pipeline.amp != tg::AmpMode::none &&
+             options.pipeline.target == Backend::cuda) {
     arenaBytes = plannedArenaBytes(*module);
   } else {
     if (failed(runPhase(
@@ -638,6 +690,8 @@ int compile(const Options &options) {
       (keep && failed(writeFile(tempPath(modelName + ".timeline.svg"),
                                 writeTimeline))))
     return 1;
+  if (options.verbose)
+    estimate->printDecisions(llvm::errs());
   if (options.planOnly) {
     llvm::outs() << "memopt-compile: predicted peak " << peak << " bytes ("
                  << formatBytes(peak) << "), arena " << arenaBytes
@@ -715,9 +769,9 @@ int compile(const Options &options) {
   if (!options.compileOnly) {
     std::vector<std::string> link = {config::kCxxCompiler, objectPath,
                                      asmPath, "-o", outputs.binaryPath()};
-    // A pipeline's main (stageMain) and MPI come first: they call the
+    // A multi-process main (stageMain) and MPI come first: they call the
     // trainer.
-    if (options.pipeline.stages > 1)
+    if (options.pipeline.stages > 1 || options.pipeline.dataParallel > 1)
       for (const char *const *item = config::kMpiLinkItems; *item; ++item)
         link.push_back(*item);
     for (const char *const *item = cuda ? config::kCudaRuntimeLinkItems

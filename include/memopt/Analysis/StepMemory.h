@@ -52,8 +52,9 @@ llvm::DenseMap<mlir::Value, unsigned>
 resultBufferPlacements(mlir::func::FuncOp step);
 
 /// Whether the op result `value` lives in the arena under `resultBuffers`:
-/// a float tensor that is neither a constant nor a result computed in its
-/// buffer.
+/// a float tensor that is neither a constant, nor the host copy of an
+/// offloaded tensor (tg.offload_start: the host pool), nor a result
+/// computed in its buffer.
 bool livesInArena(mlir::Value value,
                   const llvm::DenseMap<mlir::Value, unsigned> &resultBuffers);
 

@@ -10,11 +10,11 @@
 //     -> canonicalize -> tg-recompute-casts (amp != none)
 //     -> (cuda) tg-fuse-elementwise                              training step
 //   -> tg-annotate-workspaces -> tg-partition (stages > 1)
-//     -> tg-remat (strategy != none) -> [offload] -> tg-schedule
+//     -> tg-data-parallel (data-parallel > 1)
+//     -> tg-remat (strategy != none) -> tg-schedule
+//     -> tg-offload (offload != none)
 //     -> tg-plan-memory (plan, then convert into mbuf)          memory plan
 //   -> convert-tg-to-emitc (reads only mbuf)                   lowering
-//
-// The bracketed slots hold no pass yet; Pipeline.cpp marks where each goes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -134,6 +134,14 @@ struct TrainingPipelineOptions
                      "(NAME[,KEY=VALUE]...)"),
       llvm::cl::init("cpu")};
 
+  // tg-offload (and tg-remat's joint planner with remat=auto).
+  Option<std::string> offload{
+      *this, "offload",
+      llvm::cl::desc("Offload to host memory: none or auto (tg-offload; "
+                     "with remat=auto one planner decides per value keep, "
+                     "recompute or offload under budget)"),
+      llvm::cl::init("none")};
+
   // tg-partition.
   Option<unsigned> stages{
       *this, "stages",
@@ -141,6 +149,18 @@ struct TrainingPipelineOptions
                      "(tg-partition; 1: none). The lowering of more than "
                      "one is not built yet: use with plan-only"),
       llvm::cl::init(1)};
+
+  // tg-data-parallel.
+  Option<unsigned> dataParallel{
+      *this, "data-parallel",
+      llvm::cl::desc("Data-parallel replicas of each stage (tg-data-parallel; "
+                     "1: none); the step's batch is one replica's slice"),
+      llvm::cl::init(1)};
+  Option<bool> zero{
+      *this, "zero",
+      llvm::cl::desc("tg-data-parallel: shard the optimizer state over the "
+                     "replicas (ZeRO stage 1)"),
+      llvm::cl::init(false)};
 
   // convert-tg-to-emitc.
   Option<std::string> modelName{
@@ -168,9 +188,9 @@ struct TrainingPipelineOptions
 void buildTrainingStepPipeline(mlir::OpPassManager &pm,
                                const TrainingPipelineOptions &options);
 
-/// tg-annotate-workspaces, tg-partition (stages > 1), tg-remat (unless
-/// remat=none),
-/// [offload], tg-schedule and
+/// tg-annotate-workspaces, tg-partition (stages > 1), tg-data-parallel
+/// (data-parallel > 1), tg-remat (unless remat=none), tg-schedule,
+/// tg-offload (unless offload=none) and
 /// tg-plan-memory: the op order and the static memory plan, the step
 /// converted into mbuf buffers at the plan's places. `observe`, if given,
 /// sees each function's plan before the conversion (memopt-compile's

@@ -36,6 +36,21 @@ struct StepEstimate {
   /// "none".
   std::string amp = "none";
 
+  /// What tg-offload recorded (memopt.offload): "auto" when it ran.
+  std::string offload = "none";
+  uint64_t offloadBytes = 0, prefetchBytes = 0, hostBytes = 0;
+  double stallSeconds = 0;
+  /// Per value that is not kept on the device: its name (the ONNX node
+  /// of its op), bytes and what it got ("recompute" or "offload").
+  struct Decision {
+    std::string value;
+    uint64_t bytes;
+    std::string decision;
+  };
+  llvm::SmallVector<Decision> decisions;
+  /// The decisions as --verbose prints them, one line each.
+  void printDecisions(llvm::raw_ostream &os) const;
+
   /// Cost model and timeline of `step` (still in tg ops, whose arena plan
   /// is `plan`) on the module's #memopt.target, with the workspaces
   /// tg-annotate-workspaces recorded; fails (with a diagnostic) when the
@@ -52,9 +67,9 @@ struct StepEstimate {
   uint64_t predictedPeakBytes(uint64_t arenaBytes) const;
 };
 
-/// The bytes of the arenas of a planned module (in mbuf), as the lowering
-/// sizes the program's: per arena index the largest of its functions'
-/// sizes, summed. memopt-compile --plan-only reads it where the lowering
+/// The bytes of the device arenas of a planned module (in mbuf), as the
+/// lowering sizes the program's: per arena index the largest of its
+/// functions' sizes, summed (tg-offload's pinned host arena apart). memopt-compile --plan-only reads it where the lowering
 /// does not run (mixed precision, whose kernels no backend has yet).
 uint64_t plannedArenaBytes(mlir::ModuleOp module);
 
@@ -77,6 +92,16 @@ struct StageEstimate {
 /// transfer_bytes and their number to its strategy; nothing when empty.
 void addStagesToReport(llvm::json::Object &report,
                        llvm::ArrayRef<StageEstimate> stages);
+
+/// A multi-process build (stages or `replicas` > 1): adds `ranks`, one
+/// entry per MPI rank r (stage r % S of replica r / S, S = the number of
+/// `stages`, 1 without) with its stage's predicted peak (`onePeak`
+/// without stages), and with `replicas` > 1 `data_parallel` (replicas,
+/// whether the optimizer state is sharded (`zero`), the batch per rank and
+/// the global batch).
+void addRanksToReport(llvm::json::Object &report,
+                      llvm::ArrayRef<StageEstimate> stages, uint64_t onePeak,
+                      unsigned replicas, bool zero, int64_t batchPerRank);
 
 /// Fails, with the message memopt-compile prints, when `peak` (planned
 /// with rematerialization strategy `remat`) does not fit `budget`: the

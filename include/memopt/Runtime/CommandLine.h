@@ -28,6 +28,8 @@ struct TrainerOptions {
   uint64_t seed = 0;
   bool hasLearningRate = false;
   double learningRate = 0.0;
+  bool hasInitialLossScale = false;
+  double initialLossScale = 0.0;
   std::string outPath;
   std::string checkpointDir;   // empty: no checkpoints
   int64_t checkpointEvery = 0; // 0: once per epoch

@@ -40,6 +40,14 @@ void *allocate(size_t bytes);
 /// Frees memory from `allocate`.
 void release(void *data);
 
+/// `bytes` zero-filled bytes of page-locked host memory that the device
+/// copies to and from asynchronously (the pinned host pool of offloaded
+/// tensors, memopt/Runtime/Copy.h), aligned to 64 bytes, apart from the
+/// device memory; null when the host is out of memory. `bytes` > 0.
+void *allocatePinnedHost(size_t bytes);
+/// Frees memory from `allocatePinnedHost`.
+void releasePinnedHost(void *data);
+
 /// Host -> device and device -> host copies. Both return once the copy is
 /// complete and every kernel queued before it has finished.
 void copyToDevice(void *device, const void *host, size_t bytes);
@@ -52,6 +60,19 @@ void synchronize();
 /// (CUDA: cudaMemGetInfo total - free, which includes the library handles'
 /// own memory and the CUDA context); 0 on the CPU.
 size_t driverUsedBytes();
+
+/// How the step's bf16/fp16 convolutions ran (mixed precision, for the run
+/// report): "onednn-native" (the library's low-precision primitives, f32
+/// accumulation), "convert-compute-convert" (f32 copies, f32 compute,
+/// converted back), both joined by "+", or null when none ran (f32 steps;
+/// the CUDA backend, which has no low-precision kernels yet).
+const char *lowPrecisionConvolutions();
+
+/// Whether an optimizer update skipped a non-finite gradient (fp16 loss
+/// scaling: the step's updates are skipped all together) since the last
+/// call; clears the report. Always false on CUDA, which has no loss
+/// scaling yet.
+bool takeSkippedUpdate();
 
 } // namespace memopt::rt::device
 

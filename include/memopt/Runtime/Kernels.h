@@ -1,7 +1,11 @@
 //===- Kernels.h - CPU kernels of the memopt runtime -------------*- C++ -*-===//
 //
 // One function per tg op (forward, backward, loss, optimizer update) on
-// float32 NCHW tensors. The semantics are those of the op descriptions in
+// float32 NCHW tensors; under mixed precision (tg-amp) the kernels of the
+// ops that run low take bf16 / f16 tensors too (the view's `type`), load
+// them as f32, compute in f32 and store rounded to nearest even; the
+// convolutions run oneDNN's bf16 primitives (f32 accumulation) or, for
+// f16, convert to f32 in their workspace. The others take f32 only. The semantics are those of the op descriptions in
 // include/memopt/Dialect/TG/IR/TGOps.td and TGGradOps.td, i.e. PyTorch's.
 //
 // Conventions (docs/runtime.md has the details):
@@ -248,6 +252,18 @@ void resizeBackward(ConstTensor gradOutput, Tensor gradInput, ResizeMode mode,
                     std::array<double, 2> scales);
 
 //===----------------------------------------------------------------------===//
+// Mixed precision
+//===----------------------------------------------------------------------===//
+
+/// tg.cast between f32, bf16 and f16 (`input.type` to `output.type`):
+/// narrowing rounds to nearest even, widening is exact.
+void cast(ConstTensor input, Tensor output);
+/// The conversion of tg.cast on `count` raw elements (the convolutions'
+/// f32 copies of f16 tensors use it too).
+void convertElements(const void *input, ElementType from, void *output,
+                     ElementType to, int64_t count);
+
+//===----------------------------------------------------------------------===//
 // Shape manipulation
 //===----------------------------------------------------------------------===//
 
@@ -329,6 +345,22 @@ void adamUpdate(ConstTensor param, ConstTensor grad, ConstTensor expAvg,
                 ConstTensor expAvgSq, int64_t step, Tensor newParam,
                 Tensor newExpAvg, Tensor newExpAvgSq, double lr, double beta1,
                 double beta2, double eps, double weightDecay, bool decoupled);
+
+/// The updates of an fp16 step with loss scaling (tg-loss-scale marks them
+/// `tg.skip_nonfinite`): the update above when every element of `grad` is
+/// finite; otherwise the results keep the operands' values (a skipped step,
+/// which device::takeSkippedUpdate() then reports).
+void sgdUpdateSkipNonFinite(ConstTensor param, ConstTensor grad,
+                            ConstTensor momentumBuffer, int64_t step,
+                            Tensor newParam, Tensor newMomentumBuffer,
+                            double lr, double momentum, double dampening,
+                            double weightDecay, bool nesterov);
+void adamUpdateSkipNonFinite(ConstTensor param, ConstTensor grad,
+                             ConstTensor expAvg, ConstTensor expAvgSq,
+                             int64_t step, Tensor newParam, Tensor newExpAvg,
+                             Tensor newExpAvgSq, double lr, double beta1,
+                             double beta2, double eps, double weightDecay,
+                             bool decoupled);
 
 } // namespace memopt::rt
 

@@ -22,7 +22,7 @@ namespace memopt::rt {
 
 /// What a step argument or result is; mirrors the tg role attributes
 /// (tg.input, tg.target, tg.param, tg.state, tg.opt_state, tg.step,
-/// tg.output, tg.seed).
+/// tg.output, tg.seed, tg.loss_scale).
 enum class Role : int32_t {
   Input = 0,    // a data input (one batch of images)
   Target = 1,   // the training target of the batch
@@ -32,6 +32,8 @@ enum class Role : int32_t {
   Step = 5,     // the 1-based step number (rank-0 int64)
   Output = 6,   // a forward output; the loss is the result named by lossIndex
   Seed = 7,     // the random seed of the step (rank-0 int64, read by dropout)
+  LossScale = 8, // the scale of the loss's gradient (rank-0 f32; fp16
+                 // loss scaling, tg-loss-scale), set before each step
 };
 
 // ElementType (the element type of a tensor) is in Tensor.h: the kernels'

@@ -4,6 +4,9 @@
 //   {"model": "...", "steps": S, "batch_size": B,
 //    "device": "cpu" | "cuda", "measured_peak_bytes": N, "arena_bytes": A,
 //    "driver_peak_bytes": D,                       (CUDA: cudaMemGetInfo)
+//    "low_precision_convolutions": "onednn-native" | "convert-compute-convert"
+//                                                  (mixed precision, --amp)
+//    "loss_scale": S, "skipped_steps": K           (--amp=fp16)
 //    "loss": [per step], "step_seconds": [per step],
 //    "val_loss": [{"step": S, "loss": L}, ...],   (with --val-data)
 //    "resumed_from_step": R}                       (with --resume)
@@ -44,14 +47,24 @@ struct RunRecord {
   /// CUDA context and library handles included); 0: not measured (CPU).
   size_t driverPeakBytes = 0;
   size_t arenaBytes = 0;
+  /// device::lowPrecisionConvolutions() after the run; empty: none ran.
+  std::string lowPrecisionConvolutions;
+  /// fp16 loss scaling: the scale after the last step and the steps whose
+  /// updates were skipped (inf/NaN gradients), those before a resume
+  /// included.
+  bool lossScaling = false;
+  double lossScale = 0.0;
+  int64_t skippedSteps = 0;
   int64_t resumedFromStep = 0; // 0: not resumed
   std::vector<float> losses;
   std::vector<double> stepSeconds;
   std::vector<Validation> validations;
   bool validated = false; // whether the run had --val-data
-  /// A pipeline run (StageGroup): each rank's measured peak, by rank; empty
-  /// for one process.
+  /// A multi-process run (StageGroup): each rank's measured peak, by rank;
+  /// empty for one process. Rank r runs stage r % stages of replica
+  /// r / stages.
   std::vector<int64_t> rankPeakBytes;
+  int stages = 1;
 };
 
 /// The report as JSON text.
@@ -63,8 +76,10 @@ public:
   /// An event of `seconds` that started `start` seconds after the run began,
   /// with its category (a kernel's tg op, "step", "data", ...) and the step
   /// it belongs to. `name` and `category` must outlive the trace.
+  /// The track of the step's kernels and of tg-offload's copies.
+  static constexpr int kComputeTrack = 1, kCopyTrack = 2;
   void add(const char *name, const char *category, double start,
-           double seconds, int64_t step);
+           double seconds, int64_t step, int track = kComputeTrack);
   /// The trace as JSON text.
   std::string json(const std::string &model) const;
 
@@ -74,6 +89,7 @@ private:
     const char *category;
     double start, seconds;
     int64_t step;
+    int track;
   };
   std::vector<Event> events;
 };

@@ -1,7 +1,9 @@
-//===- StageGroup.h - The processes of a pipeline-parallel run -*- C++ -*-===//
+//===- StageGroup.h - The processes of a multi-process run -----*- C++ -*-===//
 //
-// A binary compiled with `memopt-compile --stages=N` runs one pipeline
-// stage per process (`mpirun -np N BIN ...`). The trainer (MemoptRuntimeHost,
+// A binary compiled with `memopt-compile --stages=S --data-parallel=R` runs
+// S x R processes (`mpirun -np S*R BIN ...`): rank r runs pipeline stage
+// r % S of replica r / S, so each replica's stages are consecutive ranks
+// and replica 0 is ranks 0 .. S-1. The trainer (MemoptRuntimeHost,
 // which does not depend on MPI) talks to the other processes through this
 // interface; MemoptRuntimeMPI implements it and provides `stageMain`, the
 // binary's main. Every call is collective or point to point between ranks
@@ -24,9 +26,16 @@ namespace memopt::rt {
 class StageGroup {
 public:
   virtual ~StageGroup() = default;
-  /// This process's stage (its MPI rank) and the number of stages.
+  /// This process's MPI rank and the number of processes.
   virtual int rank() const = 0;
   virtual int size() const = 0;
+  /// Its pipeline stage and the number of stages (1 without --stages).
+  virtual int stage() const = 0;
+  virtual int stages() const = 0;
+  /// Its data-parallel replica and the number of replicas (1 without
+  /// --data-parallel): each replica trains on its slice of every batch.
+  virtual int replica() const = 0;
+  virtual int replicas() const = 0;
   /// The Program of stage `stage` (every rank holds all of them).
   virtual const Program &program(int stage) const = 0;
   /// Copies `bytes` at `data` of rank `root` to every rank's `data`.
@@ -41,14 +50,16 @@ public:
   [[noreturn]] virtual void abort(int code) = 0;
 };
 
-/// The trainer of one stage: `program` is `group.program(group.rank())`.
+/// The trainer of one stage: `program` is `group.program(group.stage())`.
 int trainerMain(int argc, char **argv, const Program &program,
                 StageGroup &group);
 
-/// The main of a binary of `numStages` pipeline stages (MemoptRuntimeMPI):
-/// starts MPI, checks that it runs `numStages` processes, and runs the
-/// trainer of `programs[rank]`.
-int stageMain(int argc, char **argv, const Program *programs, int numStages);
+/// The main of a binary of `numStages` pipeline stages (one Program each)
+/// and `numReplicas` data-parallel replicas (MemoptRuntimeMPI): starts MPI,
+/// checks that it runs numStages x numReplicas processes, and runs the
+/// trainer of its rank's stage.
+int stageMain(int argc, char **argv, const Program *programs, int numStages,
+              int numReplicas);
 
 } // namespace memopt::rt
 

@@ -30,10 +30,12 @@ inline int64_t bufferInt64(void *const *buffers, int index) {
   return *static_cast<const int64_t *>(buffers[index]);
 }
 
-/// A float view of `shape` at byte `offset` of the arena.
-inline Tensor arenaTensor(void *arena, size_t offset, Dims shape) {
+/// A view of `shape` at byte `offset` of the arena, of elements of `type`
+/// (f32; bf16 or f16 for mixed precision).
+inline Tensor arenaTensor(void *arena, size_t offset, Dims shape,
+                          ElementType type = ElementType::F32) {
   return Tensor(reinterpret_cast<float *>(static_cast<char *>(arena) + offset),
-                shape);
+                shape, type);
 }
 
 /// The convolution workspace at byte `offset` of the arena.

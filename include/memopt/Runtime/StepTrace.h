@@ -28,6 +28,12 @@ class Trace;
 /// string literals, since the trace keeps the pointers.
 void traceKernel(const char *name, const char *kind);
 
+/// After waitCopy(id) (memopt/Runtime/Copy.h): records copy `id` as an
+/// event of its own track ("copies"), from its start to its end on the
+/// copy thread, when the backend knows them (the CPU backend); `name` and
+/// `kind` ("offload" or "prefetch") must be string literals.
+void traceCopy(int64_t id, const char *name, const char *kind);
+
 /// Trainer side: record traceKernel's events into `trace` during step
 /// `step`, with times relative to `origin`, until stopKernelTrace.
 void startKernelTrace(Trace &trace, std::chrono::steady_clock::time_point origin,

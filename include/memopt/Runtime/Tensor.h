@@ -24,6 +24,13 @@ inline constexpr int kMaxRank = 6;
 /// never renumber them.
 enum class ElementType : int32_t { F32 = 0, I64 = 1, BF16 = 2, F16 = 3 };
 
+/// The size in bytes of one element of `type`.
+constexpr size_t elementBytes(ElementType type) {
+  return type == ElementType::I64 ? 8
+         : type == ElementType::F32 ? 4
+                                    : 2;
+}
+
 /// A short list of int64 values: a shape, or a per-axis attribute (slice
 /// starts, pads, axes, a permutation). Fixed capacity, no allocation.
 struct Dims {
@@ -68,22 +75,37 @@ struct Dims {
 /// for results and `const float` for operands; a `Tensor` converts to a
 /// `ConstTensor` implicitly. A view with a null `data` stands for an absent
 /// optional operand (the bias of a convolution, the C of a gemm).
+///
+/// `type` says what `data` holds: f32 (the default) or, for mixed
+/// precision, bf16 / f16 (2-byte elements; `data` then only carries the
+/// address, and the kernels that take low-precision tensors read it through
+/// `elements<T>()`). Kernels that take f32 only check it.
 template <typename T> struct TensorView {
   T *data = nullptr;
   Dims shape;
+  ElementType type = ElementType::F32;
 
   TensorView() = default;
-  TensorView(T *data, Dims shape) : data(data), shape(shape) {}
+  TensorView(T *data, Dims shape, ElementType type = ElementType::F32)
+      : data(data), shape(shape), type(type) {}
   /// Tensor -> ConstTensor (not the reverse).
   template <typename U,
             typename = std::enable_if_t<std::is_convertible_v<U *, T *>>>
   TensorView(const TensorView<U> &other)
-      : data(other.data), shape(other.shape) {}
+      : data(other.data), shape(other.shape), type(other.type) {}
 
   int rank() const { return shape.size; }
   int64_t dim(int i) const { return shape[i]; }
   int64_t numel() const { return shape.product(); }
-  size_t bytes() const { return static_cast<size_t>(numel()) * sizeof(T); }
+  size_t bytes() const {
+    return static_cast<size_t>(numel()) * elementBytes(type);
+  }
+  /// The elements as `E` (`const E` for a ConstTensor): the caller has
+  /// checked that `type` stores E.
+  template <typename E> auto elements() const {
+    using Target = std::conditional_t<std::is_const_v<T>, const E, E>;
+    return reinterpret_cast<Target *>(data);
+  }
   bool present() const { return data != nullptr; }
   T &operator[](int64_t i) const { return data[i]; }
 };

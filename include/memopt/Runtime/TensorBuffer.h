@@ -9,18 +9,7 @@
 
 namespace memopt::rt {
 
-inline size_t elementBytes(ElementType type) {
-  switch (type) {
-  case ElementType::I64:
-    return 8;
-  case ElementType::BF16:
-  case ElementType::F16:
-    return 2;
-  case ElementType::F32:
-    break;
-  }
-  return 4;
-}
+// elementBytes(ElementType) is in Tensor.h.
 
 /// The bytes of all arenas of `program`.
 inline size_t totalArenaBytes(const Program &program) {

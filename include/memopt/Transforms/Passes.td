@@ -96,6 +96,11 @@ def Remat : Pass<"tg-remat", "::mlir::func::FuncOp"> {
     Option<"device", "device", "std::string", "\"cpu\"",
            "auto: the device profile (memopt-compile --device syntax) that "
            "prices recomputation and, without a budget, gives the memory">,
+    Option<"offload", "offload", "bool", "false",
+           "auto: decide per value keep, recompute or offload to host "
+           "memory in one greedy (the offloaded values are marked "
+           "`memopt.offload`; tg-offload inserts their copies after "
+           "tg-schedule)">,
   ];
   let statistics = [
     Statistic<"numBytesSaved", "bytes-saved",
@@ -104,6 +109,50 @@ def Remat : Pass<"tg-remat", "::mlir::func::FuncOp"> {
               "FLOPs of the recomputed ops">,
     Statistic<"numRecomputedOps", "recomputed-ops",
               "Ops cloned into the backward">,
+  ];
+}
+
+def Offload : Pass<"tg-offload", "::mlir::func::FuncOp"> {
+  let summary = "Offload forward values to host memory and prefetch them "
+                "back before the backward";
+  let description = [{
+    docs/passes/offload.md. Runs on the scheduled step (after tg-schedule)
+    and keeps its order: for every chosen value, a forward value that the
+    backward reads, it inserts `tg.offload_start` after the value's last
+    use before its first backward use, `tg.offload_wait` where the copy
+    is predicted complete (the device bytes are released there), then
+    `tg.prefetch_start` as late as the host link allows without stalling
+    and `tg.prefetch_wait` right before the first backward reader, which,
+    with every later reader, now reads the prefetched tensor. The link is
+    priced by the device profile (`link`, one copy at a time per
+    direction, overlapping compute).
+
+    The values: those tg-remat's joint planner marked `memopt.offload`
+    (`tg-remat{strategy=auto offload=true}`), else, with `strategy=auto`,
+    its own greedy over the same simulator, offloading only: the least
+    predicted stall whose predicted peak fits `budget` (0: the memory of
+    `device`). The decision is recorded on the function as
+    `memopt.offload = {planner, values, d2h_bytes, h2d_bytes, host_bytes,
+    stall_seconds, ...}` and on each `tg.offload_start` as
+    `memopt.offload = {bytes, seconds}`.
+  }];
+  let dependentDialects = ["::memopt::tg::TGDialect"];
+  let options = [
+    Option<"strategy", "strategy", "std::string", "\"none\"",
+           "none (insert only the copies tg-remat marked) or auto (choose "
+           "the values to fit the budget when nothing is marked)">,
+    Option<"budget", "budget", "uint64_t", "0",
+           "auto: the predicted peak (arena + persistent bytes) to fit, in "
+           "bytes; 0: the device's memory">,
+    Option<"device", "device", "std::string", "\"cpu\"",
+           "The device profile (memopt-compile --device syntax) whose host "
+           "link and op times place the copies">,
+  ];
+  let statistics = [
+    Statistic<"numOffloaded", "offloaded-values",
+              "Values offloaded to host memory">,
+    Statistic<"numBytesOffloaded", "bytes-offloaded",
+              "Bytes copied to host memory (and back)">,
   ];
 }
 
@@ -129,6 +178,33 @@ def RecomputeCasts : Pass<"tg-recompute-casts", "::mlir::func::FuncOp"> {
               "Casts of arguments cloned into the backward">,
     Statistic<"numBytesRecast", "bytes-recast",
               "Bytes of the cast copies recomputed instead of kept">,
+  ];
+}
+
+def LossScale : Pass<"tg-loss-scale", "::mlir::ModuleOp"> {
+  let summary = "fp16 dynamic loss scaling: scaled seed, unscaled and "
+                "skippable updates";
+  let description = [{
+    For fp16 mixed precision (tg-amp mode=fp16), after tg-autodiff: adds
+    the argument `%S {tg.loss_scale = "loss_scale"}` (`tensor<f32>`, which
+    the trainer sets before each step), seeds the loss's backward with it
+    instead of 1.0, moves the optimizer updates to the end of the step and
+    gives each its gradient divided by `S + 0 * sum(all gradients)`: `S`
+    itself, or NaN when one gradient holds an inf or a NaN, so that the
+    updates, marked `tg.skip_nonfinite`, are skipped all together (their
+    kernel leaves the parameter and the optimizer state untouched) or none.
+    The trainer halves `S` after a skipped step and doubles it after 2000
+    clean ones. Every update then follows every gradient (the schedule
+    computes them all first, as PyTorch's GradScaler needs them). Needs a
+    loss whose backward is seeded with 1.0 (mse, l1, bce, ce, dice); a
+    function without updates is unchanged, except `@eval_step`, which
+    takes the training step's arguments and gets the (unused) scale too.
+    docs/passes/loss-scale.md.
+  }];
+  let dependentDialects = ["::memopt::tg::TGDialect"];
+  let statistics = [
+    Statistic<"numScaledUpdates", "scaled-updates",
+              "Optimizer updates given unscaled, skippable gradients">,
   ];
 }
 
@@ -198,6 +274,48 @@ def Partition : Pass<"tg-partition", "::mlir::ModuleOp"> {
     Statistic<"numSendBytes", "send-bytes", "Bytes sent between stages">,
     Statistic<"numWorstPeak", "worst-stage-peak-bytes",
               "Largest predicted stage peak">,
+  ];
+}
+
+def DataParallel : Pass<"tg-data-parallel", "::mlir::ModuleOp"> {
+  let summary = "Average gradients, running statistics and the loss over "
+                "data-parallel replicas";
+  let description = [{
+    Data parallelism (docs/passes/data-parallel.md): `replicas` processes
+    run each training step on their own slices of the batch (the step's
+    batch is one slice). In every function that updates parameters, the
+    pass inserts a `tg.all_reduce` (the mean over the replicas):
+    - on the gradient operand of every optimizer update (`tg.sgd_update`,
+      `tg.adam_update`), right before it, so that every replica applies
+      the gradient of the whole batch's mean loss;
+    - on every other result that updates an argument in place (BatchNorm's
+      running statistics), right after its op, so that every replica keeps
+      the same state;
+    - on the loss (the rank-0 `tg.output` result), before the return.
+    BatchNorm normalizes with the statistics of the replica's own slice.
+    The module gets `memopt.data_parallel = N`, from which the lowering
+    builds the multi-process main. Runs after `tg-partition`, on each stage.
+    `replicas` = 1 leaves the module alone.
+
+    `zero` (ZeRO stage 1): each replica keeps and updates 1/N of every
+    parameter's optimizer state. The update reads `tg.shard`s of the
+    parameter and of the averaged gradient (this replica's part), the
+    optimizer-state arguments and results shrink to that part, and
+    `tg.all_gather` rebuilds the updated parameter from every replica's.
+  }];
+  let dependentDialects = ["::memopt::tg::TGDialect"];
+  let options = [
+    Option<"replicas", "replicas", "unsigned", "1",
+           "Data-parallel replicas (processes per stage)">,
+    Option<"zero", "zero", "bool", "false",
+           "Shard the optimizer state over the replicas (ZeRO stage 1)">,
+  ];
+  let statistics = [
+    Statistic<"numAllReduces", "all-reduces", "tg.all_reduce ops inserted">,
+    Statistic<"numAllReduceBytes", "all-reduce-bytes",
+              "Bytes each replica reduces per step">,
+    Statistic<"numStateBytes", "zero-state-bytes",
+              "Optimizer-state bytes each replica keeps with zero">,
   ];
 }
 

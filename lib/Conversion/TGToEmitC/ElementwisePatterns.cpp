@@ -80,11 +80,11 @@ void memopt::codegen::populateElementwisePatterns(
   addPlainKernelPatterns<tg::ReluOp, tg::SigmoidOp, tg::TanhOp, tg::NegOp, tg::ExpOp,
            tg::LogOp, tg::SqrtOp, tg::AbsOp, tg::SignOp, tg::AddOp, tg::SubOp,
            tg::MulOp, tg::DivOp, tg::ReluBackwardOp, tg::SigmoidBackwardOp,
-           tg::TanhBackwardOp>(
+           tg::TanhBackwardOp, tg::CastOp>(
       converter, patterns, step,
       {"relu", "sigmoid", "tanh", "neg", "exp", "log", "sqrt", "abs", "sign",
        "add", "sub", "mul", "div", "reluBackward", "sigmoidBackward",
-       "tanhBackward"});
+       "tanhBackward", "cast"});
   patterns.add<LeakyReluPattern, LeakyReluBackwardPattern, DropoutPattern>(
       converter, context, step);
   patterns.add<ClipPattern<tg::ClipOp>>(converter, context, step, "clip");

@@ -5,13 +5,17 @@
 // computation, whose block arguments become the views of its inputs and
 // whose tg pattern writes the views of its outputs. A pipeline stage's
 // mbuf.send / mbuf.recv become the blocking memopt::rt::sendTensor /
-// receiveTensor (Transfer.h), so their mbuf.wait has nothing left to do.
-// (Asynchronous copies have no runtime lowering yet: StepContext rejects
-// them.)
+// receiveTensor (Transfer.h), so their mbuf.wait has nothing left to do;
+// tg-offload's mbuf.copy_async becomes memopt::rt::startCopy and the wait
+// of its token waitCopy (Copy.h), the copy's number standing for the token;
+// a data-parallel tg.all_reduce the blocking memopt::rt::allReduceMean,
+// tg.shard and tg.all_gather replicaPart and allGatherParts.
 //
 //===----------------------------------------------------------------------===//
 
 #include "StepCodegen.h"
+
+#include "memopt/Dialect/TG/IR/TGOps.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 
@@ -26,9 +30,16 @@ LogicalResult memopt::codegen::declareConstantData(OpBuilder &builder,
   auto dense = dyn_cast<DenseElementsAttr>(value);
   if (!dense)
     return at->emitError("the backend needs dense constants");
+  // bf16 / f16 values are stored as their bits (int16_t: C++17 has no
+  // 2-byte float type); the view declaration gives them their type.
+  Type element = dense.getElementType();
+  if (element.isBF16() || element.isF16()) {
+    element = IntegerType::get(at->getContext(), 16);
+    dense = dense.bitcast(element);
+  }
   int64_t count = std::max<int64_t>(dense.getNumElements(), 1);
-  auto flat = RankedTensorType::get({count}, dense.getElementType());
-  auto arrayType = emitc::ArrayType::get({count}, dense.getElementType());
+  auto flat = RankedTensorType::get({count}, element);
+  auto arrayType = emitc::ArrayType::get({count}, element);
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPoint(at->getParentOfType<emitc::FuncOp>());
   emitc::GlobalOp::create(builder, at->getLoc(), name, arrayType,
@@ -149,17 +160,66 @@ private:
   StringRef callee;
 };
 
-/// mbuf.wait: the transfers it awaits are complete already.
+/// mbuf.copy_async: startCopy with the copy's number (StepContext), which
+/// is also its token: the wait names it.
+class CopyAsyncPattern : public OpConversionPattern<mbuf::CopyAsyncOp> {
+public:
+  CopyAsyncPattern(const TypeConverter &converter, MLIRContext *context,
+                   const StepContext &step)
+      : OpConversionPattern(converter, context), step(step) {}
+
+  LogicalResult
+  matchAndRewrite(mbuf::CopyAsyncOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    int64_t id = step.copy(op).id;
+    KernelCall(op.getContext(), "startCopy")
+        .integer(id)
+        .operand(adaptor.getTarget())
+        .operand(adaptor.getSource())
+        .emit(rewriter, op.getLoc());
+    Type token = getTypeConverter()->convertType(op.getToken().getType());
+    rewriter.replaceOpWithNewOp<emitc::LiteralOp>(op, token,
+                                                  std::to_string(id));
+    return success();
+  }
+
+private:
+  const StepContext &step;
+};
+
+/// mbuf.wait: waitCopy (and its trace event) for each copy it awaits; the
+/// transfers between stages are complete already.
 class WaitPattern : public OpConversionPattern<mbuf::WaitOp> {
 public:
-  using OpConversionPattern::OpConversionPattern;
+  WaitPattern(const TypeConverter &converter, MLIRContext *context,
+              const StepContext &step)
+      : OpConversionPattern(converter, context), step(step) {}
 
   LogicalResult
   matchAndRewrite(mbuf::WaitOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    for (Value token : op.getTokens()) {
+      auto copy = token.getDefiningOp<mbuf::CopyAsyncOp>();
+      if (!copy)
+        continue;
+      const StepContext::Copy &info = step.copy(copy);
+      KernelCall(op.getContext(), "waitCopy")
+          .integer(info.id)
+          .emit(rewriter, op.getLoc());
+      bool offload = copy.getTarget().getType().getSpace() ==
+                     mbuf::MemorySpace::PinnedHost;
+      KernelCall(op.getContext(), "traceCopy")
+          .integer(info.id)
+          .text(cppString(info.name))
+          .text(cppString(offload ? "offload" : "prefetch"))
+          .emit(rewriter, op.getLoc());
+    }
     rewriter.eraseOp(op);
     return success();
   }
+
+private:
+  const StepContext &step;
 };
 
 } // namespace
@@ -171,8 +231,18 @@ void memopt::codegen::populateMBufPatterns(const TypeConverter &converter,
   patterns.add<ViewPattern<mbuf::ViewOp>, ViewPattern<mbuf::SubviewOp>,
                ViewPattern<mbuf::ResultOp>, ConstantViewPattern>(
       converter, context, step);
-  patterns.add<ArenaPattern, KernelOpPattern, WaitPattern>(converter, context);
+  patterns.add<ArenaPattern, KernelOpPattern>(converter, context);
+  patterns.add<CopyAsyncPattern, WaitPattern>(converter, context, step);
   patterns.add<TransferPattern<mbuf::SendOp>>(converter, context, "sendTensor");
   patterns.add<TransferPattern<mbuf::RecvOp>>(converter, context,
                                               "receiveTensor");
+  // The mean over data-parallel replicas: input, output (the same view when
+  // the plan wrote it in place).
+  patterns.add<PlainKernelPattern<tg::AllReduceOp>>(converter, context, step,
+                                                    "allReduceMean");
+  // Optimizer-state sharding: this replica's part, the whole from the parts.
+  patterns.add<PlainKernelPattern<tg::ShardOp>>(converter, context, step,
+                                                "replicaPart");
+  patterns.add<PlainKernelPattern<tg::AllGatherOp>>(converter, context, step,
+                                                    "allGatherParts");
 }

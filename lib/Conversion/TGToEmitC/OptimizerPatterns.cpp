@@ -18,6 +18,13 @@ using namespace memopt::codegen;
 
 namespace {
 
+/// The kernel of an update: `kernel`, or its variant that skips a
+/// non-finite gradient (fp16 loss scaling, tg-loss-scale).
+std::string updateKernel(Operation *op, StringRef kernel) {
+  return op->hasAttr(tg::TGDialect::kSkipNonFiniteAttrName) ? (kernel + "SkipNonFinite").str()
+                                             : kernel.str();
+}
+
 /// The learning rate argument of an update: the global when the step has
 /// one, else the op's own value.
 void addLearningRate(KernelCall &call, const llvm::APFloat &lr,
@@ -36,6 +43,9 @@ public:
         runtimeLearningRate(runtimeLearningRate) {}
 
 protected:
+  std::string kernelFor(tg::SGDUpdateOp op) const override {
+    return updateKernel(op, "sgdUpdate");
+  }
   void addArguments(tg::SGDUpdateOp op, OpAdaptor adaptor, ValueRange results,
                     KernelCall &call) const override {
     call.operand(adaptor.getParam())
@@ -66,6 +76,9 @@ public:
         runtimeLearningRate(runtimeLearningRate) {}
 
 protected:
+  std::string kernelFor(tg::AdamUpdateOp op) const override {
+    return updateKernel(op, "adamUpdate");
+  }
   void addArguments(tg::AdamUpdateOp op, OpAdaptor adaptor, ValueRange results,
                     KernelCall &call) const override {
     call.operands(adaptor.getOperands()).operands(results);

@@ -40,6 +40,7 @@ FailureOr<StepSignature> StepSignature::read(func::FuncOp step, bool stage) {
               .Case("tg.step", "Step")
               .Case("tg.output", "Output")
               .Case("tg.seed", "Seed")
+              .Case("tg.loss_scale", "LossScale")
               .Default("");
       auto name = dyn_cast<StringAttr>(attr.getValue());
       if (role.empty() || !name)
@@ -154,10 +155,12 @@ static const TensorSpecInfo *dataSpec(ArrayRef<ProgramPart> parts,
 void memopt::codegen::emitProgram(ModuleOp module, ArrayRef<ProgramPart> parts,
                                   StringRef modelName,
                                   std::optional<double> learningRate,
-                                  bool hasEvalStep) {
+                                  bool hasEvalStep, int64_t replicas) {
   MLIRContext *context = module.getContext();
   Location loc = module.getLoc();
   bool pipeline = parts.size() > 1;
+  // Several processes (stages, replicas or both): MPI's stageMain.
+  bool multiProcess = pipeline || replicas > 1;
   OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
   // A comment line: the name without line breaks, control bytes or a
   // backslash (which would continue the comment onto the next line).
@@ -172,8 +175,9 @@ void memopt::codegen::emitProgram(ModuleOp module, ArrayRef<ProgramPart> parts,
           .str());
   SmallVector<StringRef> headers = {
       "memopt/Runtime/Kernels.h", "memopt/Runtime/Program.h",
-      "memopt/Runtime/StepSupport.h", "memopt/Runtime/StepTrace.h"};
-  if (pipeline)
+      "memopt/Runtime/StepSupport.h", "memopt/Runtime/StepTrace.h",
+      "memopt/Runtime/Copy.h"};
+  if (multiProcess)
     headers.append(
         {"memopt/Runtime/StageGroup.h", "memopt/Runtime/Transfer.h"});
   for (StringRef header : headers)
@@ -236,7 +240,7 @@ void memopt::codegen::emitProgram(ModuleOp module, ArrayRef<ProgramPart> parts,
        << dataSpecs << ",\n}";
   }
   Type programType = emitc::OpaqueType::get(context, "memopt::rt::Program");
-  if (pipeline)
+  if (multiProcess)
     emitc::GlobalOp::create(
         builder, loc, kProgramName,
         emitc::ArrayType::get({static_cast<int64_t>(parts.size())},
@@ -252,7 +256,8 @@ void memopt::codegen::emitProgram(ModuleOp module, ArrayRef<ProgramPart> parts,
 
   // int main(int argc, char **argv) {
   //   return memopt::rt::trainerMain(argc, argv, kProgram);
-  //   (a pipeline: return memopt::rt::stageMain(argc, argv, kProgram, N);)
+  //   (S stages, R replicas:
+  //    return memopt::rt::stageMain(argc, argv, kProgram, S, R);)
   // }
   Type argvType = emitc::PointerType::get(
       emitc::PointerType::get(emitc::OpaqueType::get(context, "char")));
@@ -267,12 +272,14 @@ void memopt::codegen::emitProgram(ModuleOp module, ArrayRef<ProgramPart> parts,
   SmallVector<Attribute> args;
   for (int64_t i = 0; i < 3; ++i)
     args.push_back(builder.getIndexAttr(i));
-  if (pipeline)
+  if (multiProcess) {
     args.push_back(
         emitc::OpaqueAttr::get(context, std::to_string(parts.size())));
+    args.push_back(emitc::OpaqueAttr::get(context, std::to_string(replicas)));
+  }
   auto call = emitc::CallOpaqueOp::create(
       builder, loc, TypeRange{intType},
-      pipeline ? "memopt::rt::stageMain" : "memopt::rt::trainerMain",
+      multiProcess ? "memopt::rt::stageMain" : "memopt::rt::trainerMain",
       ValueRange{entry->getArgument(0), entry->getArgument(1), programValue},
       builder.getArrayAttr(args), ArrayAttr());
   emitc::ReturnOp::create(builder, loc, call.getResult(0));

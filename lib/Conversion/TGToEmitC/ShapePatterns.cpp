@@ -29,8 +29,11 @@ public:
     if (failed(declareConstantData(rewriter, op, data, op.getValue())))
       return failure();
     Value view = step.resultView(rewriter, op.getLoc(), op.getOutput());
+    Type element = op.getOutput().getType().getElementType();
     KernelCall(op.getContext(), "constant")
-        .text(data)
+        .text(element.isF32() ? data
+                              : "reinterpret_cast<const float *>(" + data +
+                                    ")")
         .operand(view)
         .emit(rewriter, op.getLoc());
     rewriter.replaceOp(op, view);

@@ -80,8 +80,12 @@ public:
   /// scope of the generated file, which also gets the names of the step's
   /// constant arrays and CUDA kernels) and reads their places. Emits a
   /// diagnostic and fails on what the backend cannot run.
+  /// `lowPrecisionKernels`: the backend has bf16/f16 kernels for the ops
+  /// that mixed precision runs low (the CPU backend); without it, a
+  /// low-precision view is an error that names the op.
   static mlir::FailureOr<StepContext> build(mlir::func::FuncOp step,
-                                            NameScope &file);
+                                            NameScope &file,
+                                            bool lowPrecisionKernels);
 
   /// The place of a view, or of the tg value a kernel reads or writes
   /// through one.
@@ -129,6 +133,14 @@ public:
   /// The C++ expression of the start of arena view `view`.
   std::string workspaceAt(mlir::Value view) const;
 
+  /// An mbuf.copy_async of the step: its number (in the step's order, the
+  /// runtime's copy id: memopt/Runtime/Copy.h) and its trace name.
+  struct Copy {
+    int64_t id;
+    std::string name;
+  };
+  const Copy &copy(mlir::Operation *op) const { return copies.at(op); }
+
 private:
   /// The view of a tg value inside a kernel, or `value` itself.
   mlir::Value viewOf(mlir::Value value) const;
@@ -144,6 +156,7 @@ private:
   llvm::SmallVector<std::string> resultNames;
   std::string seedName; // the C++ name of the tg.seed argument, if any
   llvm::DenseMap<mlir::Operation *, unsigned> randomStreams;
+  std::map<mlir::Operation *, Copy> copies;
 };
 
 /// Builds one `emitc.call_opaque` of a runtime kernel, argument by argument
@@ -205,7 +218,7 @@ public:
     for (mlir::Value result : op->getResults())
       results.push_back(step.resultView(rewriter, op.getLoc(), result));
     declareOperands(op, adaptor, rewriter);
-    KernelCall call(op.getContext(), kernel);
+    KernelCall call(op.getContext(), kernelFor(op));
     addArguments(op, adaptor, results, call);
     call.traced(step.name(op->getResult(0)), op->getName().stripDialect());
     call.emit(rewriter, op.getLoc());
@@ -214,6 +227,9 @@ public:
   }
 
 protected:
+  /// The runtime kernel that `op` calls: the pattern's, unless a subclass
+  /// picks a variant by the op's attributes.
+  virtual std::string kernelFor(OpTy) const { return kernel; }
   /// Declares what the call needs besides the views (concat's array).
   virtual void declareOperands(OpTy, OpAdaptor, mlir::OpBuilder &) const {}
   /// Adds the kernel's arguments: operands, `results` (the views of the
@@ -368,11 +384,12 @@ std::string partGlobalName(llvm::StringRef base, unsigned index,
 /// embedded model, the step function, the learning rate, the evaluation
 /// function when `hasEvalStep`) and `main`: with one part it hands its
 /// Program to trainerMain; with several (the pipeline stages of
-/// tg-partition, in stage order) it hands them all to stageMain, which
-/// runs the stage of its MPI rank.
+/// tg-partition, in stage order) or with `replicas` > 1
+/// (tg-data-parallel) it hands them all to stageMain, which runs the stage
+/// of its MPI rank.
 void emitProgram(mlir::ModuleOp module, llvm::ArrayRef<ProgramPart> parts,
                  llvm::StringRef modelName, std::optional<double> learningRate,
-                 bool hasEvalStep);
+                 bool hasEvalStep, int64_t replicas);
 
 } // namespace memopt::codegen
 

@@ -117,9 +117,67 @@ LogicalResult checkFloatView(Value value, Location loc) {
                         << value.getType();
 }
 
+bool isLowPrecision(Type type) {
+  auto view = dyn_cast<mbuf::ViewType>(type);
+  return view && (view.getElementType().isBF16() ||
+                  view.getElementType().isF16());
+}
+
+/// The ops whose CPU kernels take bf16 / f16 tensors (Kernels.h): those
+/// that tg-amp's table runs low or lets follow a low operand, their
+/// gradients, and the data movement between them. The rest (losses,
+/// optimizer updates, softmax, instance norm, prelu, ...) compute in f32
+/// and get f32 operands from the pass's casts.
+bool hasLowPrecisionKernel(Operation *op) {
+  return isa<tg::CastOp, tg::ConstantOp, tg::Conv2DOp,
+             tg::Conv2DBackwardDataOp, tg::Conv2DBackwardFilterOp,
+             tg::ConvTranspose2DOp, tg::ConvTranspose2DBackwardFilterOp,
+             tg::MatMulOp, tg::GemmOp, tg::BatchNormOp, tg::BatchNormInferenceOp,
+             tg::BatchNormBackwardOp, tg::ReluOp, tg::ReluBackwardOp,
+             tg::SigmoidOp, tg::SigmoidBackwardOp, tg::ExpOp, tg::LogOp,
+             tg::SoftplusOp, tg::SoftplusBackwardOp, tg::TanhOp,
+             tg::TanhBackwardOp, tg::NegOp, tg::AbsOp, tg::SqrtOp,
+             tg::LeakyReluOp, tg::LeakyReluBackwardOp, tg::ClipOp,
+             tg::ClipBackwardOp, tg::EluOp, tg::EluBackwardOp, tg::ErfOp,
+             tg::ErfBackwardOp, tg::HardSigmoidOp, tg::HardSigmoidBackwardOp,
+             tg::HardSwishOp, tg::HardSwishBackwardOp, tg::AddOp, tg::SubOp,
+             tg::MulOp, tg::DivOp, tg::DropoutOp, tg::MaxPool2DOp,
+             tg::MaxPool2DBackwardOp, tg::AvgPool2DOp,
+             tg::AvgPool2DBackwardOp, tg::ResizeOp, tg::ResizeBackwardOp,
+             tg::ConcatOp, tg::SliceOp, tg::SliceBackwardOp, tg::PadOp,
+             tg::ReshapeOp, tg::TransposeOp, tg::BroadcastOp,
+             tg::ReduceSumOp, tg::ReduceMeanOp>(op);
+}
+
+/// A view of a kernel: f32, or bf16 / f16 where the backend has the op's
+/// kernel in low precision.
+LogicalResult checkKernelView(Value value, Operation *computation,
+                              bool lowPrecisionKernels) {
+  if (!isLowPrecision(value.getType()))
+    return checkFloatView(value, computation->getLoc());
+  if (!lowPrecisionKernels)
+    return computation->emitError("'")
+           << computation->getName()
+           << "' on bf16/f16 tensors: this backend has no low-precision "
+              "kernels yet; compile mixed precision (--amp) with "
+              "--target=cpu";
+  if (!hasLowPrecisionKernel(computation))
+    return computation->emitError("'")
+           << computation->getName()
+           << "' has no bf16/f16 kernel; keep it in f32 with "
+              "--amp-fp32-ops="
+           << computation->getName().stripDialect();
+  if (cast<mbuf::ViewType>(value.getType()).getShape().size() > 6)
+    return computation->emitError("the backend supports views of rank <= 6 "
+                                  "only, not ")
+           << value.getType();
+  return success();
+}
+
 } // namespace
 
-FailureOr<StepContext> StepContext::build(func::FuncOp step, NameScope &file) {
+FailureOr<StepContext> StepContext::build(func::FuncOp step, NameScope &file,
+                                          bool lowPrecisionKernels) {
   if (!step.getBody().hasOneBlock())
     return step.emitError("the training step must have a single block");
   Block &body = step.getBody().front();
@@ -202,7 +260,8 @@ FailureOr<StepContext> StepContext::build(func::FuncOp step, NameScope &file) {
       continue;
     }
     if (auto constant = dyn_cast<mbuf::ConstantOp>(op)) {
-      if (failed(checkFloatView(constant, op.getLoc())))
+      if (!(lowPrecisionKernels && isLowPrecision(constant.getType())) &&
+          failed(checkFloatView(constant, op.getLoc())))
         return failure();
       std::string base = "constant";
       if (std::string scope = scopeName(nodeName(op.getLoc())); !scope.empty())
@@ -213,13 +272,16 @@ FailureOr<StepContext> StepContext::build(func::FuncOp step, NameScope &file) {
       context.placements[constant] = {Placement::Kind::Constant, 0};
       continue;
     }
-    // A pipeline stage's transfers (MBufPatterns.cpp); the runtime has no
-    // asynchronous copies yet.
+    // A pipeline stage's transfers and tg-offload's copies
+    // (MBufPatterns.cpp), numbered in the step's order.
     if (isa<mbuf::SendOp, mbuf::RecvOp, mbuf::WaitOp>(op))
       continue;
-    if (isa<mbuf::CopyAsyncOp>(op))
-      return op.emitError("'")
-             << op.getName() << "' is not supported by this backend yet";
+    if (isa<mbuf::CopyAsyncOp>(op)) {
+      std::string name = scopeName(nodeName(op.getLoc()));
+      context.copies[&op] = {static_cast<int64_t>(context.copies.size()),
+                             name.empty() ? "copy" : name};
+      continue;
+    }
     auto kernel = dyn_cast<mbuf::KernelOp>(op);
     if (!kernel)
       return op.emitError("the backend cannot lower this op");
@@ -244,7 +306,7 @@ FailureOr<StepContext> StepContext::build(func::FuncOp step, NameScope &file) {
     for (auto [result, out] :
          llvm::zip(computation->getResults(), kernel.getOuts())) {
       context.kernelViews[result] = out;
-      if (failed(checkFloatView(out, computation->getLoc())))
+      if (failed(checkKernelView(out, computation, lowPrecisionKernels)))
         return failure();
       if (context.names.count(out))
         continue;
@@ -315,6 +377,17 @@ static std::string shapeOf(Type type) {
   return cppList(cast<mbuf::ViewType>(type).getShape());
 }
 
+/// ", memopt::rt::ElementType::BF16" (or F16) for a low-precision view,
+/// nothing for f32 (the views' default).
+static std::string lowPrecisionTypeArg(Type type) {
+  Type element = cast<mbuf::ViewType>(type).getElementType();
+  if (element.isBF16())
+    return ", memopt::rt::ElementType::BF16";
+  if (element.isF16())
+    return ", memopt::rt::ElementType::F16";
+  return "";
+}
+
 std::string StepContext::workspaceAt(Value view) const {
   const Placement &where = placement(view);
   return "memopt::rt::arenaWorkspace(" + kArenasName.str() + "[" +
@@ -344,11 +417,17 @@ Value StepContext::declareView(OpBuilder &builder, Location loc,
   case Placement::Kind::Arena:
     os << "memopt::rt::Tensor " << cppName << " = memopt::rt::arenaTensor("
        << kArenasName << "[" << where.arena << "], " << where.index << ", "
-       << shapeOf(value.getType()) << ");";
+       << shapeOf(value.getType()) << lowPrecisionTypeArg(value.getType())
+       << ");";
     break;
   case Placement::Kind::Constant:
-    os << "memopt::rt::Tensor " << cppName << "(" << dataName(value) << ", "
-       << shapeOf(value.getType()) << ");";
+    if (isLowPrecision(value.getType()))
+      os << "memopt::rt::Tensor " << cppName << "(reinterpret_cast<float *>("
+         << dataName(value) << "), " << shapeOf(value.getType())
+         << lowPrecisionTypeArg(value.getType()) << ");";
+    else
+      os << "memopt::rt::Tensor " << cppName << "(" << dataName(value)
+         << ", " << shapeOf(value.getType()) << ");";
     break;
   }
   emitc::VerbatimOp::create(builder, loc, decl);

@@ -41,7 +41,8 @@ public:
       return std::nullopt;
     });
     addConversion([](RankedTensorType type) -> std::optional<Type> {
-      if (type.getElementType().isF32())
+      if (type.getElementType().isF32() || type.getElementType().isBF16() ||
+          type.getElementType().isF16())
         return tensorViewType(type.getContext());
       if (type.getRank() == 0 && type.getElementType().isInteger(64))
         return IntegerType::get(type.getContext(), 64);
@@ -58,7 +59,8 @@ public:
     });
     addConversion([](mbuf::ViewType type) -> std::optional<Type> {
       MLIRContext *context = type.getContext();
-      if (type.getElementType().isF32())
+      if (type.getElementType().isF32() || type.getElementType().isBF16() ||
+          type.getElementType().isF16())
         return tensorViewType(context);
       if (type.getElementType().isInteger(8))
         return emitc::PointerType::get(emitc::OpaqueType::get(context, "void"));
@@ -98,13 +100,24 @@ LogicalResult checkEvalSignature(func::FuncOp eval, func::FuncOp step) {
             "tg-autodiff{eval-step=true} emits it)";
 }
 
-/// tg.cast has no runtime kernel yet: the runtime's tensors are float32.
-LogicalResult checkNoCast(func::FuncOp func) {
-  WalkResult walk = func.walk([](tg::CastOp cast) {
-    cast.emitOpError("has no kernel yet: the runtime computes in float32 "
-                     "only, so a conversion to ")
-        << cast.getType().getElementType() << " cannot be lowered";
-    return WalkResult::interrupt();
+/// tg.cast has a kernel on the CPU only: the CUDA runtime's tensors are
+/// float32.
+LogicalResult checkNoCudaCast(func::FuncOp func) {
+  WalkResult walk = func.walk([](Operation *op) {
+    if (auto cast = dyn_cast<tg::CastOp>(op)) {
+      cast.emitOpError("has no CUDA kernel yet: the CUDA runtime computes in "
+                       "float32 only, so a conversion to ")
+          << cast.getType().getElementType()
+          << " cannot be lowered; build mixed precision for the CPU "
+             "(#memopt.target<cpu>, memopt-compile --target=cpu)";
+      return WalkResult::interrupt();
+    }
+    if (op->hasAttr(tg::TGDialect::kSkipNonFiniteAttrName)) {
+      op->emitOpError("skips non-finite gradients (fp16 loss scaling), "
+                      "which the CUDA runtime does not implement yet");
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
   });
   return failure(walk.wasInterrupted());
 }
@@ -163,8 +176,14 @@ public:
     if (failed(target))
       return signalPassFailure();
     bool cuda = target->getBackend() == Backend::cuda;
-    if (failed(checkNoCast(stepFunc)) ||
-        (evalFunc && failed(checkNoCast(evalFunc))))
+    if (cuda && replicasOf(module) > 1) {
+      module.emitError("data-parallel replicas (memopt.data_parallel) are "
+                       "lowered for the CPU backend (MPI) only; the CUDA "
+                       "backend (NCCL) is not available yet");
+      return signalPassFailure();
+    }
+    if (cuda && (failed(checkNoCudaCast(stepFunc)) ||
+                 (evalFunc && failed(checkNoCudaCast(evalFunc)))))
       return signalPassFailure();
     FailureOr<StepSignature> signature = StepSignature::read(stepFunc);
     if (failed(signature) ||
@@ -177,12 +196,12 @@ public:
                             kLearningRateName, kArgsSpecsName,
                             kResultsSpecsName, kArenasSpecsName, kProgramName})
       file.reserve(fixed);
-    FailureOr<StepContext> step = StepContext::build(stepFunc, file);
+    FailureOr<StepContext> step = StepContext::build(stepFunc, file, !cuda);
     if (failed(step))
       return signalPassFailure();
     std::optional<StepContext> eval;
     if (evalFunc) {
-      FailureOr<StepContext> built = StepContext::build(evalFunc, file);
+      FailureOr<StepContext> built = StepContext::build(evalFunc, file, !cuda);
       if (failed(built))
         return signalPassFailure();
       eval = std::move(*built);
@@ -232,7 +251,9 @@ public:
             << position << " is missing";
         return signalPassFailure();
       }
-      arenaBytes += entry.second.bytes;
+      // The device's arenas: tg-offload's pinned host pool is host memory.
+      if (entry.second.space == mbuf::MemorySpace::Device)
+        arenaBytes += entry.second.bytes;
     }
     numArenaBytes = arenaBytes;
 
@@ -249,11 +270,18 @@ public:
     emitProgram(module,
                 {ProgramPart{*signature, arenas, kStepFunctionName.str()}},
                 modelNameOf(module, modelName), learningRate,
-                static_cast<bool>(evalFunc));
+                static_cast<bool>(evalFunc), replicasOf(module));
     finishModule(module, cuda, arenaBytes);
   }
 
 private:
+  /// tg-data-parallel's replicas (1: none).
+  static int64_t replicasOf(ModuleOp module) {
+    auto replicas =
+        module->getAttrOfType<IntegerAttr>("memopt.data_parallel");
+    return replicas ? replicas.getInt() : 1;
+  }
+
   /// Bounded functions keep the C++ compiler's time linear in the model.
   LogicalResult splitFunctions(ModuleOp module, NameScope &file) {
     for (auto func : llvm::to_vector(module.getOps<emitc::FuncOp>())) {
@@ -355,11 +383,10 @@ private:
     }
     uint64_t arenaBytes = 0;
     for (auto [func, part] : llvm::zip(stages, parts)) {
-      if (failed(checkNoCast(func)))
-        return failure();
       FailureOr<StepSignature> signature =
           StepSignature::read(func, /*stage=*/true);
-      FailureOr<StepContext> step = StepContext::build(func, file);
+      FailureOr<StepContext> step =
+          StepContext::build(func, file, /*lowPrecisionKernels=*/true);
       if (failed(signature) || failed(step))
         return failure();
       FailureOr<std::map<uint64_t, ArenaInfo>> arenas =
@@ -385,7 +412,7 @@ private:
     if (failed(splitFunctions(module, file)))
       return failure();
     emitProgram(module, parts, modelNameOf(module, modelName), learningRate,
-                /*hasEvalStep=*/false);
+                /*hasEvalStep=*/false, replicasOf(module));
     finishModule(module, /*cuda=*/false, arenaBytes);
     return success();
   }

@@ -6,6 +6,9 @@
 // a subview of the concat's result view (which is then created early), any
 // other value a view of arena 0 at its planned offset. Each op becomes an
 // mbuf.kernel whose body is the op itself on the tensors of its inputs.
+// The host copies of offloaded tensors (tg-offload) are views of arena 1,
+// in pinned host memory, one after the other; their copies become
+// mbuf.copy_async, their waits mbuf.wait of the copy's token.
 //
 //===----------------------------------------------------------------------===//
 
@@ -63,6 +66,11 @@ private:
   DenseMap<Value, uint64_t> constantOffsets;
   IRMapping views;
   Value arena;
+  /// tg-offload's host copies: the pinned host arena and their offsets.
+  Value hostArena;
+  DenseMap<Value, uint64_t> hostOffsets;
+  /// The token of the copy into a host copy or a prefetched tensor.
+  DenseMap<Value, Value> copyTokens;
 };
 
 FailureOr<mbuf::ViewType> StepConverter::viewType(Type type,
@@ -150,6 +158,43 @@ LogicalResult StepConverter::convertOp(OpBuilder &builder, Operation &op) {
                          ValueRange{mbuf::RecvOp::create(builder, loc, token, *view,
                                                          recv.getPeer(),
                                                          recv.getTag())});
+    return success();
+  }
+
+  // Offload and prefetch (tg-offload): asynchronous copies whose waits
+  // are where the tg ops stand, so the views live as the plan says.
+  if (auto start = dyn_cast<tg::OffloadStartOp>(op)) {
+    Value source = views.lookupOrNull(start.getInput());
+    FailureOr<mbuf::ViewType> type = viewType(start.getType(), loc);
+    if (!source || failed(type))
+      return op.emitError("tg-plan-memory: an offloaded tensor without a "
+                          "view");
+    auto hostType = mbuf::ViewType::get(type->getShape(),
+                                        type->getElementType(),
+                                        mbuf::MemorySpace::PinnedHost);
+    Value host = mbuf::ViewOp::create(builder, loc, hostType, hostArena,
+                                      hostOffsets.lookup(start.getHost()));
+    views.map(start.getHost(), host);
+    copyTokens[start.getHost()] =
+        mbuf::CopyAsyncOp::create(builder, loc, token, source, host);
+    return success();
+  }
+  if (auto prefetch = dyn_cast<tg::PrefetchStartOp>(op)) {
+    Value host = views.lookupOrNull(prefetch.getHost());
+    FailureOr<Value> view = viewOf(builder, prefetch.getOutput());
+    if (!host || failed(view))
+      return op.emitError("tg-plan-memory: a prefetch without its views");
+    copyTokens[prefetch.getOutput()] =
+        mbuf::CopyAsyncOp::create(builder, loc, token, host, *view);
+    return success();
+  }
+  if (isa<tg::OffloadWaitOp, tg::PrefetchWaitOp>(op)) {
+    Value copied = isa<tg::OffloadWaitOp>(op) ? op.getOperand(1)
+                                              : op.getOperand(0);
+    Value copyToken = copyTokens.lookup(copied);
+    if (!copyToken)
+      return op.emitError("tg-plan-memory: a wait before its copy");
+    mbuf::WaitOp::create(builder, loc, ValueRange{copyToken});
     return success();
   }
 
@@ -256,6 +301,18 @@ LogicalResult StepConverter::run() {
       builder, step.getLoc(),
       mbuf::ArenaType::get(step.getContext(), mbuf::MemorySpace::Device),
       /*index=*/0, arenaBytes, /*device=*/stageIndex());
+  uint64_t hostBytes = 0;
+  for (auto start : oldBody.getOps<tg::OffloadStartOp>()) {
+    hostOffsets[start.getHost()] = hostBytes;
+    hostBytes += llvm::alignTo(tensorBytes(start.getHost()),
+                               ArenaPlan::kAlignment);
+  }
+  if (hostBytes)
+    hostArena = mbuf::ArenaOp::create(
+        builder, step.getLoc(),
+        mbuf::ArenaType::get(step.getContext(),
+                             mbuf::MemorySpace::PinnedHost),
+        /*index=*/1, hostBytes, /*device=*/stageIndex());
   for (Operation &op : oldBody.without_terminator())
     if (failed(convertOp(builder, op)))
       return restore();

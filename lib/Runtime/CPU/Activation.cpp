@@ -11,6 +11,7 @@
 
 #include "ActivationFormulas.h"
 #include "Common.h"
+#include "LowPrecision.h"
 
 namespace memopt::rt {
 using namespace detail;
@@ -20,8 +21,14 @@ namespace {
 template <typename F>
 void map(const char *kernel, ConstTensor input, Tensor output, F f) {
   requireShape(kernel, "output", output.shape, input.shape);
-  parallelForEach(input.numel(),
-                  [&](int64_t i) { output.data[i] = f(input.data[i]); });
+  requireType(kernel, "output", output.type, input.type);
+  dispatchFloatType(kernel, input.type, [&](auto tag) {
+    using T = decltype(tag);
+    const T *in = input.elements<T>();
+    T *out = output.elements<T>();
+    parallelForEach(input.numel(),
+                    [&](int64_t i) { out[i] = f(float(in[i])); });
+  });
 }
 
 template <typename F>
@@ -29,8 +36,14 @@ void mapGrad(const char *kernel, ConstTensor gradOutput, ConstTensor input,
              Tensor gradInput, F f) {
   requireShape(kernel, "grad_output", gradOutput.shape, input.shape);
   requireShape(kernel, "grad_input", gradInput.shape, input.shape);
-  parallelForEach(input.numel(), [&](int64_t i) {
-    gradInput.data[i] = f(gradOutput.data[i], input.data[i]);
+  requireType(kernel, "grad_output", gradOutput.type, input.type);
+  requireType(kernel, "grad_input", gradInput.type, input.type);
+  dispatchFloatType(kernel, input.type, [&](auto tag) {
+    using T = decltype(tag);
+    const T *dy = gradOutput.elements<T>(), *x = input.elements<T>();
+    T *dx = gradInput.elements<T>();
+    parallelForEach(input.numel(),
+                    [&](int64_t i) { dx[i] = f(float(dy[i]), float(x[i])); });
   });
 }
 
@@ -48,8 +61,8 @@ void prelu(ConstTensor input, ConstTensor slope, Tensor output) {
     output.data[w.index()] = f(input.data[w.index()], slope.data[w.offset(1)]);
 }
 
-void preluBackward(ConstTensor gradOutput, ConstTensor input,
-                   ConstTensor slope, Tensor gradInput) {
+void preluBackward(ConstTensor gradOutput, ConstTensor input, ConstTensor slope,
+                   Tensor gradInput) {
   const char *kernel = "prelu_backward";
   requireShape(kernel, "grad_output", gradOutput.shape, input.shape);
   requireShape(kernel, "grad_input", gradInput.shape, input.shape);

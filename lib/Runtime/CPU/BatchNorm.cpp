@@ -1,4 +1,5 @@
-//===- BatchNorm.cpp - Batch normalization ---------------------------------===//
+//===- BatchNorm.cpp - Batch normalization
+//---------------------------------===//
 //
 // Training-mode batch normalization, its backward and the inference form, on
 // N x C x ... tensors. Channels run in parallel; each channel's sums are
@@ -10,6 +11,7 @@
 #include "memopt/Runtime/Kernels.h"
 
 #include "Common.h"
+#include "LowPrecision.h"
 
 #include <cmath>
 
@@ -50,53 +52,63 @@ void batchNorm(ConstTensor input, ConstTensor scale, ConstTensor bias,
   const char *kernel = "batch_norm";
   Layout l = layoutOf(kernel, input.shape);
   requireShape(kernel, "output", output.shape, input.shape);
-  for (auto [name, shape] :
-       {std::pair{"scale", scale.shape}, {"bias", bias.shape},
-        {"running_mean", runningMean.shape}, {"running_var", runningVar.shape},
-        {"new_running_mean", newRunningMean.shape},
-        {"new_running_var", newRunningVar.shape},
-        {"saved_mean", savedMean.shape}, {"saved_inv_std", savedInvStd.shape}})
+  for (auto [name, shape] : {std::pair{"scale", scale.shape},
+                             {"bias", bias.shape},
+                             {"running_mean", runningMean.shape},
+                             {"running_var", runningVar.shape},
+                             {"new_running_mean", newRunningMean.shape},
+                             {"new_running_var", newRunningVar.shape},
+                             {"saved_mean", savedMean.shape},
+                             {"saved_inv_std", savedInvStd.shape}})
     requireChannels(kernel, name, shape, l.channels);
   require(l.perChannel() > 0, kernel, "empty batch");
 
+  requireType(kernel, "output", output.type, input.type);
+  // The statistics and parameters are f32 whatever the input's type.
   const double count = static_cast<double>(l.perChannel());
-  parallelFor(l.channels, input.numel(), [&](int64_t first, int64_t last) {
-    for (int64_t c = first; c < last; ++c) {
-      LaneSums<1> sum;
-      for (int64_t n = 0; n < l.batch; ++n) {
-        const float *x = input.data + l.offset(n, c);
-        sum.add(l.inner, [x](int64_t i) { return LaneSums<1>::Terms{x[i]}; });
+  dispatchFloatType(kernel, input.type, [&](auto tag) {
+    using T = decltype(tag);
+    const T *inData = input.elements<T>();
+    T *outData = output.elements<T>();
+    parallelFor(l.channels, input.numel(), [&](int64_t first, int64_t last) {
+      for (int64_t c = first; c < last; ++c) {
+        LaneSums<1> sum;
+        for (int64_t n = 0; n < l.batch; ++n) {
+          const T *x = inData + l.offset(n, c);
+          sum.add(l.inner,
+                  [x](int64_t i) { return LaneSums<1>::Terms{double(x[i])}; });
+        }
+        double mean = sum.total() / count;
+        LaneSums<1> squares;
+        for (int64_t n = 0; n < l.batch; ++n) {
+          const T *x = inData + l.offset(n, c);
+          squares.add(l.inner, [x, mean](int64_t i) {
+            double d = x[i] - mean;
+            return LaneSums<1>::Terms{d * d};
+          });
+        }
+        double var = squares.total() / count;
+        // PyTorch divides by M - 1 for the running variance; with M = 1 that
+        // is a division by zero, as in PyTorch (which refuses such inputs).
+        double unbiased = squares.total() / (count - 1);
+        float invStd = static_cast<float>(1.0 / std::sqrt(var + epsilon));
+        float meanF = static_cast<float>(mean);
+        float a = scale.data[c] * invStd;
+        float b = bias.data[c];
+        for (int64_t n = 0; n < l.batch; ++n) {
+          const T *x = inData + l.offset(n, c);
+          T *y = outData + l.offset(n, c);
+          for (int64_t i = 0; i < l.inner; ++i)
+            y[i] = (x[i] - meanF) * a + b;
+        }
+        newRunningMean.data[c] = static_cast<float>(
+            (1 - momentum) * runningMean.data[c] + momentum * mean);
+        newRunningVar.data[c] = static_cast<float>(
+            (1 - momentum) * runningVar.data[c] + momentum * unbiased);
+        savedMean.data[c] = meanF;
+        savedInvStd.data[c] = invStd;
       }
-      double mean = sum.total() / count;
-      LaneSums<1> squares;
-      for (int64_t n = 0; n < l.batch; ++n) {
-        const float *x = input.data + l.offset(n, c);
-        squares.add(l.inner, [x, mean](int64_t i) {
-          double d = x[i] - mean;
-          return LaneSums<1>::Terms{d * d};
-        });
-      }
-      double var = squares.total() / count;
-      // PyTorch divides by M - 1 for the running variance; with M = 1 that
-      // is a division by zero, as in PyTorch (which refuses such inputs).
-      double unbiased = squares.total() / (count - 1);
-      float invStd = static_cast<float>(1.0 / std::sqrt(var + epsilon));
-      float meanF = static_cast<float>(mean);
-      float a = scale.data[c] * invStd;
-      float b = bias.data[c];
-      for (int64_t n = 0; n < l.batch; ++n) {
-        const float *x = input.data + l.offset(n, c);
-        float *y = output.data + l.offset(n, c);
-        for (int64_t i = 0; i < l.inner; ++i)
-          y[i] = (x[i] - meanF) * a + b;
-      }
-      newRunningMean.data[c] = static_cast<float>(
-          (1 - momentum) * runningMean.data[c] + momentum * mean);
-      newRunningVar.data[c] = static_cast<float>(
-          (1 - momentum) * runningVar.data[c] + momentum * unbiased);
-      savedMean.data[c] = meanF;
-      savedInvStd.data[c] = invStd;
-    }
+    });
   });
 }
 
@@ -106,23 +118,28 @@ void batchNormInference(ConstTensor input, ConstTensor scale, ConstTensor bias,
   const char *kernel = "batch_norm_inference";
   Layout l = layoutOf(kernel, input.shape);
   requireShape(kernel, "output", output.shape, input.shape);
-  for (auto [name, shape] :
-       {std::pair{"scale", scale.shape}, {"bias", bias.shape},
-        {"mean", mean.shape}, {"var", var.shape}})
+  for (auto [name, shape] : {std::pair{"scale", scale.shape},
+                             {"bias", bias.shape},
+                             {"mean", mean.shape},
+                             {"var", var.shape}})
     requireChannels(kernel, name, shape, l.channels);
-  parallelFor(l.channels, input.numel(), [&](int64_t first, int64_t last) {
-    for (int64_t c = first; c < last; ++c) {
-      float invStd =
-          static_cast<float>(1.0 / std::sqrt(var.data[c] + epsilon));
-      float a = scale.data[c] * invStd;
-      float m = mean.data[c], b = bias.data[c];
-      for (int64_t n = 0; n < l.batch; ++n) {
-        const float *x = input.data + l.offset(n, c);
-        float *y = output.data + l.offset(n, c);
-        for (int64_t i = 0; i < l.inner; ++i)
-          y[i] = (x[i] - m) * a + b;
+  requireType(kernel, "output", output.type, input.type);
+  dispatchFloatType(kernel, input.type, [&](auto tag) {
+    using T = decltype(tag);
+    parallelFor(l.channels, input.numel(), [&](int64_t first, int64_t last) {
+      for (int64_t c = first; c < last; ++c) {
+        float invStd =
+            static_cast<float>(1.0 / std::sqrt(var.data[c] + epsilon));
+        float a = scale.data[c] * invStd;
+        float m = mean.data[c], b = bias.data[c];
+        for (int64_t n = 0; n < l.batch; ++n) {
+          const T *x = input.elements<T>() + l.offset(n, c);
+          T *y = output.elements<T>() + l.offset(n, c);
+          for (int64_t i = 0; i < l.inner; ++i)
+            y[i] = (x[i] - m) * a + b;
+        }
       }
-    }
+    });
   });
 }
 
@@ -134,43 +151,54 @@ void batchNormBackward(ConstTensor gradOutput, ConstTensor input,
   Layout l = layoutOf(kernel, input.shape);
   requireShape(kernel, "grad_output", gradOutput.shape, input.shape);
   requireShape(kernel, "grad_input", gradInput.shape, input.shape);
-  for (auto [name, shape] :
-       {std::pair{"scale", scale.shape}, {"saved_mean", savedMean.shape},
-        {"saved_inv_std", savedInvStd.shape}, {"grad_scale", gradScale.shape},
-        {"grad_bias", gradBias.shape}})
+  for (auto [name, shape] : {std::pair{"scale", scale.shape},
+                             {"saved_mean", savedMean.shape},
+                             {"saved_inv_std", savedInvStd.shape},
+                             {"grad_scale", gradScale.shape},
+                             {"grad_bias", gradBias.shape}})
     requireChannels(kernel, name, shape, l.channels);
 
+  requireType(kernel, "grad_output", gradOutput.type, input.type);
+  requireType(kernel, "grad_input", gradInput.type, input.type);
   const double count = static_cast<double>(l.perChannel());
-  parallelFor(l.channels, input.numel(), [&](int64_t first, int64_t last) {
-    for (int64_t c = first; c < last; ++c) {
-      const double mean = savedMean.data[c], invStd = savedInvStd.data[c];
-      // Sum 0: dy; sum 1: dy * x_hat.
-      LaneSums<2> sums;
-      for (int64_t n = 0; n < l.batch; ++n) {
-        const float *x = input.data + l.offset(n, c);
-        const float *dy = gradOutput.data + l.offset(n, c);
-        sums.add(l.inner, [=](int64_t i) {
-          return LaneSums<2>::Terms{dy[i], dy[i] * ((x[i] - mean) * invStd)};
-        });
-      }
-      const double sumGrad = sums.total(0), sumGradXhat = sums.total(1);
-      // grad_input = scale * inv_std * (dy - mean(dy) - x_hat * mean(dy x_hat))
-      const double k = scale.data[c] * invStd;
-      const double meanGrad = sumGrad / count;
-      const double meanGradXhat = sumGradXhat / count;
-      for (int64_t n = 0; n < l.batch; ++n) {
-        const float *x = input.data + l.offset(n, c);
-        const float *dy = gradOutput.data + l.offset(n, c);
-        float *dx = gradInput.data + l.offset(n, c);
-        for (int64_t i = 0; i < l.inner; ++i) {
-          double xhat = (x[i] - mean) * invStd;
-          dx[i] =
-              static_cast<float>(k * (dy[i] - meanGrad - xhat * meanGradXhat));
+  dispatchFloatType(kernel, input.type, [&](auto tag) {
+    using T = decltype(tag);
+    const T *inData = input.elements<T>(),
+            *gradOutData = gradOutput.elements<T>();
+    T *gradInData = gradInput.elements<T>();
+    parallelFor(l.channels, input.numel(), [&](int64_t first, int64_t last) {
+      for (int64_t c = first; c < last; ++c) {
+        const double mean = savedMean.data[c], invStd = savedInvStd.data[c];
+        // Sum 0: dy; sum 1: dy * x_hat.
+        LaneSums<2> sums;
+        for (int64_t n = 0; n < l.batch; ++n) {
+          const T *x = inData + l.offset(n, c);
+          const T *dy = gradOutData + l.offset(n, c);
+          sums.add(l.inner, [=](int64_t i) {
+            double g = dy[i];
+            return LaneSums<2>::Terms{g, g * ((x[i] - mean) * invStd)};
+          });
         }
+        const double sumGrad = sums.total(0), sumGradXhat = sums.total(1);
+        // grad_input = scale * inv_std * (dy - mean(dy) - x_hat * mean(dy
+        // x_hat))
+        const double k = scale.data[c] * invStd;
+        const double meanGrad = sumGrad / count;
+        const double meanGradXhat = sumGradXhat / count;
+        for (int64_t n = 0; n < l.batch; ++n) {
+          const T *x = inData + l.offset(n, c);
+          const T *dy = gradOutData + l.offset(n, c);
+          T *dx = gradInData + l.offset(n, c);
+          for (int64_t i = 0; i < l.inner; ++i) {
+            double xhat = (x[i] - mean) * invStd;
+            dx[i] = static_cast<float>(
+                k * (dy[i] - meanGrad - xhat * meanGradXhat));
+          }
+        }
+        gradScale.data[c] = static_cast<float>(sumGradXhat);
+        gradBias.data[c] = static_cast<float>(sumGrad);
       }
-      gradScale.data[c] = static_cast<float>(sumGradXhat);
-      gradBias.data[c] = static_cast<float>(sumGrad);
-    }
+    });
   });
 }
 

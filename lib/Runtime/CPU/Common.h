@@ -26,6 +26,16 @@
 
 namespace memopt::rt::detail {
 
+/// Which low-precision convolutions the process has run (Conv.cpp):
+/// "onednn-native" (oneDNN's bf16 primitives, f32 accumulation),
+/// "convert-compute-convert" (f32 copies in the workspace: f16, or bf16
+/// on a CPU without AVX-512), both joined by "+", or null when none ran.
+const char *lowPrecisionConvolutions();
+
+/// Whether an update skipped a non-finite gradient since the last call
+/// (Optimizer.cpp); clears the flag.
+bool takeSkippedUpdate();
+
 /// Prints "memopt runtime: <kernel>: <message>" to stderr and aborts.
 [[noreturn]] void fatal(const char *kernel, const std::string &message);
 

@@ -23,12 +23,14 @@
 #include "memopt/Runtime/Kernels.h"
 
 #include "Common.h"
+#include "LowPrecision.h"
 #include "SingleOutputConv.h"
 
 #include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <map>
 #include <mutex>
 
@@ -533,6 +535,107 @@ void execute(const ConvConfig &config, std::initializer_list<const void *> data,
   check(dnnl_stream_wait(stream(kernel)), kernel, "stream_wait");
 }
 
+/// Which kinds of low-precision convolution ran (the run report says).
+std::atomic<bool> ranNative{false}, ranConverted{false};
+
+/// The tensors of a convolution in the order of its Kernels.h signature,
+/// the last one its result, by the forward op's role.
+enum class Role { Src, Weight, Bias, Dst };
+
+int roles(ConvKind kind, bool hasBias, Role out[4]) {
+  int n = 0;
+  switch (kind) {
+  case ConvKind::Forward:
+  case ConvKind::TransposedForward:
+    out[n++] = Role::Src;
+    out[n++] = Role::Weight;
+    if (hasBias)
+      out[n++] = Role::Bias;
+    out[n++] = Role::Dst;
+    break;
+  case ConvKind::BackwardData:
+    out[n++] = Role::Dst;
+    out[n++] = Role::Weight;
+    out[n++] = Role::Src;
+    break;
+  case ConvKind::BackwardFilter:
+  case ConvKind::TransposedBackwardFilter:
+    out[n++] = Role::Dst;
+    out[n++] = Role::Src;
+    out[n++] = Role::Weight;
+    break;
+  }
+  return n;
+}
+
+/// Runs `config` on `tensors` (the kernel's, in its signature's order, all
+/// of element type `type`). In f32, and in bf16/f16 where oneDNN implements
+/// the type (bf16 with f32 accumulation on AVX-512), the primitive reads
+/// the tensors directly. Otherwise (f16 in oneDNN 2.6) the operands are
+/// converted to f32 copies in the workspace (after the f32 primitive's own
+/// workspace, in the order src, weight, dst, bias, as workspaceBytes()
+/// sized them), the f32 primitive computes into the result's copy, and that
+/// is converted back.
+void run(ConvConfig config, ElementType type,
+         std::initializer_list<TensorView<const float>> tensors,
+         void *workspace) {
+  const char *kernel = kernelName(config.kind);
+  for (const auto &t : tensors)
+    requireType(kernel, "every tensor", t.type, type);
+  config.dataType = dnnlType(type);
+  if (type == ElementType::F32 || primitive(config).implemented) {
+    if (type != ElementType::F32)
+      ranNative = true;
+    const void *data[4];
+    int n = 0;
+    for (const auto &t : tensors)
+      data[n++] = t.data;
+    switch (n) {
+    case 3:
+      return execute(config, {data[0], data[1], data[2]}, workspace);
+    case 4:
+      return execute(config, {data[0], data[1], data[2], data[3]},
+                     workspace);
+    }
+    fatal(kernel, "a convolution takes 3 or 4 tensors");
+  }
+  ranConverted = true;
+  config.dataType = dnnl_f32;
+  char *bytes = static_cast<char *>(workspace);
+  size_t offset = alignUp(primitive(config).workspaceBytes);
+  size_t offsets[4];
+  int64_t elements[4] = {config.src.product(), config.weight.product(),
+                         config.hasBias ? config.dst[1] : 0,
+                         config.dst.product()};
+  for (Role role : {Role::Src, Role::Weight, Role::Dst, Role::Bias}) {
+    int r = static_cast<int>(role);
+    offsets[r] = offset;
+    offset += alignUp(static_cast<size_t>(elements[r]) * sizeof(float));
+  }
+  Role order[4];
+  int n = roles(config.kind, config.hasBias, order);
+  require(n == static_cast<int>(tensors.size()), kernel,
+          "argument count mismatch");
+  const void *copies[4];
+  int i = 0;
+  for (const auto &t : tensors) {
+    int r = static_cast<int>(order[i]);
+    copies[i] = bytes + offsets[r];
+    if (i + 1 < n)
+      convertElements(t.data, type, bytes + offsets[r], ElementType::F32,
+                      elements[r]);
+    ++i;
+  }
+  if (n == 3)
+    execute(config, {copies[0], copies[1], copies[2]}, workspace);
+  else
+    execute(config, {copies[0], copies[1], copies[2], copies[3]}, workspace);
+  const auto &result = *(tensors.begin() + (n - 1));
+  convertElements(copies[n - 1], ElementType::F32,
+                  const_cast<float *>(result.data), type,
+                  elements[static_cast<int>(order[n - 1])]);
+}
+
 //===----------------------------------------------------------------------===//
 // Shape checks
 //===----------------------------------------------------------------------===//
@@ -647,6 +750,16 @@ ConvConfig transposedConfig(ConvKind kind, const Dims &input,
 
 } // namespace
 
+const char *detail::lowPrecisionConvolutions() {
+  if (ranNative && ranConverted)
+    return "onednn-native+convert-compute-convert";
+  if (ranNative)
+    return "onednn-native";
+  if (ranConverted)
+    return "convert-compute-convert";
+  return nullptr;
+}
+
 //===----------------------------------------------------------------------===//
 // Public kernels
 //===----------------------------------------------------------------------===//
@@ -671,10 +784,9 @@ void conv2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
     return singleOutputConv(input, weight, bias, output, strides, pads,
                             dilations);
   if (bias.present())
-    execute(config, {input.data, weight.data, bias.data, output.data},
-            workspace);
+    run(config, input.type, {input, weight, bias, output}, workspace);
   else
-    execute(config, {input.data, weight.data, output.data}, workspace);
+    run(config, input.type, {input, weight, output}, workspace);
 }
 
 size_t conv2dBackwardDataWorkspaceBytes(const Dims &gradOutput,
@@ -699,9 +811,9 @@ void conv2dBackwardData(ConstTensor gradOutput, ConstTensor weight,
     return singleOutputConvBackwardData(gradOutput, weight, gradInput,
                                         strides, pads, dilations);
   }
-  execute(backwardDataConfig(gradOutput.shape, weight.shape, gradInput.shape,
-                             strides, pads, dilations, groups),
-          {gradOutput.data, weight.data, gradInput.data}, workspace);
+  run(backwardDataConfig(gradOutput.shape, weight.shape, gradInput.shape,
+                         strides, pads, dilations, groups),
+      gradOutput.type, {gradOutput, weight, gradInput}, workspace);
 }
 
 size_t conv2dBackwardFilterWorkspaceBytes(const Dims &gradOutput,
@@ -725,9 +837,9 @@ void conv2dBackwardFilter(ConstTensor gradOutput, ConstTensor input,
     return singleOutputConvBackwardFilter(gradOutput, input, gradWeight,
                                           strides, pads, dilations);
   }
-  execute(backwardFilterConfig(gradOutput.shape, input.shape, gradWeight.shape,
-                               strides, pads, dilations, groups),
-          {gradOutput.data, input.data, gradWeight.data}, workspace);
+  run(backwardFilterConfig(gradOutput.shape, input.shape, gradWeight.shape,
+                           strides, pads, dilations, groups),
+      gradOutput.type, {gradOutput, input, gradWeight}, workspace);
 }
 
 size_t convTranspose2dWorkspaceBytes(const Dims &input, const Dims &weight,
@@ -750,10 +862,9 @@ void convTranspose2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
       bias.shape, output.shape, strides, pads, dilations, outputPadding,
       groups);
   if (bias.present())
-    execute(config, {input.data, weight.data, bias.data, output.data},
-            workspace);
+    run(config, input.type, {input, weight, bias, output}, workspace);
   else
-    execute(config, {input.data, weight.data, output.data}, workspace);
+    run(config, input.type, {input, weight, output}, workspace);
 }
 
 size_t convTranspose2dBackwardFilterWorkspaceBytes(
@@ -771,10 +882,10 @@ void convTranspose2dBackwardFilter(ConstTensor gradOutput, ConstTensor input,
                                    Tensor gradWeight, Hw strides, Pads pads,
                                    Hw dilations, Hw outputPadding,
                                    int64_t groups, void *workspace) {
-  execute(transposedConfig(ConvKind::TransposedBackwardFilter, input.shape,
-                           gradWeight.shape, false, Dims(), gradOutput.shape,
-                           strides, pads, dilations, outputPadding, groups),
-          {gradOutput.data, input.data, gradWeight.data}, workspace);
+  run(transposedConfig(ConvKind::TransposedBackwardFilter, input.shape,
+                       gradWeight.shape, false, Dims(), gradOutput.shape,
+                       strides, pads, dilations, outputPadding, groups),
+      gradOutput.type, {gradOutput, input, gradWeight}, workspace);
 }
 
 } // namespace memopt::rt

@@ -7,6 +7,8 @@
 
 #include "memopt/Runtime/Device.h"
 
+#include "Common.h"
+
 #include <cstdlib>
 #include <cstring>
 
@@ -32,6 +34,12 @@ void *allocate(size_t bytes) {
 
 void release(void *data) { std::free(data); }
 
+// Host memory too, but not the device's: a separate allocation, so that
+// the device memory the trainer measures leaves the host pool out.
+void *allocatePinnedHost(size_t bytes) { return allocate(bytes); }
+
+void releasePinnedHost(void *data) { std::free(data); }
+
 void copyToDevice(void *device, const void *host, size_t bytes) {
   if (device != host)
     std::memcpy(device, host, bytes);
@@ -45,5 +53,11 @@ void copyToHost(void *host, const void *device, size_t bytes) {
 void synchronize() {}
 
 size_t driverUsedBytes() { return 0; }
+
+const char *lowPrecisionConvolutions() {
+  return detail::lowPrecisionConvolutions();
+}
+
+bool takeSkippedUpdate() { return detail::takeSkippedUpdate(); }
 
 } // namespace memopt::rt::device

@@ -12,6 +12,7 @@
 #include "memopt/Runtime/Random.h"
 
 #include "Common.h"
+#include "LowPrecision.h"
 
 #include <cmath>
 
@@ -23,8 +24,14 @@ namespace {
 template <typename F>
 void unary(const char *kernel, ConstTensor input, Tensor output, F f) {
   requireShape(kernel, "output", output.shape, input.shape);
+  requireType(kernel, "output", output.type, input.type);
   const int64_t n = input.numel();
-  parallelForEach(n, [&](int64_t i) { output.data[i] = f(input.data[i]); });
+  dispatchFloatType(kernel, input.type, [&](auto tag) {
+    using T = decltype(tag);
+    const T *in = input.elements<T>();
+    T *out = output.elements<T>();
+    parallelForEach(n, [&](int64_t i) { out[i] = f(in[i]); });
+  });
 }
 
 /// `f(a[i], b[i])` for operands of one shape.
@@ -33,27 +40,37 @@ void zip(const char *kernel, const char *aName, ConstTensor a, ConstTensor b,
          Tensor output, F f) {
   requireShape(kernel, aName, a.shape, b.shape);
   requireShape(kernel, "grad_input", output.shape, b.shape);
+  requireType(kernel, aName, a.type, b.type);
+  requireType(kernel, "grad_input", output.type, b.type);
   const int64_t n = b.numel();
-  parallelForEach(n, [&](int64_t i) {
-    output.data[i] = f(a.data[i], b.data[i]);
+  dispatchFloatType(kernel, b.type, [&](auto tag) {
+    using T = decltype(tag);
+    const T *x = a.elements<T>(), *y = b.elements<T>();
+    T *out = output.elements<T>();
+    parallelForEach(n, [&](int64_t i) { out[i] = f(x[i], y[i]); });
   });
 }
 
 template <typename F>
-void binary(const char *kernel, ConstTensor lhs, ConstTensor rhs,
-            Tensor output, F f) {
-  if (lhs.shape == output.shape && rhs.shape == output.shape) {
-    const int64_t n = output.numel();
-    parallelForEach(n, [&](int64_t i) {
-      output.data[i] = f(lhs.data[i], rhs.data[i]);
-    });
-    return;
-  }
-  // With broadcasting the result must not alias an operand.
-  Dims ls = broadcastStrides(kernel, lhs.shape, output.shape);
-  Dims rs = broadcastStrides(kernel, rhs.shape, output.shape);
-  for (StridedWalk w(output.shape, ls, rs); !w.done(); w.next())
-    output.data[w.index()] = f(lhs.data[w.offset(0)], rhs.data[w.offset(1)]);
+void binary(const char *kernel, ConstTensor lhs, ConstTensor rhs, Tensor output,
+            F f) {
+  requireType(kernel, "lhs", lhs.type, output.type);
+  requireType(kernel, "rhs", rhs.type, output.type);
+  dispatchFloatType(kernel, output.type, [&](auto tag) {
+    using T = decltype(tag);
+    const T *a = lhs.elements<T>(), *b = rhs.elements<T>();
+    T *out = output.elements<T>();
+    if (lhs.shape == output.shape && rhs.shape == output.shape) {
+      const int64_t n = output.numel();
+      parallelForEach(n, [&](int64_t i) { out[i] = f(a[i], b[i]); });
+      return;
+    }
+    // With broadcasting the result must not alias an operand.
+    Dims ls = broadcastStrides(kernel, lhs.shape, output.shape);
+    Dims rs = broadcastStrides(kernel, rhs.shape, output.shape);
+    for (StridedWalk w(output.shape, ls, rs); !w.done(); w.next())
+      out[w.index()] = f(a[w.offset(0)], b[w.offset(1)]);
+  });
 }
 
 } // namespace
@@ -108,9 +125,8 @@ void clip(ConstTensor input, Tensor output, double min, double max) {
   const float lo = static_cast<float>(min), hi = static_cast<float>(max);
   require(lo <= hi, "clip", "min must not exceed max");
   // NaN propagates, as in torch.clamp.
-  unary("clip", input, output, [lo, hi](float x) {
-    return x < lo ? lo : (x > hi ? hi : x);
-  });
+  unary("clip", input, output,
+        [lo, hi](float x) { return x < lo ? lo : (x > hi ? hi : x); });
 }
 
 void add(ConstTensor lhs, ConstTensor rhs, Tensor output) {
@@ -138,13 +154,20 @@ void dropout(ConstTensor input, Tensor output, Tensor mask, double ratio,
   const float keep = static_cast<float>(1.0 / (1.0 - ratio));
   // An element is dropped when its 53-bit uniform number is below `ratio`.
   const uint64_t seedHash = splitMix64(seed);
+  requireType(kernel, "output", output.type, input.type);
+  requireType(kernel, "mask", mask.type, input.type);
   const int64_t n = input.numel();
-  parallelForEach(n, [&](int64_t i) {
-    uint64_t bits = splitMix64(seedHash ^ static_cast<uint64_t>(i));
-    double u = static_cast<double>(bits >> 11) * 0x1.0p-53;
-    float m = u < ratio ? 0.0f : keep;
-    mask.data[i] = m;
-    output.data[i] = input.data[i] * m;
+  dispatchFloatType(kernel, input.type, [&](auto tag) {
+    using T = decltype(tag);
+    const T *in = input.elements<T>();
+    T *out = output.elements<T>(), *maskOut = mask.elements<T>();
+    parallelForEach(n, [&](int64_t i) {
+      uint64_t bits = splitMix64(seedHash ^ static_cast<uint64_t>(i));
+      double u = static_cast<double>(bits >> 11) * 0x1.0p-53;
+      float m = u < ratio ? 0.0f : keep;
+      maskOut[i] = m;
+      out[i] = in[i] * m;
+    });
   });
 }
 
@@ -178,9 +201,7 @@ void clipBackward(ConstTensor gradOutput, ConstTensor input, Tensor gradInput,
   const float lo = static_cast<float>(min), hi = static_cast<float>(max);
   require(lo <= hi, "clip_backward", "min must not exceed max");
   zip("clip_backward", "grad_output", gradOutput, input, gradInput,
-      [lo, hi](float dy, float x) {
-        return lo <= x && x <= hi ? dy : 0.0f;
-      });
+      [lo, hi](float dy, float x) { return lo <= x && x <= hi ? dy : 0.0f; });
 }
 
 } // namespace memopt::rt

@@ -1,4 +1,5 @@
-//===- MatMul.cpp - Batched matrix product and gemm ------------------------===//
+//===- MatMul.cpp - Batched matrix product and gemm
+//------------------------===//
 //
 // Plain loops with double accumulation: the U-Nets memopt targets hardly use
 // matrix products (a classifier head at most), so simplicity and exactness
@@ -9,6 +10,7 @@
 #include "memopt/Runtime/Kernels.h"
 
 #include "Common.h"
+#include "LowPrecision.h"
 
 #include <algorithm>
 
@@ -17,15 +19,17 @@ using namespace detail;
 
 namespace {
 
-/// A matrix inside a buffer: element (i, j) is at data[i * row + j * col].
-struct Matrix {
-  const float *data;
+/// A matrix inside a buffer: element (i, j) is at data[i * row + j * col],
+/// stored as T (float, BF16, F16) and read as double.
+template <typename T> struct Matrix {
+  const T *data;
   int64_t row, col;
   double at(int64_t i, int64_t j) const { return data[i * row + j * col]; }
 };
 
 /// The double-precision dot product of row i of `a` and column j of `b`.
-double dot(const Matrix &a, const Matrix &b, int64_t i, int64_t j,
+template <typename T>
+double dot(const Matrix<T> &a, const Matrix<T> &b, int64_t i, int64_t j,
            int64_t k) {
   double sum = 0;
   for (int64_t p = 0; p < k; ++p)
@@ -49,14 +53,19 @@ void matmul(ConstTensor lhs, ConstTensor rhs, Tensor output) {
     ls[i] *= m * k;
     rs[i] *= k * n;
   }
-  for (StridedWalk w(batch, ls, rs); !w.done(); w.next()) {
-    Matrix a{lhs.data + w.offset(0), k, 1};
-    Matrix b{rhs.data + w.offset(1), n, 1};
-    float *c = output.data + w.index() * m * n;
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j)
-        c[i * n + j] = static_cast<float>(dot(a, b, i, j, k));
-  }
+  requireType(kernel, "rhs", rhs.type, lhs.type);
+  requireType(kernel, "output", output.type, lhs.type);
+  dispatchFloatType(kernel, lhs.type, [&](auto tag) {
+    using T = decltype(tag);
+    for (StridedWalk w(batch, ls, rs); !w.done(); w.next()) {
+      Matrix<T> a{lhs.elements<T>() + w.offset(0), k, 1};
+      Matrix<T> b{rhs.elements<T>() + w.offset(1), n, 1};
+      T *c = output.elements<T>() + w.index() * m * n;
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j)
+          c[i * n + j] = static_cast<float>(dot(a, b, i, j, k));
+    }
+  });
 }
 
 void gemm(ConstTensor a, ConstTensor b, ConstTensor c, Tensor output,
@@ -64,18 +73,28 @@ void gemm(ConstTensor a, ConstTensor b, ConstTensor c, Tensor output,
   const char *kernel = "gemm";
   int64_t m, k, n;
   gemmSizes(kernel, a.shape, b.shape, output.shape, transA, transB, m, k, n);
-  Matrix am = transA ? Matrix{a.data, 1, m} : Matrix{a.data, k, 1};
-  Matrix bm = transB ? Matrix{b.data, 1, k} : Matrix{b.data, n, 1};
+  requireType(kernel, "b", b.type, a.type);
+  requireType(kernel, "output", output.type, a.type);
+  if (c.present())
+    requireType(kernel, "c", c.type, a.type);
   Dims cs;
   if (c.present())
     cs = broadcastStrides(kernel, c.shape, Dims{m, n});
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) {
-      double v = alpha * dot(am, bm, i, j, k);
-      if (c.present())
-        v += beta * c.data[i * cs[0] + j * cs[1]];
-      output.data[i * n + j] = static_cast<float>(v);
-    }
+  dispatchFloatType(kernel, a.type, [&](auto tag) {
+    using T = decltype(tag);
+    const T *aData = a.elements<T>(), *bData = b.elements<T>();
+    const T *cData = c.elements<T>();
+    T *out = output.elements<T>();
+    Matrix<T> am = transA ? Matrix<T>{aData, 1, m} : Matrix<T>{aData, k, 1};
+    Matrix<T> bm = transB ? Matrix<T>{bData, 1, k} : Matrix<T>{bData, n, 1};
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double v = alpha * dot(am, bm, i, j, k);
+        if (c.present())
+          v += beta * double(cData[i * cs[0] + j * cs[1]]);
+        out[i * n + j] = static_cast<float>(v);
+      }
+  });
 }
 
 } // namespace memopt::rt

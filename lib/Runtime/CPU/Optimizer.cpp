@@ -12,7 +12,9 @@
 
 #include "Common.h"
 
+#include <atomic>
 #include <cmath>
+#include <cstring>
 #include <type_traits>
 
 namespace memopt::rt {
@@ -104,6 +106,70 @@ void adamUpdate(ConstTensor param, ConstTensor grad, ConstTensor expAvg,
       });
     });
   });
+}
+
+//===----------------------------------------------------------------------===//
+// Updates that an fp16 step skips on inf/NaN gradients (tg-loss-scale)
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+std::atomic<bool> skippedUpdate{false};
+
+bool allFinite(ConstTensor grad) {
+  const int64_t n = grad.numel();
+  bool finite = true;
+  // Branch-free, so that it vectorizes.
+  for (int64_t i = 0; i < n; ++i)
+    finite &= std::isfinite(grad.data[i]);
+  return finite;
+}
+
+/// The update skipped: the results keep the operands' values (copied
+/// where they are not the same buffers).
+void keepValues(ConstTensor from, Tensor to) {
+  if (from.present() && to.present() && from.data != to.data)
+    std::memmove(to.data, from.data, to.bytes());
+}
+
+} // namespace
+
+bool detail::takeSkippedUpdate() { return skippedUpdate.exchange(false); }
+
+void sgdUpdateSkipNonFinite(ConstTensor param, ConstTensor grad,
+                            ConstTensor momentumBuffer, int64_t step,
+                            Tensor newParam, Tensor newMomentumBuffer,
+                            double lr, double momentum, double dampening,
+                            double weightDecay, bool nesterov) {
+  checkSgdUpdate(param, grad, momentumBuffer, step, newParam,
+                 newMomentumBuffer, lr, momentum, dampening, weightDecay,
+                 nesterov);
+  if (allFinite(grad))
+    return sgdUpdate(param, grad, momentumBuffer, step, newParam,
+                     newMomentumBuffer, lr, momentum, dampening, weightDecay,
+                     nesterov);
+  skippedUpdate = true;
+  keepValues(param, newParam);
+  if (momentum != 0)
+    keepValues(momentumBuffer, newMomentumBuffer);
+}
+
+void adamUpdateSkipNonFinite(ConstTensor param, ConstTensor grad,
+                             ConstTensor expAvg, ConstTensor expAvgSq,
+                             int64_t step, Tensor newParam, Tensor newExpAvg,
+                             Tensor newExpAvgSq, double lr, double beta1,
+                             double beta2, double eps, double weightDecay,
+                             bool decoupled) {
+  checkAdamUpdate(param, grad, expAvg, expAvgSq, step, newParam, newExpAvg,
+                  newExpAvgSq, lr, beta1, beta2, eps, weightDecay);
+  if (allFinite(grad))
+    return adamUpdate(param, grad, expAvg, expAvgSq, step, newParam,
+                      newExpAvg, newExpAvgSq, lr, beta1, beta2, eps,
+                      weightDecay, decoupled);
+  skippedUpdate = true;
+  keepValues(param, newParam);
+  keepValues(expAvg, newExpAvg);
+  keepValues(expAvgSq, newExpAvgSq);
 }
 
 } // namespace memopt::rt

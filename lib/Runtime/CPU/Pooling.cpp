@@ -1,4 +1,5 @@
-//===- Pooling.cpp - Max, average and global average pooling ---------------===//
+//===- Pooling.cpp - Max, average and global average pooling
+//---------------===//
 //
 // Windows follow PyTorch's CPU kernels: a max window starts at its first
 // position inside the input, keeps the first maximum in row-major order
@@ -13,6 +14,7 @@
 #include "memopt/Runtime/Kernels.h"
 
 #include "Common.h"
+#include "LowPrecision.h"
 
 #include <algorithm>
 #include <cmath>
@@ -35,13 +37,21 @@ Window makeWindow(const char *kernel, const Dims &input, const Dims &output,
   Dims expected =
       poolShape(kernel, input, size, strides, pads, dilations, ceilMode);
   requireShape(kernel, "output", output, expected);
-  return {input[0] * input[1], input[2], input[3], expected[2], expected[3],
-          size, strides, dilations, pads};
+  return {input[0] * input[1],
+          input[2],
+          input[3],
+          expected[2],
+          expected[3],
+          size,
+          strides,
+          dilations,
+          pads};
 }
 
 /// The flat index in its plane of the maximum of window (oh, ow), or -1 if
 /// the window covers no input position.
-int64_t argmax(const Window &w, const float *plane, int64_t oh, int64_t ow) {
+template <typename T>
+int64_t argmax(const Window &w, const T *plane, int64_t oh, int64_t ow) {
   int64_t h0 = oh * w.strides[0] - w.pads[0];
   int64_t w0 = ow * w.strides[1] - w.pads[1];
   int64_t h1 = std::min(h0 + (w.kernel[0] - 1) * w.dilations[0] + 1, w.inH);
@@ -72,7 +82,8 @@ constexpr int64_t kColumnBlock = 256;
 /// tap (in the window's row-major order) over all columns: branch-free
 /// selects over independent columns with 32-bit indices, which the compiler
 /// vectorizes; the result is the same.
-void argmaxRow(const Window &w, const float *plane, int64_t oh, int64_t ow0,
+template <typename T>
+void argmaxRow(const Window &w, const T *plane, int64_t oh, int64_t ow0,
                int64_t count, int64_t *best) {
   const int64_t sw = w.strides[1], dw = w.dilations[1];
   // Inner columns: ow * sw - pad >= 0 and the last tap < inW.
@@ -118,8 +129,8 @@ void argmaxRow(const Window &w, const float *plane, int64_t oh, int64_t ow0,
 /// Calls `f(oh, ow0, best, count)` for every output row and block of up to
 /// kColumnBlock columns from `ow0`, in row-major order, with their argmax
 /// indices.
-template <typename F>
-void forEachArgmaxBlock(const Window &w, const float *plane, F f) {
+template <typename T, typename F>
+void forEachArgmaxBlock(const Window &w, const T *plane, F f) {
   int64_t best[kColumnBlock];
   for (int64_t oh = 0; oh < w.outH; ++oh)
     for (int64_t ow0 = 0; ow0 < w.outW; ow0 += kColumnBlock) {
@@ -166,15 +177,20 @@ void maxPool2d(ConstTensor input, Tensor output, Hw kernel, Hw strides,
                Pads pads, Hw dilations, bool ceilMode) {
   Window w = makeWindow("max_pool2d", input.shape, output.shape, kernel,
                         strides, pads, dilations, ceilMode);
-  forEachPlane(w, [&](int64_t p) {
-    const float *in = input.data + p * w.inH * w.inW;
-    float *out = output.data + p * w.outH * w.outW;
-    forEachArgmaxBlock(w, in, [&](int64_t oh, int64_t ow0, const int64_t *best,
-                                  int64_t count) {
-      for (int64_t j = 0; j < count; ++j)
-        out[oh * w.outW + ow0 + j] =
-            best[j] < 0 ? -std::numeric_limits<float>::infinity()
-                        : in[best[j]];
+  requireType("max_pool2d", "output", output.type, input.type);
+  dispatchFloatType("max_pool2d", input.type, [&](auto tag) {
+    using T = decltype(tag);
+    forEachPlane(w, [&](int64_t p) {
+      const T *in = input.elements<T>() + p * w.inH * w.inW;
+      T *out = output.elements<T>() + p * w.outH * w.outW;
+      forEachArgmaxBlock(
+          w, in,
+          [&](int64_t oh, int64_t ow0, const int64_t *best, int64_t count) {
+            for (int64_t j = 0; j < count; ++j)
+              out[oh * w.outW + ow0 + j] =
+                  best[j] < 0 ? -std::numeric_limits<float>::infinity()
+                              : in[best[j]];
+          });
     });
   });
 }
@@ -186,16 +202,22 @@ void maxPool2dBackward(ConstTensor gradOutput, ConstTensor input,
   Window w = makeWindow(name, input.shape, gradOutput.shape, kernel, strides,
                         pads, dilations, ceilMode);
   requireShape(name, "grad_input", gradInput.shape, input.shape);
-  forEachPlane(w, [&](int64_t p) {
-    const float *in = input.data + p * w.inH * w.inW;
-    const float *dy = gradOutput.data + p * w.outH * w.outW;
-    float *dx = gradInput.data + p * w.inH * w.inW;
-    std::fill(dx, dx + w.inH * w.inW, 0.0f);
-    forEachArgmaxBlock(w, in, [&](int64_t oh, int64_t ow0, const int64_t *best,
-                                  int64_t count) {
-      for (int64_t j = 0; j < count; ++j)
-        if (best[j] >= 0)
-          dx[best[j]] += dy[oh * w.outW + ow0 + j];
+  requireType(name, "gradOutput", gradOutput.type, input.type);
+  requireType(name, "gradInput", gradInput.type, input.type);
+  dispatchFloatType(name, input.type, [&](auto tag) {
+    using T = decltype(tag);
+    forEachPlane(w, [&](int64_t p) {
+      const T *in = input.elements<T>() + p * w.inH * w.inW;
+      const T *dy = gradOutput.elements<T>() + p * w.outH * w.outW;
+      T *dx = gradInput.elements<T>() + p * w.inH * w.inW;
+      std::fill(dx, dx + w.inH * w.inW, 0.0f);
+      forEachArgmaxBlock(
+          w, in,
+          [&](int64_t oh, int64_t ow0, const int64_t *best, int64_t count) {
+            for (int64_t j = 0; j < count; ++j)
+              if (best[j] >= 0)
+                dx[best[j]] += dy[oh * w.outW + ow0 + j];
+          });
     });
   });
 }
@@ -204,39 +226,48 @@ void avgPool2d(ConstTensor input, Tensor output, Hw kernel, Hw strides,
                Pads pads, bool ceilMode, bool countIncludePad) {
   Window w = makeWindow("avg_pool2d", input.shape, output.shape, kernel,
                         strides, pads, Hw{1, 1}, ceilMode);
-  forEachPlane(w, [&](int64_t p) {
-    const float *in = input.data + p * w.inH * w.inW;
-    float *out = output.data + p * w.outH * w.outW;
-    for (int64_t oh = 0; oh < w.outH; ++oh)
-      for (int64_t ow = 0; ow < w.outW; ++ow) {
-        AvgWindow a = avgWindow(w, oh, ow, countIncludePad);
-        double sum = 0;
-        for (int64_t h = a.h0; h < a.h1; ++h)
-          for (int64_t x = a.w0; x < a.w1; ++x)
-            sum += in[h * w.inW + x];
-        out[oh * w.outW + ow] = static_cast<float>(sum / a.divisor);
-      }
+  requireType("avg_pool2d", "output", output.type, input.type);
+  dispatchFloatType("avg_pool2d", input.type, [&](auto tag) {
+    using T = decltype(tag);
+    forEachPlane(w, [&](int64_t p) {
+      const T *in = input.elements<T>() + p * w.inH * w.inW;
+      T *out = output.elements<T>() + p * w.outH * w.outW;
+      for (int64_t oh = 0; oh < w.outH; ++oh)
+        for (int64_t ow = 0; ow < w.outW; ++ow) {
+          AvgWindow a = avgWindow(w, oh, ow, countIncludePad);
+          double sum = 0;
+          for (int64_t h = a.h0; h < a.h1; ++h)
+            for (int64_t x = a.w0; x < a.w1; ++x)
+              sum += in[h * w.inW + x];
+          out[oh * w.outW + ow] = static_cast<float>(sum / a.divisor);
+        }
+    });
   });
 }
 
 void avgPool2dBackward(ConstTensor gradOutput, Tensor gradInput, Hw kernel,
                        Hw strides, Pads pads, bool ceilMode,
                        bool countIncludePad) {
-  Window w = makeWindow("avg_pool2d_backward", gradInput.shape,
-                        gradOutput.shape, kernel, strides, pads, Hw{1, 1},
-                        ceilMode);
-  forEachPlane(w, [&](int64_t p) {
-    const float *dy = gradOutput.data + p * w.outH * w.outW;
-    float *dx = gradInput.data + p * w.inH * w.inW;
-    std::fill(dx, dx + w.inH * w.inW, 0.0f);
-    for (int64_t oh = 0; oh < w.outH; ++oh)
-      for (int64_t ow = 0; ow < w.outW; ++ow) {
-        AvgWindow a = avgWindow(w, oh, ow, countIncludePad);
-        float g = static_cast<float>(dy[oh * w.outW + ow] / a.divisor);
-        for (int64_t h = a.h0; h < a.h1; ++h)
-          for (int64_t x = a.w0; x < a.w1; ++x)
-            dx[h * w.inW + x] += g;
-      }
+  Window w =
+      makeWindow("avg_pool2d_backward", gradInput.shape, gradOutput.shape,
+                 kernel, strides, pads, Hw{1, 1}, ceilMode);
+  requireType("avg_pool2d_backward", "gradInput", gradInput.type,
+              gradOutput.type);
+  dispatchFloatType("avg_pool2d_backward", gradOutput.type, [&](auto tag) {
+    using T = decltype(tag);
+    forEachPlane(w, [&](int64_t p) {
+      const T *dy = gradOutput.elements<T>() + p * w.outH * w.outW;
+      T *dx = gradInput.elements<T>() + p * w.inH * w.inW;
+      std::fill(dx, dx + w.inH * w.inW, 0.0f);
+      for (int64_t oh = 0; oh < w.outH; ++oh)
+        for (int64_t ow = 0; ow < w.outW; ++ow) {
+          AvgWindow a = avgWindow(w, oh, ow, countIncludePad);
+          float g = static_cast<float>(dy[oh * w.outW + ow] / a.divisor);
+          for (int64_t h = a.h0; h < a.h1; ++h)
+            for (int64_t x = a.w0; x < a.w1; ++x)
+              dx[h * w.inW + x] += g;
+        }
+    });
   });
 }
 

@@ -18,6 +18,7 @@
 
 #include "Common.h"
 #include "IndexMath.h"
+#include "LowPrecision.h"
 
 #include <algorithm>
 #include <cmath>
@@ -55,11 +56,11 @@ void forEachBlock(const ResizeShape &r, std::array<double, 2> scales,
         int64_t count = std::min(kColumnBlock, r.outW - ow0);
         for (int64_t j = 0; j < count; ++j)
           columns[j] = resizeTaps(ow0 + j, scales[1], r.inW, r.outW, mode,
-                            coordinateMode, nearestMode);
+                                  coordinateMode, nearestMode);
         for (int64_t oh = 0; oh < r.outH; ++oh)
           f(p, oh,
             resizeTaps(oh, scales[0], r.inH, r.outH, mode, coordinateMode,
-                 nearestMode),
+                       nearestMode),
             ow0, columns, count);
       }
   });
@@ -71,56 +72,65 @@ void resize(ConstTensor input, Tensor output, ResizeMode mode,
             CoordinateMode coordinateMode, NearestMode nearestMode,
             std::array<double, 2> scales) {
   ResizeShape r = checkResize("resize", input.shape, output.shape, scales);
-  forEachBlock(r, scales, mode, coordinateMode, nearestMode,
-               [&](int64_t p, int64_t oh, const ResizeTaps &th, int64_t ow0,
-                   const ResizeTaps *tw, int64_t count) {
-                 const float *in = input.data + p * r.inH * r.inW;
-                 const float *row0 = in + th.index[0] * r.inW;
-                 const float *row1 = in + th.index[1] * r.inW;
-                 float *out = output.data + (p * r.outH + oh) * r.outW + ow0;
-                 if (mode == ResizeMode::Nearest) {
-                   for (int64_t j = 0; j < count; ++j)
-                     out[j] = row0[tw[j].index[0]];
-                   return;
-                 }
-                 for (int64_t j = 0; j < count; ++j) {
-                   float top = tw[j].weight[0] * row0[tw[j].index[0]] +
-                               tw[j].weight[1] * row0[tw[j].index[1]];
-                   float bottom = tw[j].weight[0] * row1[tw[j].index[0]] +
-                                  tw[j].weight[1] * row1[tw[j].index[1]];
-                   out[j] = th.weight[0] * top + th.weight[1] * bottom;
-                 }
-               });
+  requireType("resize", "output", output.type, input.type);
+  dispatchFloatType("resize", input.type, [&](auto tag) {
+    using T = decltype(tag);
+    forEachBlock(r, scales, mode, coordinateMode, nearestMode,
+                 [&](int64_t p, int64_t oh, const ResizeTaps &th, int64_t ow0,
+                     const ResizeTaps *tw, int64_t count) {
+                   const T *in = input.elements<T>() + p * r.inH * r.inW;
+                   const T *row0 = in + th.index[0] * r.inW;
+                   const T *row1 = in + th.index[1] * r.inW;
+                   T *out =
+                       output.elements<T>() + (p * r.outH + oh) * r.outW + ow0;
+                   if (mode == ResizeMode::Nearest) {
+                     for (int64_t j = 0; j < count; ++j)
+                       out[j] = row0[tw[j].index[0]];
+                     return;
+                   }
+                   for (int64_t j = 0; j < count; ++j) {
+                     float top = tw[j].weight[0] * row0[tw[j].index[0]] +
+                                 tw[j].weight[1] * row0[tw[j].index[1]];
+                     float bottom = tw[j].weight[0] * row1[tw[j].index[0]] +
+                                    tw[j].weight[1] * row1[tw[j].index[1]];
+                     out[j] = th.weight[0] * top + th.weight[1] * bottom;
+                   }
+                 });
+  });
 }
 
 void resizeBackward(ConstTensor gradOutput, Tensor gradInput, ResizeMode mode,
                     CoordinateMode coordinateMode, NearestMode nearestMode,
                     std::array<double, 2> scales) {
-  ResizeShape r = checkResize("resize_backward", gradInput.shape,
-                              gradOutput.shape, scales);
-  forEachBlock(r, scales, mode, coordinateMode, nearestMode,
-               [&](int64_t p, int64_t oh, const ResizeTaps &th, int64_t ow0,
-                   const ResizeTaps *tw, int64_t count) {
-                 float *dx = gradInput.data + p * r.inH * r.inW;
-                 // The plane's first call clears it, on the thread that
-                 // owns the plane.
-                 if (oh == 0 && ow0 == 0)
-                   std::fill(dx, dx + r.inH * r.inW, 0.0f);
-                 const float *dy =
-                     gradOutput.data + (p * r.outH + oh) * r.outW + ow0;
-                 float *row0 = dx + th.index[0] * r.inW;
-                 if (mode == ResizeMode::Nearest) {
+  ResizeShape r =
+      checkResize("resize_backward", gradInput.shape, gradOutput.shape, scales);
+  requireType("resize_backward", "gradInput", gradInput.type, gradOutput.type);
+  dispatchFloatType("resize_backward", gradOutput.type, [&](auto tag) {
+    using T = decltype(tag);
+    forEachBlock(r, scales, mode, coordinateMode, nearestMode,
+                 [&](int64_t p, int64_t oh, const ResizeTaps &th, int64_t ow0,
+                     const ResizeTaps *tw, int64_t count) {
+                   T *dx = gradInput.elements<T>() + p * r.inH * r.inW;
+                   // The plane's first call clears it, on the thread that
+                   // owns the plane.
+                   if (oh == 0 && ow0 == 0)
+                     std::fill(dx, dx + r.inH * r.inW, 0.0f);
+                   const T *dy = gradOutput.elements<T>() +
+                                 (p * r.outH + oh) * r.outW + ow0;
+                   T *row0 = dx + th.index[0] * r.inW;
+                   if (mode == ResizeMode::Nearest) {
+                     for (int64_t j = 0; j < count; ++j)
+                       row0[tw[j].index[0]] += dy[j];
+                     return;
+                   }
+                   T *rows[2] = {row0, dx + th.index[1] * r.inW};
                    for (int64_t j = 0; j < count; ++j)
-                     row0[tw[j].index[0]] += dy[j];
-                   return;
-                 }
-                 float *rows[2] = {row0, dx + th.index[1] * r.inW};
-                 for (int64_t j = 0; j < count; ++j)
-                   for (int i = 0; i < 2; ++i)
-                     for (int k = 0; k < 2; ++k)
-                       rows[i][tw[j].index[k]] +=
-                           th.weight[i] * tw[j].weight[k] * dy[j];
-               });
+                     for (int i = 0; i < 2; ++i)
+                       for (int k = 0; k < 2; ++k)
+                         rows[i][tw[j].index[k]] +=
+                             th.weight[i] * tw[j].weight[k] * dy[j];
+                 });
+  });
 }
 
 } // namespace memopt::rt

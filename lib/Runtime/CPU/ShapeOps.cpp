@@ -9,6 +9,7 @@
 
 #include "Common.h"
 #include "IndexMath.h"
+#include "LowPrecision.h"
 
 #include <cstring>
 
@@ -41,8 +42,8 @@ void forEachSliceRun(const Dims &input, const Dims &output, const Dims &starts,
 
 void reduce(const char *kernel, ConstTensor input, Tensor output,
             const Dims &axes, bool keepdims, bool mean) {
-  ReduceAxes split = reduceAxes(kernel, input.shape, output.shape, axes,
-                                keepdims);
+  ReduceAxes split =
+      reduceAxes(kernel, input.shape, output.shape, axes, keepdims);
   const double count = static_cast<double>(split.reducedShape.product());
   // The last reduced axis is summed in a plain loop, the others walked (the
   // same order as one walk over all of them).
@@ -54,31 +55,41 @@ void reduce(const char *kernel, ConstTensor input, Tensor output,
     lastExtent = redShape.values[redShape.size];
     lastStride = redStrides.values[redStrides.size];
   }
-  for (StridedWalk k(split.keptShape, split.keptStrides); !k.done();
-       k.next()) {
-    double sum = 0;
-    const float *base = input.data + k.offset(0);
-    for (StridedWalk r(redShape, redStrides); !r.done(); r.next())
-      for (int64_t j = 0; j < lastExtent; ++j)
-        sum += base[r.offset(0) + j * lastStride];
-    output.data[k.index()] = static_cast<float>(mean ? sum / count : sum);
-  }
+  requireType(kernel, "output", output.type, input.type);
+  dispatchFloatType(kernel, input.type, [&](auto tag) {
+    using T = decltype(tag);
+    T *out = output.elements<T>();
+    for (StridedWalk k(split.keptShape, split.keptStrides); !k.done();
+         k.next()) {
+      double sum = 0;
+      const T *base = input.elements<T>() + k.offset(0);
+      for (StridedWalk r(redShape, redStrides); !r.done(); r.next())
+        for (int64_t j = 0; j < lastExtent; ++j)
+          sum += double(base[r.offset(0) + j * lastStride]);
+      out[k.index()] = static_cast<float>(mean ? sum / count : sum);
+    }
+  });
 }
 
 } // namespace
 
-void concat(const ConstTensor *inputs, int count, Tensor output,
-            int64_t axis) {
+void concat(const ConstTensor *inputs, int count, Tensor output, int64_t axis) {
   int64_t outer, inner;
   concatLayout("concat", inputs, count, output.shape, axis, outer, inner);
-  float *dst = output.data;
+  // A copy of elements of any type, in bytes.
+  const size_t size = elementBytes(output.type);
+  for (int k = 0; k < count; ++k)
+    requireType("concat", "input", inputs[k].type, output.type);
+  char *dst = reinterpret_cast<char *>(output.data);
   for (int64_t o = 0; o < outer; ++o)
     for (int k = 0; k < count; ++k) {
-      int64_t block = inputs[k].dim(axis) * inner;
+      size_t block = inputs[k].dim(axis) * inner * size;
+      const char *src =
+          reinterpret_cast<const char *>(inputs[k].data) + o * block;
       // An operand that the memory plan computed in its slice of the
       // output is already in place.
-      if (inputs[k].data + o * block != dst)
-        std::memcpy(dst, inputs[k].data + o * block, block * sizeof(float));
+      if (src != dst)
+        std::memcpy(dst, src, block);
       dst += block;
     }
 }
@@ -88,23 +99,32 @@ void slice(ConstTensor input, Tensor output, const Dims &starts,
   const char *kernel = "slice";
   requireShape(kernel, "output", output.shape,
                sliceShape(kernel, input.shape, starts, ends, steps));
+  requireType(kernel, "output", output.type, input.type);
+  const size_t size = elementBytes(input.type);
+  auto *out = reinterpret_cast<char *>(output.data);
+  auto *in = reinterpret_cast<const char *>(input.data);
   forEachSliceRun(input.shape, output.shape, starts, steps,
                   [&](int64_t to, int64_t from, int64_t length) {
-                    std::memcpy(output.data + to, input.data + from,
-                                length * sizeof(float));
+                    std::memcpy(out + to * size, in + from * size,
+                                length * size);
                   });
 }
 
-void sliceBackward(ConstTensor gradOutput, Tensor gradInput,
-                   const Dims &starts, const Dims &ends, const Dims &steps) {
+void sliceBackward(ConstTensor gradOutput, Tensor gradInput, const Dims &starts,
+                   const Dims &ends, const Dims &steps) {
   const char *kernel = "slice_backward";
   requireShape(kernel, "grad_output", gradOutput.shape,
                sliceShape(kernel, gradInput.shape, starts, ends, steps));
+  requireType(kernel, "grad_input", gradInput.type, gradOutput.type);
+  // All-zero bits are +0 in f32, bf16 and f16 alike.
   std::memset(gradInput.data, 0, gradInput.bytes());
+  const size_t size = elementBytes(gradOutput.type);
+  auto *dx = reinterpret_cast<char *>(gradInput.data);
+  auto *dy = reinterpret_cast<const char *>(gradOutput.data);
   forEachSliceRun(gradInput.shape, gradOutput.shape, starts, steps,
                   [&](int64_t from, int64_t to, int64_t length) {
-                    std::memcpy(gradInput.data + to, gradOutput.data + from,
-                                length * sizeof(float));
+                    std::memcpy(dx + to * size, dy + from * size,
+                                length * size);
                   });
 }
 
@@ -119,21 +139,30 @@ void pad(ConstTensor input, Tensor output, const Dims &pads, PadMode mode,
   Dims counter;
   counter.size = rank;
   const int64_t n = output.numel();
-  for (int64_t o = 0; o < n; ++o) {
-    int64_t offset = 0;
-    bool inside = true;
-    for (int i = 0; i < rank && inside; ++i) {
-      int64_t s = padSource(counter[i] - pads[i], in[i], mode);
-      inside = s >= 0;
-      offset += s * strides[i];
+  requireType("pad", "output", output.type, input.type);
+  dispatchFloatType("pad", input.type, [&](auto tag) {
+    using T = decltype(tag);
+    const T *source = input.elements<T>();
+    T *out = output.elements<T>();
+    for (int64_t o = 0; o < n; ++o) {
+      int64_t offset = 0;
+      bool inside = true;
+      for (int i = 0; i < rank && inside; ++i) {
+        int64_t s = padSource(counter[i] - pads[i], in[i], mode);
+        inside = s >= 0;
+        offset += s * strides[i];
+      }
+      if (inside)
+        out[o] = source[offset];
+      else
+        out[o] = fill;
+      for (int i = rank - 1; i >= 0; --i) {
+        if (++counter[i] < expected[i])
+          break;
+        counter[i] = 0;
+      }
     }
-    output.data[o] = inside ? input.data[offset] : fill;
-    for (int i = rank - 1; i >= 0; --i) {
-      if (++counter[i] < expected[i])
-        break;
-      counter[i] = 0;
-    }
-  }
+  });
 }
 
 void constant(const float *values, Tensor output) {
@@ -141,8 +170,8 @@ void constant(const float *values, Tensor output) {
 }
 
 void reshape(ConstTensor input, Tensor output) {
-  require(input.numel() == output.numel(), "reshape",
-          "element counts differ");
+  require(input.numel() == output.numel(), "reshape", "element counts differ");
+  requireType("reshape", "output", output.type, input.type);
   if (output.data != input.data)
     std::memmove(output.data, input.data, output.bytes());
 }
@@ -151,14 +180,26 @@ void transpose(ConstTensor input, Tensor output, const Dims &perm) {
   Dims strides;
   requireShape("transpose", "output", output.shape,
                transposeShape("transpose", input.shape, perm, strides));
-  for (StridedWalk w(output.shape, strides); !w.done(); w.next())
-    output.data[w.index()] = input.data[w.offset(0)];
+  requireType("transpose", "output", output.type, input.type);
+  dispatchFloatType("transpose", input.type, [&](auto tag) {
+    using T = decltype(tag);
+    const T *in = input.elements<T>();
+    T *out = output.elements<T>();
+    for (StridedWalk w(output.shape, strides); !w.done(); w.next())
+      out[w.index()] = in[w.offset(0)];
+  });
 }
 
 void broadcast(ConstTensor input, Tensor output) {
   Dims strides = broadcastStrides("broadcast", input.shape, output.shape);
-  for (StridedWalk w(output.shape, strides); !w.done(); w.next())
-    output.data[w.index()] = input.data[w.offset(0)];
+  requireType("broadcast", "output", output.type, input.type);
+  dispatchFloatType("broadcast", input.type, [&](auto tag) {
+    using T = decltype(tag);
+    const T *in = input.elements<T>();
+    T *out = output.elements<T>();
+    for (StridedWalk w(output.shape, strides); !w.done(); w.next())
+      out[w.index()] = in[w.offset(0)];
+  });
 }
 
 void reduceSum(ConstTensor input, Tensor output, const Dims &axes,

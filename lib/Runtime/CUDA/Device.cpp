@@ -11,6 +11,7 @@
 
 #include "Context.h"
 
+#include <cstring>
 #include <string>
 
 namespace memopt::rt::device {
@@ -57,6 +58,24 @@ void release(void *data) {
     MEMOPT_CUDA_CHECK("release", error);
 }
 
+void *allocatePinnedHost(size_t bytes) {
+  void *data = nullptr;
+  cudaError_t error = cudaHostAlloc(&data, bytes, cudaHostAllocDefault);
+  if (error == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError();
+    return nullptr;
+  }
+  MEMOPT_CUDA_CHECK("allocate pinned host memory", error);
+  std::memset(data, 0, bytes);
+  return data;
+}
+
+void releasePinnedHost(void *data) {
+  cudaError_t error = cudaFreeHost(data);
+  if (error != cudaErrorCudartUnloading)
+    MEMOPT_CUDA_CHECK("release pinned host memory", error);
+}
+
 void copyToDevice(void *device, const void *host, size_t bytes) {
   MEMOPT_CUDA_CHECK("copy to device",
                     cudaMemcpyAsync(device, host, bytes,
@@ -90,5 +109,9 @@ size_t driverUsedBytes() {
   MEMOPT_CUDA_CHECK("memory info", cudaMemGetInfo(&free, &total));
   return total - free;
 }
+
+const char *lowPrecisionConvolutions() { return nullptr; }
+
+bool takeSkippedUpdate() { return false; }
 
 } // namespace memopt::rt::device

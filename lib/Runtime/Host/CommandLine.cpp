@@ -30,6 +30,8 @@ const Flag kFlags[] = {
     {"--no-shuffle", Kind::Switch, "--no-shuffle"},
     {"--seed", Kind::Seed, "--seed S (0 <= S < 2^64)"},
     {"--lr", Kind::Rate, "--lr F (a finite number > 0)"}, // kLearningRateRule
+    {"--initial-loss-scale", Kind::Rate,
+     "--initial-loss-scale F (a finite number > 0)"},
     {"--out", Kind::Path, "--out TRAINED.onnx"},
     {"--checkpoint-dir", Kind::Path, "--checkpoint-dir D"},
     {"--checkpoint-every", Kind::Count, "--checkpoint-every N (N >= 1)"},
@@ -128,6 +130,12 @@ Status apply(const Flag &flag, const std::string &value,
       return badValue(flag, value);
     return Status();
   case Kind::Rate:
+    if (name == "--initial-loss-scale") {
+      if (!parseRate(value, options.initialLossScale))
+        return badValue(flag, value);
+      options.hasInitialLossScale = true;
+      return Status();
+    }
     if (!parseRate(value, options.learningRate))
       return badValue(flag, value);
     options.hasLearningRate = true;
@@ -195,7 +203,8 @@ std::string usage(const char *program) {
   std::string text = "usage: ";
   text += program;
   text += R"( --data DIR [--val-data DIR] (--steps N | --epochs N)
-       [--no-shuffle] [--seed S] [--lr F] --out TRAINED.onnx
+       [--no-shuffle] [--seed S] [--lr F] [--initial-loss-scale F]
+       --out TRAINED.onnx
        [--checkpoint-dir D [--checkpoint-every N] [--resume]]
        [--report FILE.json] [--trace FILE.json] [--log-every N]
 
@@ -211,6 +220,10 @@ Trains the compiled model on DIR/inputs/NAME.EXT -> DIR/targets/NAME.EXT
   --no-shuffle          visit samples in sorted order
   --seed S              shuffle seed (default 0)
   --lr F                learning rate (if the binary allows overriding it)
+  --initial-loss-scale F
+                        fp16 binaries: the loss scale of step 1 (default
+                        65536; halved after inf/NaN gradients, doubled
+                        after 2000 clean steps)
   --out TRAINED.onnx    the model with its initializers replaced by the
                         trained values
   --checkpoint-dir D    write checkpoints to D

@@ -2,6 +2,8 @@
 
 #include "memopt/Runtime/RunReport.h"
 
+#include <algorithm>
+
 #include <cmath>
 #include <cstdio>
 
@@ -56,12 +58,15 @@ std::string runReportJson(const RunRecord &record) {
       "  \"measured_peak_bytes\": " + std::to_string(record.measuredPeakBytes) +
       ",\n";
   out += "  \"arena_bytes\": " + std::to_string(record.arenaBytes) + ",\n";
-  // A pipeline run: rank 0's report gives every rank's peak
-  // (measured_peak_bytes above is rank 0's own).
+  // A multi-process run: rank 0's report gives every rank's peak
+  // (measured_peak_bytes above is rank 0's own), stage and replica.
   if (!record.rankPeakBytes.empty()) {
     out += "  \"ranks\": [";
+    size_t stages = static_cast<size_t>(std::max(record.stages, 1));
     for (size_t i = 0; i < record.rankPeakBytes.size(); ++i)
       out += std::string(i ? ", " : "") + "{\"rank\": " + std::to_string(i) +
+             ", \"stage\": " + std::to_string(i % stages) +
+             ", \"replica\": " + std::to_string(i / stages) +
              ", \"measured_peak_bytes\": " +
              std::to_string(record.rankPeakBytes[i]) + "}";
     out += "],\n";
@@ -69,6 +74,14 @@ std::string runReportJson(const RunRecord &record) {
   if (record.driverPeakBytes > 0)
     out += "  \"driver_peak_bytes\": " +
            std::to_string(record.driverPeakBytes) + ",\n";
+  if (!record.lowPrecisionConvolutions.empty())
+    out += "  \"low_precision_convolutions\": " +
+           jsonString(record.lowPrecisionConvolutions) + ",\n";
+  if (record.lossScaling) {
+    out += "  \"loss_scale\": " + jsonNumber(record.lossScale, 17) + ",\n";
+    out += "  \"skipped_steps\": " + std::to_string(record.skippedSteps) +
+           ",\n";
+  }
   if (record.resumedFromStep > 0)
     out +=
         "  \"resumed_from_step\": " + std::to_string(record.resumedFromStep) +
@@ -87,8 +100,8 @@ std::string runReportJson(const RunRecord &record) {
 }
 
 void Trace::add(const char *name, const char *category, double start,
-                double seconds, int64_t step) {
-  events.push_back({name, category, start, seconds, step});
+                double seconds, int64_t step, int track) {
+  events.push_back({name, category, start, seconds, step, track});
 }
 
 std::string Trace::json(const std::string &model) const {
@@ -96,12 +109,18 @@ std::string Trace::json(const std::string &model) const {
   out += "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": 1, "
          "\"args\": {\"name\": " +
          jsonString(model) + "}}";
+  // The copies of tg-offload on a track of their own, beside the kernels.
+  if (std::any_of(events.begin(), events.end(), [](const Event &event) {
+        return event.track == kCopyTrack;
+      }))
+    out += ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, "
+           "\"tid\": 2, \"args\": {\"name\": \"copies\"}}";
   for (const Event &event : events) {
-    char times[128];
+    char times[160];
     std::snprintf(times, sizeof(times),
-                  "\"ph\": \"X\", \"pid\": 1, \"tid\": 1, \"ts\": %.3f, "
+                  "\"ph\": \"X\", \"pid\": 1, \"tid\": %d, \"ts\": %.3f, "
                   "\"dur\": %.3f, \"args\": {\"step\": %lld}}",
-                  event.start * 1e6, event.seconds * 1e6,
+                  event.track, event.start * 1e6, event.seconds * 1e6,
                   static_cast<long long>(event.step));
     out += ",\n{\"name\": " + jsonString(event.name) +
            ", \"cat\": " + jsonString(event.category) + ", " + times;

@@ -113,6 +113,10 @@ void StepBuffers::downloadPersistent() {
     download(m);
 }
 
+void StepBuffers::PinnedRelease::operator()(void *data) const {
+  device::releasePinnedHost(data);
+}
+
 Status allocateStepBuffers(const Program &program, DeviceMemory &memory,
                            StepBuffers &buffers) {
   if (Status status = checkSpecs(program); !status.ok())
@@ -131,14 +135,24 @@ Status allocateStepBuffers(const Program &program, DeviceMemory &memory,
   for (int i = 0; i < program.numArenas; ++i) {
     const ArenaSpec &arena = program.arenas[i];
     // (A pipeline stage's arenas are on device 0 of its own process.)
-    // Device memory of another device, and pinned host memory apart from
-    // device memory, need allocators this runtime does not have yet.
-    if (arena.device != 0 ||
-        (arena.space == MemorySpace::PinnedHost && !device::hostAddressable()))
+    // Device memory of another device needs an allocator this runtime
+    // does not have yet.
+    if (arena.device != 0)
       return Status::error(std::string(program.modelName) + ": arena " +
                            std::to_string(i) +
-                           " is in a memory space or on a device that this "
-                           "backend does not support yet");
+                           " is on a device that this backend does not "
+                           "support yet");
+    if (arena.space == MemorySpace::PinnedHost) {
+      void *pool = arena.bytes ? device::allocatePinnedHost(arena.bytes)
+                               : nullptr;
+      if (!pool && arena.bytes > 0)
+        return Status::error("out of host memory allocating the " +
+                             std::to_string(arena.bytes) +
+                             "-byte pinned host arena " + std::to_string(i));
+      buffers.pinnedArenas.emplace_back(pool);
+      buffers.arenas[i] = pool;
+      continue;
+    }
     buffers.arenas[i] = memory.allocate(arena.bytes);
     if (!buffers.arenas[i] && arena.bytes > 0)
       return Status::error("out of memory allocating the " +
@@ -172,6 +186,17 @@ Status allocateStepBuffers(const Program &program, DeviceMemory &memory,
       buffers.step = static_cast<int64_t *>(data);
     } else if (spec.role == Role::Seed) {
       buffers.seed = static_cast<int64_t *>(data);
+    } else if (spec.role == Role::LossScale) {
+      if (spec.elementType != ElementType::F32 || spec.rank != 0 ||
+          buffers.lossScale)
+        return Status::error(std::string(program.modelName) +
+                             ": the loss scale must be one rank-0 float32 "
+                             "argument");
+      if (!device::hostAddressable())
+        return Status::error(std::string(program.modelName) +
+                             ": fp16 loss scaling is not supported on the " +
+                             device::name() + " backend yet");
+      buffers.lossScale = static_cast<float *>(data);
     }
     if (!isPersistent(spec.role))
       continue;

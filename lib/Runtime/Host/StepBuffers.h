@@ -1,7 +1,8 @@
 //===- StepBuffers.h - The memory the compiled step runs on -----*- C++ -*-===//
 //
 // The 64-byte aligned arenas of Program::arenas and one buffer per step
-// argument and result, all from a DeviceMemory. A Param, State or OptState
+// argument and result, all from a DeviceMemory but the arenas in pinned
+// host memory (device::allocatePinnedHost). A Param, State or OptState
 // result shares the buffer of the argument of the same name, role, type and
 // shape (the step updates it in place); every other result has its own.
 //
@@ -30,6 +31,12 @@ namespace memopt::rt::detail {
 
 struct StepBuffers {
   std::vector<void *> arenas;
+  /// The arenas in pinned host memory (tg-offload's host pool), allocated
+  /// apart from the DeviceMemory so that its peak leaves them out.
+  struct PinnedRelease {
+    void operator()(void *data) const;
+  };
+  std::vector<std::unique_ptr<void, PinnedRelease>> pinnedArenas;
   std::vector<void *> args;
   std::vector<void *> results;
   /// For Program::evalStep: the buffers of the Output results, null else.
@@ -43,6 +50,7 @@ struct StepBuffers {
   float *target = nullptr;
   int64_t *step = nullptr; // null when the program takes no step number
   int64_t *seed = nullptr; // null when the program takes no random seed
+  float *lossScale = nullptr; // null when the program has no loss scaling
   const float *loss = nullptr;
   int64_t batchSize = 0;
   /// Whether the step reads the batch (a pipeline stage without the input

@@ -7,6 +7,7 @@
 
 #include "memopt/Runtime/StepTrace.h"
 
+#include "memopt/Runtime/Copy.h"
 #include "memopt/Runtime/RunReport.h"
 
 namespace memopt::rt {
@@ -32,6 +33,17 @@ void traceKernel(const char *name, const char *kind) {
   double now = sinceOrigin();
   activeTrace->add(name, kind, lastMark, now - lastMark, tracedStep);
   lastMark = now;
+}
+
+void traceCopy(int64_t id, const char *name, const char *kind) {
+  Clock::time_point start, end;
+  if (!activeTrace || !copyTimes(id, start, end))
+    return;
+  auto seconds = [](Clock::duration d) {
+    return std::chrono::duration<double>(d).count();
+  };
+  activeTrace->add(name, kind, seconds(start - traceOrigin),
+                   seconds(end - start), tracedStep, Trace::kCopyTrack);
 }
 
 void startKernelTrace(Trace &trace, Clock::time_point origin, int64_t step) {

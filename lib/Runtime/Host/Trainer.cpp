@@ -15,6 +15,7 @@
 #include "memopt/Runtime/Dataset.h"
 #include "memopt/Runtime/Device.h"
 #include "memopt/Runtime/FileIO.h"
+#include "memopt/Runtime/LossScale.h"
 #include "memopt/Runtime/ModelWeights.h"
 #include "memopt/Runtime/OutputPaths.h"
 #include "memopt/Runtime/Random.h"
@@ -72,6 +73,8 @@ public:
   Trainer(const Program &program, const TrainerOptions &options,
           StageGroup *group)
       : program(program), options(options), group(group), start(Clock::now()) {
+    replicas = group ? group->replicas() : 1;
+    replica = group ? group->replica() : 0;
     // Each stage checkpoints its own tensors, in a directory of its own.
     checkpointDir = options.checkpointDir;
     if (group && !checkpointDir.empty())
@@ -97,7 +100,7 @@ private:
   Status checkpoint(int64_t step);
   void log(int64_t step);
   /// Whether this process prints progress and writes --out and --report:
-  /// rank 0 of a pipeline, or the only process.
+  /// rank 0 of several, or the only process.
   bool primary() const { return !group || group->rank() == 0; }
   /// With pipeline stages: `steps` equal on every rank, or the error.
   Status checkSameStep(int64_t step, const std::string &checkpoint);
@@ -114,6 +117,11 @@ private:
   StageGroup *group; // null: one process
   std::string checkpointDir;
   int lossRank = 0; // the stage that computes the loss
+  // Data parallelism: every replica draws the same global batch of
+  // globalBatch = replicas x the step's batch, and trains on slice
+  // `replica` of it.
+  int replicas = 1, replica = 0;
+  int64_t globalBatch = 0;
   Clock::time_point start;
   DeviceMemory memory;
   detail::StepBuffers buffers;
@@ -127,6 +135,10 @@ private:
   Trace trace;
   int64_t loggedStep = 0;
   double loggedAt = 0.0;
+  // fp16 loss scaling (a step with a LossScale argument): the scale, and
+  // its state as a checkpointed tensor.
+  std::optional<LossScaler> scaler;
+  TensorSpec lossScaleSpec{};
   // Where this run's training began (a resumed run: after the checkpoint),
   // for the time left at the average step time so far.
   int64_t startStep = 0;
@@ -163,6 +175,7 @@ Status Trainer::openData() {
   };
   Dims inputShape = sampleShape(Role::Input);
   Dims targetShape = sampleShape(Role::Target);
+  globalBatch = buffers.batchSize * replicas;
   auto open = [&](const std::string &dir, Dataset &dataset) {
     if (Status status = Dataset::open(dir, inputShape, targetShape, dataset,
                                       program.targetClasses);
@@ -172,6 +185,12 @@ Status Trainer::openData() {
       return Status::error(dir + ": " + std::to_string(dataset.size()) +
                            " samples, fewer than the batch size " +
                            std::to_string(buffers.batchSize));
+    if (&dataset == &data &&
+        dataset.size() < static_cast<size_t>(globalBatch))
+      return Status::error(dir + ": " + std::to_string(dataset.size()) +
+                           " samples, fewer than the global batch " +
+                           std::to_string(globalBatch) + " of " +
+                           std::to_string(replicas) + " replicas");
     return Status();
   };
   if (Status status = open(options.dataDir, data); !status.ok())
@@ -179,12 +198,12 @@ Status Trainer::openData() {
   if (!options.valDataDir.empty())
     if (Status status = open(options.valDataDir, valData); !status.ok())
       return status;
-  stepsPerEpoch = static_cast<int64_t>(data.size()) / buffers.batchSize;
+  stepsPerEpoch = static_cast<int64_t>(data.size()) / globalBatch;
   totalSteps =
       options.steps > 0 ? options.steps : options.epochs * stepsPerEpoch;
   order.emplace(data.size(), options.shuffle, options.seed);
   progress.numSamples = data.size();
-  progress.batchSize = static_cast<uint64_t>(buffers.batchSize);
+  progress.batchSize = static_cast<uint64_t>(globalBatch);
   progress.seed = options.seed;
   progress.shuffle = options.shuffle;
   return Status();
@@ -275,6 +294,18 @@ Status Trainer::setUp() {
     return status;
   if (Status status = openData(); !status.ok())
     return status;
+  if (buffers.lossScale) {
+    scaler.emplace(options.hasInitialLossScale ? options.initialLossScale
+                                               : LossScaler::kInitialScale);
+    lossScaleSpec = {"memopt.loss_scale", Role::OptState, ElementType::I64, 1,
+                     {LossScaler::kStateSize}};
+    buffers.persistent.push_back({&lossScaleSpec, scaler->data()});
+  } else if (options.hasInitialLossScale) {
+    return Status::error("--initial-loss-scale: " +
+                         std::string(program.modelName) +
+                         " has no loss scaling (memopt-compile --amp=fp16 "
+                         "builds it)");
+  }
   if (group) {
     std::vector<int64_t> computes = group->allGather(program.lossIndex >= 0);
     lossRank = static_cast<int>(std::find(computes.begin(), computes.end(), 1) -
@@ -291,13 +322,17 @@ Status Trainer::setUp() {
   buffers.uploadPersistent();
   if (options.hasLearningRate)
     *program.learningRate = options.learningRate;
-  if (primary())
+  if (primary()) {
     std::printf("training %s: %zu samples, batch %lld, %lld steps of %lld per "
                 "epoch\n",
                 program.modelName, data.size(),
-                static_cast<long long>(buffers.batchSize),
+                static_cast<long long>(globalBatch),
                 static_cast<long long>(totalSteps),
                 static_cast<long long>(stepsPerEpoch));
+    if (replicas > 1)
+      std::printf("data parallel: %d replicas of batch %lld\n", replicas,
+                  static_cast<long long>(buffers.batchSize));
+  }
   std::fflush(stdout);
   loggedStep = startStep = progress.step;
   loggedAt = startedAt = seconds();
@@ -306,7 +341,9 @@ Status Trainer::setUp() {
 
 Status Trainer::runStep(int64_t step) {
   double loadStart = seconds();
-  const uint32_t *batch = order->nextBatch(buffers.batchSize);
+  const uint32_t *batch =
+      order->nextBatch(static_cast<size_t>(globalBatch)) +
+      static_cast<size_t>(replica) * static_cast<size_t>(buffers.batchSize);
   if (buffers.loadsBatch)
     if (Status status = data.loadBatch(batch, buffers.batchSize, buffers.input,
                                        buffers.target);
@@ -315,10 +352,13 @@ Status Trainer::runStep(int64_t step) {
   buffers.uploadBatch();
   double stepStart = seconds();
   trace.add("load", "data", loadStart, stepStart - loadStart, step);
+  // With loss scaling, Adam's step counts the updates applied.
   if (buffers.step)
-    *buffers.step = step;
+    *buffers.step = scaler ? scaler->optimizerStep() : step;
   if (buffers.seed)
     *buffers.seed = stepSeed(options.seed, step);
+  if (scaler)
+    *buffers.lossScale = static_cast<float>(scaler->scale());
   if (!options.tracePath.empty())
     startKernelTrace(trace, start, step);
   program.step(buffers.args.data(), buffers.results.data(),
@@ -328,6 +368,15 @@ Status Trainer::runStep(int64_t step) {
   double stepEnd = seconds();
   trace.add("step", "step", stepStart, stepEnd - stepStart, step);
   buffers.downloadLoss();
+  if (scaler) {
+    bool skipped = device::takeSkippedUpdate();
+    double before = scaler->scale();
+    scaler->update(skipped);
+    if (skipped && primary())
+      std::printf("step %lld: inf/NaN gradients, update skipped; loss scale "
+                  "%g -> %g\n",
+                  static_cast<long long>(step), before, scaler->scale());
+  }
 
   float loss = buffers.loss ? *buffers.loss : 0.0f;
   // Every rank logs, checks and checkpoints the loss of the stage that
@@ -380,6 +429,9 @@ Status Trainer::validate(int64_t step) {
     return diverged("validation loss", loss, "after step " + std::to_string(step));
   validations.push_back({step, loss});
   trace.add("validation", "step", begin, seconds() - begin, step);
+  // Every replica validates the same weights on the whole set.
+  if (!primary())
+    return Status();
   std::printf("validation after step %lld  loss %.6g\n",
               static_cast<long long>(step), loss);
   std::fflush(stdout);
@@ -403,7 +455,7 @@ void Trainer::log(int64_t step) {
   if (!primary())
     return;
   double now = seconds();
-  double images = static_cast<double>((step - loggedStep) * buffers.batchSize);
+  double images = static_cast<double>((step - loggedStep) * globalBatch);
   double rate = now > loggedAt ? images / (now - loggedAt) : 0.0;
   double perStep = (now - startedAt) / static_cast<double>(step - startStep);
   auto left = static_cast<long long>(
@@ -463,17 +515,25 @@ Status Trainer::finish() {
   if (!options.reportPath.empty()) {
     RunRecord record;
     record.model = program.modelName;
-    record.batchSize = buffers.batchSize;
+    record.batchSize = globalBatch;
     record.measuredPeakBytes = memory.peakBytes();
     record.device = device::name();
     record.driverPeakBytes = memory.driverPeakBytes();
     record.arenaBytes = totalArenaBytes(program);
+    if (const char *path = device::lowPrecisionConvolutions())
+      record.lowPrecisionConvolutions = path;
     record.resumedFromStep = resumedFrom;
+    if (scaler) {
+      record.lossScaling = true;
+      record.lossScale = scaler->scale();
+      record.skippedSteps = scaler->skippedSteps();
+    }
     record.losses = progress.losses;
     record.stepSeconds = progress.stepSeconds;
     record.validations = validations;
     record.validated = !options.valDataDir.empty();
     record.rankPeakBytes = rankPeaks;
+    record.stages = group ? group->stages() : 1;
     if (Status status =
             writeFileAtomically(options.reportPath, runReportJson(record));
         !status.ok())
@@ -490,14 +550,17 @@ Status Trainer::finish() {
 Status
 Trainer::gatherWeights(std::vector<TensorBuffer> &all,
                        std::vector<std::vector<unsigned char>> &storage) {
+  // Replica 0's stages (ranks 0 .. stages-1) send theirs; every replica
+  // holds the same weights.
   if (group->rank() != 0) {
-    for (const TensorBuffer &weight : buffers.weights)
-      group->send(weight.data, weight.bytes(), 0);
+    if (group->replica() == 0)
+      for (const TensorBuffer &weight : buffers.weights)
+        group->send(weight.data, weight.bytes(), 0);
     return Status();
   }
   // The weights of stage r in the order of its arguments, as
   // allocateStepBuffers lists them there.
-  for (int rank = 1; rank < group->size(); ++rank) {
+  for (int rank = 1; rank < group->stages(); ++rank) {
     const Program &stage = group->program(rank);
     for (int i = 0; i < stage.numArgs; ++i) {
       const TensorSpec &spec = stage.args[i];

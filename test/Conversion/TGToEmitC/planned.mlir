@@ -2,8 +2,9 @@
 
 // The pass plans nothing itself: it emits the places of the mbuf IR, here
 // written by hand (a workspace at 128, the relu over its input, a second
-// arena in pinned host memory).
-// CHECK-LABEL: module attributes {memopt.arena_bytes = 320 : i64, memopt.target = #memopt.target<cpu>}
+// arena in pinned host memory, which memopt.arena_bytes, the device
+// memory, leaves out).
+// CHECK-LABEL: module attributes {memopt.arena_bytes = 256 : i64, memopt.target = #memopt.target<cpu>}
 // CHECK: "memopt::rt::Tensor conv_c = memopt::rt::arenaTensor(arenas[0], 64, {1, 1, 4, 4});"
 // CHECK: memopt::rt::conv2d{{.*}}#emitc.opaque<"memopt::rt::arenaWorkspace(arenas[0], 128)">
 // CHECK: "memopt::rt::Tensor relu_r = memopt::rt::arenaTensor(arenas[0], 64, {1, 1, 4, 4});"
@@ -40,14 +41,26 @@ func.func @train_step(%x: !mbuf.view<1x1x4x4xf32> {tg.input = "input"},
 
 // -----
 
-// Asynchronous transfers have no lowering yet.
+// tg-offload's copies: startCopy with the copy's number, in the step's
+// order, which the wait of its token names (waitCopy, then its trace
+// event on the copy track).
+// CHECK-LABEL: module attributes {memopt.arena_bytes = 64 : i64
+// CHECK: call_opaque "memopt::rt::startCopy"(%[[HOST:.*]], %[[X:.*]]) {args = [#emitc.opaque<"0">, 0 : index, 1 : index]}
+// CHECK: call_opaque "memopt::rt::waitCopy"() {args = [#emitc.opaque<"0">]}
+// CHECK-NEXT: call_opaque "memopt::rt::traceCopy"() {args = [#emitc.opaque<"0">, #emitc.opaque<"\22x\22">, #emitc.opaque<"\22offload\22">]}
+// CHECK: call_opaque "memopt::rt::startCopy"(%{{.*}}, %[[HOST]]) {args = [#emitc.opaque<"1">, 0 : index, 1 : index]}
+// CHECK: call_opaque "memopt::rt::waitCopy"() {args = [#emitc.opaque<"1">]}
+// CHECK-NEXT: call_opaque "memopt::rt::traceCopy"() {args = [#emitc.opaque<"1">, #emitc.opaque<"\22x\22">, #emitc.opaque<"\22prefetch\22">]}
 func.func @train_step(%x: !mbuf.view<4xf32> {tg.input = "input"}, %loss: !mbuf.view<f32> {tg.input = "loss"})
     -> (!mbuf.view<f32> {tg.output = "loss"}) {
-  %host = mbuf.arena 0 size 64 on device 0 : !mbuf.arena<pinned_host>
+  %arena = mbuf.arena 0 size 64 on device 0 : !mbuf.arena<device>
+  %host = mbuf.arena 1 size 64 on device 0 : !mbuf.arena<pinned_host>
   %h = mbuf.view %host[0] : !mbuf.arena<pinned_host> -> !mbuf.view<4xf32, pinned_host>
-  // expected-error @below {{'mbuf.copy_async' is not supported by this backend yet}}
-  %t = mbuf.copy_async %x to %h : !mbuf.view<4xf32> -> !mbuf.view<4xf32, pinned_host>
+  %t = mbuf.copy_async %x to %h : !mbuf.view<4xf32> -> !mbuf.view<4xf32, pinned_host> loc("/x/Relu")
   mbuf.wait %t
+  %d = mbuf.view %arena[0] : !mbuf.arena<device> -> !mbuf.view<4xf32>
+  %u = mbuf.copy_async %h to %d : !mbuf.view<4xf32, pinned_host> -> !mbuf.view<4xf32> loc("/x/Relu")
+  mbuf.wait %u
   return %loss : !mbuf.view<f32>
 }
 

@@ -29,6 +29,7 @@ module attributes {tg.onnx_model = "/models/tiny_unet.onnx"} {
 // CHECK-NEXT: #include "memopt/Runtime/Program.h"
 // CHECK-NEXT: #include "memopt/Runtime/StepSupport.h"
 // CHECK-NEXT: #include "memopt/Runtime/StepTrace.h"
+// CHECK-NEXT: #include "memopt/Runtime/Copy.h"
 // CHECK-NEXT: #include <limits>
 // CHECK-NEXT: static double learning_rate = 0.1;
 // CHECK-LABEL: static void train_step(void *const* v1, void *const* v2, void *const* v3) {

@@ -921,3 +921,43 @@ func.func @negative_tag(%x: tensor<2xf32>) {
   tg.send %x to stage 1 tag -1 : tensor<2xf32>
   return
 }
+
+// -----
+
+func.func @all_reduce_one_replica(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'tg.all_reduce' op attribute 'replicas' failed to satisfy constraint: 64-bit signless integer attribute whose minimum value is 2}}
+  %m = tg.all_reduce %x over 1 : tensor<2xf32>
+  return %m : tensor<2xf32>
+}
+
+// -----
+
+func.func @all_reduce_bf16(%x: tensor<2xbf16>) -> tensor<2xbf16> {
+  // expected-error @+1 {{'tg.all_reduce' op reduces float32 tensors only, not 'tensor<2xbf16>'}}
+  %m = tg.all_reduce %x over 2 : tensor<2xbf16>
+  return %m : tensor<2xbf16>
+}
+
+// -----
+
+func.func @shard_wrong_part(%x: tensor<5x3xf32>) -> tensor<5xf32> {
+  // expected-error @+1 {{'tg.shard' op a part of 'tensor<5x3xf32>' over 4 replicas is tensor<4xf32>, not 'tensor<5xf32>'}}
+  %p = tg.shard %x over 4 : tensor<5x3xf32> -> tensor<5xf32>
+  return %p : tensor<5xf32>
+}
+
+// -----
+
+func.func @gather_2d_part(%p: tensor<2x2xf32>) -> tensor<5x3xf32> {
+  // expected-error @+1 {{'tg.all_gather' op a part of 'tensor<5x3xf32>' over 4 replicas is tensor<4xf32>, not 'tensor<2x2xf32>'}}
+  %w = tg.all_gather %p over 4 : tensor<2x2xf32> -> tensor<5x3xf32>
+  return %w : tensor<5x3xf32>
+}
+
+// -----
+
+func.func @shard_f16(%x: tensor<4xf16>) -> tensor<2xf16> {
+  // expected-error @+1 {{'tg.shard' op shards float32 tensors only}}
+  %p = tg.shard %x over 2 : tensor<4xf16> -> tensor<2xf16>
+  return %p : tensor<2xf16>
+}

@@ -342,3 +342,25 @@ func.func @transfers(%x: tensor<2x3xf32>) -> tensor<2x3xf32>
   // CHECK: return %[[G]]
   return %g : tensor<2x3xf32>
 }
+
+// The mean over data-parallel replicas.
+// CHECK-LABEL: func.func @all_reduce(
+// CHECK-SAME: %[[G:.*]]: tensor<4x3xf32>
+func.func @all_reduce(%g: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  // CHECK: %[[M:.*]] = tg.all_reduce %[[G]] over 2 : tensor<4x3xf32>
+  %m = tg.all_reduce %g over 2 : tensor<4x3xf32>
+  // CHECK: return %[[M]]
+  return %m : tensor<4x3xf32>
+}
+
+// Optimizer-state sharding: a replica's part of a tensor and back.
+// CHECK-LABEL: func.func @shard_and_gather(
+// CHECK-SAME: %[[W:.*]]: tensor<5x3xf32>
+func.func @shard_and_gather(%w: tensor<5x3xf32>) -> tensor<5x3xf32> {
+  // CHECK: %[[P:.*]] = tg.shard %[[W]] over 4 : tensor<5x3xf32> -> tensor<4xf32>
+  %p = tg.shard %w over 4 : tensor<5x3xf32> -> tensor<4xf32>
+  // CHECK: %[[G:.*]] = tg.all_gather %[[P]] over 4 : tensor<4xf32> -> tensor<5x3xf32>
+  %g = tg.all_gather %p over 4 : tensor<4xf32> -> tensor<5x3xf32>
+  // CHECK: return %[[G]]
+  return %g : tensor<5x3xf32>
+}

@@ -45,7 +45,8 @@ enum class RolePlace { Argument, Result, Both };
 
 static std::optional<RolePlace> rolePlace(StringRef name) {
   if (name == TGDialect::kInputAttrName || name == TGDialect::kTargetAttrName ||
-      name == TGDialect::kStepAttrName || name == TGDialect::kSeedAttrName)
+      name == TGDialect::kStepAttrName || name == TGDialect::kSeedAttrName ||
+      name == TGDialect::kLossScaleAttrName)
     return RolePlace::Argument;
   if (name == TGDialect::kOutputAttrName)
     return RolePlace::Result;

@@ -48,6 +48,14 @@ def TG_Dialect : Dialect {
     static constexpr llvm::StringLiteral kOptStateAttrName = "tg.opt_state";
     static constexpr llvm::StringLiteral kStepAttrName = "tg.step";
     static constexpr llvm::StringLiteral kSeedAttrName = "tg.seed";
+    /// fp16 loss scaling (tg-loss-scale): the rank-0 f32 scale of the
+    /// loss's gradient, which the trainer sets before each step.
+    static constexpr llvm::StringLiteral kLossScaleAttrName = "tg.loss_scale";
+    /// The unit attribute that tg-loss-scale puts on the optimizer updates
+    /// of an fp16 step: their kernel leaves the parameter and the optimizer
+    /// state untouched when the gradient is not finite (a skipped step).
+    static constexpr llvm::StringLiteral kSkipNonFiniteAttrName =
+        "tg.skip_nonfinite";
 
     /// The optimizer state slots a `tg.opt_state` name ends with, as
     /// torch.optim names them.

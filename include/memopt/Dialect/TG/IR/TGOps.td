@@ -586,5 +586,6 @@ def TG_ReduceMeanOp : TG_ReduceOp<"reduce_mean", "mean">;
 include "memopt/Dialect/TG/IR/TGGradOps.td"
 include "memopt/Dialect/TG/IR/TGFusedOps.td"
 include "memopt/Dialect/TG/IR/TGTransferOps.td"
+include "memopt/Dialect/TG/IR/TGOffloadOps.td"
 
 #endif // MEMOPT_DIALECT_TG_IR_TGOPS_TD

@@ -1,0 +1,229 @@
+//===- LowPrecisionKernelTest.cpp - bf16 / f16 kernels of the CPU runtime -===//
+//
+// Mixed precision (tg-amp) runs kernels on bf16 and f16 tensors: tg.cast
+// rounds to nearest even (ties to even, overflow to infinity, NaN kept,
+// f16 subnormals), the templated kernels load as f32 and store rounded,
+// and the convolutions run oneDNN's bf16 primitives or, for f16, f32
+// copies in their workspace; both agree with the f32 kernel on the same
+// (rounded) values within the output's rounding.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memopt/Runtime/Kernels.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+using namespace memopt::rt;
+
+namespace {
+
+uint32_t bitsOf(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+float fromBits(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+/// Casts `values` to `type` and back to f32 with the runtime's kernels.
+std::vector<uint16_t> narrow(const std::vector<float> &values,
+                             ElementType type) {
+  std::vector<uint16_t> out(values.size());
+  Dims shape{static_cast<int64_t>(values.size())};
+  cast(ConstTensor(values.data(), shape),
+       Tensor(reinterpret_cast<float *>(out.data()), shape, type));
+  return out;
+}
+
+std::vector<float> widen(const std::vector<uint16_t> &values,
+                         ElementType type) {
+  std::vector<float> out(values.size());
+  Dims shape{static_cast<int64_t>(values.size())};
+  cast(ConstTensor(reinterpret_cast<const float *>(values.data()), shape, type),
+       Tensor(out.data(), shape));
+  return out;
+}
+
+} // namespace
+
+TEST(LowPrecisionKernelTest, Bf16RoundsToNearestEven) {
+  std::vector<float> in = {
+      1.0f,
+      fromBits(0x3f808000), // halfway between two bf16: ties to even (down)
+      fromBits(0x3f818000), // halfway, odd below: rounds up
+      fromBits(0x3f808001), // just above halfway: up
+      -2.5f,
+      std::numeric_limits<float>::max(), // rounds to infinity
+      std::numeric_limits<float>::quiet_NaN()};
+  std::vector<uint16_t> bf = narrow(in, ElementType::BF16);
+  EXPECT_EQ(bf[0], 0x3f80);
+  EXPECT_EQ(bf[1], 0x3f80);
+  EXPECT_EQ(bf[2], 0x3f82);
+  EXPECT_EQ(bf[3], 0x3f81);
+  EXPECT_EQ(bf[4], 0xc020);
+  EXPECT_EQ(bf[5], 0x7f80);
+  EXPECT_TRUE(std::isnan(widen(bf, ElementType::BF16)[6]));
+  EXPECT_EQ(widen(bf, ElementType::BF16)[4], -2.5f);
+}
+
+TEST(LowPrecisionKernelTest, F16RoundsToNearestEvenWithSubnormals) {
+  std::vector<float> in = {1.0f,
+                           65504.0f,
+                           65520.0f,
+                           1.0f + 0x1p-11f,
+                           0x1p-24f,
+                           0x1p-25f,
+                           3.0f * 0x1p-25f,
+                           -0.0f,
+                           std::numeric_limits<float>::infinity(),
+                           std::numeric_limits<float>::quiet_NaN()};
+  std::vector<uint16_t> h = narrow(in, ElementType::F16);
+  EXPECT_EQ(h[0], 0x3c00);
+  EXPECT_EQ(h[1], 0x7bff); // the largest f16
+  EXPECT_EQ(h[2], 0x7c00); // halfway to the next: overflows to infinity
+  EXPECT_EQ(h[3], 0x3c00); // tie: even
+  EXPECT_EQ(h[4], 0x0001); // the smallest subnormal
+  EXPECT_EQ(h[5], 0x0000); // half of it: ties to even zero
+  EXPECT_EQ(h[6], 0x0002); // 1.5 of it: ties to even (2)
+  EXPECT_EQ(h[7], 0x8000);
+  EXPECT_EQ(h[8], 0x7c00);
+  std::vector<float> back = widen(h, ElementType::F16);
+  EXPECT_EQ(back[1], 65504.0f);
+  EXPECT_EQ(back[4], 0x1p-24f);
+  EXPECT_TRUE(std::isnan(back[9]));
+  EXPECT_TRUE(std::signbit(back[7]));
+}
+
+TEST(LowPrecisionKernelTest, EveryF16RoundTripsExactly) {
+  std::vector<uint16_t> all(1 << 16);
+  for (uint32_t i = 0; i < all.size(); ++i)
+    all[i] = static_cast<uint16_t>(i);
+  std::vector<float> wide = widen(all, ElementType::F16);
+  std::vector<uint16_t> back = narrow(wide, ElementType::F16);
+  for (uint32_t i = 0; i < all.size(); ++i) {
+    bool nan = (i & 0x7c00) == 0x7c00 && (i & 0x3ff);
+    if (!nan)
+      ASSERT_EQ(back[i], all[i]) << "f16 bits " << i;
+  }
+}
+
+TEST(LowPrecisionKernelTest, ElementwiseComputesInF32AndRounds) {
+  std::vector<float> a = {1.0f, -2.0f, 3.0f, 0.5f};
+  std::vector<float> b = {0.25f, 1.0f, -3.0f, 1.0f / 3.0f};
+  for (ElementType type : {ElementType::BF16, ElementType::F16}) {
+    std::vector<uint16_t> la = narrow(a, type), lb = narrow(b, type);
+    std::vector<uint16_t> sum(4), relu(4);
+    Dims shape{4};
+    add(ConstTensor(reinterpret_cast<float *>(la.data()), shape, type),
+        ConstTensor(reinterpret_cast<float *>(lb.data()), shape, type),
+        Tensor(reinterpret_cast<float *>(sum.data()), shape, type));
+    memopt::rt::relu(
+        ConstTensor(reinterpret_cast<float *>(sum.data()), shape, type),
+        Tensor(reinterpret_cast<float *>(relu.data()), shape, type));
+    std::vector<float> wa = widen(la, type), wb = widen(lb, type);
+    std::vector<float> expected(4);
+    for (int i = 0; i < 4; ++i)
+      expected[i] = std::max(0.0f, wa[i] + wb[i]);
+    // The f32 result rounded once: exactly the kernel's.
+    EXPECT_EQ(widen(relu, type), widen(narrow(expected, type), type));
+  }
+}
+
+TEST(LowPrecisionKernelTest, ConvolutionsMatchF32OnTheRoundedValues) {
+  // A 3x3 convolution with bias, 8 -> 16 channels at 12x12, its data and
+  // filter gradients: in bf16 (oneDNN's bf16 primitives where the CPU has
+  // them, else f32 copies) and in f16 (f32 copies), against the f32 kernel
+  // on the same rounded inputs, within a few roundings of the output.
+  const Dims input{2, 8, 12, 12}, weight{16, 8, 3, 3}, output{2, 16, 12, 12};
+  std::vector<float> x(input.product()), w(weight.product()), bias(16),
+      dy(output.product());
+  uint32_t seed = 1;
+  auto next = [&] {
+    seed = seed * 1664525u + 1013904223u;
+    return static_cast<float>(seed >> 8) / float(1 << 24) - 0.5f;
+  };
+  for (auto *v : {&x, &w, &bias, &dy})
+    for (float &e : *v)
+      e = next();
+  for (ElementType type : {ElementType::BF16, ElementType::F16}) {
+    std::vector<uint16_t> lx = narrow(x, type), lw = narrow(w, type),
+                          lb = narrow(bias, type), ldy = narrow(dy, type);
+    std::vector<float> rx = widen(lx, type), rw = widen(lw, type),
+                       rb = widen(lb, type), rdy = widen(ldy, type);
+    auto low = [&](std::vector<uint16_t> &v, const Dims &shape) {
+      return Tensor(reinterpret_cast<float *>(v.data()), shape, type);
+    };
+    auto check = [&](const std::vector<uint16_t> &got,
+                     const std::vector<float> &want, const char *what) {
+      std::vector<float> g = widen(got, type);
+      double worst = 0, scale = 0;
+      for (size_t i = 0; i < want.size(); ++i) {
+        worst = std::max(worst, double(std::fabs(g[i] - want[i])));
+        scale = std::max(scale, double(std::fabs(want[i])));
+      }
+      // bf16 keeps 8 significant bits, f16 11: a few roundings of the
+      // largest value.
+      double ulp = type == ElementType::BF16 ? 0x1p-8 : 0x1p-11;
+      EXPECT_LE(worst, 4 * ulp * scale) << what;
+    };
+    Hw strides{1, 1}, dilations{1, 1};
+    Pads pads{1, 1, 1, 1};
+    {
+      std::vector<float> want(output.product());
+      std::vector<char> ws(conv2dWorkspaceBytes(input, weight, true, output,
+                                                strides, pads, dilations, 1) +
+                           64);
+      conv2d(ConstTensor(rx.data(), input), ConstTensor(rw.data(), weight),
+             ConstTensor(rb.data(), Dims{16}), Tensor(want.data(), output),
+             strides, pads, dilations, 1, ws.data());
+      std::vector<uint16_t> got(output.product());
+      std::vector<char> lws(conv2dWorkspaceBytes(input, weight, true, output,
+                                                 strides, pads, dilations, 1,
+                                                 type) +
+                            64);
+      conv2d(low(lx, input), low(lw, weight), low(lb, Dims{16}),
+             low(got, output), strides, pads, dilations, 1, lws.data());
+      check(got, want, "conv2d");
+    }
+    {
+      std::vector<float> want(input.product());
+      std::vector<char> ws(conv2dBackwardDataWorkspaceBytes(
+          output, weight, input, strides, pads, dilations, 1));
+      conv2dBackwardData(
+          ConstTensor(rdy.data(), output), ConstTensor(rw.data(), weight),
+          Tensor(want.data(), input), strides, pads, dilations, 1, ws.data());
+      std::vector<uint16_t> got(input.product());
+      std::vector<char> lws(conv2dBackwardDataWorkspaceBytes(
+          output, weight, input, strides, pads, dilations, 1, type));
+      conv2dBackwardData(low(ldy, output), low(lw, weight), low(got, input),
+                         strides, pads, dilations, 1, lws.data());
+      check(got, want, "conv2d_backward_data");
+    }
+    {
+      std::vector<float> want(weight.product());
+      std::vector<char> ws(conv2dBackwardFilterWorkspaceBytes(
+          output, input, weight, strides, pads, dilations, 1));
+      conv2dBackwardFilter(
+          ConstTensor(rdy.data(), output), ConstTensor(rx.data(), input),
+          Tensor(want.data(), weight), strides, pads, dilations, 1, ws.data());
+      std::vector<uint16_t> got(weight.product());
+      std::vector<char> lws(conv2dBackwardFilterWorkspaceBytes(
+          output, input, weight, strides, pads, dilations, 1, type));
+      conv2dBackwardFilter(low(ldy, output), low(lx, input), low(got, weight),
+                           strides, pads, dilations, 1, lws.data());
+      check(got, want, "conv2d_backward_filter");
+    }
+  }
+}
