@@ -10,11 +10,15 @@
 // Algorithms: on the first call with a configuration, cuDNN's heuristics
 // (cudnnGet*Algorithm_v7) rank the algorithms; the first one that is
 // deterministic and needs no more than the workspace the plan reserved
-// (ConvWorkspace.h) is cached with the descriptors. The choice depends only
-// on the GPU, the cuDNN version and the shapes, so runs are reproducible.
+// (ConvWorkspace.h) is cached with the descriptors. When none fits, the
+// convolution runs in slices of the batch (and, for the filter gradient,
+// of the output channels) chosen by planConvSlices (ConvSlices.h), never
+// in more memory than planned. The choices depend only on the GPU, the
+// cuDNN version and the shapes, so runs are reproducible.
 //
 //===----------------------------------------------------------------------===//
 
+#include "memopt/Runtime/CUDA/ConvSlices.h"
 #include "memopt/Runtime/CUDA/ConvWorkspace.h"
 #include "memopt/Runtime/Kernels.h"
 
@@ -25,6 +29,7 @@
 #include <array>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 
 namespace memopt::rt {
@@ -65,13 +70,17 @@ struct ConvConfig {
   Hw strides, dilations;
   Pads pads;
   int64_t groups;
+  /// The channel count of y's memory: y[1], or more when y is a slice of
+  /// the output channels of a larger tensor.
+  int64_t yChannels;
 
-  using Key = std::array<int64_t, 23>;
+  using Key = std::array<int64_t, 24>;
   Key key() const {
     Key k{};
     size_t n = 0;
     k[n++] = static_cast<int64_t>(kind);
     k[n++] = groups;
+    k[n++] = yChannels;
     for (const Dims *d : {&x, &w, &y})
       for (int i = 0; i < 4; ++i)
         k[n++] = (*d)[i];
@@ -101,13 +110,26 @@ struct ConvConfig {
   }
 };
 
-/// Descriptors and the chosen algorithm of one configuration.
-struct ConvPlan {
+/// Descriptors and the chosen algorithm of one cuDNN call: the whole
+/// convolution or one slice of it.
+struct ConvCall {
   cudnnTensorDescriptor_t x = nullptr, y = nullptr;
   cudnnFilterDescriptor_t w = nullptr;
   cudnnConvolutionDescriptor_t conv = nullptr;
-  int algorithm = 0;
+  /// The algorithm, or -1 if no deterministic one fits the workspace.
+  int algorithm = -1;
+  /// The least workspace a deterministic algorithm needs (SIZE_MAX: none
+  /// is deterministic); for the error message when nothing fits.
+  size_t smallestBytes = SIZE_MAX;
+};
+
+/// How a configuration runs: its planned workspace, the slices that fit
+/// and their calls, indexed by [last batch slice][last channel slice] (the
+/// last slices may be smaller).
+struct ConvPlan {
   size_t workspaceLimit = 0;
+  cuda::ConvSlices slices;
+  const ConvCall *calls[2][2] = {};
 };
 
 cudnnTensorDescriptor_t tensorDescriptor(const char *op, const Dims &d) {
@@ -120,39 +142,48 @@ cudnnTensorDescriptor_t tensorDescriptor(const char *op, const Dims &d) {
   return desc;
 }
 
-/// The first entry of `results` (ranked by cuDNN) that ran, is deterministic
-/// and fits in `limit` bytes, as `exactBytes(algo)` (cuDNN's workspace
-/// query for that algorithm) confirms.
+/// An NCHW tensor `d` whose memory has `channels` >= d[1] channels (a
+/// slice of the channels of a larger tensor).
+cudnnTensorDescriptor_t stridedTensorDescriptor(const char *op, const Dims &d,
+                                                int64_t channels) {
+  cudnnTensorDescriptor_t desc = nullptr;
+  MEMOPT_CUDNN_CHECK(op, cudnnCreateTensorDescriptor(&desc));
+  int64_t plane = d[2] * d[3];
+  MEMOPT_CUDNN_CHECK(
+      op, cudnnSetTensor4dDescriptorEx(
+              desc, CUDNN_DATA_FLOAT, static_cast<int>(d[0]),
+              static_cast<int>(d[1]), static_cast<int>(d[2]),
+              static_cast<int>(d[3]), static_cast<int>(channels * plane),
+              static_cast<int>(plane), static_cast<int>(d[3]), 1));
+  return desc;
+}
+
+/// Records in `call` the first entry of `results` (ranked by cuDNN) that
+/// ran, is deterministic and fits in `limit` bytes, as `exactBytes(algo)`
+/// (cuDNN's workspace query for that algorithm) confirms.
 template <typename Perf, typename ExactBytes>
-int pickAlgorithm(const char *op, const Perf *results, int count,
-                  size_t limit, ExactBytes exactBytes) {
-  size_t smallest = SIZE_MAX;
+void pickAlgorithm(ConvCall &call, const Perf *results, int count,
+                   size_t limit, ExactBytes exactBytes) {
   for (int i = 0; i < count; ++i) {
     if (results[i].status != CUDNN_STATUS_SUCCESS ||
         results[i].determinism != CUDNN_DETERMINISTIC)
       continue;
     size_t bytes = std::max(results[i].memory, exactBytes(results[i].algo));
-    if (bytes <= limit)
-      return static_cast<int>(results[i].algo);
-    smallest = std::min(smallest, bytes);
+    if (bytes <= limit) {
+      call.algorithm = static_cast<int>(results[i].algo);
+      return;
+    }
+    call.smallestBytes = std::min(call.smallestBytes, bytes);
   }
-  fatal(op, "no deterministic cuDNN algorithm fits the planned workspace of " +
-                std::to_string(limit) + " bytes" +
-                (smallest == SIZE_MAX
-                     ? std::string(" (none is deterministic)")
-                     : " (the smallest needs " + std::to_string(smallest) +
-                           ")"));
 }
 
-ConvPlan makePlan(const ConvConfig &c) {
+ConvCall makeCall(const ConvConfig &c, size_t limit) {
   const char *op = kernelName(c.kind);
-  for (const Dims *d : {&c.x, &c.w, &c.y})
-    requireRank(op, "tensor", *d, 4);
-  require(c.pads[0] == c.pads[2] && c.pads[1] == c.pads[3], op,
-          "cuDNN needs symmetric padding (top = bottom, left = right)");
-  ConvPlan plan;
+  ConvCall plan;
   plan.x = tensorDescriptor(op, c.x);
-  plan.y = tensorDescriptor(op, c.y);
+  plan.y = c.yChannels == c.y[1]
+               ? tensorDescriptor(op, c.y)
+               : stridedTensorDescriptor(op, c.y, c.yChannels);
   MEMOPT_CUDNN_CHECK(op, cudnnCreateFilterDescriptor(&plan.w));
   MEMOPT_CUDNN_CHECK(op, cudnnSetFilter4dDescriptor(
                              plan.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW,
@@ -180,7 +211,6 @@ ConvPlan makePlan(const ConvConfig &c) {
   require(Dims{n, ch, h, w} == c.y, op,
           "shapes disagree with strides, pads and dilations");
 
-  plan.workspaceLimit = cuda::convWorkspaceBytes(c.x, c.w, c.y);
   cudnnHandle_t handle = cuda::cudnn();
   switch (c.direction()) {
   case ConvConfig::Direction::Forward: {
@@ -190,8 +220,8 @@ ConvPlan makePlan(const ConvConfig &c) {
                                handle, plan.x, plan.w, plan.conv, plan.y,
                                CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &count,
                                results));
-    plan.algorithm = pickAlgorithm(
-        op, results, count, plan.workspaceLimit,
+    pickAlgorithm(
+        plan, results, count, limit,
         [&](cudnnConvolutionFwdAlgo_t algo) {
           size_t bytes = 0;
           MEMOPT_CUDNN_CHECK(op, cudnnGetConvolutionForwardWorkspaceSize(
@@ -209,8 +239,8 @@ ConvPlan makePlan(const ConvConfig &c) {
                                handle, plan.w, plan.y, plan.conv, plan.x,
                                CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &count,
                                results));
-    plan.algorithm = pickAlgorithm(
-        op, results, count, plan.workspaceLimit,
+    pickAlgorithm(
+        plan, results, count, limit,
         [&](cudnnConvolutionBwdDataAlgo_t algo) {
           size_t bytes = 0;
           MEMOPT_CUDNN_CHECK(op, cudnnGetConvolutionBackwardDataWorkspaceSize(
@@ -228,8 +258,8 @@ ConvPlan makePlan(const ConvConfig &c) {
                                handle, plan.x, plan.y, plan.conv, plan.w,
                                CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &count,
                                results));
-    plan.algorithm = pickAlgorithm(
-        op, results, count, plan.workspaceLimit,
+    pickAlgorithm(
+        plan, results, count, limit,
         [&](cudnnConvolutionBwdFilterAlgo_t algo) {
           size_t bytes = 0;
           MEMOPT_CUDNN_CHECK(
@@ -244,15 +274,87 @@ ConvPlan makePlan(const ConvConfig &c) {
   return plan;
 }
 
-const ConvPlan &planFor(const ConvConfig &config) {
-  static std::mutex mutex;
-  static std::map<ConvConfig::Key, ConvPlan> cache;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto key = config.key();
-  auto it = cache.find(key);
-  if (it == cache.end())
-    it = cache.emplace(key, makePlan(config)).first;
-  return it->second;
+/// `c` restricted to `batch` samples and, for the filter gradient,
+/// `channels` output channels (rows of the filter, channels of y).
+ConvConfig sliceOf(const ConvConfig &c, int64_t batch, int64_t channels) {
+  ConvConfig slice = c;
+  slice.x[0] = batch;
+  slice.y[0] = batch;
+  slice.y[1] = channels;
+  slice.w[0] = channels;
+  return slice;
+}
+
+/// The calls and plans made so far, for the whole process (entries are
+/// never erased, so references stay valid).
+struct ConvCache {
+  std::mutex mutex;
+  std::map<ConvConfig::Key, ConvCall> calls;
+  std::map<ConvConfig::Key, ConvPlan> plans;
+
+  const ConvCall &call(const ConvConfig &c, size_t limit) {
+    auto key = c.key();
+    auto it = calls.find(key);
+    if (it == calls.end())
+      it = calls.emplace(key, makeCall(c, limit)).first;
+    return it->second;
+  }
+
+  ConvPlan makePlan(const ConvConfig &c) {
+    const char *op = kernelName(c.kind);
+    for (const Dims *d : {&c.x, &c.w, &c.y})
+      requireRank(op, "tensor", *d, 4);
+    require(c.pads[0] == c.pads[2] && c.pads[1] == c.pads[3], op,
+            "cuDNN needs symmetric padding (top = bottom, left = right)");
+    ConvPlan plan;
+    plan.workspaceLimit = cuda::convWorkspaceBytes(c.x, c.w, c.y);
+    // Output channels are independent rows of the filter gradient; in the
+    // other directions (and across groups) they are not separable this way.
+    bool splitChannels =
+        c.direction() == ConvConfig::Direction::Filter && c.groups == 1;
+    auto fits = [&](int64_t batch, int64_t channels) {
+      return call(sliceOf(c, batch, channels), plan.workspaceLimit)
+                 .algorithm >= 0;
+    };
+    std::optional<cuda::ConvSlices> slices =
+        cuda::planConvSlices(c.x[0], c.y[1], splitChannels, fits);
+    if (!slices) {
+      const ConvCall &least =
+          call(sliceOf(c, 1, splitChannels ? 1 : c.y[1]), plan.workspaceLimit);
+      fatal(op,
+            "no deterministic cuDNN algorithm fits the planned workspace of " +
+                std::to_string(plan.workspaceLimit) + " bytes, even for " +
+                (splitChannels ? "one sample and one output channel"
+                               : "one sample") +
+                (least.smallestBytes == SIZE_MAX
+                     ? std::string(" (none is deterministic)")
+                     : " (the smallest needs " +
+                           std::to_string(least.smallestBytes) + ")"));
+    }
+    plan.slices = *slices;
+    int64_t lastBatch = (c.x[0] - 1) % slices->batch + 1;
+    int64_t lastChannels = (c.y[1] - 1) % slices->channels + 1;
+    for (int lastN : {0, 1})
+      for (int lastK : {0, 1})
+        plan.calls[lastN][lastK] = &call(
+            sliceOf(c, lastN ? lastBatch : slices->batch,
+                    lastK ? lastChannels : slices->channels),
+            plan.workspaceLimit);
+    return plan;
+  }
+
+  const ConvPlan &plan(const ConvConfig &c) {
+    auto key = c.key();
+    auto it = plans.find(key);
+    if (it == plans.end())
+      it = plans.emplace(key, makePlan(c)).first;
+    return it->second;
+  }
+};
+
+ConvCache &convCache() {
+  static ConvCache cache;
+  return cache;
 }
 
 /// Runs the convolution of `config`: `in` is read, `out` written. Forward:
@@ -261,33 +363,59 @@ const ConvPlan &planFor(const ConvConfig &config) {
 void run(const ConvConfig &config, const float *x, const float *w,
          const float *dy, float *out, void *workspace) {
   const char *op = kernelName(config.kind);
-  const ConvPlan &plan = planFor(config);
+  ConvCache &cache = convCache();
+  const ConvPlan &plan = [&]() -> const ConvPlan & {
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    return cache.plan(config);
+  }();
   require(workspace || plan.workspaceLimit == 0, op,
           "the plan gave no workspace");
   const float one = 1.0f, zero = 0.0f;
   cudnnHandle_t handle = cuda::cudnn();
-  switch (config.direction()) {
-  case ConvConfig::Direction::Forward:
-    MEMOPT_CUDNN_CHECK(
-        op, cudnnConvolutionForward(
-                handle, &one, plan.x, x, plan.w, w, plan.conv,
-                static_cast<cudnnConvolutionFwdAlgo_t>(plan.algorithm),
-                workspace, plan.workspaceLimit, &zero, plan.y, out));
-    break;
-  case ConvConfig::Direction::Data:
-    MEMOPT_CUDNN_CHECK(
-        op, cudnnConvolutionBackwardData(
-                handle, &one, plan.w, w, plan.y, dy, plan.conv,
-                static_cast<cudnnConvolutionBwdDataAlgo_t>(plan.algorithm),
-                workspace, plan.workspaceLimit, &zero, plan.x, out));
-    break;
-  case ConvConfig::Direction::Filter:
-    MEMOPT_CUDNN_CHECK(
-        op, cudnnConvolutionBackwardFilter(
-                handle, &one, plan.x, x, plan.y, dy, plan.conv,
-                static_cast<cudnnConvolutionBwdFilterAlgo_t>(plan.algorithm),
-                workspace, plan.workspaceLimit, &zero, plan.w, out));
-    break;
+  // Element offsets of sample n0, output channel k0 and filter row k0.
+  const int64_t xSample = config.x[1] * config.x[2] * config.x[3];
+  const int64_t ySample = config.y[1] * config.y[2] * config.y[3];
+  const int64_t yChannel = config.y[2] * config.y[3];
+  const int64_t wRow = config.w[1] * config.w[2] * config.w[3];
+  const int64_t batch = config.x[0], channels = config.y[1];
+  for (int64_t n0 = 0; n0 < batch; n0 += plan.slices.batch) {
+    int64_t n = std::min(plan.slices.batch, batch - n0);
+    for (int64_t k0 = 0; k0 < channels; k0 += plan.slices.channels) {
+      int64_t k = std::min(plan.slices.channels, channels - k0);
+      const ConvCall &call =
+          *plan.calls[n0 + n == batch][k0 + k == channels];
+      auto algo = call.algorithm;
+      switch (config.direction()) {
+      case ConvConfig::Direction::Forward:
+        MEMOPT_CUDNN_CHECK(
+            op, cudnnConvolutionForward(
+                    handle, &one, call.x, x + n0 * xSample, call.w, w,
+                    call.conv, static_cast<cudnnConvolutionFwdAlgo_t>(algo),
+                    workspace, plan.workspaceLimit, &zero, call.y,
+                    out + n0 * ySample));
+        break;
+      case ConvConfig::Direction::Data:
+        MEMOPT_CUDNN_CHECK(
+            op, cudnnConvolutionBackwardData(
+                    handle, &one, call.w, w, call.y, dy + n0 * ySample,
+                    call.conv,
+                    static_cast<cudnnConvolutionBwdDataAlgo_t>(algo),
+                    workspace, plan.workspaceLimit, &zero, call.x,
+                    out + n0 * xSample));
+        break;
+      case ConvConfig::Direction::Filter:
+        // Later batch slices add their contribution to the first's (beta
+        // 1), in a fixed order, so the sum is reproducible.
+        MEMOPT_CUDNN_CHECK(
+            op, cudnnConvolutionBackwardFilter(
+                    handle, &one, call.x, x + n0 * xSample, call.y,
+                    dy + n0 * ySample + k0 * yChannel, call.conv,
+                    static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo),
+                    workspace, plan.workspaceLimit, n0 == 0 ? &zero : &one,
+                    call.w, out + k0 * wRow));
+        break;
+      }
+    }
   }
 }
 
@@ -308,7 +436,7 @@ void addBias(const char *op, ConstTensor bias, Tensor output) {
 ConvConfig forwardConfig(ConvKind kind, const Dims &x, const Dims &w,
                          const Dims &y, Hw strides, Pads pads, Hw dilations,
                          int64_t groups) {
-  return {kind, x, w, y, strides, dilations, pads, groups};
+  return {kind, x, w, y, strides, dilations, pads, groups, y[1]};
 }
 
 } // namespace
