@@ -25,9 +25,10 @@ PACKAGES=(
   # libdnnl-dev only recommends them.
   ocl-icd-opencl-dev
   libpng-dev libdcmtk-dev zlib1g-dev
-  # --remat=optimal's mixed-integer program: COIN-OR CBC (pkg-config cbc),
-  # linked into MemoptTransforms only.
-  coinor-libcbc-dev
+  # --remat=optimal's mixed-integer program: COIN-OR CBC, linked into
+  # MemoptTransforms only; CMake finds it with pkg-config (pkg_check_modules),
+  # which coinor-libcbc-dev does not pull in.
+  coinor-libcbc-dev pkg-config
 )
 
 missing=()
