@@ -31,8 +31,10 @@ using namespace memopt::offload;
 bool memopt::offload::isOffloadable(
     Value value, function_ref<bool(Operation *)> isForward) {
   auto result = dyn_cast<OpResult>(value);
+  // No result buffer placements yet: offload decides before the memory plan.
+  const DenseMap<Value, unsigned> noPlacements;
   if (!result || !isForward(result.getOwner()) || !tensorBytes(value) ||
-      !livesInArena(value, {}))
+      !livesInArena(value, noPlacements))
     return false;
   bool readLater = false;
   for (Operation *user : value.getUsers()) {
