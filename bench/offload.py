@@ -21,10 +21,22 @@ step with unlimited memory) and the plan's wall seconds. Then, per
 technique, the largest resolution (a multiple of 32) that fits, found by
 bisection between the sizes tried.
 
+Beside them, PyTorch eager (bench/remat_torch.py, Adam, one process per
+size) with `--pytorch cpu` (default): its peak resident set on this
+machine's CPU, which fits when it is at most --budget; with `--pytorch
+cuda` (a GPU present): the caching allocator's high-water mark with the
+allocator capped at --budget, which fits when the step does not run out of
+memory. Sizes above the first that does not fit are not run; on the CPU a
+size whose peak, extrapolated from the last by area, would not fit this
+machine's free memory is not run either. The interpreter is the benchmark
+venv's (the newest torch from PyPI, bench/vs_pytorch.py installs it) when
+it exists, else Debian's torch 1.13 (`--torch-python` picks one).
+
     PYTHONPATH=python /usr/bin/python3 bench/offload.py \\
         [--bin build/bin] [--model resnet34-unet] \\
         [--resolutions 1024,1440,2048,3072,4192] [--target cuda] \\
-        [--device rtx2060] [--budget 8GiB] [--no-largest]
+        [--device rtx2060] [--budget 8GiB] [--no-largest] \\
+        [--pytorch cpu|cuda|none] [--torch-python PYTHON]
 """
 import argparse
 import json
@@ -32,9 +44,11 @@ import os
 import re
 import subprocess
 import tempfile
+import sys
 import time
 
 from memopt.export import export_model
+from vs_pytorch import DEBIAN_PYTHON, venv_torch
 
 TECHNIQUES = {
     "none": [],
@@ -92,6 +106,115 @@ def largest(args, onnx_path, work, technique, low, high):
     return low
 
 
+def budget_bytes(text):
+    """--budget as memopt-compile reads it: bytes, or KiB/MiB/GiB."""
+    match = re.fullmatch(r"(\d+)(KiB|MiB|GiB)?", text)
+    if not match:
+        raise SystemExit("--budget %r: expected bytes or N KiB/MiB/GiB" % text)
+    scale = {None: 1, "KiB": 2 ** 10, "MiB": 2 ** 20, "GiB": 2 ** 30}
+    return int(match.group(1)) * scale[match.group(2)]
+
+
+def available_bytes():
+    with open("/proc/meminfo") as info:
+        for line in info:
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def torch_peak(args, python, size):
+    """PyTorch eager's peak for one Adam step at `size`, or None where the
+    step runs out of the capped GPU memory."""
+    command = [python, os.path.join(os.path.dirname(
+        os.path.abspath(__file__)), "remat_torch.py"), "--model", args.model,
+        "--input-shape", "1,%d,%d" % (size, size), "--optimizer", "adam",
+        "--device", args.pytorch]
+    if args.pytorch == "cuda":
+        command += ["--limit-bytes", str(budget_bytes(args.budget))]
+    done = subprocess.run(command, stdout=subprocess.PIPE, text=True)
+    if done.returncode == 3 and args.pytorch == "cuda":
+        return None
+    if done.returncode:
+        raise SystemExit("PyTorch at %dx%d failed (exit %d)"
+                         % (size, size, done.returncode))
+    return int(done.stdout)
+
+
+def pytorch_rows(args, sizes):
+    """PyTorch eager's rows and its largest fitting size."""
+    python = args.torch_python or venv_torch(os.path.join(
+        os.path.expanduser("~"), ".cache", "memopt", "bench-venv")) \
+        or DEBIAN_PYTHON
+    limit = budget_bytes(args.budget)
+    print()
+    print("PyTorch eager (%s, %s), Adam, batch 1: fits when its peak is at "
+          "most %s" % (args.pytorch, python, args.budget))
+    print("| input | fits | peak |")
+    print("|---|---|---|")
+    measured = {}
+
+    def ram_needed(size):
+        """On the CPU, the peak extrapolated by area from the largest size
+        measured, where it would not fit this machine's free memory."""
+        known = [s for s in measured if measured[s] is not None]
+        if args.pytorch != "cpu" or not known:
+            return None
+        last = max(known)
+        guess = measured[last] * size * size / (last * last)
+        return guess if guess > 0.8 * available_bytes() else None
+
+    def fits(size):
+        """True or False, or None where the size cannot be run here."""
+        if size not in measured:
+            if ram_needed(size):
+                return None
+            measured[size] = torch_peak(args, python, size)
+        peak = measured[size]
+        return peak is not None and peak <= limit
+
+    fitting, failing = [], None
+    for size in sizes:
+        if failing is not None:
+            print("| %dx%d | no (not run: %dx%d does not fit) | - |"
+                  % (size, size, failing, failing))
+            continue
+        ok = fits(size)
+        if ok is None:
+            print("| %dx%d | not run (needs about %.1f GiB of RAM) | - |"
+                  % (size, size, ram_needed(size) / GB))
+            break
+        peak = measured[size]
+        print("| %dx%d | %s | %s |" % (
+            size, size, "yes" if ok else "no",
+            "%.2f GiB" % (peak / GB) if peak is not None else
+            "out of memory"))
+        sys.stdout.flush()
+        if ok:
+            fitting.append(size)
+        else:
+            failing = size
+    if args.no_largest or not fitting:
+        return
+    low = max(fitting)
+    if failing is None:
+        print("| largest | %dx%d or more |" % (low, low))
+        return
+    high = failing
+    while high - low > 32:
+        middle = (low + high) // 64 * 32
+        ok = fits(middle)
+        if ok is None:
+            break
+        if ok:
+            low = middle
+        else:
+            high = middle
+    print("| largest | %dx%d (%.2f GiB)%s |" % (
+        low, low, measured[low] / GB,
+        "" if high - low <= 32 else ", below %dx%d" % (high, high)))
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bin", default="build/bin", help="memopt tools")
@@ -109,6 +232,12 @@ def main(argv=None):
     parser.add_argument("--no-largest", action="store_true",
                         help="skip the bisection for the largest size")
     parser.add_argument("--workdir", help="keep the files here")
+    parser.add_argument("--pytorch", choices=("cpu", "cuda", "none"),
+                        default="cpu",
+                        help="PyTorch eager's peak per size beside memopt's")
+    parser.add_argument("--torch-python",
+                        help="the interpreter for PyTorch (default: the "
+                             "benchmark venv's, else Debian's)")
     args = parser.parse_args(argv)
     work = args.workdir or tempfile.mkdtemp(prefix="offload-")
     os.makedirs(work, exist_ok=True)
@@ -139,8 +268,14 @@ def main(argv=None):
                      report["transfer_bytes"]["offload"] / GB,
                      100 * overhead(report),
                      report["predicted_seconds"]["transfer_stall"], seconds))
-    if args.no_largest:
-        return
+    if not args.no_largest:
+        largest_per_technique(args, onnx_path, work, sizes, techniques,
+                              fitting)
+    if args.pytorch != "none":
+        pytorch_rows(args, sizes)
+
+
+def largest_per_technique(args, onnx_path, work, sizes, techniques, fitting):
     print()
     print("| technique | largest input that fits %s |" % args.budget)
     print("|---|---|")
