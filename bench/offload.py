@@ -47,7 +47,6 @@ import tempfile
 import sys
 import time
 
-from memopt.export import export_model
 from vs_pytorch import DEBIAN_PYTHON, venv_torch
 
 TECHNIQUES = {
@@ -245,6 +244,7 @@ def main(argv=None):
     techniques = args.techniques.split(",")
     onnx_path = os.path.join(work, "model.onnx")
     if not os.path.exists(onnx_path):
+        from memopt.export import export_model  # needs onnx, the rest not
         export_model(args.model, onnx_path, 1, (1, sizes[0], sizes[0]),
                      in_channels=1, classes=1)
 
