@@ -172,17 +172,19 @@ def pytorch_rows(args, sizes):
         peak = measured[size]
         return peak is not None and peak <= limit
 
-    fitting, failing = [], None
+    fitting, failing, unrunnable = [], None, None
     for size in sizes:
-        if failing is not None:
-            print("| %dx%d | no (not run: %dx%d does not fit) | - |"
-                  % (size, size, failing, failing))
+        if failing is not None or unrunnable is not None:
+            print("| %dx%d | not run (%dx%d %s) | - |" % (
+                size, size, *(2 * [failing or unrunnable]),
+                "does not fit" if failing else "cannot run here"))
             continue
         ok = fits(size)
         if ok is None:
             print("| %dx%d | not run (needs about %.1f GiB of RAM) | - |"
                   % (size, size, ram_needed(size) / GB))
-            break
+            unrunnable = size
+            continue
         peak = measured[size]
         print("| %dx%d | %s | %s |" % (
             size, size, "yes" if ok else "no",
@@ -196,22 +198,23 @@ def pytorch_rows(args, sizes):
     if args.no_largest or not fitting:
         return
     low = max(fitting)
-    if failing is None:
+    high = failing or unrunnable
+    if high is None:
         print("| largest | %dx%d or more |" % (low, low))
         return
-    high = failing
     while high - low > 32:
         middle = (low + high) // 64 * 32
         ok = fits(middle)
         if ok is None:
-            break
-        if ok:
+            unrunnable, high = middle, middle
+        elif ok:
             low = middle
         else:
-            high = middle
+            failing, high = middle, middle
     print("| largest | %dx%d (%.2f GiB)%s |" % (
         low, low, measured[low] / GB,
-        "" if high - low <= 32 else ", below %dx%d" % (high, high)))
+        "" if failing == high else
+        " or more: %dx%d needs more RAM than this machine has" % (high, high)))
 
 
 def main(argv=None):
