@@ -289,6 +289,10 @@ Status Trainer::setUp() {
     return status;
   if (Status status = device::open(); !status.ok())
     return status;
+  // The plan sized oneDNN's scratchpads for the compiler's threads; with
+  // more, a primitive would want more scratch than its workspace holds.
+  if (program.threads > 0)
+    device::useThreads(program.threads);
   if (Status status = detail::allocateStepBuffers(program, memory, buffers);
       !status.ok())
     return status;
@@ -518,6 +522,7 @@ Status Trainer::finish() {
     record.batchSize = globalBatch;
     record.measuredPeakBytes = memory.peakBytes();
     record.device = device::name();
+    record.threads = device::threads();
     record.driverPeakBytes = memory.driverPeakBytes();
     record.arenaBytes = totalArenaBytes(program);
     if (const char *path = device::lowPrecisionConvolutions())
@@ -584,6 +589,11 @@ int run(int argc, char **argv, const Program &program, StageGroup *group) {
     if (group && group->rank() != 0)
       return 0;
     std::fputs(usage(argc > 0 ? argv[0] : "BIN").c_str(), stdout);
+    if (program.threads > 0)
+      std::printf("\nOpenMP threads: %d, the compiler's (the convolution "
+                  "workspaces were sized for\nthem; OMP_NUM_THREADS is "
+                  "ignored: set it when compiling).\n",
+                  program.threads);
     return 0;
   }
   if (Status status = checkProgramOptions(program, options, group);
