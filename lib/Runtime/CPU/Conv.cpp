@@ -508,18 +508,6 @@ void execute(const ConvConfig &config, std::initializer_list<const void *> data,
           "argument count mismatch");
   require(p.workspaceBytes == 0 || workspace != nullptr, kernel,
           "a workspace is required (see the ...WorkspaceBytes query)");
-  // The plan sized the workspace with the compiler's oneDNN; this machine's
-  // (another ISA) may want more. Stop before writing past it.
-  size_t planned = std::exchange(plannedWorkspaceBytes(), SIZE_MAX);
-  if (p.workspaceBytes > planned) {
-    std::fprintf(stderr,
-                 "memopt runtime: %s: oneDNN on this CPU needs a %zu-byte "
-                 "workspace but the plan reserved %zu bytes: recompile the "
-                 "model on this machine, or run with DNNL_MAX_CPU_ISA set to "
-                 "the compiling machine's instruction set\n",
-                 kernel, p.workspaceBytes, planned);
-    std::exit(1);
-  }
   char *bytes = static_cast<char *>(workspace);
   dnnl_exec_arg_t args[5];
   int n = 0;
@@ -598,6 +586,18 @@ void run(ConvConfig config, ElementType type,
   const char *kernel = kernelName(config.kind);
   for (const auto &t : tensors)
     requireType(kernel, "every tensor", t.type, type);
+  // The plan sized the workspace with the compiler's oneDNN; this machine's
+  // (another ISA) may want more. Stop before writing past it.
+  size_t planned = std::exchange(plannedWorkspaceBytes(), SIZE_MAX);
+  if (size_t needed = workspaceBytes(config, type); needed > planned) {
+    std::fprintf(stderr,
+                 "memopt runtime: %s: oneDNN on this CPU needs a %zu-byte "
+                 "workspace but the plan reserved %zu bytes: recompile the "
+                 "model on this machine, or run with DNNL_MAX_CPU_ISA set to "
+                 "the compiling machine's instruction set\n",
+                 kernel, needed, planned);
+    std::exit(1);
+  }
   config.dataType = dnnlType(type);
   if (type == ElementType::F32 || primitive(config).implemented) {
     if (type != ElementType::F32)
