@@ -67,7 +67,12 @@ def memopt_step_seconds(args, binary, data, threads, work):
                     "--log-every", "0", "--out",
                     os.path.join(work, "trained.onnx"), "--report", report],
                    env=env, check=True, stdout=subprocess.DEVNULL)
-    seconds = json.load(open(report))["step_seconds"]
+    run = json.load(open(report))
+    # Compiled for `threads` (main): the binary ran its kernels on them.
+    if run["threads"] != threads:
+        sys.exit("cpu_step: the binary ran on %d threads, not %d"
+                 % (run["threads"], threads))
+    seconds = run["step_seconds"]
     return statistics.median(seconds[args.warmup:])
 
 

@@ -211,6 +211,10 @@ def run_memopt(args, binary, data, warmup, steps, work):
         return {"na": "training binary failed (exit %d)" % proc.returncode}
     with open(report) as f:
         run = json.load(f)
+    # A CPU binary runs on the compiler's thread count (memopt_compile).
+    if run["device"] == "cpu" and run["threads"] != args.threads:
+        return {"na": "the binary ran on %d threads, not %d"
+                % (run["threads"], args.threads)}
     seconds = run["step_seconds"][warmup:]
     return {"median_seconds": statistics.median(seconds), "seconds": seconds,
             "rss_before": baseline_rss(binary), "rss_peak": peak,

@@ -27,6 +27,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 
 namespace memopt::rt {
@@ -336,6 +337,15 @@ Status Trainer::setUp() {
     if (replicas > 1)
       std::printf("data parallel: %d replicas of batch %lld\n", replicas,
                   static_cast<long long>(buffers.batchSize));
+    // Pinned above: say so when the environment asked for another count.
+    const char *asked = std::getenv("OMP_NUM_THREADS");
+    if (program.threads > 0 && asked && std::atoi(asked) != program.threads)
+      std::fprintf(stderr,
+                   "note: OMP_NUM_THREADS=%s ignored: the convolution "
+                   "workspaces were sized for %d OpenMP thread(s) when "
+                   "compiling, and the kernels run on as many (compile with "
+                   "OMP_NUM_THREADS=%s to use %s)\n",
+                   asked, program.threads, asked, asked);
   }
   std::fflush(stdout);
   loggedStep = startStep = progress.step;
