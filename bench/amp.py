@@ -32,6 +32,7 @@ import argparse
 import json
 import os
 import subprocess
+import sys
 import tempfile
 
 import time
@@ -90,17 +91,21 @@ def saved_bytes(name, batch, size, dtype):
 def train_memopt(compiler, onnx_path, data, work, mode, steps, threads):
     """Step times, losses and measured peak of a memopt binary."""
     binary = os.path.join(work, "train-" + mode)
+    # The binary runs its kernels on the compiler's OpenMP thread count.
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads))
     subprocess.run([compiler, onnx_path, "-o", binary, "--optimizer=adam",
                     "--lr=1e-4", "--amp=" + mode], check=True,
-                   stdout=subprocess.DEVNULL)
+                   stdout=subprocess.DEVNULL, env=env)
     report = os.path.join(work, "run-%s.json" % mode)
     subprocess.run([binary, "--data", data, "--steps", str(steps),
                     "--no-shuffle", "--out", os.path.join(work, mode + ".onnx"),
                     "--report", report, "--log-every", "0"], check=True,
-                   stdout=subprocess.DEVNULL,
-                   env=dict(os.environ, OMP_NUM_THREADS=str(threads)))
+                   stdout=subprocess.DEVNULL, env=env)
     with open(report) as f:
         run = json.load(f)
+    if run["threads"] != threads:
+        sys.exit("amp: the %s binary ran on %d threads, not %d"
+                 % (mode, run["threads"], threads))
     return run["step_seconds"], run["loss"], run["measured_peak_bytes"]
 
 

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """CPU training-step time: a memopt training binary against PyTorch eager.
 
-For each thread count: compiles the model once with memopt-compile, runs
+For each thread count: compiles the model with memopt-compile at that
+thread count (the binary runs its kernels on the compiler's), runs
 the binary for warmup + steps steps (OMP_NUM_THREADS=threads: oneDNN and
 the runtime use OpenMP) and takes the median of the run report's
 step_seconds after the warm-up; then times the same model, size, batch,
@@ -66,7 +67,12 @@ def memopt_step_seconds(args, binary, data, threads, work):
                     "--log-every", "0", "--out",
                     os.path.join(work, "trained.onnx"), "--report", report],
                    env=env, check=True, stdout=subprocess.DEVNULL)
-    seconds = json.load(open(report))["step_seconds"]
+    run = json.load(open(report))
+    # Compiled for `threads` (main): the binary ran its kernels on them.
+    if run["threads"] != threads:
+        sys.exit("cpu_step: the binary ran on %d threads, not %d"
+                 % (run["threads"], threads))
+    seconds = run["step_seconds"]
     return statistics.median(seconds[args.warmup:])
 
 
@@ -115,13 +121,16 @@ def main(argv=None):
     os.makedirs(work, exist_ok=True)
     try:
         onnx_path = export(args, work)
-        binary = os.path.join(work, "train")
+        binaries = {}
         start = time.perf_counter()
-        subprocess.run([args.memopt_compile, onnx_path, "-o", binary,
-                        "--batch=%d" % args.batch, "--optimizer=sgd",
-                        "--lr=%r" % args.lr, "--momentum=%r" % args.momentum],
-                       check=True)
-        compile_seconds = time.perf_counter() - start
+        for n in threads:
+            binaries[n] = os.path.join(work, "train-%d" % n)
+            subprocess.run([args.memopt_compile, onnx_path, "-o", binaries[n],
+                            "--batch=%d" % args.batch, "--optimizer=sgd",
+                            "--lr=%r" % args.lr,
+                            "--momentum=%r" % args.momentum], check=True,
+                           env=dict(os.environ, OMP_NUM_THREADS=str(n)))
+        compile_seconds = (time.perf_counter() - start) / len(threads)
         data = os.path.join(work, "data")
         write_data(data, args.batch, args.size)
 
@@ -137,7 +146,7 @@ def main(argv=None):
         name = args.model + ("" if args.base is None else
                              " (base %d)" % args.base)
         for n in threads:
-            ours = memopt_step_seconds(args, binary, data, n, work)
+            ours = memopt_step_seconds(args, binaries[n], data, n, work)
             theirs = pytorch_step_seconds(args, n)
             print("| %s | %dx%d | %d | %d | %.3f | %.3f | %.2f |"
                   % (name, args.size, args.size, args.batch, n, ours, theirs,

@@ -133,7 +133,9 @@ def main(argv=None):
                         onnx_path, "-o", os.path.join(work, "train"),
                         "--batch=%d" % args.batch, "--optimizer=sgd",
                         "--lr=0.01", "--momentum=0.9",
-                        "--save-temps=" + temps], check=True)
+                        "--save-temps=" + temps], check=True,
+                       # the binary runs on the compiler's thread count
+                       env=dict(os.environ, OMP_NUM_THREADS=str(args.threads)))
         source = os.path.join(temps, "model.cpp")
         timed = os.path.join(work, "timed.cpp")
         with open(timed, "w") as f:

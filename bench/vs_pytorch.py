@@ -145,7 +145,9 @@ def memopt_compile(args, onnx_path, binary, report, target, extra):
     cmd = [args.memopt_compile, onnx_path] + output + [
         "--batch=1", "--target=" + target, "--optimizer=sgd", "--lr=0.01",
         "--momentum=0.9", "--loss=mse", "--report=" + report] + extra
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    # The binary runs on the compiler's OpenMP thread count.
+    proc = subprocess.run(cmd, capture_output=True, text=True,
+                          env=omp_env(args))
     if proc.returncode != 0:
         lines = (proc.stderr + proc.stdout).strip().splitlines()
         line = (lines or ["exit %d" % proc.returncode])[-1]
@@ -209,6 +211,10 @@ def run_memopt(args, binary, data, warmup, steps, work):
         return {"na": "training binary failed (exit %d)" % proc.returncode}
     with open(report) as f:
         run = json.load(f)
+    # A CPU binary runs on the compiler's thread count (memopt_compile).
+    if run["device"] == "cpu" and run["threads"] != args.threads:
+        return {"na": "the binary ran on %d threads, not %d"
+                % (run["threads"], args.threads)}
     seconds = run["step_seconds"][warmup:]
     return {"median_seconds": statistics.median(seconds), "seconds": seconds,
             "rss_before": baseline_rss(binary), "rss_peak": peak,

@@ -11,6 +11,7 @@
 #include "memopt/Dialect/TG/IR/TGOps.h"
 
 #ifdef MEMOPT_HAVE_CPU_RUNTIME
+#include "memopt/Runtime/Device.h"
 #include "memopt/Runtime/Kernels.h"
 #endif
 
@@ -99,6 +100,14 @@ public:
 const tg::WorkspacePolicy &memopt::cpuWorkspacePolicy() {
   static const CPUWorkspacePolicy policy;
   return policy;
+}
+
+int memopt::workspaceThreads(WorkspaceTarget target) {
+#ifdef MEMOPT_HAVE_CPU_RUNTIME
+  if (target == WorkspaceTarget::CPU)
+    return rt::device::threads();
+#endif
+  return 0;
 }
 
 FailureOr<uint64_t> memopt::queryWorkspaceBytes(Operation *op,

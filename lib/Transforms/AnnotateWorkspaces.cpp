@@ -57,7 +57,18 @@ public:
       return WalkResult::advance();
     });
     if (walk.wasInterrupted())
-      signalPassFailure();
+      return signalPassFailure();
+    // oneDNN sized the scratchpads for this process's threads: the binary
+    // must run with as many (Program::threads).
+    bool annotated = false;
+    function.walk([&](Operation *op) {
+      annotated |= op->hasAttr(kWorkspaceBytesAttr);
+    });
+    if (int threads = workspaceThreads(backend); annotated && threads > 0)
+      function->setAttr(kWorkspaceThreadsAttr,
+                        builder.getI64IntegerAttr(threads));
+    else
+      function->removeAttr(kWorkspaceThreadsAttr);
   }
 };
 

@@ -279,6 +279,12 @@ LogicalResult PartitionPass::partition(func::FuncOp step,
           if (auto name = dyn_cast<StringAttr>(role->getValue()))
             owners[(role->getName().strref() + ":" + name.strref()).str()] =
                 s;
+    // Its ops keep the step's workspaces, which oneDNN sized for the
+    // step's threads: the stage's process must run on as many (without
+    // this, a stage ran on OMP_NUM_THREADS, overran the workspaces with
+    // more threads and differed from one process with others).
+    if (Attribute threads = step->getAttr(kWorkspaceThreadsAttr))
+      stage->setAttr(kWorkspaceThreadsAttr, threads);
     stage->setAttr(
         kStageAttr,
         attrs.getDictionaryAttr({

@@ -1,5 +1,7 @@
 // RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cuda -tg-annotate-workspaces | FileCheck %s --check-prefix=CUDA
 // RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-annotate-workspaces | FileCheck %s --check-prefix=CPU
+// RUN: env OMP_NUM_THREADS=3 memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-annotate-workspaces | FileCheck %s --check-prefix=THREADS
+// RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cuda -tg-annotate-workspaces | FileCheck %s --check-prefix=NOTHREADS
 // RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cuda -tg-annotate-workspaces -tg-annotate-workspaces | FileCheck %s --check-prefix=CUDA
 
 // The workspace of every op for the module's target, recorded once: the
@@ -30,6 +32,12 @@ func.func @conv(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<2x4x
 // CUDA: tg.conv2d {{.*}}{memopt.workspace_bytes = 16777216 : i64{{.*}} -> tensor<1x64x256x256xf32>
 // CUDA: tg.conv2d {{.*}}{memopt.workspace_bytes = 8388608 : i64{{.*}} -> tensor<1x64x256x256xbf16>
 // CUDA: tg.conv2d {{.*}}{memopt.workspace_bytes = 8388608 : i64{{.*}} -> tensor<1x64x256x256xf16>
+// oneDNN sizes its scratchpads for the compiler's OpenMP threads: a CPU
+// function with a workspace records them (the binary runs with as many);
+// cuDNN's workspaces do not depend on them.
+// THREADS-LABEL: func.func @typed
+// THREADS-SAME: attributes {memopt.workspace_threads = 3 : i64}
+// NOTHREADS-NOT: memopt.workspace_threads
 // CPU-LABEL: func.func @typed
 // CPU: tg.conv2d {{.*}}{memopt.workspace_bytes = {{[0-9]+}} : i64{{.*}} -> tensor<1x64x256x256xf32>
 // CPU: tg.conv2d {{.*}}{memopt.workspace_bytes = {{[0-9]+}} : i64{{.*}} -> tensor<1x64x256x256xbf16>

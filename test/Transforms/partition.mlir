@@ -3,6 +3,14 @@
 // RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd eval-step=false' -tg-partition=stages=1 | FileCheck %s --check-prefix=ONE
 // RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd eval-step=true' -tg-annotate-workspaces -tg-partition=stages=2 | FileCheck %s --check-prefix=EVAL
 // RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd eval-step=false' -tg-annotate-workspaces -tg-partition=stages=2 -tg-remat=strategy=sqrt | FileCheck %s --check-prefix=REMAT
+// RUN: env OMP_NUM_THREADS=3 memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd eval-step=false' -tg-annotate-workspaces -tg-partition=stages=2 | FileCheck %s --check-prefix=THREADS
+
+// Every stage keeps the thread count its ops' oneDNN workspaces were sized
+// for (the step's), so that each stage's process runs on as many.
+// THREADS-LABEL: func.func @train_step_stage0(
+// THREADS-SAME: memopt.workspace_threads = 3 : i64
+// THREADS-LABEL: func.func @train_step_stage1(
+// THREADS-SAME: memopt.workspace_threads = 3 : i64
 
 // The passes after tg-partition work per stage: the forward ops a stage
 // sends to another (tg.send ... forward) are forward ops of that stage, so

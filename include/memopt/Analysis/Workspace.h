@@ -30,6 +30,18 @@ enum class WorkspaceTarget { CPU, CUDA };
 /// (an i64, present only when not 0).
 constexpr llvm::StringLiteral kWorkspaceBytesAttr = "memopt.workspace_bytes";
 
+/// The OpenMP thread count that the CPU workspaces of a function were sized
+/// for (an i64 on the function, set by tg-annotate-workspaces when it
+/// annotated a CPU workspace): oneDNN's scratchpads grow with the threads,
+/// so the training binary runs its kernels with exactly this many.
+constexpr llvm::StringLiteral kWorkspaceThreadsAttr =
+    "memopt.workspace_threads";
+
+/// The threads the `target` runtime's kernels run on in this process (CPU:
+/// OpenMP's count, which the workspace queries see); 0 for CUDA, whose
+/// workspaces do not depend on host threads.
+int workspaceThreads(WorkspaceTarget target);
+
 /// The scratch bytes `op`'s kernel needs while it runs, as recorded by
 /// tg-annotate-workspaces; 0 for an op without the attribute. Everything
 /// after the annotation (schedule, plan, cost model, timeline) asks this.

@@ -30,6 +30,15 @@ Status open();
 /// "cpu" or "cuda", for messages and reports.
 const char *name();
 
+/// The host threads the kernels run on: OpenMP's thread count on the CPU
+/// (oneDNN sizes its scratchpads for it); 0 on CUDA.
+int threads();
+
+/// Runs the kernels on `count` host threads from now on (CPU:
+/// omp_set_num_threads, before oneDNN creates its primitives); CUDA
+/// kernels run on the GPU and ignore it. `count` >= 1.
+void useThreads(int count);
+
 /// Whether the host can read and write memory from `allocate` directly. When
 /// it can, the copies below are plain memcpy and the trainer skips them.
 bool hostAddressable();

@@ -118,6 +118,12 @@ struct Program {
   /// one-process binary.
   const TensorSpec *dataInput;
   const TensorSpec *dataTarget;
+  /// The OpenMP thread count the CPU plan sized oneDNN's scratchpads for
+  /// (tg-annotate-workspaces queries oneDNN in the compiler, and a
+  /// primitive's scratchpad grows with its threads). The trainer runs the
+  /// kernels with exactly this many threads; 0 (CUDA, or no workspaces):
+  /// OMP_NUM_THREADS decides.
+  int threads;
 };
 
 /// The training binary's command line (docs/contract.md): loads data, initial

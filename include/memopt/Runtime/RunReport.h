@@ -2,7 +2,8 @@
 //
 // `BIN --report FILE.json` (docs/contract.md, reports):
 //   {"model": "...", "steps": S, "batch_size": B,
-//    "device": "cpu" | "cuda", "measured_peak_bytes": N, "arena_bytes": A,
+//    "device": "cpu" | "cuda", "threads": T, "measured_peak_bytes": N,
+//    "arena_bytes": A,
 //    "driver_peak_bytes": D,                       (CUDA: cudaMemGetInfo)
 //    "low_precision_convolutions": "onednn-native" | "convert-compute-convert"
 //                                                  (mixed precision, --amp)
@@ -42,6 +43,8 @@ struct RunRecord {
   std::string model;
   int64_t batchSize = 0;
   std::string device = "cpu";
+  /// The host threads the kernels ran on (0 on CUDA).
+  int threads = 0;
   size_t measuredPeakBytes = 0;
   /// The most device memory the driver reported in use after a step (the
   /// CUDA context and library handles included); 0: not measured (CPU).

@@ -38,8 +38,21 @@ inline Tensor arenaTensor(void *arena, size_t offset, Dims shape,
                 shape, type);
 }
 
-/// The convolution workspace at byte `offset` of the arena.
-inline void *arenaWorkspace(void *arena, size_t offset) {
+/// The size the plan gave the workspace that the next kernel call on this
+/// thread receives; SIZE_MAX when the caller did not say (tests calling
+/// kernels directly). The CPU convolutions check their scratchpad against
+/// it, so that a machine whose oneDNN wants more (another ISA) stops with
+/// an error instead of writing past the workspace into the arena. A side
+/// channel rather than a kernel argument: the kernels' signatures stay
+/// those of Kernels.h, shared with the CUDA runtime.
+inline size_t &plannedWorkspaceBytes() {
+  static thread_local size_t bytes = SIZE_MAX;
+  return bytes;
+}
+
+/// The convolution workspace of `bytes` at byte `offset` of the arena.
+inline void *arenaWorkspace(void *arena, size_t offset, size_t bytes) {
+  plannedWorkspaceBytes() = bytes;
   return static_cast<char *>(arena) + offset;
 }
 

@@ -237,7 +237,9 @@ void memopt::codegen::emitProgram(ModuleOp module, ArrayRef<ProgramPart> parts,
        << ",\n    /*evalStep=*/"
        << (hasEvalStep ? StringRef(kEvalFunctionName) : StringRef("nullptr"))
        << ",\n    /*targetClasses=*/" << part.signature.targetClasses
-       << dataSpecs << ",\n}";
+       << (pipeline ? dataSpecs
+                    : ",\n    /*dataInput=*/nullptr, /*dataTarget=*/nullptr")
+       << ",\n    /*threads=*/" << part.threads << ",\n}";
   }
   Type programType = emitc::OpaqueType::get(context, "memopt::rt::Program");
   if (multiProcess)

@@ -372,6 +372,8 @@ struct ProgramPart {
   StepSignature signature;
   std::map<uint64_t, ArenaInfo> arenas;
   std::string stepName;
+  /// The threads its CPU workspaces were sized for (0: none recorded).
+  int64_t threads = 0;
 };
 
 /// The names of part `index`'s globals (kArgs, kResults, kArenas, suffixed

@@ -390,9 +390,11 @@ static std::string lowPrecisionTypeArg(Type type) {
 
 std::string StepContext::workspaceAt(Value view) const {
   const Placement &where = placement(view);
+  // The size too: the kernel checks its library's scratchpad against it.
+  int64_t bytes = cast<mbuf::ViewType>(view.getType()).getNumElements();
   return "memopt::rt::arenaWorkspace(" + kArenasName.str() + "[" +
          std::to_string(where.arena) + "], " + std::to_string(where.index) +
-         ")";
+         ", " + std::to_string(bytes) + ")";
 }
 
 Value StepContext::declareView(OpBuilder &builder, Location loc,

@@ -10,6 +10,7 @@
 #include "StepCodegen.h"
 
 #include "memopt/Conversion/TGToEmitC/TGToEmitC.h"
+#include "memopt/Analysis/Workspace.h"
 #include "memopt/Dialect/Memopt/IR/MemoptDialect.h"
 #include "memopt/Dialect/TG/IR/TGOps.h"
 
@@ -27,6 +28,12 @@ namespace memopt {
 using namespace mlir;
 using namespace memopt;
 using namespace memopt::codegen;
+
+/// The threads `func`'s CPU workspaces were sized for (0: not recorded).
+static int64_t plannedThreads(func::FuncOp func) {
+  auto threads = func->getAttrOfType<IntegerAttr>(kWorkspaceThreadsAttr);
+  return threads ? threads.getInt() : 0;
+}
 
 namespace {
 
@@ -258,6 +265,7 @@ public:
     numArenaBytes = arenaBytes;
 
     std::optional<double> learningRate = sharedLearningRate(stepFunc);
+    int64_t threads = plannedThreads(stepFunc);
     if (failed(convert(stepFunc, *step, kStepFunctionName,
                        learningRate.has_value(), cuda)) ||
         (evalFunc && failed(convert(evalFunc, *eval, kEvalFunctionName,
@@ -268,7 +276,8 @@ public:
       return signalPassFailure();
 
     emitProgram(module,
-                {ProgramPart{*signature, arenas, kStepFunctionName.str()}},
+                {ProgramPart{*signature, arenas, kStepFunctionName.str(),
+                             threads}},
                 modelNameOf(module, modelName), learningRate,
                 static_cast<bool>(evalFunc), replicasOf(module));
     finishModule(module, cuda, arenaBytes);
@@ -364,6 +373,7 @@ private:
     for (auto [index, func] : llvm::enumerate(stages)) {
       ProgramPart part;
       part.stepName = partGlobalName(kStepFunctionName, index, stages.size());
+      part.threads = plannedThreads(func);
       file.reserve(part.stepName);
       for (StringRef base :
            {kArgsSpecsName, kResultsSpecsName, kArenasSpecsName})

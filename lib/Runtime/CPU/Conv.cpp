@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "memopt/Runtime/Kernels.h"
+#include "memopt/Runtime/StepSupport.h"
 
 #include "Common.h"
 #include "LowPrecision.h"
@@ -29,6 +30,9 @@
 #include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <utility>
 #include <array>
 #include <atomic>
 #include <map>
@@ -582,6 +586,18 @@ void run(ConvConfig config, ElementType type,
   const char *kernel = kernelName(config.kind);
   for (const auto &t : tensors)
     requireType(kernel, "every tensor", t.type, type);
+  // The plan sized the workspace with the compiler's oneDNN; this machine's
+  // (another ISA) may want more. Stop before writing past it.
+  size_t planned = std::exchange(plannedWorkspaceBytes(), SIZE_MAX);
+  if (size_t needed = workspaceBytes(config, type); needed > planned) {
+    std::fprintf(stderr,
+                 "memopt runtime: %s: oneDNN on this CPU needs a %zu-byte "
+                 "workspace but the plan reserved %zu bytes: recompile the "
+                 "model on this machine, or run with DNNL_MAX_CPU_ISA set to "
+                 "the compiling machine's instruction set\n",
+                 kernel, needed, planned);
+    std::exit(1);
+  }
   config.dataType = dnnlType(type);
   if (type == ElementType::F32 || primitive(config).implemented) {
     if (type != ElementType::F32)

@@ -12,6 +12,10 @@
 #include <cstdlib>
 #include <cstring>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 namespace memopt::rt::device {
 
 namespace {
@@ -21,6 +25,14 @@ constexpr size_t kAlignment = 64;
 Status open() { return Status(); }
 
 const char *name() { return "cpu"; }
+
+#ifdef _OPENMP
+int threads() { return omp_get_max_threads(); }
+void useThreads(int count) { omp_set_num_threads(count); }
+#else
+int threads() { return 1; }
+void useThreads(int) {}
+#endif
 
 bool hostAddressable() { return true; }
 

@@ -11,19 +11,27 @@
 // (cudnnGet*Algorithm_v7) rank the algorithms; the first one that is
 // deterministic and needs no more than the workspace the plan reserved
 // (ConvWorkspace.h) is cached with the descriptors. When none fits, the
-// convolution runs in slices of the batch (and, for the filter gradient,
-// of the output channels) chosen by planConvSlices (ConvSlices.h), never
-// in more memory than planned. The choices depend only on the GPU, the
-// cuDNN version and the shapes, so runs are reproducible.
+// convolution runs in slices of the batch, then in bands of rows, and (for
+// the filter gradient) in slices of the output channels, chosen by
+// planConvSlices (ConvSlices.h), never in more memory than planned. A band
+// (ConvBands.h) is a cuDNN call without height padding on the rows it
+// reads: rows of x in place, or (at the top and bottom, where the
+// convolution pads) a copy with zero rows at the start of the workspace;
+// the data gradient computes a band's halo in the workspace too and keeps
+// the band's rows. The choices depend only on the GPU, the cuDNN version
+// and the shapes, and every call runs in a fixed order, so runs are
+// reproducible.
 //
 //===----------------------------------------------------------------------===//
 
+#include "memopt/Runtime/CUDA/ConvBands.h"
 #include "memopt/Runtime/CUDA/ConvSlices.h"
 #include "memopt/Runtime/CUDA/ConvWorkspace.h"
 #include "memopt/Runtime/Kernels.h"
 
 #include "../CPU/Common.h"
 #include "Context.h"
+#include "RowCopies.h"
 
 #include <algorithm>
 #include <array>
@@ -31,6 +39,8 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace memopt::rt {
 using namespace detail;
@@ -73,14 +83,23 @@ struct ConvConfig {
   /// The channel count of y's memory: y[1], or more when y is a slice of
   /// the output channels of a larger tensor.
   int64_t yChannels;
+  /// The heights of x's and y's memory: x[2] and y[2], or more when the
+  /// call covers a band of the rows of a larger tensor.
+  int64_t xRows, yRows;
+  /// The bytes at the start of the workspace that hold a band's staged
+  /// rows (before cuDNN's workspace); 0 without.
+  int64_t scratchBytes;
 
-  using Key = std::array<int64_t, 24>;
+  using Key = std::array<int64_t, 27>;
   Key key() const {
     Key k{};
     size_t n = 0;
     k[n++] = static_cast<int64_t>(kind);
     k[n++] = groups;
     k[n++] = yChannels;
+    k[n++] = xRows;
+    k[n++] = yRows;
+    k[n++] = scratchBytes;
     for (const Dims *d : {&x, &w, &y})
       for (int i = 0; i < 4; ++i)
         k[n++] = (*d)[i];
@@ -121,15 +140,33 @@ struct ConvCall {
   /// The least workspace a deterministic algorithm needs (SIZE_MAX: none
   /// is deterministic); for the error message when nothing fits.
   size_t smallestBytes = SIZE_MAX;
+  /// Where cuDNN's workspace starts: after a band's staged rows.
+  size_t scratchBytes = 0;
+};
+
+/// One band of rows of a convolution and the calls that run it, indexed by
+/// [last batch slice][last channel slice] (the last slices may be smaller;
+/// null: the band's data gradient is zero, no output reads its rows). An
+/// unbanded convolution is one band of all rows.
+struct ConvBand {
+  /// The rows it covers: of y (forward, filter gradient) or of dx (data
+  /// gradient).
+  cuda::RowRange rows;
+  /// The rows of y / dy its calls cover, and the rows of x / dx they read
+  /// or compute (ConvRows::inputsOf(outputs)).
+  cuda::RowRange outputs, inputs;
+  /// Whether its calls find x's rows, or put dx's, in the workspace.
+  bool staged = false;
+  const ConvCall *calls[2][2] = {};
 };
 
 /// How a configuration runs: its planned workspace, the slices that fit
-/// and their calls, indexed by [last batch slice][last channel slice] (the
-/// last slices may be smaller).
+/// and its bands.
 struct ConvPlan {
   size_t workspaceLimit = 0;
   cuda::ConvSlices slices;
-  const ConvCall *calls[2][2] = {};
+  bool banded = false;
+  std::vector<ConvBand> bands;
 };
 
 cudnnTensorDescriptor_t tensorDescriptor(const char *op, const Dims &d) {
@@ -142,13 +179,17 @@ cudnnTensorDescriptor_t tensorDescriptor(const char *op, const Dims &d) {
   return desc;
 }
 
-/// An NCHW tensor `d` whose memory has `channels` >= d[1] channels (a
-/// slice of the channels of a larger tensor).
+/// An NCHW tensor `d` whose memory has `channels` >= d[1] channels and
+/// `rows` >= d[2] rows (a slice of the channels, a band of the rows of a
+/// larger tensor).
 cudnnTensorDescriptor_t stridedTensorDescriptor(const char *op, const Dims &d,
-                                                int64_t channels) {
+                                                int64_t channels,
+                                                int64_t rows) {
+  if (channels == d[1] && rows == d[2])
+    return tensorDescriptor(op, d);
   cudnnTensorDescriptor_t desc = nullptr;
   MEMOPT_CUDNN_CHECK(op, cudnnCreateTensorDescriptor(&desc));
-  int64_t plane = d[2] * d[3];
+  int64_t plane = rows * d[3];
   MEMOPT_CUDNN_CHECK(
       op, cudnnSetTensor4dDescriptorEx(
               desc, CUDNN_DATA_FLOAT, static_cast<int>(d[0]),
@@ -180,10 +221,8 @@ void pickAlgorithm(ConvCall &call, const Perf *results, int count,
 ConvCall makeCall(const ConvConfig &c, size_t limit) {
   const char *op = kernelName(c.kind);
   ConvCall plan;
-  plan.x = tensorDescriptor(op, c.x);
-  plan.y = c.yChannels == c.y[1]
-               ? tensorDescriptor(op, c.y)
-               : stridedTensorDescriptor(op, c.y, c.yChannels);
+  plan.x = stridedTensorDescriptor(op, c.x, c.x[1], c.xRows);
+  plan.y = stridedTensorDescriptor(op, c.y, c.yChannels, c.yRows);
   MEMOPT_CUDNN_CHECK(op, cudnnCreateFilterDescriptor(&plan.w));
   MEMOPT_CUDNN_CHECK(op, cudnnSetFilter4dDescriptor(
                              plan.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW,
@@ -211,6 +250,14 @@ ConvCall makeCall(const ConvConfig &c, size_t limit) {
   require(Dims{n, ch, h, w} == c.y, op,
           "shapes disagree with strides, pads and dilations");
 
+  // A band's staged rows come first; cuDNN gets the rest.
+  size_t scratch = static_cast<size_t>(c.scratchBytes);
+  plan.scratchBytes = scratch;
+  if (scratch > limit) {
+    plan.smallestBytes = scratch; // at least
+    return plan;
+  }
+  limit -= scratch;
   cudnnHandle_t handle = cuda::cudnn();
   switch (c.direction()) {
   case ConvConfig::Direction::Forward: {
@@ -224,10 +271,11 @@ ConvCall makeCall(const ConvConfig &c, size_t limit) {
         plan, results, count, limit,
         [&](cudnnConvolutionFwdAlgo_t algo) {
           size_t bytes = 0;
-          MEMOPT_CUDNN_CHECK(op, cudnnGetConvolutionForwardWorkspaceSize(
-                                     handle, plan.x, plan.w, plan.conv,
-                                     plan.y, algo, &bytes));
-          return bytes;
+          cudnnStatus_t status = cudnnGetConvolutionForwardWorkspaceSize(
+              handle, plan.x, plan.w, plan.conv, plan.y, algo, &bytes);
+          // An algorithm that cannot take these (strided) descriptors
+          // fits nothing.
+          return status == CUDNN_STATUS_SUCCESS ? bytes : SIZE_MAX;
         });
     break;
   }
@@ -243,10 +291,11 @@ ConvCall makeCall(const ConvConfig &c, size_t limit) {
         plan, results, count, limit,
         [&](cudnnConvolutionBwdDataAlgo_t algo) {
           size_t bytes = 0;
-          MEMOPT_CUDNN_CHECK(op, cudnnGetConvolutionBackwardDataWorkspaceSize(
-                                     handle, plan.w, plan.y, plan.conv,
-                                     plan.x, algo, &bytes));
-          return bytes;
+          cudnnStatus_t status = cudnnGetConvolutionBackwardDataWorkspaceSize(
+              handle, plan.w, plan.y, plan.conv, plan.x, algo, &bytes);
+          // An algorithm that cannot take these (strided) descriptors
+          // fits nothing.
+          return status == CUDNN_STATUS_SUCCESS ? bytes : SIZE_MAX;
         });
     break;
   }
@@ -262,15 +311,17 @@ ConvCall makeCall(const ConvConfig &c, size_t limit) {
         plan, results, count, limit,
         [&](cudnnConvolutionBwdFilterAlgo_t algo) {
           size_t bytes = 0;
-          MEMOPT_CUDNN_CHECK(
-              op, cudnnGetConvolutionBackwardFilterWorkspaceSize(
-                      handle, plan.x, plan.y, plan.conv, plan.w, algo,
-                      &bytes));
-          return bytes;
+          cudnnStatus_t status = cudnnGetConvolutionBackwardFilterWorkspaceSize(
+              handle, plan.x, plan.y, plan.conv, plan.w, algo, &bytes);
+          // An algorithm that cannot take these (strided) descriptors
+          // fits nothing.
+          return status == CUDNN_STATUS_SUCCESS ? bytes : SIZE_MAX;
         });
     break;
   }
   }
+  if (plan.algorithm < 0 && plan.smallestBytes != SIZE_MAX)
+    plan.smallestBytes += scratch;
   return plan;
 }
 
@@ -285,15 +336,67 @@ ConvConfig sliceOf(const ConvConfig &c, int64_t batch, int64_t channels) {
   return slice;
 }
 
+/// The height of `c`'s forward convolution.
+cuda::ConvRows heightOf(const ConvConfig &c) {
+  return {c.x[2], c.y[2], c.w[2], c.strides[0], c.pads[0], c.dilations[0]};
+}
+
+/// The rows `c` is cut into bands of: the output's for the forward and the
+/// filter gradient (each band reads its halo of x), the input's for the
+/// data gradient (each band of dx is written by one call).
+int64_t bandedRows(const ConvConfig &c) {
+  return c.direction() == ConvConfig::Direction::Data ? c.x[2] : c.y[2];
+}
+
+/// Band `rows` of `c`, without its calls. Forward and filter gradient: it
+/// reads x's rows in place when they lie inside x, else a staged copy with
+/// the padding rows as zeros. Data gradient: it computes the gradient of
+/// every row its outputs read in the workspace, and keeps its own rows.
+ConvBand bandOf(const ConvConfig &c, cuda::RowRange rows) {
+  cuda::ConvRows height = heightOf(c);
+  ConvBand band;
+  band.rows = rows;
+  if (c.direction() == ConvConfig::Direction::Data) {
+    band.outputs = height.outputsReading(rows);
+    band.staged = true;
+  } else {
+    band.outputs = rows;
+  }
+  band.inputs = height.inputsOf(band.outputs);
+  band.staged = band.staged || !band.inputs.inside(c.x[2]);
+  return band;
+}
+
+/// `slice` (of the whole convolution, sliceOf) restricted to `band`: no
+/// height padding, x the rows the band reads (in x's memory, or staged
+/// densely in the workspace), y its rows of y's memory.
+ConvConfig bandConfig(const ConvConfig &slice, const ConvBand &band) {
+  ConvConfig c = slice;
+  c.x[2] = band.inputs.size();
+  c.y[2] = band.outputs.size();
+  c.pads[0] = c.pads[2] = 0;
+  c.xRows = band.staged ? c.x[2] : slice.xRows;
+  // cuDNN's workspace after the staged rows, 256-byte aligned.
+  constexpr int64_t kAlign = 256;
+  c.scratchBytes =
+      band.staged
+          ? (c.x.product() * static_cast<int64_t>(sizeof(float)) + kAlign - 1) /
+                kAlign * kAlign
+          : 0;
+  return c;
+}
+
 /// The calls and plans made so far, for the whole process (entries are
 /// never erased, so references stay valid).
 struct ConvCache {
   std::mutex mutex;
-  std::map<ConvConfig::Key, ConvCall> calls;
+  // By workspace too: a slice or band of two convolutions can have the
+  // same shapes but not the same planned workspace.
+  std::map<std::pair<ConvConfig::Key, size_t>, ConvCall> calls;
   std::map<ConvConfig::Key, ConvPlan> plans;
 
   const ConvCall &call(const ConvConfig &c, size_t limit) {
-    auto key = c.key();
+    auto key = std::make_pair(c.key(), limit);
     auto it = calls.find(key);
     if (it == calls.end())
       it = calls.emplace(key, makeCall(c, limit)).first;
@@ -312,34 +415,65 @@ struct ConvCache {
     // other directions (and across groups) they are not separable this way.
     bool splitChannels =
         c.direction() == ConvConfig::Direction::Filter && c.groups == 1;
-    auto fits = [&](int64_t batch, int64_t channels) {
-      return call(sliceOf(c, batch, channels), plan.workspaceLimit)
-                 .algorithm >= 0;
+    int64_t rows = bandedRows(c);
+    // The call of one band of a slice (none: a data-gradient band that no
+    // output reads); bands of all rows are the slice itself.
+    auto bandCall = [&](const ConvConfig &slice, int64_t bandRows,
+                        const ConvBand &band) -> const ConvCall * {
+      if (bandRows == rows)
+        return &call(slice, plan.workspaceLimit);
+      if (band.outputs.empty())
+        return nullptr;
+      return &call(bandConfig(slice, band), plan.workspaceLimit);
+    };
+    auto fits = [&](int64_t batch, int64_t bandRows, int64_t channels) {
+      ConvConfig slice = sliceOf(c, batch, channels);
+      for (int64_t i = 0, e = cuda::bandCount(rows, bandRows); i < e; ++i) {
+        const ConvCall *each = bandCall(
+            slice, bandRows, bandOf(c, cuda::bandAt(rows, bandRows, i)));
+        if (each && each->algorithm < 0)
+          return false;
+      }
+      return true;
     };
     std::optional<cuda::ConvSlices> slices =
-        cuda::planConvSlices(c.x[0], c.y[1], splitChannels, fits);
+        cuda::planConvSlices(c.x[0], rows, c.y[1], splitChannels, fits);
     if (!slices) {
-      const ConvCall &least =
-          call(sliceOf(c, 1, splitChannels ? 1 : c.y[1]), plan.workspaceLimit);
+      // The smallest call: one sample, one row (the top band, which pads
+      // where the convolution does), one output channel.
+      ConvConfig least = sliceOf(c, 1, splitChannels ? 1 : c.y[1]);
+      const ConvCall *leastCall =
+          bandCall(least, 1, bandOf(c, cuda::bandAt(rows, 1, 0)));
       fatal(op,
             "no deterministic cuDNN algorithm fits the planned workspace of " +
                 std::to_string(plan.workspaceLimit) + " bytes, even for " +
-                (splitChannels ? "one sample and one output channel"
-                               : "one sample") +
-                (least.smallestBytes == SIZE_MAX
+                (splitChannels ? "one row of one sample and one output channel"
+                               : "one row of one sample") +
+                (!leastCall || leastCall->smallestBytes == SIZE_MAX
                      ? std::string(" (none is deterministic)")
                      : " (the smallest needs " +
-                           std::to_string(least.smallestBytes) + ")"));
+                           std::to_string(leastCall->smallestBytes) + ")"));
     }
     plan.slices = *slices;
+    plan.banded = slices->rows < rows;
     int64_t lastBatch = (c.x[0] - 1) % slices->batch + 1;
     int64_t lastChannels = (c.y[1] - 1) % slices->channels + 1;
-    for (int lastN : {0, 1})
-      for (int lastK : {0, 1})
-        plan.calls[lastN][lastK] = &call(
-            sliceOf(c, lastN ? lastBatch : slices->batch,
-                    lastK ? lastChannels : slices->channels),
-            plan.workspaceLimit);
+    for (int64_t i = 0, e = cuda::bandCount(rows, slices->rows); i < e; ++i) {
+      ConvBand band = bandOf(c, cuda::bandAt(rows, slices->rows, i));
+      if (!plan.banded) {
+        // The whole height, as cuDNN pads it.
+        band.outputs = {0, c.y[2]};
+        band.inputs = {0, c.x[2]};
+        band.staged = false;
+      }
+      for (int lastN : {0, 1})
+        for (int lastK : {0, 1})
+          band.calls[lastN][lastK] =
+              bandCall(sliceOf(c, lastN ? lastBatch : slices->batch,
+                               lastK ? lastChannels : slices->channels),
+                       slices->rows, band);
+      plan.bands.push_back(band);
+    }
     return plan;
   }
 
@@ -372,48 +506,101 @@ void run(const ConvConfig &config, const float *x, const float *w,
           "the plan gave no workspace");
   const float one = 1.0f, zero = 0.0f;
   cudnnHandle_t handle = cuda::cudnn();
-  // Element offsets of sample n0, output channel k0 and filter row k0.
+  // Element offsets of sample n0, output channel k0, filter row k0 and
+  // output row r0.
   const int64_t xSample = config.x[1] * config.x[2] * config.x[3];
   const int64_t ySample = config.y[1] * config.y[2] * config.y[3];
   const int64_t yChannel = config.y[2] * config.y[3];
+  const int64_t yRow = config.y[3];
   const int64_t wRow = config.w[1] * config.w[2] * config.w[3];
   const int64_t batch = config.x[0], channels = config.y[1];
+  // The planes (samples x channels) of x or dx from sample n0 on, and a
+  // band's rows of them staged in the workspace.
+  auto xPlanes = [&](const float *data, int64_t n0, int64_t n) {
+    return cuda::Planes{const_cast<float *>(data) + n0 * xSample,
+                        n * config.x[1],
+                        config.x[2],
+                        0,
+                        config.x[3],
+                        sizeof(float)};
+  };
+  auto staged = [&](const ConvBand &band, int64_t n) {
+    return cuda::Planes{workspace,         n * config.x[1], band.inputs.size(),
+                        band.inputs.begin, config.x[3],     sizeof(float)};
+  };
   for (int64_t n0 = 0; n0 < batch; n0 += plan.slices.batch) {
     int64_t n = std::min(plan.slices.batch, batch - n0);
-    for (int64_t k0 = 0; k0 < channels; k0 += plan.slices.channels) {
-      int64_t k = std::min(plan.slices.channels, channels - k0);
-      const ConvCall &call =
-          *plan.calls[n0 + n == batch][k0 + k == channels];
-      auto algo = call.algorithm;
-      switch (config.direction()) {
-      case ConvConfig::Direction::Forward:
-        MEMOPT_CUDNN_CHECK(
-            op, cudnnConvolutionForward(
-                    handle, &one, call.x, x + n0 * xSample, call.w, w,
-                    call.conv, static_cast<cudnnConvolutionFwdAlgo_t>(algo),
-                    workspace, plan.workspaceLimit, &zero, call.y,
-                    out + n0 * ySample));
-        break;
-      case ConvConfig::Direction::Data:
-        MEMOPT_CUDNN_CHECK(
-            op, cudnnConvolutionBackwardData(
-                    handle, &one, call.w, w, call.y, dy + n0 * ySample,
-                    call.conv,
-                    static_cast<cudnnConvolutionBwdDataAlgo_t>(algo),
-                    workspace, plan.workspaceLimit, &zero, call.x,
-                    out + n0 * xSample));
-        break;
-      case ConvConfig::Direction::Filter:
-        // Later batch slices add their contribution to the first's (beta
-        // 1), in a fixed order, so the sum is reproducible.
-        MEMOPT_CUDNN_CHECK(
-            op, cudnnConvolutionBackwardFilter(
-                    handle, &one, call.x, x + n0 * xSample, call.y,
-                    dy + n0 * ySample + k0 * yChannel, call.conv,
-                    static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo),
-                    workspace, plan.workspaceLimit, n0 == 0 ? &zero : &one,
-                    call.w, out + k0 * wRow));
-        break;
+    for (size_t b = 0; b < plan.bands.size(); ++b) {
+      const ConvBand &band = plan.bands[b];
+      // Forward and filter gradient: the rows of x the band reads, in
+      // place or staged with zero padding rows (before any call of the
+      // band: its channel slices share them).
+      const float *xBand = x ? x + n0 * xSample : nullptr;
+      if (x && band.staged) {
+        cuda::Planes from = xPlanes(x, n0, n), to = staged(band, n);
+        cuda::RowRange inside = band.inputs.intersect({0, config.x[2]});
+        cuda::copyRows(op, from, to, inside);
+        cuda::zeroRows(op, to, {band.inputs.begin, inside.begin});
+        cuda::zeroRows(op, to, {inside.end, band.inputs.end});
+        xBand = static_cast<const float *>(workspace);
+      } else if (x && plan.banded) {
+        xBand += band.inputs.begin * config.x[3];
+      }
+      for (int64_t k0 = 0; k0 < channels; k0 += plan.slices.channels) {
+        int64_t k = std::min(plan.slices.channels, channels - k0);
+        const ConvCall *call = band.calls[n0 + n == batch][k0 + k == channels];
+        if (!call) {
+          // A data-gradient band whose rows no output reads.
+          cuda::zeroRows(op, xPlanes(out, n0, n), band.rows);
+          continue;
+        }
+        auto algo = call->algorithm;
+        void *cudnnWorkspace =
+            static_cast<char *>(workspace) + call->scratchBytes;
+        size_t cudnnBytes = plan.workspaceLimit - call->scratchBytes;
+        const float *dyBand =
+            dy ? dy + n0 * ySample + band.outputs.begin * yRow : nullptr;
+        switch (config.direction()) {
+        case ConvConfig::Direction::Forward:
+          MEMOPT_CUDNN_CHECK(
+              op, cudnnConvolutionForward(
+                      handle, &one, call->x, xBand, call->w, w, call->conv,
+                      static_cast<cudnnConvolutionFwdAlgo_t>(algo),
+                      cudnnWorkspace, cudnnBytes, &zero, call->y,
+                      out + n0 * ySample + band.outputs.begin * yRow));
+          break;
+        case ConvConfig::Direction::Data: {
+          // A band computes its halo too, in the workspace, and keeps its
+          // own rows (those no output reads are zero).
+          float *dx = band.staged ? static_cast<float *>(workspace)
+                                  : out + n0 * xSample;
+          MEMOPT_CUDNN_CHECK(
+              op, cudnnConvolutionBackwardData(
+                      handle, &one, call->w, w, call->y, dyBand, call->conv,
+                      static_cast<cudnnConvolutionBwdDataAlgo_t>(algo),
+                      cudnnWorkspace, cudnnBytes, &zero, call->x, dx));
+          if (band.staged) {
+            cuda::Planes to = xPlanes(out, n0, n);
+            cuda::RowRange kept = band.rows.intersect(band.inputs);
+            cuda::copyRows(op, staged(band, n), to, kept);
+            cuda::zeroRows(op, to, {band.rows.begin, kept.begin});
+            cuda::zeroRows(op, to, {kept.end, band.rows.end});
+          }
+          break;
+        }
+        case ConvConfig::Direction::Filter:
+          // Later batch slices and bands add their contribution to the
+          // first's (beta 1), in a fixed order, so the sum is reproducible.
+          MEMOPT_CUDNN_CHECK(
+              op,
+              cudnnConvolutionBackwardFilter(
+                  handle, &one, call->x, xBand, call->y, dyBand + k0 * yChannel,
+                  call->conv,
+                  static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo),
+                  cudnnWorkspace, cudnnBytes, n0 == 0 && b == 0 ? &zero : &one,
+                  call->w, out + k0 * wRow));
+          break;
+        }
       }
     }
   }
@@ -436,7 +623,7 @@ void addBias(const char *op, ConstTensor bias, Tensor output) {
 ConvConfig forwardConfig(ConvKind kind, const Dims &x, const Dims &w,
                          const Dims &y, Hw strides, Pads pads, Hw dilations,
                          int64_t groups) {
-  return {kind, x, w, y, strides, dilations, pads, groups, y[1]};
+  return {kind, x, w, y, strides, dilations, pads, groups, y[1], x[2], y[2], 0};
 }
 
 } // namespace

@@ -35,6 +35,11 @@ Status open() {
 
 const char *name() { return "cuda"; }
 
+// The kernels run on the GPU; cuDNN's workspaces do not depend on host
+// threads.
+int threads() { return 0; }
+void useThreads(int) {}
+
 bool hostAddressable() { return false; }
 
 void *allocate(size_t bytes) {

@@ -54,6 +54,7 @@ std::string runReportJson(const RunRecord &record) {
   out += "  \"steps\": " + std::to_string(record.losses.size()) + ",\n";
   out += "  \"batch_size\": " + std::to_string(record.batchSize) + ",\n";
   out += "  \"device\": " + jsonString(record.device) + ",\n";
+  out += "  \"threads\": " + std::to_string(record.threads) + ",\n";
   out +=
       "  \"measured_peak_bytes\": " + std::to_string(record.measuredPeakBytes) +
       ",\n";

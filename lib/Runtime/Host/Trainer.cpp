@@ -27,6 +27,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 
 namespace memopt::rt {
@@ -289,6 +290,10 @@ Status Trainer::setUp() {
     return status;
   if (Status status = device::open(); !status.ok())
     return status;
+  // The plan sized oneDNN's scratchpads for the compiler's threads; with
+  // more, a primitive would want more scratch than its workspace holds.
+  if (program.threads > 0)
+    device::useThreads(program.threads);
   if (Status status = detail::allocateStepBuffers(program, memory, buffers);
       !status.ok())
     return status;
@@ -332,6 +337,15 @@ Status Trainer::setUp() {
     if (replicas > 1)
       std::printf("data parallel: %d replicas of batch %lld\n", replicas,
                   static_cast<long long>(buffers.batchSize));
+    // Pinned above: say so when the environment asked for another count.
+    const char *asked = std::getenv("OMP_NUM_THREADS");
+    if (program.threads > 0 && asked && std::atoi(asked) != program.threads)
+      std::fprintf(stderr,
+                   "note: OMP_NUM_THREADS=%s ignored: the convolution "
+                   "workspaces were sized for %d OpenMP thread(s) when "
+                   "compiling, and the kernels run on as many (compile with "
+                   "OMP_NUM_THREADS=%s to use %s)\n",
+                   asked, program.threads, asked, asked);
   }
   std::fflush(stdout);
   loggedStep = startStep = progress.step;
@@ -518,6 +532,7 @@ Status Trainer::finish() {
     record.batchSize = globalBatch;
     record.measuredPeakBytes = memory.peakBytes();
     record.device = device::name();
+    record.threads = device::threads();
     record.driverPeakBytes = memory.driverPeakBytes();
     record.arenaBytes = totalArenaBytes(program);
     if (const char *path = device::lowPrecisionConvolutions())
@@ -584,6 +599,11 @@ int run(int argc, char **argv, const Program &program, StageGroup *group) {
     if (group && group->rank() != 0)
       return 0;
     std::fputs(usage(argc > 0 ? argv[0] : "BIN").c_str(), stdout);
+    if (program.threads > 0)
+      std::printf("\nOpenMP threads: %d, the compiler's (the convolution "
+                  "workspaces were sized for\nthem; OMP_NUM_THREADS is "
+                  "ignored: set it when compiling).\n",
+                  program.threads);
     return 0;
   }
   if (Status status = checkProgramOptions(program, options, group);

@@ -176,8 +176,9 @@ def main(argv=None):
     for mode in MODES:
         binary = os.path.join(work, "train-" + mode)
         plan = os.path.join(work, "plan-%s.json" % mode)
+        # Compiled for --threads: the binary runs on the compiler's count.
         run([args.memopt_compile, onnx_path, "-o", binary, "--optimizer=adam",
-             "--lr=%g" % args.lr, "--amp=" + mode, "--report=" + plan])
+             "--lr=%g" % args.lr, "--amp=" + mode, "--report=" + plan], env)
         with open(plan) as f:
             predicted = json.load(f)["predicted_peak_bytes"]
         out = os.path.join(work, "trained-%s.onnx" % mode)

@@ -342,7 +342,13 @@ def prepare(args, work, onnx_path, data, val_data, binary):
         shutil.rmtree(val_data, ignore_errors=True)
         write_dataset(val_data, args.val_samples, args.input_shape,
                       args.seed + 1, args.data, classes)
-    run([args.memopt_compile, onnx_path, "-o", binary] + compile_flags(args))
+    # The binary runs its kernels on the compiler's thread count (the
+    # workspaces are sized for it): compile with --threads too.
+    compile_env = dict(os.environ)
+    if args.threads:
+        compile_env["OMP_NUM_THREADS"] = str(args.threads)
+    run([args.memopt_compile, onnx_path, "-o", binary] + compile_flags(args),
+        compile_env)
     phases.save(work, args, RUN_ONLY)
 
 

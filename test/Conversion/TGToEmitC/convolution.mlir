@@ -55,4 +55,4 @@ func.func @train_step(%x: tensor<2x3x8x8xf32> {tg.input = "input"},
 // CPP-NEXT: memopt::rt::traceKernel("loss_2", "copy");
 
 // With queried workspaces every convolution gets an arena region.
-// WORKSPACE: memopt::rt::conv2d(input, {{.*}}, memopt::rt::arenaWorkspace(arenas[0], {{[0-9]+}}));
+// WORKSPACE: memopt::rt::conv2d(input, {{.*}}, memopt::rt::arenaWorkspace(arenas[0], {{[0-9]+}}, {{[0-9]+}}));

@@ -6,7 +6,7 @@
 // memory, leaves out).
 // CHECK-LABEL: module attributes {memopt.arena_bytes = 256 : i64, memopt.target = #memopt.target<cpu>}
 // CHECK: "memopt::rt::Tensor conv_c = memopt::rt::arenaTensor(arenas[0], 64, {1, 1, 4, 4});"
-// CHECK: memopt::rt::conv2d{{.*}}#emitc.opaque<"memopt::rt::arenaWorkspace(arenas[0], 128)">
+// CHECK: memopt::rt::conv2d{{.*}}#emitc.opaque<"memopt::rt::arenaWorkspace(arenas[0], 128, {{[0-9]+}})">
 // CHECK: "memopt::rt::Tensor relu_r = memopt::rt::arenaTensor(arenas[0], 64, {1, 1, 4, 4});"
 // CHECK: "memopt::rt::Tensor out = memopt::rt::bufferTensor(results, 1, {1, 1, 4, 4});"
 // CHECK: emitc.global static const @kArenas : !emitc.array<2x!emitc.opaque<"memopt::rt::ArenaSpec">> = #emitc.opaque<"{\0A    {256, memopt::rt::MemorySpace::Device, 0},\0A    {64, memopt::rt::MemorySpace::PinnedHost, 0},\0A}">

@@ -70,6 +70,8 @@ module attributes {tg.onnx_model = "/models/tiny_unet.onnx"} {
 // CHECK-NEXT: /*learningRate=*/&learning_rate,
 // CHECK-NEXT: /*evalStep=*/nullptr,
 // CHECK-NEXT: /*targetClasses=*/0,
+// CHECK-NEXT: /*dataInput=*/nullptr, /*dataTarget=*/nullptr,
+// CHECK-NEXT: /*threads=*/0,
 // CHECK-NEXT: };
 // CHECK-NEXT: int main(int v1, char** v2) {
 // CHECK-NEXT: int v3 = memopt::rt::trainerMain(v1, v2, kProgram);

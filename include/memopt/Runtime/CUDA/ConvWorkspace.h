@@ -20,8 +20,9 @@
 // The size is a guess at cuDNN's needs, not a bound on them: a filter
 // gradient can want more (ALGO_1 asked 1.34x the largest tensor for the
 // ResNet-34 U-Net at 512x512). The runtime then splits the convolution
-// into slices that fit (ConvSlices.h) rather than use more than planned,
-// so the measured peak stays the predicted one.
+// into slices of the batch, bands of rows and slices of the channels that
+// fit (ConvSlices.h, ConvBands.h) rather than use more than planned, so
+// the measured peak stays the predicted one.
 //
 // Header-only and free of CUDA and MLIR: the code generator and the
 // runtime both include it.
