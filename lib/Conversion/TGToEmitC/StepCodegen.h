@@ -372,6 +372,8 @@ struct ProgramPart {
   StepSignature signature;
   std::map<uint64_t, ArenaInfo> arenas;
   std::string stepName;
+  /// largestExchangeBytes of the part's step (Program::exchangeBytes).
+  uint64_t exchangeBytes = 0;
 };
 
 /// The names of part `index`'s globals (kArgs, kResults, kArenas, suffixed

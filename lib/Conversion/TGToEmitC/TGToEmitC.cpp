@@ -176,12 +176,6 @@ public:
     if (failed(target))
       return signalPassFailure();
     bool cuda = target->getBackend() == Backend::cuda;
-    if (cuda && replicasOf(module) > 1) {
-      module.emitError("data-parallel replicas (memopt.data_parallel) are "
-                       "lowered for the CPU backend (MPI) only; the CUDA "
-                       "backend (NCCL) is not available yet");
-      return signalPassFailure();
-    }
     if (cuda && (failed(checkNoCudaCast(stepFunc)) ||
                  (evalFunc && failed(checkNoCudaCast(evalFunc)))))
       return signalPassFailure();
@@ -268,7 +262,8 @@ public:
       return signalPassFailure();
 
     emitProgram(module,
-                {ProgramPart{*signature, arenas, kStepFunctionName.str()}},
+                {ProgramPart{*signature, arenas, kStepFunctionName.str(),
+                             largestExchangeBytes(stepFunc)}},
                 modelNameOf(module, modelName), learningRate,
                 static_cast<bool>(evalFunc), replicasOf(module));
     finishModule(module, cuda, arenaBytes);
@@ -351,10 +346,9 @@ private:
     FailureOr<TargetAttr> target = lookupTarget(module, "convert-tg-to-emitc");
     if (failed(target))
       return failure();
-    if (target->getBackend() == Backend::cuda)
-      return stages.front().emitError(
-          "pipeline stages are lowered for the CPU backend (MPI) only; the "
-          "CUDA backend (NCCL) is not available yet");
+    // The transfers are the same calls on both backends: the runtime
+    // linked in (MPI on host memory, or the CUDA exchange) implements them.
+    bool cuda = target->getBackend() == Backend::cuda;
     NameScope file;
     for (StringRef fixed :
          {StringRef(kLearningRateName), StringRef(kProgramName),
@@ -386,7 +380,7 @@ private:
       FailureOr<StepSignature> signature =
           StepSignature::read(func, /*stage=*/true);
       FailureOr<StepContext> step =
-          StepContext::build(func, file, /*lowPrecisionKernels=*/true);
+          StepContext::build(func, file, /*lowPrecisionKernels=*/!cuda);
       if (failed(signature) || failed(step))
         return failure();
       FailureOr<std::map<uint64_t, ArenaInfo>> arenas =
@@ -395,10 +389,11 @@ private:
         return failure();
       part.signature = std::move(*signature);
       part.arenas = std::move(*arenas);
+      part.exchangeBytes = largestExchangeBytes(func);
       for (const auto &entry : part.arenas)
         arenaBytes += entry.second.bytes;
       if (failed(convert(func, *step, part.stepName, learningRate.has_value(),
-                         /*cuda=*/false)))
+                         cuda)))
         return failure();
     }
     int numLosses = llvm::count_if(parts, [](const ProgramPart &part) {
@@ -413,7 +408,7 @@ private:
       return failure();
     emitProgram(module, parts, modelNameOf(module, modelName), learningRate,
                 /*hasEvalStep=*/false, replicasOf(module));
-    finishModule(module, /*cuda=*/false, arenaBytes);
+    finishModule(module, cuda, arenaBytes);
     return success();
   }
 
