@@ -252,6 +252,8 @@ public:
     numArenaBytes = arenaBytes;
 
     std::optional<double> learningRate = sharedLearningRate(stepFunc);
+    // Read from the mbuf step, before the conversion replaces it.
+    uint64_t exchangeBytes = largestExchangeBytes(stepFunc);
     if (failed(convert(stepFunc, *step, kStepFunctionName,
                        learningRate.has_value(), cuda)) ||
         (evalFunc && failed(convert(evalFunc, *eval, kEvalFunctionName,
@@ -263,7 +265,7 @@ public:
 
     emitProgram(module,
                 {ProgramPart{*signature, arenas, kStepFunctionName.str(),
-                             largestExchangeBytes(stepFunc)}},
+                             exchangeBytes}},
                 modelNameOf(module, modelName), learningRate,
                 static_cast<bool>(evalFunc), replicasOf(module));
     finishModule(module, cuda, arenaBytes);
