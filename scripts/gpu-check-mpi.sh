@@ -18,7 +18,8 @@ carry_openmpi() {
       fi
     done
   done
-  find "$to/usr" -type f -print0 | xargs -0 ldd 2>/dev/null |
+  # (ldd fails on the files that are no ELF objects: help texts, scripts.)
+  { find "$to/usr" -type f -print0 | xargs -0 ldd 2>/dev/null || true; } |
     awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u |
     grep -Ev "$SYSTEM_LIBRARIES" | while read -r lib; do
       [[ -n $(find "$to/usr" -name "$(basename "$lib")" -print -quit) ]] ||

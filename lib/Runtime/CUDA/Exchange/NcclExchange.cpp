@@ -69,10 +69,14 @@ public:
     wake.notify_all();
     watchdog.join();
     // The step's calls are complete: the trainer waited for the compute
-    // stream, which waited for them.
-    for (ncclComm_t comm : {stages, replicas})
-      if (comm)
-        ncclCommDestroy(comm);
+    // stream, which waited for them. Finalizing is collective, so it is
+    // polled against the timeout like every call.
+    for (ncclComm_t comm : {stages, replicas}) {
+      if (!comm)
+        continue;
+      settle(comm, ncclCommFinalize(comm), "ncclCommFinalize");
+      ncclCommDestroy(comm);
+    }
     for (const Pending &pending : queued)
       cudaEventDestroy(pending.done);
     for (cudaEvent_t event : spare)
