@@ -9,14 +9,15 @@
 #       features cuda, cuda-gpu, torch-cuda) and the benchmark.
 #
 #   bash scripts/gpu-check.sh prepare DIR [--checks REGEX] [--no-bench]
-#                                         ["gpu_step options" ...]
+#                                         [--mpi] ["gpu_step options" ...]
 #       On the build machine (no GPU needed): builds memopt and compiles
 #       the GPU checks (those whose test name matches REGEX, default all),
 #       a smoke binary and one benchmark per quoted option string (default:
 #       one with gpu_step.py's defaults; none with --no-bench) into DIR,
 #       with the Python scripts, this script and the shared libraries the
 #       binaries load (all but the C library's and CUDA's). DIR alone then
-#       goes to the GPU machine.
+#       goes to the GPU machine. --mpi adds two CUDA pipeline stages on one
+#       GPU (scripts/gpu-check-mpi.sh) and Open MPI's runtime.
 #
 #   bash DIR/gpu-check.sh run DIR
 #       On the GPU machine, which needs no memopt build, LLVM, oneDNN or
@@ -43,6 +44,13 @@ die() {
   echo "gpu-check: $*" >&2
   exit 2
 }
+
+# The libraries a GPU machine has its own of: the C library's and CUDA's
+# (its driver, toolkit or torch's nvidia packages, matched to the driver).
+SYSTEM_LIBRARIES='/(libc|libm|libdl|libpthread|librt|libgcc_s|libstdc\+\+|ld-linux[^/]*|libcuda|libcudart|libcublas|libcublasLt|libcudnn[a-z_]*|libnvrtc[a-z-]*|libnvJitLink|libnccl)\.so'
+
+# shellcheck source=scripts/gpu-check-mpi.sh
+source "$(dirname "${BASH_SOURCE[0]}")/gpu-check-mpi.sh"
 
 require_gpu() {
   nvidia-smi -L || die "no GPU visible (nvidia-smi -L failed); the GPU" \
@@ -98,9 +106,13 @@ binary_libraries() {
 prepare() {
   local dir=$1
   shift
-  local only="" bench=1
+  local only="" bench=1 mpi=0
   while [[ $# -gt 0 ]]; do
     case "$1" in
+      --mpi)
+        mpi=1
+        shift
+        ;;
       --checks)
         [[ $# -ge 2 ]] || die "--checks needs a regular expression"
         only=$2
@@ -121,7 +133,7 @@ prepare() {
   local compile="$build_dir/bin/memopt-compile"
   mkdir -p "$dir"
   dir=$(cd "$dir" && pwd)
-  rm -rf "${dir:?}"/{checks,smoke,bench,lib,python,bench-scripts,runlib,results}
+  rm -rf "${dir:?}"/{checks,smoke,bench,lib,python,bench-scripts,runlib,results,mpi}
   mkdir -p "$dir"/{checks,smoke,bench,lib}
   export PYTHONPATH="$ROOT/python"
 
@@ -148,6 +160,8 @@ for d in ('inputs', 'targets'):
         np.save(os.path.join(sys.argv[1], d, 's%d.npy' % i),
                 r.random((1, 32, 32), dtype=np.float32))" "$dir/smoke/data"
 
+  [[ $mpi -eq 0 ]] || mpi_prepare "$dir" "$compile"
+
   echo "== benchmarks"
   [[ $# -gt 0 || $bench -eq 0 ]] || set -- ""
   local i=0 options
@@ -168,11 +182,9 @@ for d in ('inputs', 'targets'):
   cp -r "$ROOT/python/memopt" "$dir/python/"
   find "$dir/python" -name __pycache__ -prune -exec rm -rf {} +
   cp "$ROOT"/bench/*.py "$dir/bench-scripts/"
-  cp "$ROOT/scripts/gpu-check.sh" "$dir/gpu-check.sh"
+  cp "$ROOT/scripts/gpu-check.sh" "$ROOT/scripts/gpu-check-mpi.sh" "$dir/"
   binary_libraries "$dir" | awk '$2 == "=>" && $3 ~ /^\// {print $3}' |
-    sort -u |
-    grep -Ev '/(libc|libm|libdl|libpthread|librt|libgcc_s|libstdc\+\+|ld-linux[^/]*|libcuda|libcudart|libcublas|libcublasLt|libcudnn[a-z_]*|libnvrtc[a-z-]*|libnvJitLink)\.so' |
-    xargs -r cp -L -t "$dir/lib"
+    sort -u | grep -Ev "$SYSTEM_LIBRARIES" | xargs -r cp -L -t "$dir/lib"
   echo "gpu-check: prepared $dir ($(du -sh "$dir" | cut -f1)); on the GPU" \
        "machine: PYTHON=... bash $dir/gpu-check.sh run $dir"
 }
@@ -278,6 +290,8 @@ sys.exit(c['predicted_peak_bytes'] != r['measured_peak_bytes'])" \
     i=$((i + 1))
   done < "$dir/bench.list"
 
+  mpi_run "$dir"
+
   echo "== summary"
   cat "$dir/results/summary.txt"
   ! grep -q '^FAIL' "$dir/results/summary.txt"
@@ -286,7 +300,8 @@ sys.exit(c['predicted_peak_bytes'] != r['measured_peak_bytes'])" \
 case "${1:-}" in
   prepare)
     [[ $# -ge 2 ]] || die "usage: gpu-check.sh prepare DIR [--checks" \
-                          "REGEX] [--no-bench] [\"gpu_step options\" ...]"
+                          "REGEX] [--no-bench] [--mpi] [\"gpu_step" \
+                          "options\" ...]"
     shift
     prepare "$@"
     ;;

@@ -6,11 +6,13 @@
 #include "memopt/Analysis/DeviceProfile.h"
 
 #include "memopt/Analysis/StepMemory.h"
+#include "memopt/Conversion/TGToEmitC/TGToEmitC.h"
 #include "memopt/Dialect/MBuf/IR/MBufOps.h"
 #include "memopt/Dialect/TG/IR/TGOps.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
 #include <map>
 
 using namespace mlir;
@@ -28,6 +30,7 @@ FailureOr<StepEstimate> StepEstimate::compute(func::FuncOp step,
                         MemoryTimeline()};
   estimate.hostScalarBytes =
       memopt::hostScalarBytes(step, estimate.target == Backend::cuda);
+  estimate.exchangeBytes = largestExchangeBytes(step);
   estimate.cost =
       estimateStepCost(step, CostModel(device, workspaceBytes), phases);
   estimate.timeline = MemoryTimeline::compute(step, phases, plan);
@@ -226,6 +229,7 @@ StageEstimate StageEstimate::of(func::FuncOp stage, uint64_t peak,
   StageEstimate estimate;
   estimate.predictedPeakBytes = peak;
   estimate.arenaBytes = arenaBytes;
+  estimate.exchangeBytes = largestExchangeBytes(stage);
   auto attr = stage->getAttrOfType<DictionaryAttr>("memopt.stage");
   if (!attr)
     return estimate;
@@ -296,4 +300,35 @@ void memopt::addRanksToReport(json::Object &report,
                      {"zero", static_cast<int64_t>(zero)},
                      {"batch_per_rank", batchPerRank},
                      {"global_batch", batchPerRank * replicas}};
+}
+
+void memopt::addExchangeToReport(json::Object &report,
+                                 ArrayRef<StageEstimate> stages,
+                                 uint64_t oneExchangeBytes, unsigned replicas,
+                                 Backend target) {
+  json::Array *ranks = report.getArray("ranks");
+  if (!ranks || (stages.empty() && replicas <= 1))
+    return;
+  uint64_t largest = 0;
+  for (json::Value &entry : *ranks) {
+    json::Object *rank = entry.getAsObject();
+    int64_t stage = rank->getInteger("stage").value_or(0);
+    uint64_t bytes = oneExchangeBytes;
+    for (const StageEstimate &each : stages)
+      if (each.index == stage)
+        bytes = each.exchangeBytes;
+    (*rank)["exchange_bytes"] = jsonInt(bytes);
+    largest = std::max(largest, bytes);
+  }
+  bool cuda = target == Backend::cuda;
+  report["exchange"] = json::Object{
+      {"default", cuda ? "nccl" : "mpi"},
+      {"staging_host_bytes", jsonInt(cuda ? largest : 0)},
+      {"not_predicted",
+       cuda ? "NCCL's device buffers (outside predicted_peak_bytes: NCCL "
+              "sizes them at run time from the GPUs' topology and "
+              "NCCL_BUFFSIZE; the run report measures them as "
+              "comm_device_bytes); with --exchange=mpi the pinned "
+              "staging_host_bytes instead, host memory"
+            : "MPI's own host buffers"}};
 }

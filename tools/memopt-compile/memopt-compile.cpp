@@ -372,11 +372,6 @@ void parseOptions(int argc, char **argv, Options &options) {
                  " does not split over --data-parallel=" +
                  llvm::Twine(replicas) + ": use a multiple of " +
                  llvm::Twine(replicas));
-    if (options.pipeline.target == Backend::cuda)
-      usageError("--data-parallel=" + llvm::Twine(replicas) +
-                 " --target=cuda: data parallelism is built for the CPU "
-                 "backend (MPI) only; NCCL is not available yet: use "
-                 "--target=cpu");
     options.import.batch = *options.import.batch / replicas;
   }
   if (options.pipeline.zero && options.pipeline.dataParallel <= 1)
@@ -389,17 +384,19 @@ void parseOptions(int argc, char **argv, Options &options) {
     usageError("--stages / --data-parallel: this memopt was built without "
                "MPI (CMake found no MPI): install libopenmpi-dev and rebuild "
                "memopt, or add --plan-only");
-  // A binary of pipeline stages runs one stage per MPI process (CPU
-  // backend); it has no evaluation step yet, so --val-data is refused by
-  // the binary.
-  if (options.pipeline.stages > 1 && !options.planOnly) {
-    if (options.pipeline.target == Backend::cuda)
-      usageError("--stages=" + llvm::Twine(options.pipeline.stages) +
-                 " --target=cuda: pipeline stages build binaries for the "
-                 "CPU backend (MPI) only; NCCL is not available yet: use "
-                 "--target=cpu or --plan-only");
+  // A CUDA binary of several processes links the CUDA exchange (NCCL or
+  // host-staged MPI, chosen at run time: BIN --exchange).
+  if (multiProcess && !options.planOnly && !options.compileOnly &&
+      options.pipeline.target == Backend::cuda && config::kHaveCudaRuntime &&
+      !config::kHaveCudaExchange)
+    usageError("--stages / --data-parallel --target=cuda: this memopt was "
+               "built without the CUDA exchange (MemoptRuntimeCUDAExchange "
+               "needs MPI and the CUDA runtime in one build): rebuild memopt "
+               "with both, or add --plan-only");
+  // A binary of pipeline stages runs one stage per MPI process; it has no
+  // evaluation step yet, so --val-data is refused by the binary.
+  if (options.pipeline.stages > 1 && !options.planOnly)
     options.pipeline.evalStep = false;
-  }
   if (!options.planOnly && options.output.empty())
     usageError("no output file (-o BIN)");
   // A plan for the GPU needs no CUDA toolkit; a binary does.
@@ -514,6 +511,8 @@ LogicalResult writeReport(const Options &options, tool::OutputFiles &outputs,
   addRanksToReport(report, stages, estimate.predictedPeakBytes(arenaBytes),
                    options.pipeline.dataParallel, options.pipeline.zero,
                    options.import.batch.value_or(0));
+  addExchangeToReport(report, stages, estimate.exchangeBytes,
+                      options.pipeline.dataParallel, options.pipeline.target);
   report["compile_phases"] = phases.toJSON();
   return outputs.writeReport([&](raw_ostream &os) {
     os << llvm::formatv("{0:2}", llvm::json::Value(std::move(report))) << "\n";
@@ -772,7 +771,9 @@ int compile(const Options &options) {
     // A multi-process main (stageMain) and MPI come first: they call the
     // trainer.
     if (options.pipeline.stages > 1 || options.pipeline.dataParallel > 1)
-      for (const char *const *item = config::kMpiLinkItems; *item; ++item)
+      for (const char *const *item = cuda ? config::kCudaExchangeLinkItems
+                                          : config::kMpiLinkItems;
+           *item; ++item)
         link.push_back(*item);
     for (const char *const *item = cuda ? config::kCudaRuntimeLinkItems
                                         : config::kRuntimeLinkItems;

@@ -46,7 +46,9 @@ TEST(RuntimeHostCommandLine, ParsesEveryOption) {
                          "--trace",
                          "t.json",
                          "--log-every",
-                         "0"},
+                         "0",
+                         "--exchange",
+                         "mpi"},
                         options);
   ASSERT_TRUE(status.ok()) << status.message();
   EXPECT_EQ(options.dataDir, "d");
@@ -64,6 +66,7 @@ TEST(RuntimeHostCommandLine, ParsesEveryOption) {
   EXPECT_EQ(options.reportPath, "r.json");
   EXPECT_EQ(options.tracePath, "t.json");
   EXPECT_EQ(options.logEvery, 0);
+  EXPECT_EQ(options.exchange, ExchangeKind::Mpi);
 }
 
 TEST(RuntimeHostCommandLine, Defaults) {
@@ -146,6 +149,9 @@ TEST(RuntimeHostCommandLine, BadFlagsExitTwoNamingTheFlag) {
        "error: --report needs a value, expected --report FILE.json\n"},
       {{"--steps", "1", "--trace", "--report", "r"},
        "error: --trace needs a value, expected --trace FILE.json\n"},
+      {{"--steps", "1", "--exchange", "tcp"},
+       "error: --exchange: invalid value 'tcp', expected --exchange "
+       "nccl|mpi\n"},
   };
   for (const BadFlag &bad : cases) {
     std::vector<std::string> args = base;
@@ -175,6 +181,11 @@ TEST(RuntimeHostCommandLine, OptionsTheProgramDoesNotSupport) {
   EXPECT_EQ(val.exitCode, 2);
   EXPECT_EQ(val.err, "error: --val-data: this binary was compiled without "
                      "evaluation support\n");
+  RunResult exchange = runTrainer(
+      {"--data", "d", "--steps", "1", "--out", "o", "--exchange=mpi"});
+  EXPECT_EQ(exchange.exitCode, 2);
+  EXPECT_EQ(exchange.err, "error: --exchange: this binary runs one process "
+                          "and exchanges no tensors; drop --exchange\n");
 }
 
 } // namespace

@@ -61,6 +61,9 @@ struct StepEstimate {
 
   /// Persistent bytes that stay in host memory (CUDA: step number, seed).
   uint64_t hostScalarBytes = 0;
+  /// The largest tensor the step exchanges with other processes
+  /// (largestExchangeBytes; 0 in one process).
+  uint64_t exchangeBytes = 0;
 
   /// What the trainer allocates: the persistent buffers (weights, optimizer
   /// state, inputs and outputs) and the arena of the static plan.
@@ -80,6 +83,8 @@ struct StageEstimate {
   uint64_t predictedPeakBytes = 0;
   uint64_t arenaBytes = 0;
   uint64_t sendBytes = 0;
+  /// Its largest exchanged tensor (largestExchangeBytes).
+  uint64_t exchangeBytes = 0;
   /// The forward ops of the step it runs, [first, end) in program order.
   int64_t forwardBegin = 0, forwardEnd = 0;
 
@@ -102,6 +107,17 @@ void addStagesToReport(llvm::json::Object &report,
 void addRanksToReport(llvm::json::Object &report,
                       llvm::ArrayRef<StageEstimate> stages, uint64_t onePeak,
                       unsigned replicas, bool zero, int64_t batchPerRank);
+
+/// A multi-process build (`stages`, or `replicas` > 1; `oneExchangeBytes`:
+/// the step's largest exchanged tensor without stages): adds to each entry
+/// of `ranks` its `exchange_bytes`, and `exchange`: what its exchange
+/// allocates outside predicted_peak_bytes on `target` (`staging_host_bytes`,
+/// the CUDA mpi exchange's pinned buffer: the largest rank's) and what the
+/// plan cannot predict (NCCL's device buffers).
+void addExchangeToReport(llvm::json::Object &report,
+                         llvm::ArrayRef<StageEstimate> stages,
+                         uint64_t oneExchangeBytes, unsigned replicas,
+                         Backend target);
 
 /// Fails, with the message memopt-compile prints, when `peak` (planned
 /// with rematerialization strategy `remat`) does not fit `budget`: the

@@ -3,7 +3,7 @@
 // BIN --data DIR [--val-data DIR] (--steps N | --epochs N) [--no-shuffle]
 //     [--seed S] [--lr F] --out TRAINED.onnx [--checkpoint-dir D
 //     [--checkpoint-every N] [--resume]] [--report FILE.json]
-//     [--trace FILE.json] [--log-every N]
+//     [--trace FILE.json] [--log-every N] [--exchange nccl|mpi]
 //
 // (docs/contract.md.) Every option also takes the `--flag=value` form.
 //
@@ -12,9 +12,11 @@
 #ifndef MEMOPT_RUNTIME_COMMANDLINE_H
 #define MEMOPT_RUNTIME_COMMANDLINE_H
 
+#include "memopt/Runtime/Exchange.h"
 #include "memopt/Runtime/Status.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace memopt::rt {
@@ -37,6 +39,7 @@ struct TrainerOptions {
   std::string reportPath; // empty: no report
   std::string tracePath;  // empty: no trace
   int64_t logEvery = 10;  // 0: no progress lines
+  std::optional<ExchangeKind> exchange; // --exchange; none: the default
   bool help = false;      // --help: print usage() and exit 0
 };
 

@@ -124,6 +124,11 @@ struct Program {
   /// kernels with exactly this many threads; 0 (CUDA, or no workspaces):
   /// OMP_NUM_THREADS decides.
   int threads;
+  /// A multi-process binary: the bytes of the largest tensor its step sends,
+  /// receives, averages or gathers (Transfer.h), which sizes the CUDA
+  /// exchange's pinned staging buffer (Exchange.h); 0 in a one-process
+  /// binary.
+  size_t exchangeBytes;
 };
 
 /// The training binary's command line (docs/contract.md): loads data, initial

@@ -10,7 +10,12 @@
 //    "loss_scale": S, "skipped_steps": K           (--amp=fp16)
 //    "loss": [per step], "step_seconds": [per step],
 //    "val_loss": [{"step": S, "loss": L}, ...],   (with --val-data)
-//    "resumed_from_step": R}                       (with --resume)
+//    "resumed_from_step": R,                       (with --resume)
+//    "exchange": "nccl" | "mpi", "exchange_note": "...",
+//    "comm_device_bytes": C, "staging_host_bytes": H,
+//    "ranks": [{"rank", "stage", "replica", "measured_peak_bytes",
+//               "comm_device_bytes", "staging_host_bytes"}, ...]}
+//                                                  (several processes)
 // `loss` and `step_seconds` cover every step from 1, those before a resume
 // included (from the checkpoint). `step_seconds` times the step function
 // only; loading data, validation and checkpoints are in the trace.
@@ -25,6 +30,7 @@
 #ifndef MEMOPT_RUNTIME_RUNREPORT_H
 #define MEMOPT_RUNTIME_RUNREPORT_H
 
+#include "memopt/Runtime/Exchange.h"
 #include "memopt/Runtime/Status.h"
 
 #include <cstddef>
@@ -68,6 +74,12 @@ struct RunRecord {
   /// r / stages.
   std::vector<int64_t> rankPeakBytes;
   int stages = 1;
+  /// A multi-process run: rank 0's exchange (the kind is the same on every
+  /// rank), and every rank's bytes outside the arena that its exchange
+  /// allocated (NCCL's device buffers, the pinned staging buffer), by rank.
+  ExchangeReport exchange;
+  std::vector<int64_t> rankCommDeviceBytes;
+  std::vector<int64_t> rankStagingHostBytes;
 };
 
 /// The report as JSON text.

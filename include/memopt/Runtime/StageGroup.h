@@ -15,10 +15,12 @@
 #ifndef MEMOPT_RUNTIME_STAGEGROUP_H
 #define MEMOPT_RUNTIME_STAGEGROUP_H
 
+#include "memopt/Runtime/Exchange.h"
 #include "memopt/Runtime/Program.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace memopt::rt {
@@ -45,6 +47,13 @@ public:
   virtual void receive(void *data, size_t bytes, int peer) = 0;
   /// Every rank's `value`, by rank.
   virtual std::vector<int64_t> allGather(int64_t value) = 0;
+  /// Sets up the exchange of the step's tensors (Exchange.h; `requested`:
+  /// --exchange) for `program`, before the trainer opens the device (the
+  /// CUDA exchange picks this rank's GPU). Collective.
+  virtual Status startExchange(const Program &program,
+                               std::optional<ExchangeKind> requested) = 0;
+  /// This rank's exchange, for the run report.
+  virtual ExchangeReport exchangeReport() const = 0;
   /// Ends every process of the run with exit code `code`, after this
   /// process printed why.
   [[noreturn]] virtual void abort(int code) = 0;

@@ -15,13 +15,41 @@
 
 #include "StepCodegen.h"
 
+#include "memopt/Conversion/TGToEmitC/TGToEmitC.h"
 #include "memopt/Dialect/TG/IR/TGOps.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace memopt;
 using namespace memopt::codegen;
+
+uint64_t memopt::largestExchangeBytes(Operation *func) {
+  auto bytesOf = [](Type type) -> uint64_t {
+    auto view = dyn_cast<mbuf::ViewType>(type);
+    if (!view)
+      view = mbuf::ViewType::get(cast<ShapedType>(type).getShape(),
+                                 cast<ShapedType>(type).getElementType());
+    return static_cast<uint64_t>(view.getSizeInBytes());
+  };
+  uint64_t largest = 0;
+  // Walks into mbuf.kernel bodies: their tg.all_reduce / tg.all_gather
+  // are the exchanged tensors of a planned step. tg.shard is local.
+  func->walk([&](Operation *op) {
+    Type exchanged =
+        llvm::TypeSwitch<Operation *, Type>(op)
+            .Case([](tg::SendOp send) { return send.getInput().getType(); })
+            .Case<tg::RecvOp, tg::AllReduceOp, tg::AllGatherOp>(
+                [](auto op) { return op.getOutput().getType(); })
+            .Case<mbuf::SendOp, mbuf::RecvOp>(
+                [](auto op) { return op.getView().getType(); })
+            .Default([](Operation *) { return Type(); });
+    if (exchanged)
+      largest = std::max(largest, bytesOf(exchanged));
+  });
+  return largest;
+}
 
 LogicalResult memopt::codegen::declareConstantData(OpBuilder &builder,
                                                    Operation *at,

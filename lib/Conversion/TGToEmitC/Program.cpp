@@ -201,14 +201,16 @@ void memopt::codegen::emitProgram(ModuleOp module, ArrayRef<ProgramPart> parts,
        ";")
           .str());
   // A pipeline's stages all know the shapes of the data's batches.
+  // (Data-parallel replicas of one stage read the data themselves.)
   std::string dataSpecs = "";
-  if (pipeline) {
+  if (multiProcess) {
     for (StringRef role : {"Input", "Target"}) {
       std::string name = ("kData" + role).str();
-      const TensorSpecInfo *spec = dataSpec(parts, role);
-      emitSpecs(builder, loc, name,
-                spec ? ArrayRef<TensorSpecInfo>(*spec)
-                     : ArrayRef<TensorSpecInfo>());
+      const TensorSpecInfo *spec = pipeline ? dataSpec(parts, role) : nullptr;
+      if (pipeline)
+        emitSpecs(builder, loc, name,
+                  spec ? ArrayRef<TensorSpecInfo>(*spec)
+                       : ArrayRef<TensorSpecInfo>());
       dataSpecs += ",\n    /*data" + role.str() + "=*/" +
                    (spec ? name : std::string("nullptr"));
     }
@@ -237,9 +239,13 @@ void memopt::codegen::emitProgram(ModuleOp module, ArrayRef<ProgramPart> parts,
        << ",\n    /*evalStep=*/"
        << (hasEvalStep ? StringRef(kEvalFunctionName) : StringRef("nullptr"))
        << ",\n    /*targetClasses=*/" << part.signature.targetClasses
-       << (pipeline ? dataSpecs
-                    : ",\n    /*dataInput=*/nullptr, /*dataTarget=*/nullptr")
-       << ",\n    /*threads=*/" << part.threads << ",\n}";
+       << (multiProcess ? dataSpecs
+                        : ",\n    /*dataInput=*/nullptr, /*dataTarget=*/nullptr")
+       << ",\n    /*threads=*/" << part.threads;
+    // Sizes the staging buffer of a CUDA binary's exchange (Exchange.h).
+    if (multiProcess)
+      os << ",\n    /*exchangeBytes=*/" << part.exchangeBytes;
+    os << ",\n}";
   }
   Type programType = emitc::OpaqueType::get(context, "memopt::rt::Program");
   if (multiProcess)

@@ -374,6 +374,8 @@ struct ProgramPart {
   std::string stepName;
   /// The threads its CPU workspaces were sized for (0: none recorded).
   int64_t threads = 0;
+  /// largestExchangeBytes of the part's step (Program::exchangeBytes).
+  uint64_t exchangeBytes = 0;
 };
 
 /// The names of part `index`'s globals (kArgs, kResults, kArenas, suffixed

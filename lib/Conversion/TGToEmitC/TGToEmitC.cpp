@@ -183,12 +183,6 @@ public:
     if (failed(target))
       return signalPassFailure();
     bool cuda = target->getBackend() == Backend::cuda;
-    if (cuda && replicasOf(module) > 1) {
-      module.emitError("data-parallel replicas (memopt.data_parallel) are "
-                       "lowered for the CPU backend (MPI) only; the CUDA "
-                       "backend (NCCL) is not available yet");
-      return signalPassFailure();
-    }
     if (cuda && (failed(checkNoCudaCast(stepFunc)) ||
                  (evalFunc && failed(checkNoCudaCast(evalFunc)))))
       return signalPassFailure();
@@ -266,6 +260,8 @@ public:
 
     std::optional<double> learningRate = sharedLearningRate(stepFunc);
     int64_t threads = plannedThreads(stepFunc);
+    // Read from the mbuf step, before the conversion replaces it.
+    uint64_t exchangeBytes = largestExchangeBytes(stepFunc);
     if (failed(convert(stepFunc, *step, kStepFunctionName,
                        learningRate.has_value(), cuda)) ||
         (evalFunc && failed(convert(evalFunc, *eval, kEvalFunctionName,
@@ -277,7 +273,7 @@ public:
 
     emitProgram(module,
                 {ProgramPart{*signature, arenas, kStepFunctionName.str(),
-                             threads}},
+                             threads, exchangeBytes}},
                 modelNameOf(module, modelName), learningRate,
                 static_cast<bool>(evalFunc), replicasOf(module));
     finishModule(module, cuda, arenaBytes);
@@ -360,10 +356,9 @@ private:
     FailureOr<TargetAttr> target = lookupTarget(module, "convert-tg-to-emitc");
     if (failed(target))
       return failure();
-    if (target->getBackend() == Backend::cuda)
-      return stages.front().emitError(
-          "pipeline stages are lowered for the CPU backend (MPI) only; the "
-          "CUDA backend (NCCL) is not available yet");
+    // The transfers are the same calls on both backends: the runtime
+    // linked in (MPI on host memory, or the CUDA exchange) implements them.
+    bool cuda = target->getBackend() == Backend::cuda;
     NameScope file;
     for (StringRef fixed :
          {StringRef(kLearningRateName), StringRef(kProgramName),
@@ -396,7 +391,7 @@ private:
       FailureOr<StepSignature> signature =
           StepSignature::read(func, /*stage=*/true);
       FailureOr<StepContext> step =
-          StepContext::build(func, file, /*lowPrecisionKernels=*/true);
+          StepContext::build(func, file, /*lowPrecisionKernels=*/!cuda);
       if (failed(signature) || failed(step))
         return failure();
       FailureOr<std::map<uint64_t, ArenaInfo>> arenas =
@@ -405,10 +400,11 @@ private:
         return failure();
       part.signature = std::move(*signature);
       part.arenas = std::move(*arenas);
+      part.exchangeBytes = largestExchangeBytes(func);
       for (const auto &entry : part.arenas)
         arenaBytes += entry.second.bytes;
       if (failed(convert(func, *step, part.stepName, learningRate.has_value(),
-                         /*cuda=*/false)))
+                         cuda)))
         return failure();
     }
     int numLosses = llvm::count_if(parts, [](const ProgramPart &part) {
@@ -423,7 +419,7 @@ private:
       return failure();
     emitProgram(module, parts, modelNameOf(module, modelName), learningRate,
                 /*hasEvalStep=*/false, replicasOf(module));
-    finishModule(module, /*cuda=*/false, arenaBytes);
+    finishModule(module, cuda, arenaBytes);
     return success();
   }
 

@@ -28,8 +28,12 @@ Status open() {
         "): this binary was compiled with --target=cuda; run it on a "
         "machine with an NVIDIA GPU and driver, or recompile with "
         "--target=cpu");
-  // The first device unless CUDA_VISIBLE_DEVICES says otherwise.
-  MEMOPT_CUDA_CHECK("open", cudaSetDevice(0));
+  // The device this process selected already (the exchange of a
+  // multi-process run picks local rank % device count), else the first
+  // one CUDA_VISIBLE_DEVICES leaves.
+  int device = 0;
+  MEMOPT_CUDA_CHECK("open", cudaGetDevice(&device));
+  MEMOPT_CUDA_CHECK("open", cudaSetDevice(device));
   return Status();
 }
 

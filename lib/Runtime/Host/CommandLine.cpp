@@ -14,7 +14,7 @@ namespace memopt::rt {
 
 namespace {
 
-enum class Kind { Path, Count, Natural, Seed, Rate, Switch };
+enum class Kind { Path, Count, Natural, Seed, Rate, Switch, Exchange };
 
 struct Flag {
   const char *name;
@@ -39,6 +39,7 @@ const Flag kFlags[] = {
     {"--report", Kind::Path, "--report FILE.json"},
     {"--trace", Kind::Path, "--trace FILE.json"},
     {"--log-every", Kind::Natural, "--log-every N (N >= 0; 0: silent)"},
+    {"--exchange", Kind::Exchange, "--exchange nccl|mpi"},
     {"--help", Kind::Switch, "--help"},
 };
 
@@ -140,6 +141,11 @@ Status apply(const Flag &flag, const std::string &value,
       return badValue(flag, value);
     options.hasLearningRate = true;
     return Status();
+  case Kind::Exchange:
+    options.exchange = parseExchangeKind(value);
+    if (!options.exchange)
+      return badValue(flag, value);
+    return Status();
   case Kind::Switch:
     if (name == "--no-shuffle")
       options.shuffle = false;
@@ -207,6 +213,7 @@ std::string usage(const char *program) {
        --out TRAINED.onnx
        [--checkpoint-dir D [--checkpoint-every N] [--resume]]
        [--report FILE.json] [--trace FILE.json] [--log-every N]
+       [--exchange nccl|mpi]
 
 Trains the compiled model on DIR/inputs/NAME.EXT -> DIR/targets/NAME.EXT
 (EXT: .npy, .png, .dcm) and writes the trained ONNX model to --out.
@@ -232,6 +239,9 @@ Trains the compiled model on DIR/inputs/NAME.EXT -> DIR/targets/NAME.EXT
   --report FILE.json    run report: peak memory, loss and time per step
   --trace FILE.json     Chrome trace (chrome://tracing, ui.perfetto.dev)
   --log-every N         progress line every N steps (default 10, 0: none)
+  --exchange nccl|mpi   multi-process CUDA binaries: tensors between ranks
+                        over NCCL (default; mpi when ranks share a GPU or
+                        NCCL is missing) or MPI through pinned host copies
   --help                this text
 )";
   return text;

@@ -61,7 +61,20 @@ std::string runReportJson(const RunRecord &record) {
   out += "  \"arena_bytes\": " + std::to_string(record.arenaBytes) + ",\n";
   // A multi-process run: rank 0's report gives every rank's peak
   // (measured_peak_bytes above is rank 0's own), stage and replica.
+  // Its exchange's bytes outside the arena are apart from the peak: NCCL's
+  // buffers and the pinned staging buffer are not the plan's.
   if (!record.rankPeakBytes.empty()) {
+    auto byRank = [](const std::vector<int64_t> &values, size_t rank) {
+      return std::to_string(rank < values.size() ? values[rank] : 0);
+    };
+    out += "  \"exchange\": " + jsonString(record.exchange.kind) + ",\n";
+    if (!record.exchange.note.empty())
+      out += "  \"exchange_note\": " + jsonString(record.exchange.note) +
+             ",\n";
+    out += "  \"comm_device_bytes\": " + byRank(record.rankCommDeviceBytes, 0) +
+           ",\n";
+    out += "  \"staging_host_bytes\": " +
+           byRank(record.rankStagingHostBytes, 0) + ",\n";
     out += "  \"ranks\": [";
     size_t stages = static_cast<size_t>(std::max(record.stages, 1));
     for (size_t i = 0; i < record.rankPeakBytes.size(); ++i)
@@ -69,7 +82,11 @@ std::string runReportJson(const RunRecord &record) {
              ", \"stage\": " + std::to_string(i % stages) +
              ", \"replica\": " + std::to_string(i / stages) +
              ", \"measured_peak_bytes\": " +
-             std::to_string(record.rankPeakBytes[i]) + "}";
+             std::to_string(record.rankPeakBytes[i]) +
+             ", \"comm_device_bytes\": " +
+             byRank(record.rankCommDeviceBytes, i) +
+             ", \"staging_host_bytes\": " +
+             byRank(record.rankStagingHostBytes, i) + "}";
     out += "],\n";
   }
   if (record.driverPeakBytes > 0)

@@ -63,6 +63,9 @@ Status checkProgramOptions(const Program &program,
     return Status::error("--lr: this binary was compiled with a fixed "
                          "learning rate; recompile it with memopt-compile "
                          "--lr=F");
+  if (!group && options.exchange)
+    return Status::error("--exchange: this binary runs one process and "
+                         "exchanges no tensors; drop --exchange");
   if (!options.valDataDir.empty() && !program.evalStep)
     return Status::error("--val-data: this binary was compiled without "
                          "evaluation support");
@@ -288,6 +291,11 @@ Status Trainer::checkSameStep(int64_t step, const std::string &checkpoint) {
 Status Trainer::setUp() {
   if (Status status = checkOutputs(); !status.ok())
     return status;
+  // The exchange first: a CUDA rank's GPU is its choice.
+  if (group)
+    if (Status status = group->startExchange(program, options.exchange);
+        !status.ok())
+      return status;
   if (Status status = device::open(); !status.ok())
     return status;
   // The plan sized oneDNN's scratchpads for the compiler's threads; with
@@ -513,10 +521,17 @@ Status Trainer::finish() {
   if (group)
     if (Status status = gatherWeights(weights, storage); !status.ok())
       return status;
-  // The peak of every stage, for rank 0's report.
-  std::vector<int64_t> rankPeaks;
-  if (group)
+  // The peak of every stage, and what its exchange holds outside the arena.
+  std::vector<int64_t> rankPeaks, rankCommBytes, rankStagingBytes;
+  ExchangeReport exchange;
+  if (group) {
     rankPeaks = group->allGather(static_cast<int64_t>(memory.peakBytes()));
+    exchange = group->exchangeReport();
+    rankCommBytes =
+        group->allGather(static_cast<int64_t>(exchange.commDeviceBytes));
+    rankStagingBytes =
+        group->allGather(static_cast<int64_t>(exchange.stagingHostBytes));
+  }
   if (!primary())
     return Status();
   if (Status status = writeTrainedModel(
@@ -548,6 +563,9 @@ Status Trainer::finish() {
     record.validations = validations;
     record.validated = !options.valDataDir.empty();
     record.rankPeakBytes = rankPeaks;
+    record.exchange = exchange;
+    record.rankCommDeviceBytes = rankCommBytes;
+    record.rankStagingHostBytes = rankStagingBytes;
     record.stages = group ? group->stages() : 1;
     if (Status status =
             writeFileAtomically(options.reportPath, runReportJson(record));

@@ -7,14 +7,15 @@
 // average on theirs (tg.all_reduce).
 // Errors are returned by MPI (MPI_ERRORS_RETURN) so that the failing rank
 // names itself before MPI_Abort ends every process: a failure never leaves
-// the other ranks waiting.
+// the other ranks waiting. The step's tensors travel through the exchange
+// library linked beside this one (Communicators.h), which the trainer
+// starts through StageGroup::startExchange.
 //
 //===----------------------------------------------------------------------===//
 
-#include "memopt/Runtime/StageGroup.h"
-#include "memopt/Runtime/Transfer.h"
+#include "Communicators.h"
 
-#include <mpi.h>
+#include "memopt/Runtime/StageGroup.h"
 
 #include <algorithm>
 #include <climits>
@@ -27,19 +28,30 @@ namespace memopt::rt {
 
 namespace {
 
-int worldRank = -1;
+int rankInWorld = -1;
 // The trainer's messages (weights for --out) travel on their own
 // communicator, so they never match a step's tags.
 MPI_Comm trainerComm = MPI_COMM_NULL;
 // The stages of this process's replica (rank = stage), and the replicas of
 // its stage (rank = replica).
-MPI_Comm stageComm = MPI_COMM_NULL;
-MPI_Comm replicaComm = MPI_COMM_NULL;
-int numReplicasOfRun = 1;
+MPI_Comm stagesOfReplica = MPI_COMM_NULL;
+MPI_Comm replicasOfStage = MPI_COMM_NULL;
+int stagesOfRun = 1;
+int replicasOfRun = 1;
 constexpr int kTrainerTag = 1;
 
+} // namespace
+
+namespace mpi {
+
+int worldRank() { return rankInWorld; }
+MPI_Comm stageComm() { return stagesOfReplica; }
+MPI_Comm replicaComm() { return replicasOfStage; }
+int numStages() { return stagesOfRun; }
+int numReplicas() { return replicasOfRun; }
+
 [[noreturn]] void abortRun(const std::string &message) {
-  std::fprintf(stderr, "error: rank %d: %s\n", worldRank, message.c_str());
+  std::fprintf(stderr, "error: rank %d: %s\n", rankInWorld, message.c_str());
   std::fflush(stderr);
   MPI_Abort(MPI_COMM_WORLD, 1);
   std::_Exit(1);
@@ -61,16 +73,23 @@ int messageCount(size_t count, const char *what) {
   return static_cast<int>(count);
 }
 
+} // namespace mpi
+
+namespace {
+
+using mpi::check;
+using mpi::messageCount;
+
 class MPIStageGroup final : public StageGroup {
 public:
   MPIStageGroup(const Program *programs, int numStages, int numReplicas)
       : programs(programs), numStages(numStages), numReplicas(numReplicas) {}
 
-  int rank() const override { return worldRank; }
+  int rank() const override { return rankInWorld; }
   int size() const override { return numStages * numReplicas; }
-  int stage() const override { return worldRank % numStages; }
+  int stage() const override { return rankInWorld % numStages; }
   int stages() const override { return numStages; }
-  int replica() const override { return worldRank / numStages; }
+  int replica() const override { return rankInWorld / numStages; }
   int replicas() const override { return numReplicas; }
   const Program &program(int stage) const override { return programs[stage]; }
 
@@ -105,6 +124,13 @@ public:
           "MPI_Allgather");
     return values;
   }
+  Status startExchange(const Program &program,
+                       std::optional<ExchangeKind> requested) override {
+    return rt::startExchange(program, requested);
+  }
+  ExchangeReport exchangeReport() const override {
+    return rt::exchangeReport();
+  }
   [[noreturn]] void abort(int code) override {
     std::fflush(stdout);
     std::fflush(stderr);
@@ -119,73 +145,6 @@ private:
 };
 
 } // namespace
-
-void sendTensor(ConstTensor view, int64_t peer, int64_t tag) {
-  check(MPI_Send(view.data, messageCount(view.numel(), "a tensor send"),
-                 MPI_FLOAT, static_cast<int>(peer), static_cast<int>(tag),
-                 stageComm),
-        "MPI_Send to stage " + std::to_string(peer) + " (tag " +
-            std::to_string(tag) + ")");
-}
-
-void receiveTensor(Tensor view, int64_t peer, int64_t tag) {
-  check(MPI_Recv(view.data, messageCount(view.numel(), "a tensor receive"),
-                 MPI_FLOAT, static_cast<int>(peer), static_cast<int>(tag),
-                 stageComm, MPI_STATUS_IGNORE),
-        "MPI_Recv from stage " + std::to_string(peer) + " (tag " +
-            std::to_string(tag) + ")");
-}
-
-void allReduceMean(ConstTensor input, Tensor output) {
-  int count = messageCount(output.numel(), "an all-reduce");
-  check(MPI_Allreduce(input.data == output.data ? MPI_IN_PLACE : input.data,
-                      output.data, count, MPI_FLOAT, MPI_SUM, replicaComm),
-        "MPI_Allreduce over " + std::to_string(numReplicasOfRun) +
-            " replicas");
-  // The sum times 1/R (exact for R a power of two): the mean of the
-  // replicas' gradients of their slices' mean losses is the gradient of the
-  // whole batch's mean loss.
-  float scale = 1.0f / static_cast<float>(numReplicasOfRun);
-  for (int i = 0; i < count; ++i)
-    output.data[i] *= scale;
-}
-
-namespace {
-/// Where replica `r`'s part of `numel` elements starts, and its length
-/// (short or empty at the end).
-struct Part {
-  int64_t begin, count;
-};
-Part partOf(int64_t numel, int64_t partSize, int replica) {
-  int64_t begin = std::min<int64_t>(numel, replica * partSize);
-  return {begin, std::min<int64_t>(partSize, numel - begin)};
-}
-} // namespace
-
-void replicaPart(ConstTensor whole, Tensor part) {
-  int replica = 0;
-  MPI_Comm_rank(replicaComm, &replica);
-  Part mine = partOf(whole.numel(), part.numel(), replica);
-  std::copy(whole.data + mine.begin, whole.data + mine.begin + mine.count,
-            part.data);
-  std::fill(part.data + mine.count, part.data + part.numel(), 0.0f);
-}
-
-void allGatherParts(ConstTensor part, Tensor whole) {
-  int replica = 0;
-  MPI_Comm_rank(replicaComm, &replica);
-  std::vector<int> counts(numReplicasOfRun), displacements(numReplicasOfRun);
-  for (int r = 0; r < numReplicasOfRun; ++r) {
-    Part each = partOf(whole.numel(), part.numel(), r);
-    counts[r] = messageCount(each.count, "a gathered part");
-    displacements[r] = messageCount(each.begin, "a gathered tensor");
-  }
-  check(MPI_Allgatherv(part.data, counts[replica], MPI_FLOAT, whole.data,
-                       counts.data(), displacements.data(), MPI_FLOAT,
-                       replicaComm),
-        "MPI_Allgatherv over " + std::to_string(numReplicasOfRun) +
-            " replicas");
-}
 
 int stageMain(int argc, char **argv, const Program *programs, int numStages,
               int numReplicas) {
@@ -204,11 +163,11 @@ int stageMain(int argc, char **argv, const Program *programs, int numStages,
   int numProcesses = numStages * numReplicas;
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   int size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &worldRank);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rankInWorld);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (size != numProcesses) {
     // Every rank sees the same count: rank 0 alone says so.
-    if (worldRank == 0) {
+    if (rankInWorld == 0) {
       std::string layout =
           numReplicas == 1 ? std::to_string(numStages) + " pipeline stages"
           : numStages == 1
@@ -224,19 +183,21 @@ int stageMain(int argc, char **argv, const Program *programs, int numStages,
     MPI_Finalize();
     return 2;
   }
-  numReplicasOfRun = numReplicas;
+  stagesOfRun = numStages;
+  replicasOfRun = numReplicas;
   check(MPI_Comm_dup(MPI_COMM_WORLD, &trainerComm), "MPI_Comm_dup");
-  check(MPI_Comm_split(MPI_COMM_WORLD, worldRank / numStages,
-                       worldRank % numStages, &stageComm),
+  check(MPI_Comm_split(MPI_COMM_WORLD, rankInWorld / numStages,
+                       rankInWorld % numStages, &stagesOfReplica),
         "MPI_Comm_split (stages)");
-  check(MPI_Comm_split(MPI_COMM_WORLD, worldRank % numStages,
-                       worldRank / numStages, &replicaComm),
+  check(MPI_Comm_split(MPI_COMM_WORLD, rankInWorld % numStages,
+                       rankInWorld / numStages, &replicasOfStage),
         "MPI_Comm_split (replicas)");
-  for (MPI_Comm comm : {trainerComm, stageComm, replicaComm})
+  for (MPI_Comm comm : {trainerComm, stagesOfReplica, replicasOfStage})
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
   MPIStageGroup group(programs, numStages, numReplicas);
   int code = trainerMain(argc, argv, programs[group.stage()], group);
-  for (MPI_Comm *comm : {&replicaComm, &stageComm, &trainerComm})
+  stopExchange();
+  for (MPI_Comm *comm : {&replicasOfStage, &stagesOfReplica, &trainerComm})
     MPI_Comm_free(comm);
   MPI_Finalize();
   return code;

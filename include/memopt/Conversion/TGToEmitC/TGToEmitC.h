@@ -12,6 +12,7 @@
 #include "mlir/Pass/Pass.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <cstdint>
 #include <memory>
 
 namespace memopt {
@@ -25,6 +26,13 @@ constexpr llvm::StringLiteral kOnnxModelSizeSymbol = "memopt_onnx_model_size";
 /// The module attribute (i64) that convert-tg-to-emitc sets to the bytes of
 /// all arenas of the program.
 constexpr llvm::StringLiteral kArenaBytesAttr = "memopt.arena_bytes";
+
+/// The bytes of the largest tensor that `func` (a training step or pipeline
+/// stage, in tg ops or in mbuf) exchanges with other processes: the view of
+/// a send or receive, the result of an all-reduce or all-gather (0 when it
+/// exchanges nothing). The generated Program records it
+/// (Program::exchangeBytes): it sizes the CUDA exchange's staging buffer.
+uint64_t largestExchangeBytes(mlir::Operation *func);
 
 #define GEN_PASS_DECL_CONVERTTGTOEMITC
 #include "memopt/Conversion/Passes.h.inc"
