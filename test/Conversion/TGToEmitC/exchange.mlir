@@ -32,6 +32,7 @@ module attributes {memopt.data_parallel = 2 : i64} {
 // CHECK: memopt::rt::allGatherParts([[PART]], {{[a-z_0-9]+}});
 // CHECK: /*dataInput=*/nullptr,
 // CHECK-NEXT: /*dataTarget=*/nullptr,
+// CHECK-NEXT: /*threads=*/0,
 // CHECK-NEXT: /*exchangeBytes=*/60,
 // CHECK: memopt::rt::stageMain({{.*}}, kProgram, 1, 2);
 
