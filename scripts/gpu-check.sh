@@ -90,8 +90,13 @@ e2e_checks() {
   local test line
   for test in "$ROOT"/test/E2E/cuda-*.test; do
     line=$(sed -n 's/^# RUN: %python \(-m memopt\.testing\..*\) | FileCheck %s$/\1/p' "$test")
-    [[ -n "$line" ]] || die "$test has no 'RUN: %python -m memopt.testing..." \
-                            "| FileCheck %s' line"
+    # A test that is not one memopt.testing check (a lit script of its
+    # own) runs only in the all-in-one mode, where lit runs it.
+    if [[ -z "$line" ]]; then
+      echo "gpu-check: $(basename "$test"): not a memopt.testing check;" \
+           "runs in the all-in-one mode only" >&2
+      continue
+    fi
     line=${line//--memopt-compile memopt-compile /}
     printf '%s\t%s\n' "$(basename "$test" .test)" "${line//%t/@WORKDIR@}"
   done
