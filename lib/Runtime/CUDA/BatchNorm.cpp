@@ -7,12 +7,21 @@
 // in place, so they are first copied to the result buffers when those are
 // distinct. Inputs of rank 2 or 3 (and above 4) are viewed as N x C x S x 1.
 //
+// Mixed precision: the input, output and their gradients may be bf16 or
+// f16 (tg-amp lets batch_norm follow its input); scale, bias, the running
+// and the saved statistics and the parameter gradients stay f32, which is
+// the per-channel type cuDNN derives for half and bf16 data
+// (cudnnDeriveBNTensorDescriptor), and cuDNN computes the statistics in
+// f32.
+//
 //===----------------------------------------------------------------------===//
 
 #include "memopt/Runtime/Kernels.h"
 
 #include "../CPU/Common.h"
 #include "Context.h"
+
+#include <string>
 
 namespace memopt::rt {
 using namespace detail;
@@ -22,15 +31,20 @@ namespace {
 /// The x and per-channel descriptors of one call, destroyed at scope exit.
 class Descriptors {
 public:
-  Descriptors(const char *op, const Dims &input) : op(op) {
+  Descriptors(const char *op, const Dims &input, ElementType type) : op(op) {
     require(input.size >= 2, op, "'input' must have rank >= 2 (N x C x ...)");
+    cudnnDataType_t dataType = type == ElementType::BF16 ? CUDNN_DATA_BFLOAT16
+                               : type == ElementType::F16 ? CUDNN_DATA_HALF
+                                                          : CUDNN_DATA_FLOAT;
+    require(type != ElementType::I64, op,
+            "takes float tensors (f32, bf16 or f16), not i64");
     int64_t inner = 1;
     for (int i = 2; i < input.size; ++i)
       inner *= input[i];
     channels = input[1];
     MEMOPT_CUDNN_CHECK(op, cudnnCreateTensorDescriptor(&x));
     MEMOPT_CUDNN_CHECK(op, cudnnSetTensor4dDescriptor(
-                               x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
+                               x, CUDNN_TENSOR_NCHW, dataType,
                                static_cast<int>(input[0]),
                                static_cast<int>(channels),
                                static_cast<int>(inner), 1));
@@ -42,8 +56,12 @@ public:
     MEMOPT_CUDNN_CHECK(op, cudnnDestroyTensorDescriptor(x));
     MEMOPT_CUDNN_CHECK(op, cudnnDestroyTensorDescriptor(perChannel));
   }
-  void requireChannels(const char *name, const Dims &shape) const {
-    requireShape(op, name, shape, Dims{channels});
+  /// A per-channel operand or result: `channels` f32 values.
+  void requireChannels(const char *name, const TensorView<const float> &t) const {
+    requireShape(op, name, t.shape, Dims{channels});
+    require(t.type == ElementType::F32, op,
+            "scale, bias and statistics must be f32 (mixed precision keeps "
+            "them in f32)");
   }
 
   const char *op;
@@ -54,6 +72,13 @@ public:
 void requireEpsilon(const char *op, double epsilon) {
   require(epsilon >= CUDNN_BN_MIN_EPSILON, op,
           "epsilon is below cuDNN's minimum CUDNN_BN_MIN_EPSILON (1e-5)");
+}
+
+/// cuDNN reads x, y, dy and dx through one descriptor: one element type.
+void requireSameType(const char *op, const char *name, ConstTensor t,
+                     ConstTensor input) {
+  if (t.type != input.type)
+    fatal(op, std::string(name) + " must have the input's element type");
 }
 
 void copyIfDistinct(const char *op, Tensor to, ConstTensor from) {
@@ -70,15 +95,19 @@ void batchNorm(ConstTensor input, ConstTensor scale, ConstTensor bias,
                Tensor newRunningMean, Tensor newRunningVar, Tensor savedMean,
                Tensor savedInvStd, double epsilon, double momentum) {
   const char *op = "batch_norm";
-  Descriptors d(op, input.shape);
+  Descriptors d(op, input.shape, input.type);
   requireShape(op, "output", output.shape, input.shape);
-  for (auto [name, shape] :
-       {std::pair{"scale", scale.shape}, {"bias", bias.shape},
-        {"running_mean", runningMean.shape}, {"running_var", runningVar.shape},
-        {"new_running_mean", newRunningMean.shape},
-        {"new_running_var", newRunningVar.shape},
-        {"saved_mean", savedMean.shape}, {"saved_inv_std", savedInvStd.shape}})
-    d.requireChannels(name, shape);
+  requireSameType(op, "output", output, input);
+  for (auto [name, t] :
+       {std::pair<const char *, ConstTensor>{"scale", scale},
+        {"bias", bias},
+        {"running_mean", runningMean},
+        {"running_var", runningVar},
+        {"new_running_mean", newRunningMean},
+        {"new_running_var", newRunningVar},
+        {"saved_mean", savedMean},
+        {"saved_inv_std", savedInvStd}})
+    d.requireChannels(name, t);
   require(input.numel() > input.dim(1), op,
           "one value per channel: the unbiased variance is undefined");
   requireEpsilon(op, epsilon);
@@ -97,12 +126,14 @@ void batchNormInference(ConstTensor input, ConstTensor scale, ConstTensor bias,
                         ConstTensor mean, ConstTensor var, Tensor output,
                         double epsilon) {
   const char *op = "batch_norm_inference";
-  Descriptors d(op, input.shape);
+  Descriptors d(op, input.shape, input.type);
   requireShape(op, "output", output.shape, input.shape);
-  for (auto [name, shape] :
-       {std::pair{"scale", scale.shape}, {"bias", bias.shape},
-        {"mean", mean.shape}, {"var", var.shape}})
-    d.requireChannels(name, shape);
+  requireSameType(op, "output", output, input);
+  for (auto [name, t] : {std::pair<const char *, ConstTensor>{"scale", scale},
+                         {"bias", bias},
+                         {"mean", mean},
+                         {"var", var}})
+    d.requireChannels(name, t);
   requireEpsilon(op, epsilon);
   const float one = 1.0f, zero = 0.0f;
   MEMOPT_CUDNN_CHECK(
@@ -117,14 +148,18 @@ void batchNormBackward(ConstTensor gradOutput, ConstTensor input,
                        ConstTensor savedInvStd, Tensor gradInput,
                        Tensor gradScale, Tensor gradBias) {
   const char *op = "batch_norm_backward";
-  Descriptors d(op, input.shape);
+  Descriptors d(op, input.shape, input.type);
   requireShape(op, "grad_output", gradOutput.shape, input.shape);
   requireShape(op, "grad_input", gradInput.shape, input.shape);
-  for (auto [name, shape] :
-       {std::pair{"scale", scale.shape}, {"saved_mean", savedMean.shape},
-        {"saved_inv_std", savedInvStd.shape}, {"grad_scale", gradScale.shape},
-        {"grad_bias", gradBias.shape}})
-    d.requireChannels(name, shape);
+  requireSameType(op, "grad_output", gradOutput, input);
+  requireSameType(op, "grad_input", gradInput, input);
+  for (auto [name, t] :
+       {std::pair<const char *, ConstTensor>{"scale", scale},
+        {"saved_mean", savedMean},
+        {"saved_inv_std", savedInvStd},
+        {"grad_scale", gradScale},
+        {"grad_bias", gradBias}})
+    d.requireChannels(name, t);
   const float one = 1.0f, zero = 0.0f;
   // With the saved statistics given, cuDNN does not read epsilon.
   MEMOPT_CUDNN_CHECK(
