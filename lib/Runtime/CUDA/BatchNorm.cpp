@@ -9,10 +9,8 @@
 //
 // Mixed precision: the input, output and their gradients may be bf16 or
 // f16 (tg-amp lets batch_norm follow its input); scale, bias, the running
-// and the saved statistics and the parameter gradients stay f32, which is
-// the per-channel type cuDNN derives for half and bf16 data
-// (cudnnDeriveBNTensorDescriptor), and cuDNN computes the statistics in
-// f32.
+// and the saved statistics and the parameter gradients stay f32. Those
+// calls are checked here and run by LowPrecisionBatchNorm.cu.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +18,7 @@
 
 #include "../CPU/Common.h"
 #include "Context.h"
+#include "LowPrecisionBatchNorm.h"
 
 #include <string>
 
@@ -29,22 +28,22 @@ using namespace detail;
 namespace {
 
 /// The x and per-channel descriptors of one call, destroyed at scope exit.
+/// For bf16 / f16 activations only the channel count (cuDNN is not called).
 class Descriptors {
 public:
   Descriptors(const char *op, const Dims &input, ElementType type) : op(op) {
     require(input.size >= 2, op, "'input' must have rank >= 2 (N x C x ...)");
-    cudnnDataType_t dataType = type == ElementType::BF16 ? CUDNN_DATA_BFLOAT16
-                               : type == ElementType::F16 ? CUDNN_DATA_HALF
-                                                          : CUDNN_DATA_FLOAT;
     require(type != ElementType::I64, op,
             "takes float tensors (f32, bf16 or f16), not i64");
     int64_t inner = 1;
     for (int i = 2; i < input.size; ++i)
       inner *= input[i];
     channels = input[1];
+    if (type != ElementType::F32)
+      return;
     MEMOPT_CUDNN_CHECK(op, cudnnCreateTensorDescriptor(&x));
     MEMOPT_CUDNN_CHECK(op, cudnnSetTensor4dDescriptor(
-                               x, CUDNN_TENSOR_NCHW, dataType,
+                               x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
                                static_cast<int>(input[0]),
                                static_cast<int>(channels),
                                static_cast<int>(inner), 1));
@@ -53,6 +52,8 @@ public:
                                perChannel, x, CUDNN_BATCHNORM_SPATIAL));
   }
   ~Descriptors() {
+    if (!x)
+      return;
     MEMOPT_CUDNN_CHECK(op, cudnnDestroyTensorDescriptor(x));
     MEMOPT_CUDNN_CHECK(op, cudnnDestroyTensorDescriptor(perChannel));
   }
@@ -111,6 +112,11 @@ void batchNorm(ConstTensor input, ConstTensor scale, ConstTensor bias,
   require(input.numel() > input.dim(1), op,
           "one value per channel: the unbiased variance is undefined");
   requireEpsilon(op, epsilon);
+  if (input.type != ElementType::F32)
+    return cuda::lowPrecisionBatchNorm(input, scale, bias, runningMean,
+                                       runningVar, output, newRunningMean,
+                                       newRunningVar, savedMean, savedInvStd,
+                                       epsilon, momentum);
   copyIfDistinct(op, newRunningMean, runningMean);
   copyIfDistinct(op, newRunningVar, runningVar);
   const float one = 1.0f, zero = 0.0f;
@@ -135,6 +141,9 @@ void batchNormInference(ConstTensor input, ConstTensor scale, ConstTensor bias,
                          {"var", var}})
     d.requireChannels(name, t);
   requireEpsilon(op, epsilon);
+  if (input.type != ElementType::F32)
+    return cuda::lowPrecisionBatchNormInference(input, scale, bias, mean, var,
+                                                output, epsilon);
   const float one = 1.0f, zero = 0.0f;
   MEMOPT_CUDNN_CHECK(
       op, cudnnBatchNormalizationForwardInference(
@@ -160,6 +169,10 @@ void batchNormBackward(ConstTensor gradOutput, ConstTensor input,
         {"grad_scale", gradScale},
         {"grad_bias", gradBias}})
     d.requireChannels(name, t);
+  if (input.type != ElementType::F32)
+    return cuda::lowPrecisionBatchNormBackward(gradOutput, input, scale,
+                                               savedMean, savedInvStd,
+                                               gradInput, gradScale, gradBias);
   const float one = 1.0f, zero = 0.0f;
   // With the saved statistics given, cuDNN does not read epsilon.
   MEMOPT_CUDNN_CHECK(
