@@ -7,13 +7,11 @@
 
 #include "memopt/Analysis/StepMemory.h"
 #include "memopt/Conversion/TGToEmitC/TGToEmitC.h"
-#include "memopt/Dialect/MBuf/IR/MBufOps.h"
 #include "memopt/Dialect/TG/IR/TGOps.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
-#include <map>
 
 using namespace mlir;
 using namespace memopt;
@@ -97,20 +95,6 @@ void StepEstimate::printDecisions(raw_ostream &os) const {
                         "bytes back, host memory {2} bytes, predicted stall "
                         "{3:f6} s\n",
                         offloadBytes, prefetchBytes, hostBytes, stallSeconds);
-}
-
-uint64_t memopt::plannedArenaBytes(ModuleOp module) {
-  std::map<uint64_t, uint64_t> arenas;
-  module.walk([&](mbuf::ArenaOp arena) {
-    if (arena.getSpace() != mbuf::MemorySpace::Device)
-      return;
-    uint64_t &bytes = arenas[arena.getIndex()];
-    bytes = std::max<uint64_t>(bytes, arena.getSize());
-  });
-  uint64_t total = 0;
-  for (auto [index, bytes] : arenas)
-    total += bytes;
-  return total;
 }
 
 uint64_t StepEstimate::predictedPeakBytes(uint64_t arenaBytes) const {

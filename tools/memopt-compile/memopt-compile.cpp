@@ -343,14 +343,17 @@ void parseOptions(int argc, char **argv, Options &options) {
     if (!policy)
       usageError("--amp: " + llvm::toString(policy.takeError()));
   }
-  // The CPU runtime has the bf16/fp16 kernels of mixed precision; the
-  // CUDA runtime does not yet.
-  if (amp && !options.planOnly && options.pipeline.target == Backend::cuda)
-    usageError("--amp=" +
-               StringRef(options.pipeline.amp == tg::AmpMode::bf16 ? "bf16"
-                                                                   : "fp16") +
-               " --target=cuda: the CUDA runtime has no bf16/fp16 kernels "
-               "yet: use --target=cpu, add --plan-only, or drop --amp");
+  // bf16 needs bf16 arithmetic on the GPU (Ampere and later); a --device
+  // profile without it (rtx2060: Turing) is a GPU the bf16 step cannot
+  // run on. fp16 runs on every CUDA GPU.
+  if (options.pipeline.amp == tg::AmpMode::bf16 &&
+      options.pipeline.target == Backend::cuda && seen.contains("device") &&
+      options.device.bf16Flops == 0)
+    usageError("--amp=bf16 --target=cuda: the --device profile '" +
+               options.device.name +
+               "' has no bf16 support (bf16 needs an Ampere or newer GPU): "
+               "use --amp=fp16, or a --device with bf16 (a100-40g, h100, "
+               "or bf16=FLOPS)");
   // --remat=optimal fits the budget by recomputing alone (or fails), so
   // tg-offload after it would find nothing to do: the flag would be silent.
   if (options.pipeline.remat == "optimal" && options.pipeline.offload != "none")
@@ -651,8 +654,6 @@ int compile(const Options &options) {
   // a fraction of a second, so --plan-only runs it too. With stages the
   // worst stage's own arena counts (each process holds one stage); their
   // lowering runs for a binary only.
-  // Mixed precision on CUDA plans only (parseOptions): it reads the arenas
-  // from the plan, as the CUDA lowering has no bf16/fp16 kernels.
   uint64_t arenaBytes = 0;
   if (!stageEstimates.empty()) {
     for (const StageEstimate &stage : stageEstimates)
@@ -665,9 +666,6 @@ int compile(const Options &options) {
             },
             ".emitc.mlir")))
       return 1;
-  } else if (options.pipeline.amp != tg::AmpMode::none &&
-             options.pipeline.target == Backend::cuda) {
-    arenaBytes = plannedArenaBytes(*module);
   } else {
     if (failed(runPhase(
             [&](OpPassManager &pm) {

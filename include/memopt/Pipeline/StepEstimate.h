@@ -70,12 +70,6 @@ struct StepEstimate {
   uint64_t predictedPeakBytes(uint64_t arenaBytes) const;
 };
 
-/// The bytes of the device arenas of a planned module (in mbuf), as the
-/// lowering sizes the program's: per arena index the largest of its
-/// functions' sizes, summed (tg-offload's pinned host arena apart). memopt-compile --plan-only reads it where the lowering
-/// does not run (mixed precision, whose kernels no backend has yet).
-uint64_t plannedArenaBytes(mlir::ModuleOp module);
-
 /// One pipeline stage of a partitioned step (tg-partition's function with
 /// `memopt.stage`), as the compile report lists it.
 struct StageEstimate {

@@ -73,8 +73,9 @@ size_t driverUsedBytes();
 /// How the step's bf16/fp16 convolutions ran (mixed precision, for the run
 /// report): "onednn-native" (the library's low-precision primitives, f32
 /// accumulation), "convert-compute-convert" (f32 copies, f32 compute,
-/// converted back), both joined by "+", or null when none ran (f32 steps;
-/// the CUDA backend, which has no low-precision kernels yet).
+/// converted back), both joined by "+", "cudnn-native" (the CUDA backend:
+/// cuDNN on bf16/f16 tensors, f32 accumulation), or null when none ran
+/// (f32 steps).
 const char *lowPrecisionConvolutions();
 
 /// Whether an optimizer update skipped a non-finite gradient (fp16 loss

@@ -20,6 +20,16 @@
 //     }
 //   }
 //
+// Under mixed precision (tg-amp) the chain's tensors are bf16 or f16: the
+// kernel takes `__nv_bfloat16` / `__half` pointers, converts each element
+// to float as it loads it and rounds the result to nearest even as it
+// stores it (the conversions of the runtime's kernels, KernelSupport.cuh),
+// so the arithmetic in between is float as above:
+//
+//       const float x0 = __bfloat162float(in0[i]);
+//       ...
+//       out[i] = __float2bfloat16_rn(v1);
+//
 //===----------------------------------------------------------------------===//
 
 #include "StepCodegen.h"
@@ -95,6 +105,27 @@ std::string expression(Operation *op, ArrayRef<std::string> x) {
       });
 }
 
+/// How the generated CUDA code stores, loads and stores elements of `type`
+/// (f32, bf16 or f16; the verifier admits float chains only).
+struct DeviceElement {
+  StringRef cppType;  // the pointer's element type
+  StringRef toFloat;  // the load conversion, empty for f32
+  StringRef fromFloat; // the store conversion, empty for f32
+
+  static DeviceElement of(Type type) {
+    Type element = cast<ShapedType>(type).getElementType();
+    if (element.isBF16())
+      return {"__nv_bfloat16", "__bfloat162float", "__float2bfloat16_rn"};
+    if (element.isF16())
+      return {"__half", "__half2float", "__float2half_rn"};
+    return {"float", "", ""};
+  }
+  /// `value` converted by `conversion` (nothing for f32).
+  static std::string apply(StringRef conversion, const std::string &value) {
+    return conversion.empty() ? value : (conversion + "(" + value + ")").str();
+  }
+};
+
 /// The source of the kernel that evaluates `op`'s body per element.
 std::string kernelSource(tg::FusedElementwiseOp op, StringRef kernel) {
   Block &body = op.getBody().front();
@@ -105,17 +136,24 @@ std::string kernelSource(tg::FusedElementwiseOp op, StringRef kernel) {
     kinds.push_back(inner.getName().stripDialect());
   os << "// tg.fused_elementwise: " << llvm::join(kinds, ", ") << "\n";
   os << "static __global__ void " << kernel << "(";
-  for (unsigned i = 0; i < body.getNumArguments(); ++i)
-    os << "const float *in" << i << ", ";
-  os << "float *out, int64_t n) {\n"
+  for (auto [i, input] : llvm::enumerate(op.getInputs()))
+    os << "const " << DeviceElement::of(input.getType()).cppType << " *in"
+       << i << ", ";
+  DeviceElement result = DeviceElement::of(op.getOutput().getType());
+  os << result.cppType << " *out, int64_t n) {\n"
      << "  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + "
         "threadIdx.x; i < n;\n"
      << "       i += static_cast<int64_t>(blockDim.x) * gridDim.x) {\n";
   DenseMap<Value, std::string> names;
   for (BlockArgument arg : body.getArguments()) {
     std::string name = "x" + std::to_string(arg.getArgNumber());
-    os << "    const float " << name << " = in" << arg.getArgNumber()
-       << "[i];\n";
+    DeviceElement element =
+        DeviceElement::of(op.getInputs()[arg.getArgNumber()].getType());
+    os << "    const float " << name << " = "
+       << DeviceElement::apply(element.toFloat,
+                               "in" + std::to_string(arg.getArgNumber()) +
+                                   "[i]")
+       << ";\n";
     names[arg] = name;
   }
   unsigned count = 0;
@@ -128,7 +166,10 @@ std::string kernelSource(tg::FusedElementwiseOp op, StringRef kernel) {
        << ";\n";
     names[inner.getResult(0)] = name;
   }
-  os << "    out[i] = " << names.lookup(op.getYielded()) << ";\n  }\n}";
+  os << "    out[i] = "
+     << DeviceElement::apply(result.fromFloat,
+                             names.lookup(op.getYielded()))
+     << ";\n  }\n}";
   return text;
 }
 
@@ -154,7 +195,21 @@ public:
                     .getNumElements();
     SmallVector<Value> views(adaptor.getInputs());
     views.push_back(output);
-    SmallVector<StringRef> data(views.size(), "{}.data");
+    // The views' data are float pointers; a bf16 / f16 tensor's address is
+    // passed as the kernel's pointer type.
+    SmallVector<std::string> data;
+    for (auto [i, input] : llvm::enumerate(op.getInputs())) {
+      StringRef type = DeviceElement::of(input.getType()).cppType;
+      data.push_back(type == "float" ? std::string("{}.data")
+                                     : ("reinterpret_cast<const " + type +
+                                        " *>({}.data)")
+                                           .str());
+    }
+    StringRef resultType = DeviceElement::of(op.getOutput().getType()).cppType;
+    data.push_back(resultType == "float"
+                       ? std::string("{}.data")
+                       : ("reinterpret_cast<" + resultType + " *>({}.data)")
+                             .str());
     std::string launch =
         kernel + "<<<memopt::rt::cuda::launchBlocks(" + std::to_string(n) +
         "), memopt::rt::cuda::kLaunchThreads, 0, "

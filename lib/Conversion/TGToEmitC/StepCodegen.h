@@ -79,13 +79,10 @@ public:
   /// Names the views of `step` in a function scope nested in `file` (the
   /// scope of the generated file, which also gets the names of the step's
   /// constant arrays and CUDA kernels) and reads their places. Emits a
-  /// diagnostic and fails on what the backend cannot run.
-  /// `lowPrecisionKernels`: the backend has bf16/f16 kernels for the ops
-  /// that mixed precision runs low (the CPU backend); without it, a
-  /// low-precision view is an error that names the op.
+  /// diagnostic and fails on what the backend cannot run (a bf16/f16 view
+  /// of an op without a low-precision kernel names the op).
   static mlir::FailureOr<StepContext> build(mlir::func::FuncOp step,
-                                            NameScope &file,
-                                            bool lowPrecisionKernels);
+                                            NameScope &file);
 
   /// The place of a view, or of the tg value a kernel reads or writes
   /// through one.

@@ -123,7 +123,9 @@ bool isLowPrecision(Type type) {
                   view.getElementType().isF16());
 }
 
-/// The ops whose CPU kernels take bf16 / f16 tensors (Kernels.h): those
+/// The ops whose kernels take bf16 / f16 tensors (Kernels.h; the CPU and
+/// the CUDA runtime both have them, and a fused elementwise chain is one
+/// generated CUDA kernel in its tensors' type): those
 /// that tg-amp's table runs low or lets follow a low operand, their
 /// gradients, and the data movement between them. The rest (losses,
 /// optimizer updates, softmax, instance norm, prelu, ...) compute in f32
@@ -146,21 +148,14 @@ bool hasLowPrecisionKernel(Operation *op) {
              tg::AvgPool2DBackwardOp, tg::ResizeOp, tg::ResizeBackwardOp,
              tg::ConcatOp, tg::SliceOp, tg::SliceBackwardOp, tg::PadOp,
              tg::ReshapeOp, tg::TransposeOp, tg::BroadcastOp,
-             tg::ReduceSumOp, tg::ReduceMeanOp>(op);
+             tg::ReduceSumOp, tg::ReduceMeanOp, tg::FusedElementwiseOp>(op);
 }
 
-/// A view of a kernel: f32, or bf16 / f16 where the backend has the op's
-/// kernel in low precision.
-LogicalResult checkKernelView(Value value, Operation *computation,
-                              bool lowPrecisionKernels) {
+/// A view of a kernel: f32, or bf16 / f16 where the backends have the
+/// op's kernel in low precision (both do: Kernels.h).
+LogicalResult checkKernelView(Value value, Operation *computation) {
   if (!isLowPrecision(value.getType()))
     return checkFloatView(value, computation->getLoc());
-  if (!lowPrecisionKernels)
-    return computation->emitError("'")
-           << computation->getName()
-           << "' on bf16/f16 tensors: this backend has no low-precision "
-              "kernels yet; compile mixed precision (--amp) with "
-              "--target=cpu";
   if (!hasLowPrecisionKernel(computation))
     return computation->emitError("'")
            << computation->getName()
@@ -176,8 +171,8 @@ LogicalResult checkKernelView(Value value, Operation *computation,
 
 } // namespace
 
-FailureOr<StepContext> StepContext::build(func::FuncOp step, NameScope &file,
-                                          bool lowPrecisionKernels) {
+FailureOr<StepContext> StepContext::build(func::FuncOp step,
+                                          NameScope &file) {
   if (!step.getBody().hasOneBlock())
     return step.emitError("the training step must have a single block");
   Block &body = step.getBody().front();
@@ -260,7 +255,7 @@ FailureOr<StepContext> StepContext::build(func::FuncOp step, NameScope &file,
       continue;
     }
     if (auto constant = dyn_cast<mbuf::ConstantOp>(op)) {
-      if (!(lowPrecisionKernels && isLowPrecision(constant.getType())) &&
+      if (!isLowPrecision(constant.getType()) &&
           failed(checkFloatView(constant, op.getLoc())))
         return failure();
       std::string base = "constant";
@@ -306,7 +301,7 @@ FailureOr<StepContext> StepContext::build(func::FuncOp step, NameScope &file,
     for (auto [result, out] :
          llvm::zip(computation->getResults(), kernel.getOuts())) {
       context.kernelViews[result] = out;
-      if (failed(checkKernelView(out, computation, lowPrecisionKernels)))
+      if (failed(checkKernelView(out, computation)))
         return failure();
       if (context.names.count(out))
         continue;

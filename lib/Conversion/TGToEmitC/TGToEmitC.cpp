@@ -107,28 +107,6 @@ LogicalResult checkEvalSignature(func::FuncOp eval, func::FuncOp step) {
             "tg-autodiff{eval-step=true} emits it)";
 }
 
-/// tg.cast has a kernel on the CPU only: the CUDA runtime's tensors are
-/// float32.
-LogicalResult checkNoCudaCast(func::FuncOp func) {
-  WalkResult walk = func.walk([](Operation *op) {
-    if (auto cast = dyn_cast<tg::CastOp>(op)) {
-      cast.emitOpError("has no CUDA kernel yet: the CUDA runtime computes in "
-                       "float32 only, so a conversion to ")
-          << cast.getType().getElementType()
-          << " cannot be lowered; build mixed precision for the CPU "
-             "(#memopt.target<cpu>, memopt-compile --target=cpu)";
-      return WalkResult::interrupt();
-    }
-    if (op->hasAttr(tg::TGDialect::kSkipNonFiniteAttrName)) {
-      op->emitOpError("skips non-finite gradients (fp16 loss scaling), "
-                      "which the CUDA runtime does not implement yet");
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return failure(walk.wasInterrupted());
-}
-
 class ConvertTGToEmitCPass
     : public memopt::impl::ConvertTGToEmitCBase<ConvertTGToEmitCPass> {
 public:
@@ -183,9 +161,6 @@ public:
     if (failed(target))
       return signalPassFailure();
     bool cuda = target->getBackend() == Backend::cuda;
-    if (cuda && (failed(checkNoCudaCast(stepFunc)) ||
-                 (evalFunc && failed(checkNoCudaCast(evalFunc)))))
-      return signalPassFailure();
     FailureOr<StepSignature> signature = StepSignature::read(stepFunc);
     if (failed(signature) ||
         (evalFunc && failed(checkEvalSignature(evalFunc, stepFunc))))
@@ -197,12 +172,12 @@ public:
                             kLearningRateName, kArgsSpecsName,
                             kResultsSpecsName, kArenasSpecsName, kProgramName})
       file.reserve(fixed);
-    FailureOr<StepContext> step = StepContext::build(stepFunc, file, !cuda);
+    FailureOr<StepContext> step = StepContext::build(stepFunc, file);
     if (failed(step))
       return signalPassFailure();
     std::optional<StepContext> eval;
     if (evalFunc) {
-      FailureOr<StepContext> built = StepContext::build(evalFunc, file, !cuda);
+      FailureOr<StepContext> built = StepContext::build(evalFunc, file);
       if (failed(built))
         return signalPassFailure();
       eval = std::move(*built);
@@ -391,7 +366,7 @@ private:
       FailureOr<StepSignature> signature =
           StepSignature::read(func, /*stage=*/true);
       FailureOr<StepContext> step =
-          StepContext::build(func, file, /*lowPrecisionKernels=*/!cuda);
+          StepContext::build(func, file);
       if (failed(signature) || failed(step))
         return failure();
       FailureOr<std::map<uint64_t, ArenaInfo>> arenas =

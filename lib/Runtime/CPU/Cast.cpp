@@ -126,11 +126,7 @@ void convertElements(const void *input, ElementType from, void *output,
 }
 
 void cast(ConstTensor input, Tensor output) {
-  requireShape("cast", "output", output.shape, input.shape);
-  // Widening cannot run in place (the result is larger); narrowing in place
-  // would read elements already overwritten by other threads.
-  require(output.data != input.data || output.type == input.type, "cast",
-          "the result must not alias the operand");
+  checkCast(input, output);
   convertElements(input.data, input.type, output.data, output.type,
                   input.numel());
 }

@@ -259,6 +259,14 @@ void gemmSizes(const char *kernel, const Dims &a, const Dims &b,
   requireShape(kernel, "output", output, Dims{m, n});
 }
 
+void checkCast(const ConstTensor &input, const Tensor &output) {
+  requireShape("cast", "output", output.shape, input.shape);
+  // Widening cannot run in place (the result is larger); narrowing in place
+  // would read elements already overwritten by other threads.
+  require(output.data != input.data || output.type == input.type, "cast",
+          "the result must not alias the operand");
+}
+
 void checkSgdUpdate(const ConstTensor &param, const ConstTensor &grad,
                     const ConstTensor &momentumBuffer, int64_t step,
                     const Tensor &newParam, const Tensor &newMomentumBuffer,

@@ -115,6 +115,10 @@ void gemmSizes(const char *kernel, const Dims &a, const Dims &b,
                const Dims &output, bool transA, bool transB, int64_t &m,
                int64_t &k, int64_t &n);
 
+/// The checks of tg.cast (Kernels.h) on both backends: one shape, and no
+/// aliasing unless the types agree.
+void checkCast(const ConstTensor &input, const Tensor &output);
+
 /// Checks the operands of an SGD / Adam update (Kernels.h).
 void checkSgdUpdate(const ConstTensor &param, const ConstTensor &grad,
                     const ConstTensor &momentumBuffer, int64_t step,

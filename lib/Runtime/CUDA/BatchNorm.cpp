@@ -7,12 +7,20 @@
 // in place, so they are first copied to the result buffers when those are
 // distinct. Inputs of rank 2 or 3 (and above 4) are viewed as N x C x S x 1.
 //
+// Mixed precision: the input, output and their gradients may be bf16 or
+// f16 (tg-amp lets batch_norm follow its input); scale, bias, the running
+// and the saved statistics and the parameter gradients stay f32. Those
+// calls are checked here and run by LowPrecisionBatchNorm.cu.
+//
 //===----------------------------------------------------------------------===//
 
 #include "memopt/Runtime/Kernels.h"
 
 #include "../CPU/Common.h"
 #include "Context.h"
+#include "LowPrecisionBatchNorm.h"
+
+#include <string>
 
 namespace memopt::rt {
 using namespace detail;
@@ -20,14 +28,19 @@ using namespace detail;
 namespace {
 
 /// The x and per-channel descriptors of one call, destroyed at scope exit.
+/// For bf16 / f16 activations only the channel count (cuDNN is not called).
 class Descriptors {
 public:
-  Descriptors(const char *op, const Dims &input) : op(op) {
+  Descriptors(const char *op, const Dims &input, ElementType type) : op(op) {
     require(input.size >= 2, op, "'input' must have rank >= 2 (N x C x ...)");
+    require(type != ElementType::I64, op,
+            "takes float tensors (f32, bf16 or f16), not i64");
     int64_t inner = 1;
     for (int i = 2; i < input.size; ++i)
       inner *= input[i];
     channels = input[1];
+    if (type != ElementType::F32)
+      return;
     MEMOPT_CUDNN_CHECK(op, cudnnCreateTensorDescriptor(&x));
     MEMOPT_CUDNN_CHECK(op, cudnnSetTensor4dDescriptor(
                                x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
@@ -39,11 +52,17 @@ public:
                                perChannel, x, CUDNN_BATCHNORM_SPATIAL));
   }
   ~Descriptors() {
+    if (!x)
+      return;
     MEMOPT_CUDNN_CHECK(op, cudnnDestroyTensorDescriptor(x));
     MEMOPT_CUDNN_CHECK(op, cudnnDestroyTensorDescriptor(perChannel));
   }
-  void requireChannels(const char *name, const Dims &shape) const {
-    requireShape(op, name, shape, Dims{channels});
+  /// A per-channel operand or result: `channels` f32 values.
+  void requireChannels(const char *name, const TensorView<const float> &t) const {
+    requireShape(op, name, t.shape, Dims{channels});
+    require(t.type == ElementType::F32, op,
+            "scale, bias and statistics must be f32 (mixed precision keeps "
+            "them in f32)");
   }
 
   const char *op;
@@ -54,6 +73,13 @@ public:
 void requireEpsilon(const char *op, double epsilon) {
   require(epsilon >= CUDNN_BN_MIN_EPSILON, op,
           "epsilon is below cuDNN's minimum CUDNN_BN_MIN_EPSILON (1e-5)");
+}
+
+/// cuDNN reads x, y, dy and dx through one descriptor: one element type.
+void requireSameType(const char *op, const char *name, ConstTensor t,
+                     ConstTensor input) {
+  if (t.type != input.type)
+    fatal(op, std::string(name) + " must have the input's element type");
 }
 
 void copyIfDistinct(const char *op, Tensor to, ConstTensor from) {
@@ -70,18 +96,27 @@ void batchNorm(ConstTensor input, ConstTensor scale, ConstTensor bias,
                Tensor newRunningMean, Tensor newRunningVar, Tensor savedMean,
                Tensor savedInvStd, double epsilon, double momentum) {
   const char *op = "batch_norm";
-  Descriptors d(op, input.shape);
+  Descriptors d(op, input.shape, input.type);
   requireShape(op, "output", output.shape, input.shape);
-  for (auto [name, shape] :
-       {std::pair{"scale", scale.shape}, {"bias", bias.shape},
-        {"running_mean", runningMean.shape}, {"running_var", runningVar.shape},
-        {"new_running_mean", newRunningMean.shape},
-        {"new_running_var", newRunningVar.shape},
-        {"saved_mean", savedMean.shape}, {"saved_inv_std", savedInvStd.shape}})
-    d.requireChannels(name, shape);
+  requireSameType(op, "output", output, input);
+  for (auto [name, t] :
+       {std::pair<const char *, ConstTensor>{"scale", scale},
+        {"bias", bias},
+        {"running_mean", runningMean},
+        {"running_var", runningVar},
+        {"new_running_mean", newRunningMean},
+        {"new_running_var", newRunningVar},
+        {"saved_mean", savedMean},
+        {"saved_inv_std", savedInvStd}})
+    d.requireChannels(name, t);
   require(input.numel() > input.dim(1), op,
           "one value per channel: the unbiased variance is undefined");
   requireEpsilon(op, epsilon);
+  if (input.type != ElementType::F32)
+    return cuda::lowPrecisionBatchNorm(input, scale, bias, runningMean,
+                                       runningVar, output, newRunningMean,
+                                       newRunningVar, savedMean, savedInvStd,
+                                       epsilon, momentum);
   copyIfDistinct(op, newRunningMean, runningMean);
   copyIfDistinct(op, newRunningVar, runningVar);
   const float one = 1.0f, zero = 0.0f;
@@ -97,13 +132,18 @@ void batchNormInference(ConstTensor input, ConstTensor scale, ConstTensor bias,
                         ConstTensor mean, ConstTensor var, Tensor output,
                         double epsilon) {
   const char *op = "batch_norm_inference";
-  Descriptors d(op, input.shape);
+  Descriptors d(op, input.shape, input.type);
   requireShape(op, "output", output.shape, input.shape);
-  for (auto [name, shape] :
-       {std::pair{"scale", scale.shape}, {"bias", bias.shape},
-        {"mean", mean.shape}, {"var", var.shape}})
-    d.requireChannels(name, shape);
+  requireSameType(op, "output", output, input);
+  for (auto [name, t] : {std::pair<const char *, ConstTensor>{"scale", scale},
+                         {"bias", bias},
+                         {"mean", mean},
+                         {"var", var}})
+    d.requireChannels(name, t);
   requireEpsilon(op, epsilon);
+  if (input.type != ElementType::F32)
+    return cuda::lowPrecisionBatchNormInference(input, scale, bias, mean, var,
+                                                output, epsilon);
   const float one = 1.0f, zero = 0.0f;
   MEMOPT_CUDNN_CHECK(
       op, cudnnBatchNormalizationForwardInference(
@@ -117,14 +157,22 @@ void batchNormBackward(ConstTensor gradOutput, ConstTensor input,
                        ConstTensor savedInvStd, Tensor gradInput,
                        Tensor gradScale, Tensor gradBias) {
   const char *op = "batch_norm_backward";
-  Descriptors d(op, input.shape);
+  Descriptors d(op, input.shape, input.type);
   requireShape(op, "grad_output", gradOutput.shape, input.shape);
   requireShape(op, "grad_input", gradInput.shape, input.shape);
-  for (auto [name, shape] :
-       {std::pair{"scale", scale.shape}, {"saved_mean", savedMean.shape},
-        {"saved_inv_std", savedInvStd.shape}, {"grad_scale", gradScale.shape},
-        {"grad_bias", gradBias.shape}})
-    d.requireChannels(name, shape);
+  requireSameType(op, "grad_output", gradOutput, input);
+  requireSameType(op, "grad_input", gradInput, input);
+  for (auto [name, t] :
+       {std::pair<const char *, ConstTensor>{"scale", scale},
+        {"saved_mean", savedMean},
+        {"saved_inv_std", savedInvStd},
+        {"grad_scale", gradScale},
+        {"grad_bias", gradBias}})
+    d.requireChannels(name, t);
+  if (input.type != ElementType::F32)
+    return cuda::lowPrecisionBatchNormBackward(gradOutput, input, scale,
+                                               savedMean, savedInvStd,
+                                               gradInput, gradScale, gradBias);
   const float one = 1.0f, zero = 0.0f;
   // With the saved statistics given, cuDNN does not read epsilon.
   MEMOPT_CUDNN_CHECK(

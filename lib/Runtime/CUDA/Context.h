@@ -42,6 +42,16 @@ cublasHandle_t cublas();
 /// matrix products: only when the environment sets MEMOPT_ALLOW_TF32=1.
 bool allowTf32();
 
+/// Whether an update of fp16 loss scaling (`...SkipNonFinite`) skipped a
+/// non-finite gradient since the last call; waits for the stream.
+bool takeSkippedUpdate();
+
+/// Records that a convolution ran on bf16 / f16 tensors (cuDNN's own
+/// kernels in that type); lowPrecisionConvolutions() reports it.
+void noteLowPrecisionConvolution();
+/// "cudnn-native" once a bf16 / f16 convolution ran, null before.
+const char *lowPrecisionConvolutions();
+
 } // namespace memopt::rt::cuda
 
 #endif // MEMOPT_LIB_RUNTIME_CUDA_CONTEXT_H

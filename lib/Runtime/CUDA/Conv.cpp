@@ -22,6 +22,14 @@
 // and the shapes, and every call runs in a fixed order, so runs are
 // reproducible.
 //
+//
+// Mixed precision: a convolution's tensors share one element type (f32,
+// or bf16 / f16 under tg-amp); cuDNN runs it on that type with float
+// accumulation (the convolution descriptor's compute type is always
+// CUDNN_DATA_FLOAT), with tensor-op math for bf16 / f16, which is
+// deterministic for the deterministic algorithms chosen above. The
+// planned workspace and a band's staged rows are sized in the same element
+// type (ConvWorkspace.h), as the compiler sized the workspace.
 //===----------------------------------------------------------------------===//
 
 #include "memopt/Runtime/CUDA/ConvBands.h"
@@ -35,6 +43,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -76,6 +85,8 @@ const char *kernelName(ConvKind kind) {
 /// the weight, the transposed op's input).
 struct ConvConfig {
   ConvKind kind;
+  /// The element type of x, w and y.
+  ElementType type;
   Dims x, w, y;
   Hw strides, dilations;
   Pads pads;
@@ -90,11 +101,12 @@ struct ConvConfig {
   /// rows (before cuDNN's workspace); 0 without.
   int64_t scratchBytes;
 
-  using Key = std::array<int64_t, 27>;
+  using Key = std::array<int64_t, 28>;
   Key key() const {
     Key k{};
     size_t n = 0;
     k[n++] = static_cast<int64_t>(kind);
+    k[n++] = static_cast<int64_t>(type);
     k[n++] = groups;
     k[n++] = yChannels;
     k[n++] = xRows;
@@ -140,6 +152,10 @@ struct ConvCall {
   /// The least workspace a deterministic algorithm needs (SIZE_MAX: none
   /// is deterministic); for the error message when nothing fits.
   size_t smallestBytes = SIZE_MAX;
+  /// Whether cuDNN offered any algorithm for these descriptors (none: the
+  /// configuration, e.g. bf16 tensors on a GPU without bf16, is not
+  /// supported at all).
+  bool anySupported = false;
   /// Where cuDNN's workspace starts: after a band's staged rows.
   size_t scratchBytes = 0;
 };
@@ -169,11 +185,26 @@ struct ConvPlan {
   std::vector<ConvBand> bands;
 };
 
-cudnnTensorDescriptor_t tensorDescriptor(const char *op, const Dims &d) {
+cudnnDataType_t cudnnType(const char *op, ElementType type) {
+  switch (type) {
+  case ElementType::F32:
+    return CUDNN_DATA_FLOAT;
+  case ElementType::BF16:
+    return CUDNN_DATA_BFLOAT16;
+  case ElementType::F16:
+    return CUDNN_DATA_HALF;
+  case ElementType::I64:
+    break;
+  }
+  fatal(op, "takes float tensors (f32, bf16 or f16), not i64");
+}
+
+cudnnTensorDescriptor_t tensorDescriptor(const char *op, const Dims &d,
+                                         ElementType type) {
   cudnnTensorDescriptor_t desc = nullptr;
   MEMOPT_CUDNN_CHECK(op, cudnnCreateTensorDescriptor(&desc));
   MEMOPT_CUDNN_CHECK(op, cudnnSetTensor4dDescriptor(
-                             desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
+                             desc, CUDNN_TENSOR_NCHW, cudnnType(op, type),
                              static_cast<int>(d[0]), static_cast<int>(d[1]),
                              static_cast<int>(d[2]), static_cast<int>(d[3])));
   return desc;
@@ -184,15 +215,16 @@ cudnnTensorDescriptor_t tensorDescriptor(const char *op, const Dims &d) {
 /// larger tensor).
 cudnnTensorDescriptor_t stridedTensorDescriptor(const char *op, const Dims &d,
                                                 int64_t channels,
-                                                int64_t rows) {
+                                                int64_t rows,
+                                                ElementType type) {
   if (channels == d[1] && rows == d[2])
-    return tensorDescriptor(op, d);
+    return tensorDescriptor(op, d, type);
   cudnnTensorDescriptor_t desc = nullptr;
   MEMOPT_CUDNN_CHECK(op, cudnnCreateTensorDescriptor(&desc));
   int64_t plane = rows * d[3];
   MEMOPT_CUDNN_CHECK(
       op, cudnnSetTensor4dDescriptorEx(
-              desc, CUDNN_DATA_FLOAT, static_cast<int>(d[0]),
+              desc, cudnnType(op, type), static_cast<int>(d[0]),
               static_cast<int>(d[1]), static_cast<int>(d[2]),
               static_cast<int>(d[3]), static_cast<int>(channels * plane),
               static_cast<int>(plane), static_cast<int>(d[3]), 1));
@@ -206,8 +238,10 @@ template <typename Perf, typename ExactBytes>
 void pickAlgorithm(ConvCall &call, const Perf *results, int count,
                    size_t limit, ExactBytes exactBytes) {
   for (int i = 0; i < count; ++i) {
-    if (results[i].status != CUDNN_STATUS_SUCCESS ||
-        results[i].determinism != CUDNN_DETERMINISTIC)
+    if (results[i].status != CUDNN_STATUS_SUCCESS)
+      continue;
+    call.anySupported = true;
+    if (results[i].determinism != CUDNN_DETERMINISTIC)
       continue;
     size_t bytes = std::max(results[i].memory, exactBytes(results[i].algo));
     if (bytes <= limit) {
@@ -221,11 +255,11 @@ void pickAlgorithm(ConvCall &call, const Perf *results, int count,
 ConvCall makeCall(const ConvConfig &c, size_t limit) {
   const char *op = kernelName(c.kind);
   ConvCall plan;
-  plan.x = stridedTensorDescriptor(op, c.x, c.x[1], c.xRows);
-  plan.y = stridedTensorDescriptor(op, c.y, c.yChannels, c.yRows);
+  plan.x = stridedTensorDescriptor(op, c.x, c.x[1], c.xRows, c.type);
+  plan.y = stridedTensorDescriptor(op, c.y, c.yChannels, c.yRows, c.type);
   MEMOPT_CUDNN_CHECK(op, cudnnCreateFilterDescriptor(&plan.w));
   MEMOPT_CUDNN_CHECK(op, cudnnSetFilter4dDescriptor(
-                             plan.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW,
+                             plan.w, cudnnType(op, c.type), CUDNN_TENSOR_NCHW,
                              static_cast<int>(c.w[0]), static_cast<int>(c.w[1]),
                              static_cast<int>(c.w[2]), static_cast<int>(c.w[3])));
   MEMOPT_CUDNN_CHECK(op, cudnnCreateConvolutionDescriptor(&plan.conv));
@@ -235,12 +269,16 @@ ConvCall makeCall(const ConvConfig &c, size_t limit) {
               static_cast<int>(c.pads[1]), static_cast<int>(c.strides[0]),
               static_cast<int>(c.strides[1]), static_cast<int>(c.dilations[0]),
               static_cast<int>(c.dilations[1]), CUDNN_CROSS_CORRELATION,
+              // Float accumulation for every storage type.
               CUDNN_DATA_FLOAT));
   MEMOPT_CUDNN_CHECK(op, cudnnSetConvolutionGroupCount(
                              plan.conv, static_cast<int>(c.groups)));
-  // FMA math keeps float convolutions in full precision (no TF32).
+  // FMA math keeps float convolutions in full precision (no TF32); bf16 /
+  // f16 tensors use the tensor cores, which take them as they are.
   MEMOPT_CUDNN_CHECK(op, cudnnSetConvolutionMathType(
-                             plan.conv, cuda::allowTf32()
+                             plan.conv, c.type != ElementType::F32
+                                            ? CUDNN_TENSOR_OP_MATH
+                                        : cuda::allowTf32()
                                             ? CUDNN_DEFAULT_MATH
                                             : CUDNN_FMA_MATH));
   // The forward convolution of these descriptors must produce y.
@@ -380,7 +418,8 @@ ConvConfig bandConfig(const ConvConfig &slice, const ConvBand &band) {
   constexpr int64_t kAlign = 256;
   c.scratchBytes =
       band.staged
-          ? (c.x.product() * static_cast<int64_t>(sizeof(float)) + kAlign - 1) /
+          ? (c.x.product() * static_cast<int64_t>(elementBytes(c.type)) +
+             kAlign - 1) /
                 kAlign * kAlign
           : 0;
   return c;
@@ -410,7 +449,8 @@ struct ConvCache {
     require(c.pads[0] == c.pads[2] && c.pads[1] == c.pads[3], op,
             "cuDNN needs symmetric padding (top = bottom, left = right)");
     ConvPlan plan;
-    plan.workspaceLimit = cuda::convWorkspaceBytes(c.x, c.w, c.y);
+    plan.workspaceLimit =
+        cuda::convWorkspaceBytes(c.x, c.w, c.y, elementBytes(c.type));
     // Output channels are independent rows of the filter gradient; in the
     // other directions (and across groups) they are not separable this way.
     bool splitChannels =
@@ -444,6 +484,12 @@ struct ConvCache {
       ConvConfig least = sliceOf(c, 1, splitChannels ? 1 : c.y[1]);
       const ConvCall *leastCall =
           bandCall(least, 1, bandOf(c, cuda::bandAt(rows, 1, 0)));
+      if (leastCall && !leastCall->anySupported && c.type != ElementType::F32)
+        fatal(op, std::string("cuDNN has no algorithm for this convolution "
+                              "on ") +
+                      (c.type == ElementType::BF16 ? "bf16" : "f16") +
+                      " tensors on this GPU (bf16 needs compute capability "
+                      "8.0 or later): recompile with another --amp");
       fatal(op,
             "no deterministic cuDNN algorithm fits the planned workspace of " +
                 std::to_string(plan.workspaceLimit) + " bytes, even for " +
@@ -494,8 +540,8 @@ ConvCache &convCache() {
 /// Runs the convolution of `config`: `in` is read, `out` written. Forward:
 /// in = x, out = y. Data: in = dy, out = dx. Filter: in = dy, out = dw,
 /// with `x` the forward input.
-void run(const ConvConfig &config, const float *x, const float *w,
-         const float *dy, float *out, void *workspace) {
+void run(const ConvConfig &config, const void *xData, const void *w,
+         const void *dyData, void *outData, void *workspace) {
   const char *op = kernelName(config.kind);
   ConvCache &cache = convCache();
   const ConvPlan &plan = [&]() -> const ConvPlan & {
@@ -504,6 +550,25 @@ void run(const ConvConfig &config, const float *x, const float *w,
   }();
   require(workspace || plan.workspaceLimit == 0, op,
           "the plan gave no workspace");
+  if (config.type != ElementType::F32)
+    cuda::noteLowPrecisionConvolution();
+  // The tensors as bytes (2 per bf16 / f16 element, 4 per f32): the
+  // element offsets below are scaled by `bytes`.
+  const size_t bytes = elementBytes(config.type);
+  auto byteData = [&](const void *p) {
+    return static_cast<char *>(const_cast<void *>(p));
+  };
+  struct Elements {
+    char *base;
+    size_t bytes;
+    char *operator+(int64_t offset) const {
+      return base + offset * static_cast<int64_t>(bytes);
+    }
+    explicit operator bool() const { return base != nullptr; }
+  };
+  const Elements x{byteData(xData), bytes}, dy{byteData(dyData), bytes},
+      out{byteData(outData), bytes};
+  // Scaling factors are float for float, half and bf16 data.
   const float one = 1.0f, zero = 0.0f;
   cudnnHandle_t handle = cuda::cudnn();
   // Element offsets of sample n0, output channel k0, filter row k0 and
@@ -516,17 +581,13 @@ void run(const ConvConfig &config, const float *x, const float *w,
   const int64_t batch = config.x[0], channels = config.y[1];
   // The planes (samples x channels) of x or dx from sample n0 on, and a
   // band's rows of them staged in the workspace.
-  auto xPlanes = [&](const float *data, int64_t n0, int64_t n) {
-    return cuda::Planes{const_cast<float *>(data) + n0 * xSample,
-                        n * config.x[1],
-                        config.x[2],
-                        0,
-                        config.x[3],
-                        sizeof(float)};
+  auto xPlanes = [&](const Elements &data, int64_t n0, int64_t n) {
+    return cuda::Planes{data + n0 * xSample, n * config.x[1], config.x[2], 0,
+                        config.x[3],         bytes};
   };
   auto staged = [&](const ConvBand &band, int64_t n) {
     return cuda::Planes{workspace,         n * config.x[1], band.inputs.size(),
-                        band.inputs.begin, config.x[3],     sizeof(float)};
+                        band.inputs.begin, config.x[3],     bytes};
   };
   for (int64_t n0 = 0; n0 < batch; n0 += plan.slices.batch) {
     int64_t n = std::min(plan.slices.batch, batch - n0);
@@ -535,16 +596,16 @@ void run(const ConvConfig &config, const float *x, const float *w,
       // Forward and filter gradient: the rows of x the band reads, in
       // place or staged with zero padding rows (before any call of the
       // band: its channel slices share them).
-      const float *xBand = x ? x + n0 * xSample : nullptr;
+      const char *xBand = x ? x + n0 * xSample : nullptr;
       if (x && band.staged) {
         cuda::Planes from = xPlanes(x, n0, n), to = staged(band, n);
         cuda::RowRange inside = band.inputs.intersect({0, config.x[2]});
         cuda::copyRows(op, from, to, inside);
         cuda::zeroRows(op, to, {band.inputs.begin, inside.begin});
         cuda::zeroRows(op, to, {inside.end, band.inputs.end});
-        xBand = static_cast<const float *>(workspace);
+        xBand = static_cast<const char *>(workspace);
       } else if (x && plan.banded) {
-        xBand += band.inputs.begin * config.x[3];
+        xBand += band.inputs.begin * config.x[3] * static_cast<int64_t>(bytes);
       }
       for (int64_t k0 = 0; k0 < channels; k0 += plan.slices.channels) {
         int64_t k = std::min(plan.slices.channels, channels - k0);
@@ -558,8 +619,8 @@ void run(const ConvConfig &config, const float *x, const float *w,
         void *cudnnWorkspace =
             static_cast<char *>(workspace) + call->scratchBytes;
         size_t cudnnBytes = plan.workspaceLimit - call->scratchBytes;
-        const float *dyBand =
-            dy ? dy + n0 * ySample + band.outputs.begin * yRow : nullptr;
+        const char *dyBand =
+            dy ? dy + (n0 * ySample + band.outputs.begin * yRow) : nullptr;
         switch (config.direction()) {
         case ConvConfig::Direction::Forward:
           MEMOPT_CUDNN_CHECK(
@@ -567,13 +628,13 @@ void run(const ConvConfig &config, const float *x, const float *w,
                       handle, &one, call->x, xBand, call->w, w, call->conv,
                       static_cast<cudnnConvolutionFwdAlgo_t>(algo),
                       cudnnWorkspace, cudnnBytes, &zero, call->y,
-                      out + n0 * ySample + band.outputs.begin * yRow));
+                      out + (n0 * ySample + band.outputs.begin * yRow)));
           break;
         case ConvConfig::Direction::Data: {
           // A band computes its halo too, in the workspace, and keeps its
           // own rows (those no output reads are zero).
-          float *dx = band.staged ? static_cast<float *>(workspace)
-                                  : out + n0 * xSample;
+          char *dx = band.staged ? static_cast<char *>(workspace)
+                                 : out + n0 * xSample;
           MEMOPT_CUDNN_CHECK(
               op, cudnnConvolutionBackwardData(
                       handle, &one, call->w, w, call->y, dyBand, call->conv,
@@ -594,7 +655,8 @@ void run(const ConvConfig &config, const float *x, const float *w,
           MEMOPT_CUDNN_CHECK(
               op,
               cudnnConvolutionBackwardFilter(
-                  handle, &one, call->x, xBand, call->y, dyBand + k0 * yChannel,
+                  handle, &one, call->x, xBand, call->y,
+                  dyBand + k0 * yChannel * static_cast<int64_t>(bytes),
                   call->conv,
                   static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo),
                   cudnnWorkspace, cudnnBytes, n0 == 0 && b == 0 ? &zero : &one,
@@ -609,9 +671,18 @@ void run(const ConvConfig &config, const float *x, const float *w,
 /// output += bias, broadcast over N, H and W.
 void addBias(const char *op, ConstTensor bias, Tensor output) {
   requireShape(op, "bias", bias.shape, Dims{output.dim(1)});
+  if (output.type != ElementType::F32) {
+    // bf16 / f16 (mixed precision): the runtime's broadcasting add, which
+    // rounds the float sum once, as cudnnAddTensor does for float (whose
+    // bf16 support cuDNN does not document).
+    ConstTensor perChannel(bias.data, Dims{1, output.dim(1), 1, 1}, bias.type);
+    add(output, perChannel, output);
+    return;
+  }
   cudnnTensorDescriptor_t biasDesc =
-      tensorDescriptor(op, Dims{1, output.dim(1), 1, 1});
-  cudnnTensorDescriptor_t outDesc = tensorDescriptor(op, output.shape);
+      tensorDescriptor(op, Dims{1, output.dim(1), 1, 1}, bias.type);
+  cudnnTensorDescriptor_t outDesc =
+      tensorDescriptor(op, output.shape, output.type);
   const float one = 1.0f;
   MEMOPT_CUDNN_CHECK(op, cudnnAddTensor(cuda::cudnn(), &one, biasDesc,
                                         bias.data, &one, outDesc,
@@ -620,24 +691,44 @@ void addBias(const char *op, ConstTensor bias, Tensor output) {
   MEMOPT_CUDNN_CHECK(op, cudnnDestroyTensorDescriptor(outDesc));
 }
 
-ConvConfig forwardConfig(ConvKind kind, const Dims &x, const Dims &w,
-                         const Dims &y, Hw strides, Pads pads, Hw dilations,
-                         int64_t groups) {
-  return {kind, x, w, y, strides, dilations, pads, groups, y[1], x[2], y[2], 0};
+/// The configuration of a convolution kernel whose three tensors are
+/// `x`, `w`, `y` (as ConvConfig names them): they must share one element
+/// type, the one cuDNN runs on.
+ConvConfig forwardConfig(ConvKind kind, const ConstTensor &x,
+                         const ConstTensor &w, const ConstTensor &y,
+                         Hw strides, Pads pads, Hw dilations, int64_t groups) {
+  require(x.type == w.type && w.type == y.type, kernelName(kind),
+          "the input, weight and output must share one element type "
+          "(f32, bf16 or f16)");
+  return {kind,    x.type,    x.shape, w.shape, y.shape,
+          strides, dilations, pads,    groups,  y.shape[1],
+          x.shape[2], y.shape[2], 0};
 }
+
+std::atomic<bool> lowPrecisionRan{false};
 
 } // namespace
 
+void cuda::noteLowPrecisionConvolution() {
+  lowPrecisionRan.store(true, std::memory_order_relaxed);
+}
+
+const char *cuda::lowPrecisionConvolutions() {
+  return lowPrecisionRan.load(std::memory_order_relaxed) ? "cudnn-native"
+                                                         : nullptr;
+}
+
 size_t conv2dWorkspaceBytes(const Dims &input, const Dims &weight, bool,
-                            const Dims &output, Hw, Pads, Hw, int64_t) {
-  return cuda::convWorkspaceBytes(input, weight, output);
+                            const Dims &output, Hw, Pads, Hw, int64_t,
+                            ElementType type) {
+  return cuda::convWorkspaceBytes(input, weight, output, elementBytes(type));
 }
 
 void conv2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
             Tensor output, Hw strides, Pads pads, Hw dilations, int64_t groups,
             void *workspace) {
-  run(forwardConfig(ConvKind::Forward, input.shape, weight.shape, output.shape,
-                    strides, pads, dilations, groups),
+  run(forwardConfig(ConvKind::Forward, input, weight, output, strides, pads,
+                    dilations, groups),
       input.data, weight.data, nullptr, output.data, workspace);
   if (bias.present())
     addBias("conv2d", bias, output);
@@ -646,37 +737,39 @@ void conv2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
 size_t conv2dBackwardDataWorkspaceBytes(const Dims &gradOutput,
                                         const Dims &weight,
                                         const Dims &gradInput, Hw, Pads, Hw,
-                                        int64_t) {
-  return cuda::convWorkspaceBytes(gradInput, weight, gradOutput);
+                                        int64_t, ElementType type) {
+  return cuda::convWorkspaceBytes(gradInput, weight, gradOutput,
+                                  elementBytes(type));
 }
 
 void conv2dBackwardData(ConstTensor gradOutput, ConstTensor weight,
                         Tensor gradInput, Hw strides, Pads pads, Hw dilations,
                         int64_t groups, void *workspace) {
-  run(forwardConfig(ConvKind::BackwardData, gradInput.shape, weight.shape,
-                    gradOutput.shape, strides, pads, dilations, groups),
+  run(forwardConfig(ConvKind::BackwardData, gradInput, weight, gradOutput,
+                    strides, pads, dilations, groups),
       nullptr, weight.data, gradOutput.data, gradInput.data, workspace);
 }
 
 size_t conv2dBackwardFilterWorkspaceBytes(const Dims &gradOutput,
                                           const Dims &input,
                                           const Dims &gradWeight, Hw, Pads, Hw,
-                                          int64_t) {
-  return cuda::convWorkspaceBytes(input, gradWeight, gradOutput);
+                                          int64_t, ElementType type) {
+  return cuda::convWorkspaceBytes(input, gradWeight, gradOutput,
+                                  elementBytes(type));
 }
 
 void conv2dBackwardFilter(ConstTensor gradOutput, ConstTensor input,
                           Tensor gradWeight, Hw strides, Pads pads,
                           Hw dilations, int64_t groups, void *workspace) {
-  run(forwardConfig(ConvKind::BackwardFilter, input.shape, gradWeight.shape,
-                    gradOutput.shape, strides, pads, dilations, groups),
+  run(forwardConfig(ConvKind::BackwardFilter, input, gradWeight, gradOutput,
+                    strides, pads, dilations, groups),
       input.data, nullptr, gradOutput.data, gradWeight.data, workspace);
 }
 
 size_t convTranspose2dWorkspaceBytes(const Dims &input, const Dims &weight,
                                      bool, const Dims &output, Hw, Pads, Hw,
-                                     Hw, int64_t) {
-  return cuda::convWorkspaceBytes(output, weight, input);
+                                     Hw, int64_t, ElementType type) {
+  return cuda::convWorkspaceBytes(output, weight, input, elementBytes(type));
 }
 
 void convTranspose2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
@@ -685,8 +778,8 @@ void convTranspose2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
   // The output padding only enlarges `output`, which the descriptors take
   // from its shape.
   (void)outputPadding;
-  run(forwardConfig(ConvKind::TransposedForward, output.shape, weight.shape,
-                    input.shape, strides, pads, dilations, groups),
+  run(forwardConfig(ConvKind::TransposedForward, output, weight, input,
+                    strides, pads, dilations, groups),
       nullptr, weight.data, input.data, output.data, workspace);
   if (bias.present())
     addBias("conv_transpose2d", bias, output);
@@ -694,8 +787,9 @@ void convTranspose2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
 
 size_t convTranspose2dBackwardFilterWorkspaceBytes(
     const Dims &gradOutput, const Dims &input, const Dims &gradWeight, Hw,
-    Pads, Hw, Hw, int64_t) {
-  return cuda::convWorkspaceBytes(gradOutput, gradWeight, input);
+    Pads, Hw, Hw, int64_t, ElementType type) {
+  return cuda::convWorkspaceBytes(gradOutput, gradWeight, input,
+                                  elementBytes(type));
 }
 
 void convTranspose2dBackwardFilter(ConstTensor gradOutput, ConstTensor input,
@@ -703,9 +797,8 @@ void convTranspose2dBackwardFilter(ConstTensor gradOutput, ConstTensor input,
                                    Hw dilations, Hw outputPadding,
                                    int64_t groups, void *workspace) {
   (void)outputPadding;
-  run(forwardConfig(ConvKind::TransposedBackwardFilter, gradOutput.shape,
-                    gradWeight.shape, input.shape, strides, pads, dilations,
-                    groups),
+  run(forwardConfig(ConvKind::TransposedBackwardFilter, gradOutput, gradWeight,
+                    input, strides, pads, dilations, groups),
       gradOutput.data, nullptr, input.data, gradWeight.data, workspace);
 }
 

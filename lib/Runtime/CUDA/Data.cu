@@ -9,6 +9,10 @@
 // the CPU's order. Reductions are one block per output element with the
 // deterministic block sum (KernelSupport.cuh).
 //
+// Every kernel here reads and writes the tensors' own element type (f32,
+// or bf16 / f16 under mixed precision) through Load / Store, computing in
+// f32; the copies (concat, reshape, constant) move the elements' bytes.
+//
 //===----------------------------------------------------------------------===//
 
 #include "memopt/Runtime/Kernels.h"
@@ -40,7 +44,7 @@ struct Window {
   /// The flat index in its plane of the maximum of window (oh, ow), or -1
   /// when the window covers no input position (the CPU's rules: first
   /// maximum in row-major order, a NaN wins).
-  __device__ int64_t argmax(const float *plane, int64_t oh, int64_t ow) const {
+  __device__ int64_t argmax(cuda::Load plane, int64_t oh, int64_t ow) const {
     int64_t h0 = oh * strides[0] - pads[0];
     int64_t w0 = ow * strides[1] - pads[1];
     int64_t h1 = min(h0 + (kernel[0] - 1) * dilations[0] + 1, inH);
@@ -108,22 +112,22 @@ Window makeWindow(const char *op, const Dims &input, const Dims &output,
           {pads[0], pads[1], pads[2], pads[3]}};
 }
 
-__global__ void maxPoolKernel(const float *in, float *out, Window w) {
+__global__ void maxPoolKernel(cuda::Load in, cuda::Store out, Window w) {
   MEMOPT_GRID_LOOP(i, w.planes * w.outH * w.outW) {
     int64_t p = i / (w.outH * w.outW), o = i % (w.outH * w.outW);
-    const float *plane = in + p * w.inH * w.inW;
+    cuda::Load plane = in + p * w.inH * w.inW;
     int64_t best = w.argmax(plane, o / w.outW, o % w.outW);
-    out[i] = best < 0 ? -INFINITY : plane[best];
+    out.set(i, best < 0 ? -INFINITY : plane[best]);
   }
 }
 
-__global__ void maxPoolGradKernel(const float *dy, const float *in,
-                                  float *dx, Window w) {
+__global__ void maxPoolGradKernel(cuda::Load dy, cuda::Load in,
+                                  cuda::Store dx, Window w) {
   MEMOPT_GRID_LOOP(i, w.planes * w.inH * w.inW) {
     int64_t p = i / (w.inH * w.inW), index = i % (w.inH * w.inW);
     int64_t h = index / w.inW, x = index % w.inW;
-    const float *plane = in + p * w.inH * w.inW;
-    const float *grad = dy + p * w.outH * w.outW;
+    cuda::Load plane = in + p * w.inH * w.inW;
+    cuda::Load grad = dy + p * w.outH * w.outW;
     int64_t oh0, oh1, ow0, ow1;
     w.candidates(0, h, oh0, oh1);
     w.candidates(1, x, ow0, ow1);
@@ -132,15 +136,15 @@ __global__ void maxPoolGradKernel(const float *dy, const float *in,
       for (int64_t ow = ow0; ow <= ow1; ++ow)
         if (w.argmax(plane, oh, ow) == index)
           sum += grad[oh * w.outW + ow];
-    dx[i] = sum;
+    dx.set(i, sum);
   }
 }
 
-__global__ void avgPoolKernel(const float *in, float *out, Window w,
+__global__ void avgPoolKernel(cuda::Load in, cuda::Store out, Window w,
                               bool countIncludePad) {
   MEMOPT_GRID_LOOP(i, w.planes * w.outH * w.outW) {
     int64_t p = i / (w.outH * w.outW), o = i % (w.outH * w.outW);
-    const float *plane = in + p * w.inH * w.inW;
+    cuda::Load plane = in + p * w.inH * w.inW;
     int64_t h0, h1, w0, w1;
     double divisor;
     w.average(o / w.outW, o % w.outW, countIncludePad, h0, h1, w0, w1,
@@ -149,16 +153,16 @@ __global__ void avgPoolKernel(const float *in, float *out, Window w,
     for (int64_t h = h0; h < h1; ++h)
       for (int64_t x = w0; x < w1; ++x)
         sum += plane[h * w.inW + x];
-    out[i] = static_cast<float>(sum / divisor);
+    out.set(i, static_cast<float>(sum / divisor));
   }
 }
 
-__global__ void avgPoolGradKernel(const float *dy, float *dx, Window w,
+__global__ void avgPoolGradKernel(cuda::Load dy, cuda::Store dx, Window w,
                                   bool countIncludePad) {
   MEMOPT_GRID_LOOP(i, w.planes * w.inH * w.inW) {
     int64_t p = i / (w.inH * w.inW), index = i % (w.inH * w.inW);
     int64_t h = index / w.inW, x = index % w.inW;
-    const float *grad = dy + p * w.outH * w.outW;
+    cuda::Load grad = dy + p * w.outH * w.outW;
     int64_t oh0, oh1, ow0, ow1;
     w.candidates(0, h, oh0, oh1);
     w.candidates(1, x, ow0, ow1);
@@ -171,18 +175,18 @@ __global__ void avgPoolGradKernel(const float *dy, float *dx, Window w,
         if (h0 <= h && h < h1 && w0 <= x && x < w1)
           sum += static_cast<float>(grad[oh * w.outW + ow] / divisor);
       }
-    dx[i] = sum;
+    dx.set(i, sum);
   }
 }
 
-__global__ void planeMeanKernel(const float *in, float *out, int64_t size) {
-  const float *plane = in + blockIdx.x * size;
+__global__ void planeMeanKernel(cuda::Load in, cuda::Store out, int64_t size) {
+  cuda::Load plane = in + blockIdx.x * size;
   double sum = 0;
   for (int64_t i = threadIdx.x; i < size; i += kLaunchThreads)
     sum += plane[i];
   sum = cuda::blockSum(sum);
   if (threadIdx.x == 0)
-    out[blockIdx.x] = static_cast<float>(sum / static_cast<double>(size));
+    out.set(blockIdx.x, static_cast<float>(sum / static_cast<double>(size)));
 }
 
 //===----------------------------------------------------------------------===//
@@ -241,32 +245,33 @@ ResizeGeometry checkResize(const char *op, const Dims &input,
           {input[3], output[3], scales[1], mode, coordinateMode, nearestMode}};
 }
 
-__global__ void resizeKernel(const float *in, float *out, ResizeGeometry g) {
+__global__ void resizeKernel(cuda::Load in, cuda::Store out,
+                             ResizeGeometry g) {
   MEMOPT_GRID_LOOP(i, g.planes * g.h.out * g.w.out) {
     int64_t p = i / (g.h.out * g.w.out), o = i % (g.h.out * g.w.out);
-    const float *plane = in + p * g.h.in * g.w.in;
+    cuda::Load plane = in + p * g.h.in * g.w.in;
     detail::ResizeTaps th = g.h.taps(o / g.w.out);
     detail::ResizeTaps tw = g.w.taps(o % g.w.out);
-    const float *row0 = plane + th.index[0] * g.w.in;
-    const float *row1 = plane + th.index[1] * g.w.in;
+    cuda::Load row0 = plane + th.index[0] * g.w.in;
+    cuda::Load row1 = plane + th.index[1] * g.w.in;
     if (g.h.mode == ResizeMode::Nearest) {
-      out[i] = row0[tw.index[0]];
+      out.set(i, row0[tw.index[0]]);
       continue;
     }
     float top = tw.weight[0] * row0[tw.index[0]] +
                 tw.weight[1] * row0[tw.index[1]];
     float bottom = tw.weight[0] * row1[tw.index[0]] +
                    tw.weight[1] * row1[tw.index[1]];
-    out[i] = th.weight[0] * top + th.weight[1] * bottom;
+    out.set(i, th.weight[0] * top + th.weight[1] * bottom);
   }
 }
 
-__global__ void resizeGradKernel(const float *dy, float *dx,
+__global__ void resizeGradKernel(cuda::Load dy, cuda::Store dx,
                                  ResizeGeometry g) {
   MEMOPT_GRID_LOOP(i, g.planes * g.h.in * g.w.in) {
     int64_t p = i / (g.h.in * g.w.in), index = i % (g.h.in * g.w.in);
     int64_t h = index / g.w.in, x = index % g.w.in;
-    const float *grad = dy + p * g.h.out * g.w.out;
+    cuda::Load grad = dy + p * g.h.out * g.w.out;
     int64_t oh0, oh1, ow0, ow1;
     g.h.candidates(h, oh0, oh1);
     g.w.candidates(x, ow0, ow1);
@@ -281,7 +286,7 @@ __global__ void resizeGradKernel(const float *dy, float *dx,
           sum += wh * ww * grad[oh * g.w.out + ow];
       }
     }
-    dx[i] = sum;
+    dx.set(i, sum);
   }
 }
 
@@ -290,23 +295,23 @@ __global__ void resizeGradKernel(const float *dy, float *dx,
 //===----------------------------------------------------------------------===//
 
 /// out[i] = in[base + offset of i under `map`'s operand 0].
-__global__ void gatherKernel(const float *in, float *out, IndexMap map,
+__global__ void gatherKernel(cuda::Load in, cuda::Store out, IndexMap map,
                              int64_t base, int64_t n) {
   MEMOPT_GRID_LOOP(i, n) {
     int64_t a, b;
     map.offsets(i, a, b);
-    out[i] = in[base + a];
+    out.set(i, in[base + a]);
   }
 }
 
 /// out[base + offset of i] = in[i]: the inverse of gatherKernel, for
 /// offsets that are distinct.
-__global__ void scatterKernel(const float *in, float *out, IndexMap map,
+__global__ void scatterKernel(cuda::Load in, cuda::Store out, IndexMap map,
                               int64_t base, int64_t n) {
   MEMOPT_GRID_LOOP(i, n) {
     int64_t a, b;
     map.offsets(i, a, b);
-    out[base + a] = in[i];
+    out.set(base + a, in[i]);
   }
 }
 
@@ -314,7 +319,8 @@ void gather(const char *op, ConstTensor input, Tensor output,
             const Dims &strides, int64_t base) {
   int64_t n = output.numel();
   gatherKernel<<<launchBlocks(n), kLaunchThreads, 0, cuda::stream()>>>(
-      input.data, output.data, IndexMap(output.shape, strides), base, n);
+      cuda::load(op, input), cuda::store(op, output),
+      IndexMap(output.shape, strides), base, n);
   checkLaunch(op);
 }
 
@@ -325,7 +331,7 @@ struct PadGeometry {
   float fill;
 };
 
-__global__ void padKernel(const float *in, float *out, PadGeometry g,
+__global__ void padKernel(cuda::Load in, cuda::Store out, PadGeometry g,
                           int64_t n) {
   MEMOPT_GRID_LOOP(i, n) {
     int64_t rest = i, offset = 0;
@@ -337,12 +343,12 @@ __global__ void padKernel(const float *in, float *out, PadGeometry g,
       inside = inside && s >= 0;
       offset += s * g.stride[a];
     }
-    out[i] = inside ? in[offset] : g.fill;
+    out.set(i, inside ? in[offset] : g.fill);
   }
 }
 
 /// One block per output element: the sum (or mean) over the reduced axes.
-__global__ void reduceKernel(const float *in, float *out, IndexMap kept,
+__global__ void reduceKernel(cuda::Load in, cuda::Store out, IndexMap kept,
                              IndexMap reduced, int64_t count, bool mean) {
   int64_t base, unused;
   kept.offsets(blockIdx.x, base, unused);
@@ -354,8 +360,8 @@ __global__ void reduceKernel(const float *in, float *out, IndexMap kept,
   }
   sum = cuda::blockSum(sum);
   if (threadIdx.x == 0)
-    out[blockIdx.x] = static_cast<float>(
-        mean ? sum / static_cast<double>(count) : sum);
+    out.set(blockIdx.x, static_cast<float>(
+                            mean ? sum / static_cast<double>(count) : sum));
 }
 
 void reduce(const char *op, ConstTensor input, Tensor output, const Dims &axes,
@@ -365,7 +371,8 @@ void reduce(const char *op, ConstTensor input, Tensor output, const Dims &axes,
   require(outputs <= INT32_MAX, op, "too many output elements");
   reduceKernel<<<static_cast<unsigned>(std::max<int64_t>(outputs, 1)),
                  kLaunchThreads, 0, cuda::stream()>>>(
-      input.data, output.data, IndexMap(split.keptShape, split.keptStrides),
+      cuda::load(op, input), cuda::store(op, output),
+      IndexMap(split.keptShape, split.keptStrides),
       IndexMap(split.reducedShape, split.reducedStrides),
       split.reducedShape.product(), mean);
   checkLaunch(op);
@@ -383,7 +390,7 @@ void maxPool2d(ConstTensor input, Tensor output, Hw kernel, Hw strides,
   Window w = makeWindow("max_pool2d", input.shape, output.shape, kernel,
                         strides, pads, dilations, ceilMode);
   maxPoolKernel<<<launchBlocks(output.numel()), kLaunchThreads, 0, cuda::stream()>>>(
-      input.data, output.data, w);
+      cuda::load("max_pool2d", input), cuda::store("max_pool2d", output), w);
   checkLaunch("max_pool2d");
 }
 
@@ -395,8 +402,9 @@ void maxPool2dBackward(ConstTensor gradOutput, ConstTensor input,
                         pads, dilations, ceilMode);
   requireShape(op, "grad_input", gradInput.shape, input.shape);
   maxPoolGradKernel<<<launchBlocks(gradInput.numel()), kLaunchThreads, 0,
-                      cuda::stream()>>>(gradOutput.data, input.data,
-                                        gradInput.data, w);
+                      cuda::stream()>>>(cuda::load(op, gradOutput),
+                                        cuda::load(op, input),
+                                        cuda::store(op, gradInput), w);
   checkLaunch(op);
 }
 
@@ -405,7 +413,8 @@ void avgPool2d(ConstTensor input, Tensor output, Hw kernel, Hw strides,
   Window w = makeWindow("avg_pool2d", input.shape, output.shape, kernel,
                         strides, pads, Hw{1, 1}, ceilMode);
   avgPoolKernel<<<launchBlocks(output.numel()), kLaunchThreads, 0, cuda::stream()>>>(
-      input.data, output.data, w, countIncludePad);
+      cuda::load("avg_pool2d", input), cuda::store("avg_pool2d", output), w,
+      countIncludePad);
   checkLaunch("avg_pool2d");
 }
 
@@ -416,7 +425,8 @@ void avgPool2dBackward(ConstTensor gradOutput, Tensor gradInput, Hw kernel,
   Window w = makeWindow(op, gradInput.shape, gradOutput.shape, kernel, strides,
                         pads, Hw{1, 1}, ceilMode);
   avgPoolGradKernel<<<launchBlocks(gradInput.numel()), kLaunchThreads, 0,
-                      cuda::stream()>>>(gradOutput.data, gradInput.data, w,
+                      cuda::stream()>>>(cuda::load(op, gradOutput),
+                                        cuda::store(op, gradInput), w,
                                         countIncludePad);
   checkLaunch(op);
 }
@@ -429,7 +439,8 @@ void globalAvgPool(ConstTensor input, Tensor output) {
   int64_t planes = input.dim(0) * input.dim(1);
   require(planes >= 1 && planes <= INT32_MAX, op, "bad number of planes");
   planeMeanKernel<<<static_cast<unsigned>(planes), kLaunchThreads, 0,
-                    cuda::stream()>>>(input.data, output.data,
+                    cuda::stream()>>>(cuda::load(op, input),
+                                      cuda::store(op, output),
                                       input.dim(2) * input.dim(3));
   checkLaunch(op);
 }
@@ -440,7 +451,7 @@ void resize(ConstTensor input, Tensor output, ResizeMode mode,
   ResizeGeometry g = checkResize("resize", input.shape, output.shape, mode,
                                  coordinateMode, nearestMode, scales);
   resizeKernel<<<launchBlocks(output.numel()), kLaunchThreads, 0, cuda::stream()>>>(
-      input.data, output.data, g);
+      cuda::load("resize", input), cuda::store("resize", output), g);
   checkLaunch("resize");
 }
 
@@ -451,7 +462,8 @@ void resizeBackward(ConstTensor gradOutput, Tensor gradInput, ResizeMode mode,
   ResizeGeometry g = checkResize(op, gradInput.shape, gradOutput.shape, mode,
                                  coordinateMode, nearestMode, scales);
   resizeGradKernel<<<launchBlocks(gradInput.numel()), kLaunchThreads, 0,
-                     cuda::stream()>>>(gradOutput.data, gradInput.data, g);
+                     cuda::stream()>>>(cuda::load(op, gradOutput),
+                                       cuda::store(op, gradInput), g);
   checkLaunch(op);
 }
 
@@ -462,11 +474,14 @@ void concat(const ConstTensor *inputs, int count, Tensor output,
   int64_t outer, inner;
   concatLayout(op, inputs, count, out, axis, outer, inner);
   // Operand k fills a `block`-wide column of every one of the `outer` rows.
-  size_t row = static_cast<size_t>(out[axis] * inner) * sizeof(float);
+  const size_t element = elementBytes(output.type);
+  for (int k = 0; k < count; ++k)
+    require(inputs[k].type == output.type, op,
+            "operands and output must share one element type");
+  size_t row = static_cast<size_t>(out[axis] * inner) * element;
   size_t column = 0;
   for (int k = 0; k < count; ++k) {
-    size_t block = static_cast<size_t>(inputs[k].dim(axis) * inner) *
-                   sizeof(float);
+    size_t block = static_cast<size_t>(inputs[k].dim(axis) * inner) * element;
     MEMOPT_CUDA_CHECK(op, cudaMemcpy2DAsync(
                               reinterpret_cast<char *>(output.data) + column,
                               row, inputs[k].data, block, block,
@@ -496,7 +511,8 @@ void sliceBackward(ConstTensor gradOutput, Tensor gradInput,
   int64_t base = sliceStrides(gradInput.shape, starts, steps, strides);
   int64_t n = gradOutput.numel();
   scatterKernel<<<launchBlocks(n), kLaunchThreads, 0, cuda::stream()>>>(
-      gradOutput.data, gradInput.data, IndexMap(gradOutput.shape, strides),
+      cuda::load(op, gradOutput), cuda::store(op, gradInput),
+      IndexMap(gradOutput.shape, strides),
       base, n);
   checkLaunch(op);
 }
@@ -517,7 +533,7 @@ void pad(ConstTensor input, Tensor output, const Dims &pads, PadMode mode,
   }
   int64_t n = output.numel();
   padKernel<<<launchBlocks(n), kLaunchThreads, 0, cuda::stream()>>>(
-      input.data, output.data, g, n);
+      cuda::load(op, input), cuda::store(op, output), g, n);
   checkLaunch(op);
 }
 
@@ -530,6 +546,8 @@ void constant(const float *values, Tensor output) {
 
 void reshape(ConstTensor input, Tensor output) {
   require(input.numel() == output.numel(), "reshape", "element counts differ");
+  require(input.type == output.type, "reshape",
+          "input and output must share one element type");
   if (output.data != input.data)
     MEMOPT_CUDA_CHECK("reshape",
                       cudaMemcpyAsync(output.data, input.data, output.bytes(),

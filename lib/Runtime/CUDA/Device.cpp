@@ -119,8 +119,10 @@ size_t driverUsedBytes() {
   return total - free;
 }
 
-const char *lowPrecisionConvolutions() { return nullptr; }
+const char *lowPrecisionConvolutions() {
+  return cuda::lowPrecisionConvolutions();
+}
 
-bool takeSkippedUpdate() { return false; }
+bool takeSkippedUpdate() { return cuda::takeSkippedUpdate(); }
 
 } // namespace memopt::rt::device

@@ -30,23 +30,23 @@ namespace {
 //===----------------------------------------------------------------------===//
 
 template <typename F>
-__global__ void mapKernel(const float *in, float *out, int64_t n, F f) {
-  MEMOPT_GRID_LOOP(i, n) out[i] = f(in[i]);
+__global__ void mapKernel(cuda::Load in, cuda::Store out, int64_t n, F f) {
+  MEMOPT_GRID_LOOP(i, n) out.set(i, f(in[i]));
 }
 
 template <typename F>
-__global__ void zipKernel(const float *a, const float *b, float *out,
+__global__ void zipKernel(cuda::Load a, cuda::Load b, cuda::Store out,
                           int64_t n, F f) {
-  MEMOPT_GRID_LOOP(i, n) out[i] = f(a[i], b[i]);
+  MEMOPT_GRID_LOOP(i, n) out.set(i, f(a[i], b[i]));
 }
 
 template <typename F>
-__global__ void broadcastZipKernel(const float *a, const float *b, float *out,
+__global__ void broadcastZipKernel(cuda::Load a, cuda::Load b, cuda::Store out,
                                    IndexMap map, int64_t n, F f) {
   MEMOPT_GRID_LOOP(i, n) {
     int64_t oa, ob;
     map.offsets(i, oa, ob);
-    out[i] = f(a[oa], b[ob]);
+    out.set(i, f(a[oa], b[ob]));
   }
 }
 
@@ -54,8 +54,8 @@ template <typename F>
 void unary(const char *op, ConstTensor input, Tensor output, F f) {
   requireShape(op, "output", output.shape, input.shape);
   int64_t n = input.numel();
-  mapKernel<<<launchBlocks(n), kLaunchThreads, 0, cuda::stream()>>>(input.data,
-                                                           output.data, n, f);
+  mapKernel<<<launchBlocks(n), kLaunchThreads, 0, cuda::stream()>>>(
+      cuda::load(op, input), cuda::store(op, output), n, f);
   checkLaunch(op);
 }
 
@@ -65,8 +65,8 @@ void zip(const char *op, ConstTensor a, ConstTensor b, Tensor output, F f) {
   requireShape(op, "grad_output", a.shape, b.shape);
   requireShape(op, "grad_input", output.shape, b.shape);
   int64_t n = b.numel();
-  zipKernel<<<launchBlocks(n), kLaunchThreads, 0, cuda::stream()>>>(a.data, b.data,
-                                                           output.data, n, f);
+  zipKernel<<<launchBlocks(n), kLaunchThreads, 0, cuda::stream()>>>(
+      cuda::load(op, a), cuda::load(op, b), cuda::store(op, output), n, f);
   checkLaunch(op);
 }
 
@@ -74,14 +74,16 @@ template <typename F>
 void binary(const char *op, ConstTensor lhs, ConstTensor rhs, Tensor output,
             F f) {
   int64_t n = output.numel();
+  cuda::Load a = cuda::load(op, lhs), b = cuda::load(op, rhs);
+  cuda::Store out = cuda::store(op, output);
   if (lhs.shape == output.shape && rhs.shape == output.shape) {
     zipKernel<<<launchBlocks(n), kLaunchThreads, 0, cuda::stream()>>>(
-        lhs.data, rhs.data, output.data, n, f);
+        a, b, out, n, f);
   } else {
     IndexMap map(output.shape, broadcastStrides(op, lhs.shape, output.shape),
                  broadcastStrides(op, rhs.shape, output.shape));
     broadcastZipKernel<<<launchBlocks(n), kLaunchThreads, 0, cuda::stream()>>>(
-        lhs.data, rhs.data, output.data, map, n, f);
+        a, b, out, map, n, f);
   }
   checkLaunch(op);
 }
@@ -179,15 +181,15 @@ __host__ __device__ uint64_t splitMix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-__global__ void dropoutKernel(const float *in, float *out, float *mask,
-                              int64_t n, double ratio, float keep,
-                              uint64_t seedHash) {
+__global__ void dropoutKernel(cuda::Load in, cuda::Store out,
+                              cuda::Store mask, int64_t n, double ratio,
+                              float keep, uint64_t seedHash) {
   MEMOPT_GRID_LOOP(i, n) {
     uint64_t bits = splitMix64(seedHash ^ static_cast<uint64_t>(i));
     double u = static_cast<double>(bits >> 11) * 0x1.0p-53;
     float m = u < ratio ? 0.0f : keep;
-    mask[i] = m;
-    out[i] = in[i] * m;
+    mask.set(i, m);
+    out.set(i, in[i] * m);
   }
 }
 
@@ -278,15 +280,63 @@ void lossBackward(const char *op, ConstTensor gradLoss, ConstTensor prediction,
 // Optimizer updates
 //===----------------------------------------------------------------------===//
 
+/// Set when a gradient checked by finiteCheckKernel holds an inf or a NaN
+/// (many threads may store 1: the same value, so the result is exact);
+/// cleared before each check.
+__device__ int nonFiniteGradient;
+/// Set by every update that skipped its gradient since the host last read
+/// it (takeSkippedUpdate).
+__device__ int skippedUpdateFlag;
+
+__global__ void clearNonFiniteKernel() { nonFiniteGradient = 0; }
+
+__global__ void finiteCheckKernel(const float *grad, int64_t n) {
+  MEMOPT_GRID_LOOP(i, n) {
+    if (!isfinite(grad[i]))
+      nonFiniteGradient = 1;
+  }
+}
+
+/// For a guarded update: whether to keep the operands' values instead
+/// (the gradient checked just before holds an inf or a NaN). Thread 0
+/// records the skip for the host.
+__device__ bool skipUpdate(bool guarded) {
+  if (!guarded || !nonFiniteGradient)
+    return false;
+  if (blockIdx.x == 0 && threadIdx.x == 0)
+    skippedUpdateFlag = 1;
+  return true;
+}
+
+/// Queues the check of `grad` that the next guarded update reads.
+void checkFinite(const char *op, ConstTensor grad) {
+  clearNonFiniteKernel<<<1, 1, 0, cuda::stream()>>>();
+  checkLaunch(op);
+  int64_t n = grad.numel();
+  finiteCheckKernel<<<launchBlocks(n), kLaunchThreads, 0, cuda::stream()>>>(
+      grad.data, n);
+  checkLaunch(op);
+}
+
 struct SgdConstants {
   float wd, mu, keep, rate;
   bool decay, useMomentum, firstStep, nesterov;
+  /// Skip the update (keep the values) if the gradient checked by
+  /// checkFinite is not finite: tg.skip_nonfinite.
+  bool guarded;
 };
 
 __global__ void sgdKernel(const float *param, const float *grad,
                           const float *buffer, float *newParam,
                           float *newBuffer, int64_t n, SgdConstants c) {
+  const bool skip = skipUpdate(c.guarded);
   MEMOPT_GRID_LOOP(i, n) {
+    if (skip) {
+      newParam[i] = param[i];
+      if (c.useMomentum)
+        newBuffer[i] = buffer[i];
+      continue;
+    }
     float p = param[i];
     float g = grad[i];
     if (c.decay)
@@ -303,13 +353,21 @@ __global__ void sgdKernel(const float *param, const float *grad,
 struct AdamConstants {
   float wd, decay, w1, b2, w2, stepSize, correction2, eps;
   bool decoupled, coupledDecay;
+  bool guarded; // as SgdConstants::guarded
 };
 
 __global__ void adamKernel(const float *param, const float *grad,
                            const float *expAvg, const float *expAvgSq,
                            float *newParam, float *newExpAvg,
                            float *newExpAvgSq, int64_t n, AdamConstants c) {
+  const bool skip = skipUpdate(c.guarded);
   MEMOPT_GRID_LOOP(i, n) {
+    if (skip) {
+      newParam[i] = param[i];
+      newExpAvg[i] = expAvg[i];
+      newExpAvgSq[i] = expAvgSq[i];
+      continue;
+    }
     float p = param[i];
     float g = grad[i];
     if (c.decoupled)
@@ -387,7 +445,8 @@ void dropout(ConstTensor input, Tensor output, Tensor mask, double ratio,
   requireShape(op, "mask", mask.shape, input.shape);
   int64_t n = input.numel();
   dropoutKernel<<<launchBlocks(n), kLaunchThreads, 0, cuda::stream()>>>(
-      input.data, output.data, mask.data, n, ratio,
+      cuda::load(op, input), cuda::store(op, output), cuda::store(op, mask), n,
+      ratio,
       static_cast<float>(1.0 / (1.0 - ratio)), splitMix64(seed));
   checkLaunch(op);
 }
@@ -442,16 +501,21 @@ void bceLossBackward(ConstTensor gradLoss, ConstTensor prediction,
                gradPrediction, BinaryCrossEntropyGrad{});
 }
 
-void sgdUpdate(ConstTensor param, ConstTensor grad, ConstTensor momentumBuffer,
+namespace {
+
+void launchSgd(ConstTensor param, ConstTensor grad, ConstTensor momentumBuffer,
                int64_t step, Tensor newParam, Tensor newMomentumBuffer,
                double lr, double momentum, double dampening,
-               double weightDecay, bool nesterov) {
+               double weightDecay, bool nesterov, bool guarded) {
   checkSgdUpdate(param, grad, momentumBuffer, step, newParam,
                  newMomentumBuffer, lr, momentum, dampening, weightDecay,
                  nesterov);
+  if (guarded)
+    checkFinite("sgd_update", grad);
   SgdConstants c{static_cast<float>(weightDecay), static_cast<float>(momentum),
                  static_cast<float>(1 - dampening), static_cast<float>(-lr),
-                 weightDecay != 0, momentum != 0, step == 1, nesterov};
+                 weightDecay != 0, momentum != 0, step == 1, nesterov,
+                 guarded};
   int64_t n = param.numel();
   sgdKernel<<<launchBlocks(n), kLaunchThreads, 0, cuda::stream()>>>(
       param.data, grad.data, momentumBuffer.data, newParam.data,
@@ -459,12 +523,15 @@ void sgdUpdate(ConstTensor param, ConstTensor grad, ConstTensor momentumBuffer,
   checkLaunch("sgd_update");
 }
 
-void adamUpdate(ConstTensor param, ConstTensor grad, ConstTensor expAvg,
+void launchAdam(ConstTensor param, ConstTensor grad, ConstTensor expAvg,
                 ConstTensor expAvgSq, int64_t step, Tensor newParam,
                 Tensor newExpAvg, Tensor newExpAvgSq, double lr, double beta1,
-                double beta2, double eps, double weightDecay, bool decoupled) {
+                double beta2, double eps, double weightDecay, bool decoupled,
+                bool guarded) {
   checkAdamUpdate(param, grad, expAvg, expAvgSq, step, newParam, newExpAvg,
                   newExpAvgSq, lr, beta1, beta2, eps, weightDecay);
+  if (guarded)
+    checkFinite("adam_update", grad);
   const double t = static_cast<double>(step);
   AdamConstants c{static_cast<float>(weightDecay),
                   static_cast<float>(1 - lr * weightDecay),
@@ -475,12 +542,74 @@ void adamUpdate(ConstTensor param, ConstTensor grad, ConstTensor expAvg,
                   static_cast<float>(std::sqrt(1 - std::pow(beta2, t))),
                   static_cast<float>(eps),
                   decoupled,
-                  weightDecay != 0};
+                  weightDecay != 0,
+                  guarded};
   int64_t n = param.numel();
   adamKernel<<<launchBlocks(n), kLaunchThreads, 0, cuda::stream()>>>(
       param.data, grad.data, expAvg.data, expAvgSq.data, newParam.data,
       newExpAvg.data, newExpAvgSq.data, n, c);
   checkLaunch("adam_update");
+}
+
+} // namespace
+
+void sgdUpdate(ConstTensor param, ConstTensor grad, ConstTensor momentumBuffer,
+               int64_t step, Tensor newParam, Tensor newMomentumBuffer,
+               double lr, double momentum, double dampening,
+               double weightDecay, bool nesterov) {
+  launchSgd(param, grad, momentumBuffer, step, newParam, newMomentumBuffer, lr,
+            momentum, dampening, weightDecay, nesterov, /*guarded=*/false);
+}
+
+void adamUpdate(ConstTensor param, ConstTensor grad, ConstTensor expAvg,
+                ConstTensor expAvgSq, int64_t step, Tensor newParam,
+                Tensor newExpAvg, Tensor newExpAvgSq, double lr, double beta1,
+                double beta2, double eps, double weightDecay, bool decoupled) {
+  launchAdam(param, grad, expAvg, expAvgSq, step, newParam, newExpAvg,
+             newExpAvgSq, lr, beta1, beta2, eps, weightDecay, decoupled,
+             /*guarded=*/false);
+}
+
+// fp16 loss scaling (tg-loss-scale): the check and the decision stay on
+// the GPU, queued on the stream between the gradient and the update, so
+// the step does not wait for the host; the trainer reads the flag once
+// after the step (takeSkippedUpdate).
+void sgdUpdateSkipNonFinite(ConstTensor param, ConstTensor grad,
+                            ConstTensor momentumBuffer, int64_t step,
+                            Tensor newParam, Tensor newMomentumBuffer,
+                            double lr, double momentum, double dampening,
+                            double weightDecay, bool nesterov) {
+  launchSgd(param, grad, momentumBuffer, step, newParam, newMomentumBuffer, lr,
+            momentum, dampening, weightDecay, nesterov, /*guarded=*/true);
+}
+
+void adamUpdateSkipNonFinite(ConstTensor param, ConstTensor grad,
+                             ConstTensor expAvg, ConstTensor expAvgSq,
+                             int64_t step, Tensor newParam, Tensor newExpAvg,
+                             Tensor newExpAvgSq, double lr, double beta1,
+                             double beta2, double eps, double weightDecay,
+                             bool decoupled) {
+  launchAdam(param, grad, expAvg, expAvgSq, step, newParam, newExpAvg,
+             newExpAvgSq, lr, beta1, beta2, eps, weightDecay, decoupled,
+             /*guarded=*/true);
+}
+
+bool cuda::takeSkippedUpdate() {
+  int skipped = 0;
+  const char *op = "loss scaling";
+  MEMOPT_CUDA_CHECK(op, cudaMemcpyFromSymbolAsync(
+                            &skipped, skippedUpdateFlag, sizeof skipped, 0,
+                            cudaMemcpyDeviceToHost, cuda::stream()));
+  MEMOPT_CUDA_CHECK(op, cudaStreamSynchronize(cuda::stream()));
+  if (skipped) {
+    const int clear = 0;
+    MEMOPT_CUDA_CHECK(op, cudaMemcpyToSymbolAsync(skippedUpdateFlag, &clear,
+                                                  sizeof clear, 0,
+                                                  cudaMemcpyHostToDevice,
+                                                  cuda::stream()));
+    MEMOPT_CUDA_CHECK(op, cudaStreamSynchronize(cuda::stream()));
+  }
+  return skipped != 0;
 }
 
 } // namespace memopt::rt

@@ -32,15 +32,17 @@ namespace {
 // Activations
 //===----------------------------------------------------------------------===//
 
+// The activations run on the tensors' element type (f32, or bf16 / f16
+// under mixed precision), computing in f32 (KernelSupport.cuh).
 template <typename F>
-__global__ void mapKernel(const float *in, float *out, int64_t n, F f) {
-  MEMOPT_GRID_LOOP(i, n) out[i] = f(in[i]);
+__global__ void mapKernel(cuda::Load in, cuda::Store out, int64_t n, F f) {
+  MEMOPT_GRID_LOOP(i, n) out.set(i, f(in[i]));
 }
 
 template <typename F>
-__global__ void gradKernel(const float *dy, const float *x, float *dx,
+__global__ void gradKernel(cuda::Load dy, cuda::Load x, cuda::Store dx,
                            int64_t n, F f) {
-  MEMOPT_GRID_LOOP(i, n) dx[i] = f(dy[i], x[i]);
+  MEMOPT_GRID_LOOP(i, n) dx.set(i, f(dy[i], x[i]));
 }
 
 template <typename F>
@@ -48,7 +50,7 @@ void map(const char *kernel, ConstTensor input, Tensor output, F f) {
   requireShape(kernel, "output", output.shape, input.shape);
   int64_t n = input.numel();
   mapKernel<<<launchBlocks(n), kLaunchThreads, 0, cuda::stream()>>>(
-      input.data, output.data, n, f);
+      cuda::load(kernel, input), cuda::store(kernel, output), n, f);
   checkLaunch(kernel);
 }
 
@@ -59,7 +61,8 @@ void mapGrad(const char *kernel, ConstTensor gradOutput, ConstTensor input,
   requireShape(kernel, "grad_input", gradInput.shape, input.shape);
   int64_t n = input.numel();
   gradKernel<<<launchBlocks(n), kLaunchThreads, 0, cuda::stream()>>>(
-      gradOutput.data, input.data, gradInput.data, n, f);
+      cuda::load(kernel, gradOutput), cuda::load(kernel, input),
+      cuda::store(kernel, gradInput), n, f);
   checkLaunch(kernel);
 }
 

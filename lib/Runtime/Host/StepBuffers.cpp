@@ -101,6 +101,8 @@ void StepBuffers::uploadBatch() {
   upload(targetMirror);
 }
 
+void StepBuffers::uploadLossScale() { upload(lossScaleMirror); }
+
 void StepBuffers::downloadLoss() { download(lossMirror); }
 
 void StepBuffers::uploadPersistent() {
@@ -192,11 +194,8 @@ Status allocateStepBuffers(const Program &program, DeviceMemory &memory,
         return Status::error(std::string(program.modelName) +
                              ": the loss scale must be one rank-0 float32 "
                              "argument");
-      if (!device::hostAddressable())
-        return Status::error(std::string(program.modelName) +
-                             ": fp16 loss scaling is not supported on the " +
-                             device::name() + " backend yet");
-      buffers.lossScale = static_cast<float *>(data);
+      buffers.lossScaleMirror = mirror(buffers, data, sizeof(float));
+      buffers.lossScale = static_cast<float *>(buffers.lossScaleMirror.host);
     }
     if (!isPersistent(spec.role))
       continue;

@@ -50,7 +50,9 @@ struct StepBuffers {
   float *target = nullptr;
   int64_t *step = nullptr; // null when the program takes no step number
   int64_t *seed = nullptr; // null when the program takes no random seed
-  float *lossScale = nullptr; // null when the program has no loss scaling
+  /// Host copy of the loss scale (fp16), uploaded by uploadLossScale; null
+  /// when the program has no loss scaling.
+  float *lossScale = nullptr;
   const float *loss = nullptr;
   int64_t batchSize = 0;
   /// Whether the step reads the batch (a pipeline stage without the input
@@ -62,6 +64,8 @@ struct StepBuffers {
 
   /// Copy the batch (input and target) to the device.
   void uploadBatch();
+  /// Copy `*lossScale` to the device (the step's kernels read it there).
+  void uploadLossScale();
   /// Copy the loss of the last step to `*loss`.
   void downloadLoss();
   /// Copy the persistent tensors (weights, optimizer state) to the device,
@@ -76,7 +80,7 @@ struct StepBuffers {
     void *device;
     size_t bytes;
   };
-  Mirror inputMirror{}, targetMirror{}, lossMirror{};
+  Mirror inputMirror{}, targetMirror{}, lossMirror{}, lossScaleMirror{};
   std::vector<Mirror> persistentMirrors;
   std::vector<std::unique_ptr<unsigned char[]>> hostCopies;
   int64_t hostStep = 0;

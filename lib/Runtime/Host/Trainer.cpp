@@ -379,8 +379,10 @@ Status Trainer::runStep(int64_t step) {
     *buffers.step = scaler ? scaler->optimizerStep() : step;
   if (buffers.seed)
     *buffers.seed = stepSeed(options.seed, step);
-  if (scaler)
+  if (scaler) {
     *buffers.lossScale = static_cast<float>(scaler->scale());
+    buffers.uploadLossScale();
+  }
   if (!options.tracePath.empty())
     startKernelTrace(trace, start, step);
   program.step(buffers.args.data(), buffers.results.data(),

@@ -4,13 +4,16 @@
 // kernels in order with the runtime's: the generated training step (one
 // `__global__` kernel per fused elementwise chain) includes it. Every
 // kernel is a grid-stride loop over the elements with kLaunchThreads
-// threads per block.
+// threads per block. The bf16 and f16 types of mixed precision
+// (__nv_bfloat16, __half) come with it.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef MEMOPT_RUNTIME_CUDA_LAUNCH_H
 #define MEMOPT_RUNTIME_CUDA_LAUNCH_H
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
