@@ -39,6 +39,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RematChain.h"
 #include "RematMilp.h"
 #include "RematPlan.h"
 #include "ScheduleOrder.h"
@@ -65,6 +66,9 @@ constexpr unsigned kNone = ~0u;
 constexpr unsigned kCloneDepth = 3;
 /// Programs solved while the real arena exceeds the target.
 constexpr unsigned kMaxSolves = 5;
+/// Bins of the chain's dynamic program: its bytes are counted in units of
+/// the largest constraint / kChainBins (RematChain.h).
+constexpr unsigned kChainBins = 256;
 /// Bytes per unit of the memory rows, seconds per unit of the objective:
 /// coefficients near 1 keep CBC's tolerances meaningful.
 constexpr double kBytesUnit = 1e6, kSecondsUnit = 1e-6;
@@ -127,6 +131,17 @@ public:
   /// The least-time plan whose modelled peak is at most `budget`, or with
   /// `minimizePeak`, the least modelled peak (of those, the least time).
   Solution solve(uint64_t budget, bool minimizePeak, double seconds);
+
+  /// The units that form a nested chain, for the dynamic program
+  /// (RematChain.h): `problem`'s constraints are the most live bytes of each
+  /// family of positions (less a budget, they are what must be absent).
+  struct Chain {
+    SmallVector<unsigned> units; // program units, in chain order
+    ChainProblem problem;
+  };
+  Chain chain() const;
+  /// The candidate values of program units `units`.
+  DenseSet<Value> valuesOf(ArrayRef<unsigned> units) const;
 
 private:
   unsigned stageOf(unsigned position) const {
@@ -490,6 +505,135 @@ void Program::build(Milp &milp, SmallVectorImpl<unsigned> &unitColumns,
   }
 }
 
+Program::Chain Program::chain() const {
+  const unsigned n = units();
+  // Per unit: its last forward reader, its first later reader, and the
+  // bytes of its values that a later reader reads (those it frees).
+  SmallVector<unsigned> lastForward(n, 0), firstLater(n, kNone);
+  SmallVector<uint64_t> bytes(n, 0);
+  for (const ModelValue &v : values) {
+    if (v.unit == kNone)
+      continue;
+    lastForward[v.unit] = std::max(lastForward[v.unit], v.lastForward);
+    if (v.firstLater != kNone) {
+      firstLater[v.unit] = std::min(firstLater[v.unit], v.firstLater);
+      bytes[v.unit] += v.bytes;
+    }
+  }
+  // Nesting: the chain of the most bytes whose last forward readers come in
+  // order and first later readers in reverse order (a weighted longest
+  // decreasing subsequence, O(n^2)); the other units stay stored.
+  SmallVector<unsigned> order;
+  for (unsigned u = 0; u < n; ++u)
+    if (firstLater[u] != kNone && lastForward[u] < firstLater[u])
+      order.push_back(u);
+  llvm::sort(order, [&](unsigned a, unsigned b) {
+    return std::make_pair(lastForward[a], firstLater[b]) <
+           std::make_pair(lastForward[b], firstLater[a]);
+  });
+  SmallVector<uint64_t> best(order.size());
+  SmallVector<unsigned> previous(order.size(), kNone);
+  unsigned last = kNone;
+  for (unsigned i = 0; i < order.size(); ++i) {
+    best[i] = bytes[order[i]];
+    for (unsigned j = 0; j < i; ++j)
+      if (firstLater[order[j]] >= firstLater[order[i]] &&
+          best[j] + bytes[order[i]] > best[i]) {
+        best[i] = best[j] + bytes[order[i]];
+        previous[i] = j;
+      }
+    if (last == kNone || best[i] > best[last])
+      last = i;
+  }
+  SmallVector<unsigned> chain;
+  for (unsigned i = last; i != kNone; i = previous[i])
+    chain.push_back(order[i]);
+  std::reverse(chain.begin(), chain.end());
+
+  // A recomputed unit's clone reads its operands when its run is
+  // recreated: each must be the previous unit of the chain (recreated with
+  // it, or stored), or a stored value live anyway then. A chain unit that a
+  // later one reads (a skip connection) is stored; a unit reading a value
+  // dead by then stays stored. Until nothing changes.
+  DenseMap<unsigned, unsigned> at;
+  SmallVector<bool> linked;
+  for (bool changed = true; changed;) {
+    changed = false;
+    at.clear();
+    for (auto [k, u] : llvm::enumerate(chain))
+      at[u] = k;
+    linked.assign(chain.size(), false);
+    DenseSet<unsigned> drop;
+    for (auto [k, w] : llvm::enumerate(chain))
+      for (Operation *op : unitOps[w])
+        for (Value operand : cloneOperands(op)) {
+          auto it = modelIndex.find(operand);
+          if (it == modelIndex.end())
+            continue;
+          const ModelValue &v = values[it->second];
+          if (v.unit == w)
+            continue;
+          auto inChain = at.find(v.unit);
+          if (v.unit != kNone && inChain != at.end()) {
+            if (inChain->second + 1 == k && v.lastUse >= firstLater[w]) {
+              linked[k] = true;
+              continue;
+            }
+            if (inChain->second + 1 != k) {
+              drop.insert(v.unit);
+              continue;
+            }
+          }
+          if (v.lastUse < firstLater[w])
+            drop.insert(w);
+        }
+    if (!drop.empty()) {
+      llvm::erase_if(chain, [&](unsigned u) { return drop.contains(u); });
+      changed = true;
+    }
+  }
+
+  Chain result;
+  result.units.assign(chain.begin(), chain.end());
+  const unsigned m = chain.size();
+  for (unsigned k = 0; k < m; ++k)
+    result.problem.units.push_back(
+        {bytes[chain[k]], unitSeconds[chain[k]], linked[k]});
+  result.problem.forward.assign(m + 1, 0);
+  result.problem.backward.assign(m + 1, 0);
+  if (m == 0)
+    return result;
+  // Each position's family: before the last unit's first later reader, the
+  // units whose last forward reader precedes it are absent if recomputed
+  // (forward[a]); from there on, those of runs recreated after it
+  // (backward[b]: the units whose first later reader follows it).
+  SmallVector<unsigned> forwardAt, laterAt;
+  for (unsigned u : chain) {
+    forwardAt.push_back(lastForward[u]);
+    laterAt.push_back(firstLater[u]);
+  }
+  for (unsigned t = 0; t < live.size(); ++t) {
+    int64_t bytesAt = static_cast<int64_t>(std::max(live[t], liveAcross[t]));
+    if (t < laterAt.back()) {
+      unsigned a = llvm::lower_bound(forwardAt, t) - forwardAt.begin();
+      result.problem.forward[a] = std::max(result.problem.forward[a], bytesAt);
+    } else {
+      unsigned b = llvm::count_if(laterAt, [&](unsigned f) { return f > t; });
+      result.problem.backward[b] =
+          std::max(result.problem.backward[b], bytesAt);
+    }
+  }
+  return result;
+}
+
+DenseSet<Value> Program::valuesOf(ArrayRef<unsigned> units) const {
+  DenseSet<Value> result;
+  for (const ModelValue &v : values)
+    if (v.unit != kNone && llvm::is_contained(units, v.unit))
+      result.insert(v.value);
+  return result;
+}
+
 Program::Solution Program::solve(uint64_t budget, bool minimizePeak,
                                  double seconds) {
   Milp milp;
@@ -577,6 +721,7 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
   auto accept = [&](const Program::Solution &solution, uint64_t arena,
                     StringRef status) {
     plan.fits = true;
+    plan.solver = "milp";
     plan.recomputed = solution.recomputed;
     plan.arenaBytes = arena;
     plan.seconds = solution.seconds;
@@ -587,6 +732,53 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
     return solution.status == Milp::Status::Optimal ? "optimal"
                                                     : "time_limit";
   };
+  // The chain's dynamic program at the target, its budget lowered by the
+  // real excess likewise; the program's plan below replaces it only when faster.
+  Program::Chain chain = program.chain();
+  plan.chainUnits = chain.units.size();
+  auto chainAt = [&](uint64_t budget) {
+    ChainProblem problem = chain.problem;
+    for (std::vector<int64_t> *needs : {&problem.forward, &problem.backward})
+      for (int64_t &need : *needs)
+        need -= static_cast<int64_t>(budget);
+    ChainSolution solution = solveChain(problem, kChainBins);
+    ++plan.chainSolves;
+    SmallVector<unsigned> chosen;
+    for (auto [k, unit] : llvm::enumerate(chain.units))
+      if (solution.feasible && solution.recomputed[k])
+        chosen.push_back(unit);
+    return std::make_pair(solution, program.valuesOf(chosen));
+  };
+  auto acceptChain = [&](const ChainSolution &solution,
+                         DenseSet<Value> recomputed, uint64_t arena,
+                         uint64_t budget, StringRef status) {
+    plan.fits = true;
+    plan.recomputed = std::move(recomputed);
+    plan.arenaBytes = arena;
+    plan.milpBudgetBytes = budget;
+    plan.seconds = plan.boundSeconds = solution.seconds;
+    plan.status = status.str();
+    plan.solver = "dp";
+    plan.binBytes = solution.binBytes;
+  };
+  if (!chain.units.empty()) {
+    uint64_t budget = arenaTarget;
+    for (unsigned i = 0; i < kMaxSolves; ++i) {
+      auto [solution, recomputed] = chainAt(budget);
+      if (!solution.feasible || recomputed.empty())
+        break;
+      uint64_t arena = arenaOf(recomputed);
+      if (arena <= arenaTarget) {
+        acceptChain(solution, std::move(recomputed), arena, budget,
+                    "optimal");
+        break;
+      }
+      uint64_t excess = arena - arenaTarget;
+      if (excess >= budget)
+        break;
+      budget -= excess;
+    }
+  }
   // The program's plan: at the target, with the budget lowered by the
   // real excess until it fits.
   auto programPlan = [&]() -> bool {
@@ -595,10 +787,13 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
       // 60 % of the time at most: the rest for the least-peak program.
       Program::Solution solution =
           solve(budget, /*minimizePeak=*/false, within(0.6));
-      if (!solved(solution))
+      // Not faster than the chain's plan: the chain's stays.
+      if (!solved(solution) ||
+          (plan.fits && solution.seconds >= plan.seconds))
         return false;
       uint64_t arena = arenaOf(solution.recomputed);
-      plan.milpBudgetBytes = budget;
+      if (!plan.fits || arena <= arenaTarget)
+        plan.milpBudgetBytes = budget;
       if (arena <= arenaTarget) {
         accept(solution, arena, byStatus(solution));
         return true;
@@ -610,7 +805,7 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
     }
     return false;
   };
-  bool fromProgram = programPlan();
+  bool fromProgram = programPlan() || plan.fits;
 
   // auto's plan for the target (private clones of cheap operands where
   // the plan does not write in place): the program's model is the plain
@@ -627,6 +822,7 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
     plan.recomputed = std::move(greedy.recomputed);
     plan.arenaBytes = greedy.arenaBytes;
     plan.status = "greedy";
+    plan.solver = "auto";
     plan.privateClones = !inPlace;
     plan.seconds = greedySeconds;
     plan.boundSeconds = 0;
@@ -635,10 +831,38 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
   if (fromProgram)
     return plan;
 
-  // Out of everyone's reach so far: the least peak of the program (of
-  // equal peaks, the least time), planned for real; it proves no bound on
-  // the time. Then the least time at that peak.
+  // Out of everyone's reach so far: the chain's least peak (a bisection on
+  // its budget, to a thousandth of the plain peak), planned for real; it
+  // depends on nothing but the step, so a budget of its arena fits.
   std::optional<uint64_t> provenArena;
+  if (!chain.units.empty()) {
+    int64_t high = 0;
+    for (const std::vector<int64_t> *needs :
+         {&chain.problem.forward, &chain.problem.backward})
+      high = std::max(high, *llvm::max_element(*needs));
+    uint64_t low = 0, feasibleAt = high;
+    while (feasibleAt - low > std::max<uint64_t>(feasibleAt / 1000, 1)) {
+      uint64_t middle = low + (feasibleAt - low) / 2;
+      if (chainAt(middle).first.feasible)
+        feasibleAt = middle;
+      else
+        low = middle;
+    }
+    auto [solution, recomputed] = chainAt(feasibleAt);
+    if (solution.feasible && !recomputed.empty()) {
+      uint64_t arena = arenaOf(recomputed);
+      if (arena <= arenaTarget) {
+        acceptChain(solution, std::move(recomputed), arena, feasibleAt,
+                    "least_peak");
+        plan.boundSeconds = 0;
+        return plan;
+      }
+      provenArena = arena;
+    }
+  }
+  // Then the least peak of the program (of equal peaks, the least time),
+  // planned for real; it proves no bound on the time. Then the least time
+  // at that peak.
   Program::Solution least = solve(0, /*minimizePeak=*/true, within(0.8));
   if (solved(least) && !least.recomputed.empty()) {
     plan.milpBudgetBytes = least.peakBytes;
@@ -650,7 +874,7 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
     // Of a proven least peak, the real arena: the same program proves the
     // same plan again (one thread), so a budget of that size fits.
     if (least.status == Milp::Status::Optimal)
-      provenArena = leastArena;
+      provenArena = std::min(provenArena.value_or(leastArena), leastArena);
     // A margin of 0.1 %: CBC's tolerances would otherwise cut the
     // least-peak plan off.
     uint64_t budget = least.peakBytes + least.peakBytes / 1000;
