@@ -116,8 +116,10 @@ struct ModelValue {
 
 class Program {
 public:
+  /// The model of `function` in the order tg-schedule chooses for it
+  /// among `strategies` (all: empty).
   Program(func::FuncOp function, ArrayRef<Operation *> forward, bool inPlace,
-          const CostModel &cost);
+          const CostModel &cost, ArrayRef<std::string> strategies = {});
 
   unsigned units() const { return unitOps.size(); }
   unsigned stages() const { return stageStarts.size() + 1; }
@@ -218,9 +220,10 @@ void Program::addValue(Value value, unsigned unit) {
 }
 
 Program::Program(func::FuncOp function, ArrayRef<Operation *> forward,
-                 bool inPlace, const CostModel &cost)
+                 bool inPlace, const CostModel &cost,
+                 ArrayRef<std::string> strategies)
     : simulator(function, inPlace), forwardOps(forward.begin(), forward.end()) {
-  SmallVector<unsigned> order = chooseSchedule(simulator).order;
+  SmallVector<unsigned> order = chooseSchedule(simulator, strategies).order;
   position.resize(order.size());
   for (auto [index, op] : llvm::enumerate(simulator.ops()))
     opIndex[op.op] = index;
@@ -734,7 +737,15 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
   };
   // The chain's dynamic program at the target, its budget lowered by the
   // real excess likewise; the program's plan below replaces it only when faster.
-  Program::Chain chain = program.chain();
+  //
+  // Its model is the plain step in the better of tg-schedule's two list
+  // orders: the given order keeps every weight gradient until the updates
+  // at its end, a tail that a rewritten step whose forward peak is gone no
+  // longer takes (tg-schedule then picks a list order, updates right after
+  // their gradients).
+  Program chainProgram(function, forward, inPlace, cost,
+                       {"free-first", "frees-asap"});
+  Program::Chain chain = chainProgram.chain();
   plan.chainUnits = chain.units.size();
   auto chainAt = [&](uint64_t budget) {
     ChainProblem problem = chain.problem;
@@ -747,7 +758,7 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
     for (auto [k, unit] : llvm::enumerate(chain.units))
       if (solution.feasible && solution.recomputed[k])
         chosen.push_back(unit);
-    return std::make_pair(solution, program.valuesOf(chosen));
+    return std::make_pair(solution, chainProgram.valuesOf(chosen));
   };
   auto acceptChain = [&](const ChainSolution &solution,
                          DenseSet<Value> recomputed, uint64_t arena,
@@ -762,21 +773,29 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
     plan.binBytes = solution.binBytes;
   };
   if (!chain.units.empty()) {
-    uint64_t budget = arenaTarget;
+    uint64_t budget = arenaTarget, step = 0;
+    DenseSet<Value> previous;
     for (unsigned i = 0; i < kMaxSolves; ++i) {
       auto [solution, recomputed] = chainAt(budget);
       if (!solution.feasible || recomputed.empty())
         break;
-      uint64_t arena = arenaOf(recomputed);
-      if (arena <= arenaTarget) {
-        acceptChain(solution, std::move(recomputed), arena, budget,
-                    "optimal");
-        break;
+      // The same set again (the excess was below a bin): lower twice as
+      // far rather than plan it again.
+      if (recomputed == previous) {
+        step *= 2;
+      } else {
+        uint64_t arena = arenaOf(recomputed);
+        if (arena <= arenaTarget) {
+          acceptChain(solution, std::move(recomputed), arena, budget,
+                      "optimal");
+          break;
+        }
+        step = arena - arenaTarget;
+        previous = std::move(recomputed);
       }
-      uint64_t excess = arena - arenaTarget;
-      if (excess >= budget)
+      if (step >= budget)
         break;
-      budget -= excess;
+      budget -= step;
     }
   }
   // The program's plan: at the target, with the budget lowered by the
