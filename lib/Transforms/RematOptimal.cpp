@@ -138,7 +138,9 @@ public:
   /// (RematChain.h): `problem`'s constraints are the most live bytes of each
   /// family of positions (less a budget, they are what must be absent).
   struct Chain {
-    SmallVector<unsigned> units; // program units, in chain order
+    /// Per link, in chain order: its program units (one that the
+    /// backward reads, with those only it reads).
+    SmallVector<SmallVector<unsigned, 2>> units;
     ChainProblem problem;
   };
   Chain chain() const;
@@ -514,13 +516,48 @@ Program::Chain Program::chain() const {
   // bytes of its values that a later reader reads (those it frees).
   SmallVector<unsigned> lastForward(n, 0), firstLater(n, kNone);
   SmallVector<uint64_t> bytes(n, 0);
+  // A unit that no later op reads (a convolution under its ReLU) is not
+  // stored: dead after the forward, it is recomputed with the one unit
+  // that reads it, or not at all. Such a unit joins its reader's group.
+  SmallVector<unsigned> group(n);
+  for (unsigned u = 0; u < n; ++u)
+    group[u] = u;
+  SmallVector<bool> read(n, false);
+  for (const ModelValue &v : values)
+    if (v.unit != kNone && v.firstLater != kNone)
+      read[v.unit] = true;
+  for (unsigned d = 0; d < n; ++d) {
+    if (read[d])
+      continue;
+    SmallVector<unsigned, 2> readers;
+    for (const ModelValue &v : values)
+      if (v.unit == d)
+        for (unsigned child : v.children)
+          if (values[child].unit != d &&
+              !llvm::is_contained(readers, values[child].unit))
+            readers.push_back(values[child].unit);
+    if (readers.size() == 1)
+      group[d] = readers.front();
+  }
+  auto root = [&](unsigned u) {
+    for (unsigned steps = 0; group[u] != u && steps < n; ++steps)
+      u = group[u];
+    return u;
+  };
+  SmallVector<SmallVector<unsigned, 2>> members(n);
+  SmallVector<double> seconds(n, 0);
+  for (unsigned u = 0; u < n; ++u) {
+    members[root(u)].push_back(u);
+    seconds[root(u)] += unitSeconds[u];
+  }
   for (const ModelValue &v : values) {
     if (v.unit == kNone)
       continue;
-    lastForward[v.unit] = std::max(lastForward[v.unit], v.lastForward);
+    unsigned g = root(v.unit);
+    lastForward[g] = std::max(lastForward[g], v.lastForward);
     if (v.firstLater != kNone) {
-      firstLater[v.unit] = std::min(firstLater[v.unit], v.firstLater);
-      bytes[v.unit] += v.bytes;
+      firstLater[g] = std::min(firstLater[g], v.firstLater);
+      bytes[g] += v.bytes;
     }
   }
   // Nesting: the chain of the most bytes whose last forward readers come in
@@ -568,28 +605,30 @@ Program::Chain Program::chain() const {
     linked.assign(chain.size(), false);
     DenseSet<unsigned> drop;
     for (auto [k, w] : llvm::enumerate(chain))
-      for (Operation *op : unitOps[w])
-        for (Value operand : cloneOperands(op)) {
-          auto it = modelIndex.find(operand);
-          if (it == modelIndex.end())
-            continue;
-          const ModelValue &v = values[it->second];
-          if (v.unit == w)
-            continue;
-          auto inChain = at.find(v.unit);
-          if (v.unit != kNone && inChain != at.end()) {
-            if (inChain->second + 1 == k && v.lastUse >= firstLater[w]) {
-              linked[k] = true;
+      for (unsigned member : members[w])
+        for (Operation *op : unitOps[member])
+          for (Value operand : cloneOperands(op)) {
+            auto it = modelIndex.find(operand);
+            if (it == modelIndex.end())
               continue;
-            }
-            if (inChain->second + 1 != k) {
-              drop.insert(v.unit);
+            const ModelValue &v = values[it->second];
+            unsigned owner = v.unit == kNone ? kNone : root(v.unit);
+            if (owner == w)
               continue;
+            auto inChain = at.find(owner);
+            if (owner != kNone && inChain != at.end()) {
+              if (inChain->second + 1 == k && v.lastUse >= firstLater[w]) {
+                linked[k] = true;
+                continue;
+              }
+              if (inChain->second + 1 != k) {
+                drop.insert(owner);
+                continue;
+              }
             }
+            if (v.lastUse < firstLater[w])
+              drop.insert(w);
           }
-          if (v.lastUse < firstLater[w])
-            drop.insert(w);
-        }
     if (!drop.empty()) {
       llvm::erase_if(chain, [&](unsigned u) { return drop.contains(u); });
       changed = true;
@@ -597,11 +636,12 @@ Program::Chain Program::chain() const {
   }
 
   Chain result;
-  result.units.assign(chain.begin(), chain.end());
+  for (unsigned g : chain)
+    result.units.emplace_back(members[g].begin(), members[g].end());
   const unsigned m = chain.size();
   for (unsigned k = 0; k < m; ++k)
     result.problem.units.push_back(
-        {bytes[chain[k]], unitSeconds[chain[k]], linked[k]});
+        {bytes[chain[k]], seconds[chain[k]], linked[k]});
   result.problem.forward.assign(m + 1, 0);
   result.problem.backward.assign(m + 1, 0);
   if (m == 0)
@@ -746,7 +786,6 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
   Program chainProgram(function, forward, inPlace, cost,
                        {"free-first", "frees-asap"});
   Program::Chain chain = chainProgram.chain();
-  plan.chainUnits = chain.units.size();
   auto chainAt = [&](uint64_t budget) {
     ChainProblem problem = chain.problem;
     for (std::vector<int64_t> *needs : {&problem.forward, &problem.backward})
@@ -755,9 +794,9 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
     ChainSolution solution = solveChain(problem, kChainBins);
     ++plan.chainSolves;
     SmallVector<unsigned> chosen;
-    for (auto [k, unit] : llvm::enumerate(chain.units))
+    for (auto [k, link] : llvm::enumerate(chain.units))
       if (solution.feasible && solution.recomputed[k])
-        chosen.push_back(unit);
+        llvm::append_range(chosen, link);
     return std::make_pair(solution, chainProgram.valuesOf(chosen));
   };
   auto acceptChain = [&](const ChainSolution &solution,
@@ -824,7 +863,14 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
     }
     return false;
   };
-  bool fromProgram = programPlan() || plan.fits;
+  // Where every unit is in the chain (the step is a chain), the chain's
+  // plan is exact for the rewrite and CBC is not run.
+  unsigned chained = 0;
+  for (const auto &link : chain.units)
+    chained += link.size();
+  plan.chainUnits = chained;
+  bool wholeChain = plan.fits && chained == program.units();
+  bool fromProgram = (!wholeChain && programPlan()) || plan.fits;
 
   // auto's plan for the target (private clones of cheap operands where
   // the plan does not write in place): the program's model is the plain

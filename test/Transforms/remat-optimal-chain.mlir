@@ -10,15 +10,14 @@
 // BatchNorm clone (two cheap ops, 2.04 us predicted on the cpu profile,
 // where each op costs a launch); the least time that fits is the first
 // conv's output alone (1.02 us), recomputed from the input right before
-// the BatchNorm backward, its only later reader. The units that free
-// bytes form a chain (chain_units = 2: the first conv's output and the
-// second ReLU's, whose last forward readers come in order and first
-// backward readers in reverse order), so the chain's dynamic program
-// solves it exactly (bytes in bins of 1 byte: the largest constraint,
-// 2880 - 2796 bytes, is below 256 bins) and CBC's program, no faster,
-// does not replace it: solver = "dp", gap 0.
+// the BatchNorm backward, its only later reader. The step is a chain
+// for the dynamic program: its four units all nest (chain_units =
+// units; a unit that only the next one reads joins its link), so the
+// dynamic program solves it exactly (bytes in bins of 1 byte: the largest
+// need, 2880 - 2796 bytes, is below 256 bins) and CBC is not run:
+// solver = "dp", solves = 0, gap 0.
 // CHECK-LABEL: func.func @train_step
-// CHECK-SAME: memopt.remat = {budget_bytes = 4800 : i64, flops_added = 4608 : i64, milp = {bin_bytes = 1 : i64, bound_seconds = 1.0228125E-6 : f64, budget_bytes = 2796 : i64, chain_solves = 1 : i64, chain_units = 2 : i64, gap = 0.000000e+00 : f64, objective_seconds = 1.0228125E-6 : f64, solver = "dp", solves = 1 : i64, stages = {{[0-9]+}} : i64, status = "optimal", units = {{[0-9]+}} : i64}, persistent_bytes = 2004 : i64, planned_arena_bytes = 2368 : i64, recomputed_ops = 1 : i64, recomputed_values = 1 : i64, seconds_added = 1.0228125E-6 : f64
+// CHECK-SAME: memopt.remat = {budget_bytes = 4800 : i64, flops_added = 4608 : i64, milp = {bin_bytes = 1 : i64, bound_seconds = 1.0228125E-6 : f64, budget_bytes = 2796 : i64, chain_solves = 1 : i64, chain_units = 4 : i64, gap = 0.000000e+00 : f64, objective_seconds = 1.0228125E-6 : f64, solver = "dp", solves = 0 : i64, stages = {{[0-9]+}} : i64, status = "optimal", units = 4 : i64}, persistent_bytes = 2004 : i64, planned_arena_bytes = 2368 : i64, recomputed_ops = 1 : i64, recomputed_values = 1 : i64, seconds_added = 1.0228125E-6 : f64
 // CHECK-SAME: strategy = "optimal"
 // CHECK: %[[C1:.*]] = tg.conv2d %[[X:[^,]*]], %[[W1:[^ ]*]] {pads
 // CHECK: %[[C1X:.*]] = tg.conv2d %[[X]], %[[W1]] {memopt.recompute,
