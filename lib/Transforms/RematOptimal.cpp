@@ -775,9 +775,7 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
     return solution.status == Milp::Status::Optimal ? "optimal"
                                                     : "time_limit";
   };
-  // The chain's dynamic program at the target, its budget lowered by the
-  // real excess likewise; the program's plan below replaces it only when faster.
-  //
+  // The chain's dynamic program (RematChain.h) over the units that nest.
   // Its model is the plain step in the better of tg-schedule's two list
   // orders: the given order keeps every weight gradient until the updates
   // at its end, a tail that a rewritten step whose forward peak is gone no
@@ -811,13 +809,19 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
     plan.solver = "dp";
     plan.binBytes = solution.binBytes;
   };
-  if (!chain.units.empty()) {
+  // Its plan at the target, M lowered by the real excess; only while it
+  // would be faster than the plan in hand (lowering M never makes it
+  // faster, so the first solve decides).
+  auto chainPlan = [&]() {
+    if (chain.units.empty())
+      return;
     uint64_t budget = arenaTarget, step = 0;
     DenseSet<Value> previous;
     for (unsigned i = 0; i < kMaxSolves; ++i) {
       auto [solution, recomputed] = chainAt(budget);
-      if (!solution.feasible || recomputed.empty())
-        break;
+      if (!solution.feasible || recomputed.empty() ||
+          (plan.fits && solution.seconds >= plan.seconds))
+        return;
       // The same set again (the excess was below a bin): lower twice as
       // far rather than plan it again.
       if (recomputed == previous) {
@@ -827,16 +831,16 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
         if (arena <= arenaTarget) {
           acceptChain(solution, std::move(recomputed), arena, budget,
                       "optimal");
-          break;
+          return;
         }
         step = arena - arenaTarget;
         previous = std::move(recomputed);
       }
       if (step >= budget)
-        break;
+        return;
       budget -= step;
     }
-  }
+  };
   // The program's plan: at the target, with the budget lowered by the
   // real excess until it fits.
   auto programPlan = [&]() -> bool {
@@ -864,13 +868,21 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
     return false;
   };
   // Where every unit is in the chain (the step is a chain), the chain's
-  // plan is exact for the rewrite and CBC is not run.
+  // plan is exact for the rewrite: CBC runs only if it has none. Else the
+  // program's plan comes first and the chain's replaces it when faster.
   unsigned chained = 0;
   for (const auto &link : chain.units)
     chained += link.size();
   plan.chainUnits = chained;
-  bool wholeChain = plan.fits && chained == program.units();
-  bool fromProgram = (!wholeChain && programPlan()) || plan.fits;
+  if (chained == program.units()) {
+    chainPlan();
+    if (!plan.fits)
+      programPlan();
+  } else {
+    programPlan();
+    chainPlan();
+  }
+  bool fromProgram = plan.fits;
 
   // auto's plan for the target (private clones of cheap operands where
   // the plan does not write in place): the program's model is the plain
