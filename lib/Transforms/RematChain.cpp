@@ -14,6 +14,7 @@
 #include "RematChain.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <utility>
 
@@ -29,7 +30,24 @@ ChainSolution memopt::remat::solveChain(const ChainProblem &problem,
        {&problem.forward, &problem.backward})
     for (int64_t need : *needs)
       largest = std::max(largest, need);
-  bins = std::max(bins, 1u);
+  // More bins where the smallest unit would fill less than one (rounded
+  // down, it would count for nothing), up to kMaxBins; fewer on long
+  // chains, so that the n (bins + 1)(bins + 2) back-pointers stay under
+  // 2^25 (128 MB).
+  constexpr unsigned kMaxBins = 1024;
+  constexpr double kMaxStates = 1 << 25;
+  uint64_t smallest = 0;
+  for (const ChainUnit &unit : problem.units)
+    if (unit.bytes && (!smallest || unit.bytes < smallest))
+      smallest = unit.bytes;
+  if (smallest && largest > 0)
+    bins = std::max<uint64_t>(
+        bins, std::min<uint64_t>(
+                  kMaxBins, (static_cast<uint64_t>(largest) + smallest - 1) /
+                                smallest));
+  bins = std::max(
+      1u, std::min(bins, static_cast<unsigned>(std::sqrt(
+                             kMaxStates / std::max(1u, n)))));
   uint64_t binBytes = std::max<uint64_t>(
       1, (static_cast<uint64_t>(largest) + bins - 1) / bins);
   solution.binBytes = binBytes;

@@ -59,10 +59,12 @@ struct ChainSolution {
 
 /// The least-seconds set of recomputed units meeting every constraint (of
 /// equal seconds, the fewest units). Bytes are counted in bins of
-/// ceil(largest constraint / `bins`) bytes, a unit's bytes rounded down and
-/// the constraints up, so a solution meets the exact constraints and is
+/// ceil(largest constraint / B) bytes, a unit's bytes rounded down and the
+/// constraints up, so a solution meets the exact constraints and is
 /// optimal among those meeting the rounded ones (exact when the largest
-/// constraint is at most `bins` bytes). O(n bins^2) time and space.
+/// constraint is at most B bytes). B is `bins`, raised (to 1024 at most)
+/// until the smallest unit fills a bin, and lowered on chains too long for
+/// 2^25 states. O(n B^2) time and space.
 ChainSolution solveChain(const ChainProblem &problem, unsigned bins = 256);
 
 } // namespace memopt::remat

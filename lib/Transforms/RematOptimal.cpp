@@ -32,7 +32,13 @@
 // The plan is exact for its model (CBC proves the gap); the model is the
 // plain step's order with clones at their readers, so the real plan of the
 // rewritten step (reordered, packed best-fit) is checked and M lowered by
-// the excess, up to kMaxSolves programs. auto's plan, outside the model,
+// the excess, up to kMaxSolves programs.
+//
+// The units that nest (a chain: last forward readers in order, first
+// backward readers in reverse) are also solved exactly by the chain
+// dynamic program of RematChain.h (Program::chain builds it): alone where
+// the whole step is such a chain, else its plan replaces the program's
+// when faster. auto's plan, outside the model,
 // is taken when it is faster or the program has none that fits; where
 // neither fits, the program's least peak is tried.
 // docs/passes/remat.md#optimal.

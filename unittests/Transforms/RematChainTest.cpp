@@ -188,11 +188,32 @@ TEST(RematChain, DiscretizationIsConservative) {
     for (auto *needs : {&problem.forward, &problem.backward})
       for (int64_t need : *needs)
         largest = std::max(largest, need);
-    EXPECT_EQ(solution.binBytes,
+    // At least 16 bins; more where the smallest unit is below a bin.
+    EXPECT_LE(solution.binBytes,
               std::max<uint64_t>(1, (static_cast<uint64_t>(largest) + 15) / 16));
     EXPECT_TRUE(meets(problem, solution.recomputed)) << "trial " << trial;
     EXPECT_GE(solution.seconds, exact);
   }
+}
+
+/// A long chain gets fewer bins (2^25 states at most) and its plan still
+/// meets the exact constraints.
+TEST(RematChain, LongChainsGetFewerBins) {
+  ChainProblem problem;
+  const unsigned n = 1000;
+  for (unsigned i = 0; i < n; ++i)
+    problem.units.push_back({1000 + i % 7, 1.0 + i % 3, i % 4 != 0});
+  problem.forward.assign(n + 1, 0);
+  problem.backward.assign(n + 1, 0);
+  problem.forward[n] = 150000;
+  problem.backward[n] = 100000;
+  problem.backward[n / 2] = 50000;
+  ChainSolution solution = solveChain(problem);
+  ASSERT_TRUE(solution.feasible);
+  // sqrt(2^25 / 1000) = 183 bins over the largest need, not the 256 asked
+  // for nor the 150 the smallest unit would fill.
+  EXPECT_EQ(solution.binBytes, (150000u + 182) / 183);
+  EXPECT_TRUE(meets(problem, solution.recomputed));
 }
 
 } // namespace
