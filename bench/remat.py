@@ -13,8 +13,10 @@ the wall time of the plan, import to report. `--remat=auto` and
 `--fractions` share of `--remat=none`'s arena (or at the `--budgets`
 given), down to the smallest budget each reaches (the error names it);
 optimal's rows add the proven optimality gap of its program (CBC's
-objective against its best bound, `remat_milp` in the report) and its
-status, and a last line compares optimal with auto at the same budgets. With `--torch`, two more rows:
+objective against its best bound, `remat_milp` in the report), its
+status and whose plan was taken (`solver`: dp, milp or auto), plan
+seconds are wall clock with the plan's own CPU seconds beside them (on a
+loaded machine the two differ), and a last line compares optimal with auto at the same budgets. With `--torch`, two more rows:
 PyTorch's eager CPU peak for the same step and with `torch.utils.checkpoint`
 around each stage (bench/remat_torch.py says how it is measured).
 
@@ -28,6 +30,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import subprocess
 import tempfile
 import time
@@ -40,9 +43,9 @@ MB = 1e6
 
 def plan(compiler, onnx_path, work, strategy, target, device, budget=None,
          extra=()):
-    """The compile report of one --plan-only run and its wall seconds, or
-    (None, the smallest budget tg-remat names) when auto or optimal cannot
-    fit."""
+    """The compile report of one --plan-only run and its (wall, CPU)
+    seconds, or (None, the smallest budget tg-remat names) when auto or
+    optimal cannot fit."""
     name = strategy if budget is None else "%s-%d" % (strategy, budget)
     report = os.path.join(work, "remat-%s.json" % name)
     command = [compiler, onnx_path, "--plan-only", "--optimizer=sgd",
@@ -53,9 +56,13 @@ def plan(compiler, onnx_path, work, strategy, target, device, budget=None,
         command.append("--budget=%d" % budget)
     command += list(extra)
     start = time.perf_counter()
+    cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(command, stdout=subprocess.DEVNULL,
                           stderr=subprocess.PIPE, text=True)
-    seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    # Wall seconds and, for a loaded machine, the plan's own CPU seconds.
+    seconds = (time.perf_counter() - start,
+               after.ru_utime + after.ru_stime - cpu.ru_utime - cpu.ru_stime)
     if done.returncode:
         smallest = re.search(r"--budget=(\d+)\)", done.stderr)
         if strategy not in ("auto", "optimal") or not smallest:
@@ -105,9 +112,9 @@ def main(argv=None):
           % (args.model, args.batch, "x".join(map(str, shape)), args.target,
              args.device))
     print("| --remat | budget | predicted peak | activation peak | vs none "
-          "| added FLOPs / (fwd+bwd) | predicted overhead | gap | "
-          "plan seconds |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "| added FLOPs / (fwd+bwd) | predicted overhead | gap | solver | "
+          "plan seconds wall (CPU) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     baseline = None
 
     def row(strategy, budget, report, seconds):
@@ -122,12 +129,13 @@ def main(argv=None):
             gap = ("- (auto's plan)" if milp["status"] == "greedy"
                    else "%.1f %% (%s)" % (100 * milp["gap"], milp["status"])
                    if milp["solves"] else "0 (nothing to solve)")
+        solver = milp.get("solver", "-") if milp is not None else "-"
         print("| %s | %s | %.1f MB | %.1f MB | %.2f | %.1f %% | %.1f %% "
-              "| %s | %.2f |"
+              "| %s | %s | %.2f (%.2f) |"
               % (strategy, "-" if budget is None else "%.1f MB" % (budget / MB),
                  report["predicted_peak_bytes"] / MB, activation / MB,
                  activation / baseline, 100 * added, 100 * overhead, gap,
-                 seconds))
+                 solver, seconds[0], seconds[1]))
         return overhead
 
     reports = {}
@@ -184,7 +192,7 @@ def main(argv=None):
                 command += ["--base", str(args.base)]
             peak = int(subprocess.run(command + flags, check=True, text=True,
                                       stdout=subprocess.PIPE).stdout)
-            print("| %s (CPU) | - | %.1f MB | - | - | - | - | - |"
+            print("| %s (CPU) | - | %.1f MB | - | - | - | - | - | - | - |"
                   % (name, peak / MB))
 
 

@@ -203,8 +203,13 @@ llvm::json::Object memopt::compileReport(const StepEstimate &estimate,
            {"offload", estimate.offload},
            {"stages", 1}}},
       {"compile_seconds", compileSeconds}};
-  if (estimate.rematMilp)
+  if (estimate.rematMilp) {
     report["remat_milp"] = json::Object(*estimate.rematMilp);
+    // Which planner's plan optimal took (dp, milp, auto), at the top level.
+    if (std::optional<StringRef> solver =
+            estimate.rematMilp->getString("solver"))
+      report["remat_solver"] = solver->str();
+  }
   return report;
 }
 

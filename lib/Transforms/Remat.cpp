@@ -360,14 +360,19 @@ private:
                      : 0;
     return b.getDictionaryAttr(
         {b.getNamedAttr("budget_bytes", i64(plan.milpBudgetBytes)),
-         b.getNamedAttr("solver", b.getStringAttr("cbc")),
+         b.getNamedAttr("solver", b.getStringAttr(plan.solver.empty()
+                                                        ? "none"
+                                                        : plan.solver)),
          b.getNamedAttr("status", b.getStringAttr(plan.status)),
          b.getNamedAttr("objective_seconds", b.getF64FloatAttr(plan.seconds)),
          b.getNamedAttr("bound_seconds", b.getF64FloatAttr(plan.boundSeconds)),
          b.getNamedAttr("gap", b.getF64FloatAttr(std::max(0.0, gap))),
          b.getNamedAttr("solves", i64(plan.solves)),
          b.getNamedAttr("units", i64(plan.units)),
-         b.getNamedAttr("stages", i64(plan.stages))});
+         b.getNamedAttr("stages", i64(plan.stages)),
+         b.getNamedAttr("chain_units", i64(plan.chainUnits)),
+         b.getNamedAttr("chain_solves", i64(plan.chainSolves)),
+         b.getNamedAttr("bin_bytes", i64(plan.binBytes))});
   }
 
   static uint64_t simulatedPeak(func::FuncOp function, bool inPlace) {

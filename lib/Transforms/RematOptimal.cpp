@@ -32,13 +32,20 @@
 // The plan is exact for its model (CBC proves the gap); the model is the
 // plain step's order with clones at their readers, so the real plan of the
 // rewritten step (reordered, packed best-fit) is checked and M lowered by
-// the excess, up to kMaxSolves programs. auto's plan, outside the model,
+// the excess, up to kMaxSolves programs.
+//
+// The units that nest (a chain: last forward readers in order, first
+// backward readers in reverse) are also solved exactly by the chain
+// dynamic program of RematChain.h (Program::chain builds it): alone where
+// the whole step is such a chain, else its plan replaces the program's
+// when faster. auto's plan, outside the model,
 // is taken when it is faster or the program has none that fits; where
 // neither fits, the program's least peak is tried.
 // docs/passes/remat.md#optimal.
 //
 //===----------------------------------------------------------------------===//
 
+#include "RematChain.h"
 #include "RematMilp.h"
 #include "RematPlan.h"
 #include "ScheduleOrder.h"
@@ -65,6 +72,9 @@ constexpr unsigned kNone = ~0u;
 constexpr unsigned kCloneDepth = 3;
 /// Programs solved while the real arena exceeds the target.
 constexpr unsigned kMaxSolves = 5;
+/// Bins of the chain's dynamic program: its bytes are counted in units of
+/// the largest constraint / kChainBins (RematChain.h).
+constexpr unsigned kChainBins = 256;
 /// Bytes per unit of the memory rows, seconds per unit of the objective:
 /// coefficients near 1 keep CBC's tolerances meaningful.
 constexpr double kBytesUnit = 1e6, kSecondsUnit = 1e-6;
@@ -112,8 +122,10 @@ struct ModelValue {
 
 class Program {
 public:
+  /// The model of `function` in the order tg-schedule chooses for it
+  /// among `strategies` (all: empty).
   Program(func::FuncOp function, ArrayRef<Operation *> forward, bool inPlace,
-          const CostModel &cost);
+          const CostModel &cost, ArrayRef<std::string> strategies = {});
 
   unsigned units() const { return unitOps.size(); }
   unsigned stages() const { return stageStarts.size() + 1; }
@@ -127,6 +139,19 @@ public:
   /// The least-time plan whose modelled peak is at most `budget`, or with
   /// `minimizePeak`, the least modelled peak (of those, the least time).
   Solution solve(uint64_t budget, bool minimizePeak, double seconds);
+
+  /// The units that form a nested chain, for the dynamic program
+  /// (RematChain.h): `problem`'s constraints are the most live bytes of each
+  /// family of positions (less a budget, they are what must be absent).
+  struct Chain {
+    /// Per link, in chain order: its program units (one that the
+    /// backward reads, with those only it reads).
+    SmallVector<SmallVector<unsigned, 2>> units;
+    ChainProblem problem;
+  };
+  Chain chain() const;
+  /// The candidate values of program units `units`.
+  DenseSet<Value> valuesOf(ArrayRef<unsigned> units) const;
 
 private:
   unsigned stageOf(unsigned position) const {
@@ -203,9 +228,10 @@ void Program::addValue(Value value, unsigned unit) {
 }
 
 Program::Program(func::FuncOp function, ArrayRef<Operation *> forward,
-                 bool inPlace, const CostModel &cost)
+                 bool inPlace, const CostModel &cost,
+                 ArrayRef<std::string> strategies)
     : simulator(function, inPlace), forwardOps(forward.begin(), forward.end()) {
-  SmallVector<unsigned> order = chooseSchedule(simulator).order;
+  SmallVector<unsigned> order = chooseSchedule(simulator, strategies).order;
   position.resize(order.size());
   for (auto [index, op] : llvm::enumerate(simulator.ops()))
     opIndex[op.op] = index;
@@ -490,6 +516,173 @@ void Program::build(Milp &milp, SmallVectorImpl<unsigned> &unitColumns,
   }
 }
 
+Program::Chain Program::chain() const {
+  const unsigned n = units();
+  // Per unit: its last forward reader, its first later reader, and the
+  // bytes of its values that a later reader reads (those it frees).
+  SmallVector<unsigned> lastForward(n, 0), firstLater(n, kNone);
+  SmallVector<uint64_t> bytes(n, 0);
+  // A unit that no later op reads (a convolution under its ReLU) is not
+  // stored: dead after the forward, it is recomputed with the one unit
+  // that reads it, or not at all. Such a unit joins its reader's group.
+  SmallVector<unsigned> group(n);
+  for (unsigned u = 0; u < n; ++u)
+    group[u] = u;
+  SmallVector<bool> read(n, false);
+  for (const ModelValue &v : values)
+    if (v.unit != kNone && v.firstLater != kNone)
+      read[v.unit] = true;
+  for (unsigned d = 0; d < n; ++d) {
+    if (read[d])
+      continue;
+    SmallVector<unsigned, 2> readers;
+    for (const ModelValue &v : values)
+      if (v.unit == d)
+        for (unsigned child : v.children)
+          if (values[child].unit != d &&
+              !llvm::is_contained(readers, values[child].unit))
+            readers.push_back(values[child].unit);
+    if (readers.size() == 1)
+      group[d] = readers.front();
+  }
+  auto root = [&](unsigned u) {
+    for (unsigned steps = 0; group[u] != u && steps < n; ++steps)
+      u = group[u];
+    return u;
+  };
+  SmallVector<SmallVector<unsigned, 2>> members(n);
+  SmallVector<double> seconds(n, 0);
+  for (unsigned u = 0; u < n; ++u) {
+    members[root(u)].push_back(u);
+    seconds[root(u)] += unitSeconds[u];
+  }
+  for (const ModelValue &v : values) {
+    if (v.unit == kNone)
+      continue;
+    unsigned g = root(v.unit);
+    lastForward[g] = std::max(lastForward[g], v.lastForward);
+    if (v.firstLater != kNone) {
+      firstLater[g] = std::min(firstLater[g], v.firstLater);
+      bytes[g] += v.bytes;
+    }
+  }
+  // Nesting: the chain of the most bytes whose last forward readers come in
+  // order and first later readers in reverse order (a weighted longest
+  // decreasing subsequence, O(n^2)); the other units stay stored.
+  SmallVector<unsigned> order;
+  for (unsigned u = 0; u < n; ++u)
+    if (firstLater[u] != kNone && lastForward[u] < firstLater[u])
+      order.push_back(u);
+  llvm::sort(order, [&](unsigned a, unsigned b) {
+    return std::make_pair(lastForward[a], firstLater[b]) <
+           std::make_pair(lastForward[b], firstLater[a]);
+  });
+  SmallVector<uint64_t> best(order.size());
+  SmallVector<unsigned> previous(order.size(), kNone);
+  unsigned last = kNone;
+  for (unsigned i = 0; i < order.size(); ++i) {
+    best[i] = bytes[order[i]];
+    for (unsigned j = 0; j < i; ++j)
+      if (firstLater[order[j]] >= firstLater[order[i]] &&
+          best[j] + bytes[order[i]] > best[i]) {
+        best[i] = best[j] + bytes[order[i]];
+        previous[i] = j;
+      }
+    if (last == kNone || best[i] > best[last])
+      last = i;
+  }
+  SmallVector<unsigned> chain;
+  for (unsigned i = last; i != kNone; i = previous[i])
+    chain.push_back(order[i]);
+  std::reverse(chain.begin(), chain.end());
+
+  // A recomputed unit's clone reads its operands when its run is
+  // recreated: each must be the previous unit of the chain (recreated with
+  // it, or stored), or a stored value live anyway then. A chain unit that a
+  // later one reads (a skip connection) is stored; a unit reading a value
+  // dead by then stays stored. Until nothing changes.
+  DenseMap<unsigned, unsigned> at;
+  SmallVector<bool> linked;
+  for (bool changed = true; changed;) {
+    changed = false;
+    at.clear();
+    for (auto [k, u] : llvm::enumerate(chain))
+      at[u] = k;
+    linked.assign(chain.size(), false);
+    DenseSet<unsigned> drop;
+    for (auto [k, w] : llvm::enumerate(chain))
+      for (unsigned member : members[w])
+        for (Operation *op : unitOps[member])
+          for (Value operand : cloneOperands(op)) {
+            auto it = modelIndex.find(operand);
+            if (it == modelIndex.end())
+              continue;
+            const ModelValue &v = values[it->second];
+            unsigned owner = v.unit == kNone ? kNone : root(v.unit);
+            if (owner == w)
+              continue;
+            auto inChain = at.find(owner);
+            if (owner != kNone && inChain != at.end()) {
+              if (inChain->second + 1 == k && v.lastUse >= firstLater[w]) {
+                linked[k] = true;
+                continue;
+              }
+              if (inChain->second + 1 != k) {
+                drop.insert(owner);
+                continue;
+              }
+            }
+            if (v.lastUse < firstLater[w])
+              drop.insert(w);
+          }
+    if (!drop.empty()) {
+      llvm::erase_if(chain, [&](unsigned u) { return drop.contains(u); });
+      changed = true;
+    }
+  }
+
+  Chain result;
+  for (unsigned g : chain)
+    result.units.emplace_back(members[g].begin(), members[g].end());
+  const unsigned m = chain.size();
+  for (unsigned k = 0; k < m; ++k)
+    result.problem.units.push_back(
+        {bytes[chain[k]], seconds[chain[k]], linked[k]});
+  result.problem.forward.assign(m + 1, 0);
+  result.problem.backward.assign(m + 1, 0);
+  if (m == 0)
+    return result;
+  // Each position's family: before the last unit's first later reader, the
+  // units whose last forward reader precedes it are absent if recomputed
+  // (forward[a]); from there on, those of runs recreated after it
+  // (backward[b]: the units whose first later reader follows it).
+  SmallVector<unsigned> forwardAt, laterAt;
+  for (unsigned u : chain) {
+    forwardAt.push_back(lastForward[u]);
+    laterAt.push_back(firstLater[u]);
+  }
+  for (unsigned t = 0; t < live.size(); ++t) {
+    int64_t bytesAt = static_cast<int64_t>(std::max(live[t], liveAcross[t]));
+    if (t < laterAt.back()) {
+      unsigned a = llvm::lower_bound(forwardAt, t) - forwardAt.begin();
+      result.problem.forward[a] = std::max(result.problem.forward[a], bytesAt);
+    } else {
+      unsigned b = llvm::count_if(laterAt, [&](unsigned f) { return f > t; });
+      result.problem.backward[b] =
+          std::max(result.problem.backward[b], bytesAt);
+    }
+  }
+  return result;
+}
+
+DenseSet<Value> Program::valuesOf(ArrayRef<unsigned> units) const {
+  DenseSet<Value> result;
+  for (const ModelValue &v : values)
+    if (v.unit != kNone && llvm::is_contained(units, v.unit))
+      result.insert(v.value);
+  return result;
+}
+
 Program::Solution Program::solve(uint64_t budget, bool minimizePeak,
                                  double seconds) {
   Milp milp;
@@ -577,6 +770,7 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
   auto accept = [&](const Program::Solution &solution, uint64_t arena,
                     StringRef status) {
     plan.fits = true;
+    plan.solver = "milp";
     plan.recomputed = solution.recomputed;
     plan.arenaBytes = arena;
     plan.seconds = solution.seconds;
@@ -587,6 +781,72 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
     return solution.status == Milp::Status::Optimal ? "optimal"
                                                     : "time_limit";
   };
+  // The chain's dynamic program (RematChain.h) over the units that nest.
+  // Its model is the plain step in the better of tg-schedule's two list
+  // orders: the given order keeps every weight gradient until the updates
+  // at its end, a tail that a rewritten step whose forward peak is gone no
+  // longer takes (tg-schedule then picks a list order, updates right after
+  // their gradients).
+  Program chainProgram(function, forward, inPlace, cost,
+                       {"free-first", "frees-asap"});
+  Program::Chain chain = chainProgram.chain();
+  auto chainAt = [&](uint64_t budget) {
+    ChainProblem problem = chain.problem;
+    for (std::vector<int64_t> *needs : {&problem.forward, &problem.backward})
+      for (int64_t &need : *needs)
+        need -= static_cast<int64_t>(budget);
+    ChainSolution solution = solveChain(problem, kChainBins);
+    ++plan.chainSolves;
+    SmallVector<unsigned> chosen;
+    for (auto [k, link] : llvm::enumerate(chain.units))
+      if (solution.feasible && solution.recomputed[k])
+        llvm::append_range(chosen, link);
+    return std::make_pair(solution, chainProgram.valuesOf(chosen));
+  };
+  auto acceptChain = [&](const ChainSolution &solution,
+                         DenseSet<Value> recomputed, uint64_t arena,
+                         uint64_t budget, StringRef status) {
+    plan.fits = true;
+    plan.recomputed = std::move(recomputed);
+    plan.arenaBytes = arena;
+    plan.milpBudgetBytes = budget;
+    plan.seconds = plan.boundSeconds = solution.seconds;
+    plan.status = status.str();
+    plan.solver = "dp";
+    plan.binBytes = solution.binBytes;
+  };
+  // Its plan at the target, M lowered by the real excess; only while it
+  // would be faster than the plan in hand (lowering M never makes it
+  // faster, so the first solve decides).
+  auto chainPlan = [&]() {
+    if (chain.units.empty())
+      return;
+    uint64_t budget = arenaTarget, step = 0;
+    DenseSet<Value> previous;
+    for (unsigned i = 0; i < kMaxSolves; ++i) {
+      auto [solution, recomputed] = chainAt(budget);
+      if (!solution.feasible || recomputed.empty() ||
+          (plan.fits && solution.seconds >= plan.seconds))
+        return;
+      // The same set again (the excess was below a bin): lower twice as
+      // far rather than plan it again.
+      if (recomputed == previous) {
+        step *= 2;
+      } else {
+        uint64_t arena = arenaOf(recomputed);
+        if (arena <= arenaTarget) {
+          acceptChain(solution, std::move(recomputed), arena, budget,
+                      "optimal");
+          return;
+        }
+        step = arena - arenaTarget;
+        previous = std::move(recomputed);
+      }
+      if (step >= budget)
+        return;
+      budget -= step;
+    }
+  };
   // The program's plan: at the target, with the budget lowered by the
   // real excess until it fits.
   auto programPlan = [&]() -> bool {
@@ -595,10 +855,13 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
       // 60 % of the time at most: the rest for the least-peak program.
       Program::Solution solution =
           solve(budget, /*minimizePeak=*/false, within(0.6));
-      if (!solved(solution))
+      // Not faster than the chain's plan: the chain's stays.
+      if (!solved(solution) ||
+          (plan.fits && solution.seconds >= plan.seconds))
         return false;
       uint64_t arena = arenaOf(solution.recomputed);
-      plan.milpBudgetBytes = budget;
+      if (!plan.fits || arena <= arenaTarget)
+        plan.milpBudgetBytes = budget;
       if (arena <= arenaTarget) {
         accept(solution, arena, byStatus(solution));
         return true;
@@ -610,7 +873,22 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
     }
     return false;
   };
-  bool fromProgram = programPlan();
+  // Where every unit is in the chain (the step is a chain), the chain's
+  // plan is exact for the rewrite: CBC runs only if it has none. Else the
+  // program's plan comes first and the chain's replaces it when faster.
+  unsigned chained = 0;
+  for (const auto &link : chain.units)
+    chained += link.size();
+  plan.chainUnits = chained;
+  if (chained == program.units()) {
+    chainPlan();
+    if (!plan.fits)
+      programPlan();
+  } else {
+    programPlan();
+    chainPlan();
+  }
+  bool fromProgram = plan.fits;
 
   // auto's plan for the target (private clones of cheap operands where
   // the plan does not write in place): the program's model is the plain
@@ -627,6 +905,7 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
     plan.recomputed = std::move(greedy.recomputed);
     plan.arenaBytes = greedy.arenaBytes;
     plan.status = "greedy";
+    plan.solver = "auto";
     plan.privateClones = !inPlace;
     plan.seconds = greedySeconds;
     plan.boundSeconds = 0;
@@ -635,10 +914,38 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
   if (fromProgram)
     return plan;
 
-  // Out of everyone's reach so far: the least peak of the program (of
-  // equal peaks, the least time), planned for real; it proves no bound on
-  // the time. Then the least time at that peak.
+  // Out of everyone's reach so far: the chain's least peak (a bisection on
+  // its budget, to a thousandth of the plain peak), planned for real; it
+  // depends on nothing but the step, so a budget of its arena fits.
   std::optional<uint64_t> provenArena;
+  if (!chain.units.empty()) {
+    int64_t high = 0;
+    for (const std::vector<int64_t> *needs :
+         {&chain.problem.forward, &chain.problem.backward})
+      high = std::max(high, *llvm::max_element(*needs));
+    uint64_t low = 0, feasibleAt = high;
+    while (feasibleAt - low > std::max<uint64_t>(feasibleAt / 1000, 1)) {
+      uint64_t middle = low + (feasibleAt - low) / 2;
+      if (chainAt(middle).first.feasible)
+        feasibleAt = middle;
+      else
+        low = middle;
+    }
+    auto [solution, recomputed] = chainAt(feasibleAt);
+    if (solution.feasible && !recomputed.empty()) {
+      uint64_t arena = arenaOf(recomputed);
+      if (arena <= arenaTarget) {
+        acceptChain(solution, std::move(recomputed), arena, feasibleAt,
+                    "least_peak");
+        plan.boundSeconds = 0;
+        return plan;
+      }
+      provenArena = arena;
+    }
+  }
+  // Then the least peak of the program (of equal peaks, the least time),
+  // planned for real; it proves no bound on the time. Then the least time
+  // at that peak.
   Program::Solution least = solve(0, /*minimizePeak=*/true, within(0.8));
   if (solved(least) && !least.recomputed.empty()) {
     plan.milpBudgetBytes = least.peakBytes;
@@ -650,7 +957,7 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
     // Of a proven least peak, the real arena: the same program proves the
     // same plan again (one thread), so a budget of that size fits.
     if (least.status == Milp::Status::Optimal)
-      provenArena = leastArena;
+      provenArena = std::min(provenArena.value_or(leastArena), leastArena);
     // A margin of 0.1 %: CBC's tolerances would otherwise cut the
     // least-peak plan off.
     uint64_t budget = least.peakBytes + least.peakBytes / 1000;

@@ -148,11 +148,21 @@ struct OptimalPlan {
   bool privateClones = false;
   /// Programs solved; recompute units and stages of the program.
   unsigned solves = 0, units = 0, stages = 0;
+  /// Which planner's set was taken: "dp" (the chain's dynamic program),
+  /// "milp" (CBC's program) or "auto" (the greedy); empty when the plain
+  /// step fits.
+  std::string solver;
+  /// Units in the chain of the dynamic program, its solves, and the bytes
+  /// of one bin of its discretization (solver "dp").
+  unsigned chainUnits = 0, chainSolves = 0;
+  uint64_t binBytes = 0;
 };
 
 /// Least-time rematerialization of `function` whose planned arena is at
-/// most `arenaTarget`: a MILP solved by CBC within `timeLimit` seconds in
-/// all (docs/passes/remat.md#optimal).
+/// most `arenaTarget`: the faster of a chain dynamic program's plan (over
+/// the units that form a chain) and a MILP's solved by CBC within
+/// `timeLimit` seconds in all, or auto's when faster
+/// (docs/passes/remat.md#optimal).
 OptimalPlan planOptimal(mlir::func::FuncOp function,
                         llvm::ArrayRef<mlir::Operation *> forward,
                         bool inPlace, uint64_t arenaTarget,

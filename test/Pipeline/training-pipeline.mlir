@@ -44,7 +44,7 @@
 // AUTO-SAME: memopt.remat = {budget_bytes = 1000000 : i64{{.*}}strategy = "auto"}
 // OPTIMAL-LABEL: func.func @train_step(
 // OPTIMAL-SAME: memopt.remat = {budget_bytes = 1000000 : i64,
-// OPTIMAL-SAME: solver = "cbc"
+// OPTIMAL-SAME: solver = "none"
 // OPTIMAL-SAME: status = "optimal"
 // OPTIMAL-SAME: strategy = "optimal"
 // With stages, tg-partition runs after the workspaces are annotated: each

@@ -1,6 +1,8 @@
 // RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=optimal budget=4800' | FileCheck %s
 // RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=optimal budget=4372' | FileCheck %s --check-prefix=SMALLEST
 // RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=optimal budget=4884' | FileCheck %s --check-prefix=PLAIN
+// One byte below the smallest budget: the error names it.
+// RUN: memopt-opt %s -verify-diagnostics -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=optimal budget=4371'
 
 // The chain of remat-auto-cheap.mlir: conv -> BatchNorm -> ReLU -> conv ->
 // ReLU -> conv. Persistent: 2004 bytes; plain arena 2880 (predicted peak
@@ -8,10 +10,14 @@
 // BatchNorm clone (two cheap ops, 2.04 us predicted on the cpu profile,
 // where each op costs a launch); the least time that fits is the first
 // conv's output alone (1.02 us), recomputed from the input right before
-// the BatchNorm backward, its only later reader. CBC proves it: the gap
-// is 0.
+// the BatchNorm backward, its only later reader. The step is a chain
+// for the dynamic program: its four units all nest (chain_units =
+// units; a unit that only the next one reads joins its link), so the
+// dynamic program solves it exactly (bytes in bins of 1 byte: the largest
+// need, 2880 - 2796 bytes, is below 256 bins) and CBC is not run:
+// solver = "dp", solves = 0, gap 0.
 // CHECK-LABEL: func.func @train_step
-// CHECK-SAME: memopt.remat = {budget_bytes = 4800 : i64, flops_added = 4608 : i64, milp = {bound_seconds = 1.0228125E-6 : f64, budget_bytes = 2796 : i64, gap = 0.000000e+00 : f64, objective_seconds = 1.0228125E-6 : f64, solver = "cbc", solves = 1 : i64, stages = {{[0-9]+}} : i64, status = "optimal", units = {{[0-9]+}} : i64}, persistent_bytes = 2004 : i64, planned_arena_bytes = 2368 : i64, recomputed_ops = 1 : i64, recomputed_values = 1 : i64, seconds_added = 1.0228125E-6 : f64
+// CHECK-SAME: memopt.remat = {budget_bytes = 4800 : i64, flops_added = 4608 : i64, milp = {bin_bytes = 1 : i64, bound_seconds = 1.0228125E-6 : f64, budget_bytes = 2796 : i64, chain_solves = 1 : i64, chain_units = 4 : i64, gap = 0.000000e+00 : f64, objective_seconds = 1.0228125E-6 : f64, solver = "dp", solves = 0 : i64, stages = {{[0-9]+}} : i64, status = "optimal", units = 4 : i64}, persistent_bytes = 2004 : i64, planned_arena_bytes = 2368 : i64, recomputed_ops = 1 : i64, recomputed_values = 1 : i64, seconds_added = 1.0228125E-6 : f64
 // CHECK-SAME: strategy = "optimal"
 // CHECK: %[[C1:.*]] = tg.conv2d %[[X:[^,]*]], %[[W1:[^ ]*]] {pads
 // CHECK: %[[C1X:.*]] = tg.conv2d %[[X]], %[[W1]] {memopt.recompute,
@@ -22,13 +28,16 @@
 // The smallest budget here: 4372 bytes, below the 4436 that auto's
 // greedy reaches (remat-auto-invalid.mlir).
 // SMALLEST-LABEL: func.func @train_step
+// SMALLEST-SAME: solver = "dp"
 // SMALLEST-SAME: planned_arena_bytes = 2368 : i64
 // SMALLEST-SAME: strategy = "optimal"
 
 // At the plain predicted peak nothing is recomputed (no program solved).
 // PLAIN-LABEL: func.func @train_step
-// PLAIN-SAME: memopt.remat = {budget_bytes = 4884 : i64, flops_added = 0 : i64, milp = {{{.*}}solves = 0 : i64
+// PLAIN-SAME: memopt.remat = {budget_bytes = 4884 : i64, flops_added = 0 : i64, milp = {{{.*}}chain_solves = 0 : i64{{.*}}solver = "none", solves = 0 : i64
 // PLAIN-NOT: memopt.recompute
+
+// expected-error @+1 {{tg-remat: the step does not fit --budget=4371 bytes: the smallest peak remat=optimal reaches is 4372 bytes (--budget=4372)}}
 func.func @main(%x: tensor<1x2x8x8xf32> {tg.input = "input"},
                 %w1: tensor<2x2x3x3xf32> {tg.param = "w1"},
                 %s: tensor<2xf32> {tg.param = "bn.weight"},

@@ -71,13 +71,19 @@ def Remat : Pass<"tg-remat", "::mlir::func::FuncOp"> {
       unit), solved by CBC within `time-limit` seconds. The rewritten step
       is then planned for real (ArenaPlan, in tg-schedule's order); while
       its arena exceeds the target the program's budget is lowered by the
-      excess and solved again. The proven optimality gap is recorded. A
-      budget below the least peak of the program is an error naming the
-      smallest budget reached.
+      excess and solved again. The proven optimality gap is recorded.
+      The units that nest (last forward readers in order, first backward
+      readers in reverse; skips stored) form a chain that a Rotor-style
+      dynamic program solves exactly for the rewrite, bytes in 256 bins:
+      where the whole step is such a chain its plan is taken without CBC,
+      else it replaces the program's plan when faster (`milp.solver`: dp,
+      milp or auto, the greedy's plan when faster). A budget below the
+      least peak reached is an error naming the smallest budget reached.
 
     The decision is recorded on the function: `memopt.remat = {strategy,
     [segment_ops], [budget_bytes, persistent_bytes, planned_arena_bytes,
-    rounds], [milp: the program, for optimal], recomputed_values,
+    rounds], [milp: the plan's solver and program, for optimal],
+    recomputed_values,
     recomputed_ops, stored_values, flops_added,
     seconds_added, simulated_peak_bytes = {before, after}}` (peaks of the
     program order by the MemorySimulator, with the workspaces annotated so
