@@ -79,6 +79,14 @@ void memopt::buildMemoryPlanPipeline(OpPassManager &pm,
     partition.device = options.device;
     pm.addPass(createPartition(partition));
   }
+  // Microbatches: each step (stage) runs once per microbatch in its
+  // schedule, before the replicas average the accumulated gradients.
+  if (options.microbatches > 1) {
+    MicrobatchOptions microbatch;
+    microbatch.microbatches = options.microbatches;
+    microbatch.schedule = options.schedule;
+    pm.addPass(createMicrobatch(microbatch));
+  }
   // Data parallelism: each stage's gradients, running statistics and loss
   // averaged over its replicas (before tg-remat and the schedule, which
   // place the collectives like any other op).
