@@ -442,11 +442,14 @@ void MicrobatchPass::runOnOperation() {
   llvm::MapVector<StringRef, SmallVector<std::pair<int64_t, func::FuncOp>>>
       steps;
   for (func::FuncOp func : module.getOps<func::FuncOp>()) {
-    if (func.isExternal() ||
+    if (func.isExternal())
+      continue;
+    // A middle stage reads no batch data, only what the others send.
+    auto stage = func->getAttrOfType<DictionaryAttr>(kStageAttr);
+    if (!stage &&
         !llvm::any_of(llvm::seq(0u, func.getNumArguments()),
                       [&](unsigned i) { return isBatchArgument(func, i); }))
       continue;
-    auto stage = func->getAttrOfType<DictionaryAttr>(kStageAttr);
     auto of = stage ? stage.getAs<StringAttr>("of") : StringAttr();
     auto index = stage ? stage.getAs<IntegerAttr>("index") : IntegerAttr();
     if (of && index)
