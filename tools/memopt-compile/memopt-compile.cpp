@@ -550,7 +550,7 @@ LogicalResult writeReport(const Options &options, tool::OutputFiles &outputs,
     if (llvm::json::Object *strategy = report.getObject("strategy")) {
       (*strategy)["microbatches"] = static_cast<int64_t>(m);
       if (options.pipeline.stages > 1)
-        (*strategy)["schedule"] = options.pipeline.schedule;
+        (*strategy)["pipeline_schedule"] = options.pipeline.schedule;
     }
   addRanksToReport(report, stages, estimate.predictedPeakBytes(arenaBytes),
                    options.pipeline.dataParallel, options.pipeline.zero,
