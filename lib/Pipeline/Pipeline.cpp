@@ -77,6 +77,8 @@ void memopt::buildMemoryPlanPipeline(OpPassManager &pm,
     PartitionOptions partition;
     partition.stages = options.stages;
     partition.device = options.device;
+    partition.microbatches = options.microbatches;
+    partition.schedule = options.schedule;
     pm.addPass(createPartition(partition));
   }
   // Microbatches: each step (stage) runs once per microbatch in its

@@ -257,6 +257,10 @@ def Partition : Pass<"tg-partition", "::mlir::ModuleOp"> {
     bound with greedy segments. Each stage records its
     `simulated_peak_bytes`, `persistent_bytes`, `seconds`, `send_bytes`
     and its first and last forward op (`forward_ops = [first, end)`).
+    With `microbatches` > 1 the cost of a training stage is its peak once
+    `tg-microbatch` runs its microbatches in `schedule` (the stage alone,
+    as stage k of the partition: under 1F1B it holds min(M, S-k) of
+    them), so the cuts balance the pipelined stages.
     Training steps go first; a step that updates nothing (eval_step) takes
     their cuts through the parameters it reads, so each parameter has one
     owner. A function with fewer forward ops than `stages` is an error.
@@ -267,6 +271,11 @@ def Partition : Pass<"tg-partition", "::mlir::ModuleOp"> {
            "Number of stages (devices); 1 leaves the module alone">,
     Option<"device", "device", "std::string", "\"cpu\"",
            "Device profile of the time estimate (NAME[,KEY=VALUE]...)">,
+    Option<"microbatches", "microbatches", "unsigned", "1",
+           "Microbatches that tg-microbatch will run per step: a training "
+           "stage's cost is then its peak under `schedule`">,
+    Option<"schedule", "schedule", "std::string", "\"1f1b\"",
+           "Schedule of the microbatches (gpipe or 1f1b)">,
   ];
   let statistics = [
     Statistic<"numTransfers", "transfers",
