@@ -35,22 +35,6 @@ bool memopt::isBatchArgument(func::FuncOp func, unsigned arg) {
 namespace memopt {
 namespace detail {
 
-std::optional<int64_t> transferTag(Operation *op) {
-  if (auto send = dyn_cast<tg::SendOp>(op))
-    return send.getTag();
-  if (auto recv = dyn_cast<tg::RecvOp>(op))
-    return recv.getTag();
-  return std::nullopt;
-}
-
-bool isForwardTransfer(Operation *op) {
-  if (auto send = dyn_cast<tg::SendOp>(op))
-    return send.getForward();
-  if (auto recv = dyn_cast<tg::RecvOp>(op))
-    return recv.getForward();
-  return false;
-}
-
 /// How the microbatches' copies of a value read after them combine.
 enum class Combine { Mean, Concat, Last };
 
@@ -78,6 +62,23 @@ struct Event {
 using namespace memopt::detail;
 
 namespace {
+
+std::optional<int64_t> transferTag(Operation *op) {
+  if (auto send = dyn_cast<tg::SendOp>(op))
+    return send.getTag();
+  if (auto recv = dyn_cast<tg::RecvOp>(op))
+    return recv.getTag();
+  return std::nullopt;
+}
+
+bool isForwardTransfer(Operation *op) {
+  if (auto send = dyn_cast<tg::SendOp>(op))
+    return send.getForward();
+  if (auto recv = dyn_cast<tg::RecvOp>(op))
+    return recv.getForward();
+  return false;
+}
+
 /// Sorts `funcs` (the stages of one step, in order) into splits; a stage
 /// `alone` takes every receive for batch data (its senders are not built).
 LogicalResult analyze(ArrayRef<func::FuncOp> funcs, bool alone,
