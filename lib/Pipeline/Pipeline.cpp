@@ -77,7 +77,17 @@ void memopt::buildMemoryPlanPipeline(OpPassManager &pm,
     PartitionOptions partition;
     partition.stages = options.stages;
     partition.device = options.device;
+    partition.microbatches = options.microbatches;
+    partition.schedule = options.schedule;
     pm.addPass(createPartition(partition));
+  }
+  // Microbatches: each step (stage) runs once per microbatch in its
+  // schedule, before the replicas average the accumulated gradients.
+  if (options.microbatches > 1) {
+    MicrobatchOptions microbatch;
+    microbatch.microbatches = options.microbatches;
+    microbatch.schedule = options.schedule;
+    pm.addPass(createMicrobatch(microbatch));
   }
   // Data parallelism: each stage's gradients, running statistics and loss
   // averaged over its replicas (before tg-remat and the schedule, which

@@ -231,6 +231,19 @@ StageEstimate StageEstimate::of(func::FuncOp stage, uint64_t peak,
     estimate.forwardBegin = range[0];
     estimate.forwardEnd = range[1];
   }
+  if (auto microbatch =
+          stage->getAttrOfType<DictionaryAttr>("memopt.microbatch")) {
+    auto integer = [&](StringRef name) -> int64_t {
+      auto value = microbatch.getAs<IntegerAttr>(name);
+      return value ? value.getInt() : 0;
+    };
+    estimate.microbatches = integer("microbatches");
+    estimate.inFlight = integer("in_flight");
+    estimate.gpipePeakBytes = integer("peak_bytes_gpipe");
+    estimate.oneFOneBPeakBytes = integer("peak_bytes_1f1b");
+    if (auto schedule = microbatch.getAs<StringAttr>("schedule"))
+      estimate.schedule = schedule.str();
+  }
   return estimate;
 }
 
@@ -246,12 +259,24 @@ void memopt::addStagesToReport(json::Object &report,
   uint64_t sent = 0;
   for (const StageEstimate &stage : sorted) {
     sent += stage.sendBytes;
-    list.push_back(json::Object{
+    json::Object entry{
         {"index", stage.index},
         {"predicted_peak_bytes", jsonInt(stage.predictedPeakBytes)},
         {"arena_bytes", jsonInt(stage.arenaBytes)},
         {"send_bytes", jsonInt(stage.sendBytes)},
-        {"forward_ops", json::Array{stage.forwardBegin, stage.forwardEnd}}});
+        {"forward_ops", json::Array{stage.forwardBegin, stage.forwardEnd}}};
+    // Pipelining: the simulated peaks (persistent bytes and the arena peak
+    // of tg-schedule's order, before tg-remat) of both schedules, so that
+    // the report shows what the other one would cost.
+    if (stage.microbatches > 1) {
+      entry["microbatches"] = stage.microbatches;
+      entry["in_flight"] = stage.inFlight;
+      entry["schedule"] = stage.schedule;
+      entry["simulated_peak_bytes"] =
+          json::Object{{"gpipe", jsonInt(stage.gpipePeakBytes)},
+                       {"1f1b", jsonInt(stage.oneFOneBPeakBytes)}};
+    }
+    list.push_back(std::move(entry));
   }
   report["stages"] = std::move(list);
   if (json::Object *transfers = report.getObject("transfer_bytes"))

@@ -9,6 +9,7 @@
 
 #include "memopt/Transforms/Passes.h"
 
+#include "MicrobatchRewrite.h"
 #include "ScheduleOrder.h"
 #include "StageSplit.h"
 
@@ -21,6 +22,7 @@
 #include "memopt/Dialect/TG/IR/TGOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 
@@ -123,6 +125,12 @@ public:
       return emitError(UnknownLoc::get(context))
              << "tg-partition: device: " << llvm::toString(profile.takeError());
     deviceProfile = std::move(*profile);
+    std::optional<PipelineSchedule> parsed = parsePipelineSchedule(schedule);
+    if (!parsed)
+      return emitError(UnknownLoc::get(context))
+             << "tg-partition: unknown schedule '" << schedule
+             << "' (expected gpipe or 1f1b)";
+    pipelineSchedule = *parsed;
     return success();
   }
 
@@ -152,6 +160,7 @@ private:
                           llvm::StringMap<unsigned> &owners);
 
   DeviceProfile deviceProfile;
+  PipelineSchedule pipelineSchedule = PipelineSchedule::OneFOneB;
 };
 
 LogicalResult PartitionPass::partition(func::FuncOp step,
@@ -173,11 +182,18 @@ LogicalResult PartitionPass::partition(func::FuncOp step,
   bool cuda = target->getBackend() == Backend::cuda;
   CostModel model(deviceProfile, workspaceBytes);
 
-  // The cost of the stage made of forward positions [a, b), whatever the
-  // other cuts: its content depends on its own range only.
-  std::map<std::pair<unsigned, unsigned>, StageCost> memo;
-  auto rangeCost = [&](unsigned a, unsigned b) -> const StageCost & {
-    auto [it, inserted] = memo.try_emplace({a, b});
+  bool training = updatesParameters(step);
+  // With microbatches a training stage's cost depends on its place too:
+  // the microbatches it holds at once.
+  bool pipelined = training && microbatches > 1;
+  // The cost of the stage made of forward positions [a, b), as stage k,
+  // whatever the other cuts: its content depends on its own range only.
+  std::map<std::tuple<unsigned, unsigned, unsigned>, StageCost> memo;
+  auto rangeCost = [&](unsigned a, unsigned b,
+                       unsigned k) -> const StageCost & {
+    if (!pipelined)
+      k = 0;
+    auto [it, inserted] = memo.try_emplace({a, b, k});
     if (!inserted)
       return it->second;
     auto stageOf = [&](unsigned anchor) -> unsigned {
@@ -186,6 +202,19 @@ LogicalResult PartitionPass::partition(func::FuncOp step,
     uint64_t sendBytes = 0;
     func::FuncOp stage = StageBuilder(anchors, stageOf)
                              .build(1, "partition_trial", sendBytes);
+    if (pipelined) {
+      MicrobatchRewrite rewrite{microbatches, pipelineSchedule, true,
+                                std::pair(k, stages)};
+      // What the rewrite cannot do, tg-microbatch reports on the real
+      // stage; the trial is then costed as it is.
+      ScopedDiagnosticHandler quiet(step.getContext(),
+                                    [](Diagnostic &) { return success(); });
+      if (failed(rewrite.run(stage))) {
+        stage.erase();
+        stage = StageBuilder(anchors, stageOf)
+                    .build(1, "partition_trial", sendBytes);
+      }
+    }
     it->second = costOf(stage, inPlace, cuda, model, sendBytes);
     stage.erase();
     return it->second;
@@ -195,19 +224,19 @@ LogicalResult PartitionPass::partition(func::FuncOp step,
   // leaving one forward op for each later stage.
   auto greedy = [&](uint64_t peakBound,
                     double secondsBound) -> std::optional<SmallVector<unsigned>> {
-    auto fits = [&](unsigned a, unsigned b) {
-      const StageCost &cost = rangeCost(a, b);
+    auto fits = [&](unsigned a, unsigned b, unsigned k) {
+      const StageCost &cost = rangeCost(a, b, k);
       return cost.peak() <= peakBound && cost.seconds <= secondsBound;
     };
     SmallVector<unsigned> cuts;
     unsigned a = 0;
     for (unsigned k = 0; k + 1 < stages; ++k) {
       unsigned lo = a + 1, hi = n - (stages - 1 - k);
-      if (!fits(a, lo))
+      if (!fits(a, lo, k))
         return std::nullopt;
       while (lo < hi) {
         unsigned mid = lo + (hi - lo + 1) / 2;
-        if (fits(a, mid))
+        if (fits(a, mid, k))
           lo = mid;
         else
           hi = mid - 1;
@@ -215,13 +244,13 @@ LogicalResult PartitionPass::partition(func::FuncOp step,
       cuts.push_back(lo);
       a = lo;
     }
-    if (!fits(a, n))
+    if (!fits(a, n, stages - 1))
       return std::nullopt;
     return cuts;
   };
   // The least worst peak, then the least worst time, under greedy cuts.
   auto balancedCuts = [&]() -> FailureOr<SmallVector<unsigned>> {
-    const StageCost &whole = rangeCost(0, n);
+    const StageCost &whole = rangeCost(0, n, 0);
     double anyTime = std::numeric_limits<double>::infinity();
     uint64_t peakLo = 0, peakHi = 2 * whole.peak() + 1;
     if (!greedy(peakHi, anyTime))
@@ -241,7 +270,6 @@ LogicalResult PartitionPass::partition(func::FuncOp step,
     }
     return *greedy(peakHi, timeHi);
   };
-  bool training = updatesParameters(step);
   std::optional<SmallVector<unsigned>> given;
   if (!training)
     given = cutsFromOwners(anchors, stages, owners);

@@ -2,6 +2,7 @@
 // RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd eval-step=false' -tg-annotate-workspaces -tg-partition=stages=2 -tg-schedule -tg-plan-memory | FileCheck %s --check-prefix=MBUF
 // RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd eval-step=false' -tg-partition=stages=1 | FileCheck %s --check-prefix=ONE
 // RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd eval-step=true' -tg-annotate-workspaces -tg-partition=stages=2 | FileCheck %s --check-prefix=EVAL
+// RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd eval-step=false' -tg-annotate-workspaces -tg-partition='stages=2 microbatches=4 schedule=gpipe' | FileCheck %s --check-prefix=PIPE
 // RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd eval-step=false' -tg-annotate-workspaces -tg-partition=stages=2 -tg-remat=strategy=sqrt | FileCheck %s --check-prefix=REMAT
 // RUN: env OMP_NUM_THREADS=3 memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd eval-step=false' -tg-annotate-workspaces -tg-partition=stages=2 | FileCheck %s --check-prefix=THREADS
 
@@ -19,6 +20,14 @@
 // REMAT-SAME: memopt.remat = {{{.*}}strategy = "sqrt"}
 // REMAT: tg.conv2d %{{.*}} {memopt.recompute,
 // REMAT-LABEL: func.func @train_step_stage1(
+
+// With microbatches a stage's cost is its peak once tg-microbatch runs
+// them: under GPipe each stage holds all 4 microbatches' activations, and
+// the balanced cut moves one op later than for one microbatch (0, 7).
+// PIPE-LABEL: func.func @train_step_stage0(
+// PIPE-SAME: memopt.stage = {forward_ops = array<i64: 0, 8>
+// PIPE-LABEL: func.func @train_step_stage1(
+// PIPE-SAME: memopt.stage = {forward_ops = array<i64: 8, 10>
 
 // The evaluation step updates nothing: it takes the training step's cuts,
 // so each parameter stays on the stage that owns it (stage 1 starts at the

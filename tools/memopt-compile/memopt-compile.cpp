@@ -69,6 +69,7 @@ constexpr const char *kUsage =
     "[--remat-time-limit=SECONDS] [--offload=none|auto] "
     "[--amp=none|bf16|fp16] "
     "[--amp-fp32-ops=OP,...] [--amp-low-ops=OP,...] [--stages=N] "
+    "[--microbatches=M] [--schedule=gpipe|1f1b] "
     "[--data-parallel=N] [--zero=0|1] "
     "[--verbose] [-c | --plan-only]\n";
 
@@ -78,6 +79,8 @@ struct Options {
   bool compileOnly = false;
   /// Stop after the memory plan: report, timeline and budget, no binary.
   bool planOnly = false;
+  /// --schedule was given (its default applies otherwise).
+  bool scheduleGiven = false;
   bool verbose = false; // --verbose: the time of each phase on stderr
   ONNXImportOptions import;
   TrainingPipelineOptions pipeline;
@@ -111,18 +114,40 @@ bool isFiniteNonNegative(double v) { return std::isfinite(v) && v >= 0.0; }
 bool isFinite(double v) { return std::isfinite(v); }
 bool isBeta(double v) { return v >= 0.0 && v < 1.0; }
 
+/// --microbatches=M splits the batch (a replica's, with --data-parallel)
+/// into M microbatches, and the step is compiled for one; --schedule
+/// orders the microbatches of pipeline stages, so it needs both (one
+/// process runs them one after another; with M = 1 both orders are one).
+void checkMicrobatches(Options &options) {
+  unsigned m = options.pipeline.microbatches;
+  if (options.scheduleGiven && (options.pipeline.stages <= 1 || m <= 1))
+    usageError("--schedule orders the microbatches of pipeline stages: give "
+               "--stages=N and --microbatches=M with N, M > 1, or drop it");
+  if (m <= 1)
+    return;
+  bool replicas = options.pipeline.dataParallel > 1;
+  if (!options.import.batch)
+    usageError("--microbatches=" + llvm::Twine(m) +
+               " needs --batch=B, the batch that the " + llvm::Twine(m) +
+               " microbatches split");
+  if (*options.import.batch % m != 0)
+    usageError((replicas ? "each replica's batch of " : "--batch=") +
+               llvm::Twine(*options.import.batch) +
+               " does not split into --microbatches=" + llvm::Twine(m) +
+               ": use a batch" + (replicas ? " per replica" : "") +
+               " that is a multiple of " + llvm::Twine(m));
+  options.import.batch = *options.import.batch / m;
+}
+
 /// Parses the command line into `options`; exits on a bad flag.
 void parseOptions(int argc, char **argv, Options &options) {
-  // Options docs/contract.md marks as planned.
-  const llvm::StringSet<llvm::MallocAllocator> notYet = {
-      "microbatches", "schedule"};
   const llvm::StringSet<llvm::MallocAllocator> known = {
       "target",   "batch",     "input-shape", "loss",         "optimizer",
       "lr",       "momentum",  "dampening",   "nesterov",     "weight-decay",
       "beta1",    "beta2",     "eps",         "save-temps",   "report",
       "device",   "budget",    "timeline",    "remat",        "amp",
       "amp-fp32-ops", "amp-low-ops", "stages", "offload", "data-parallel",
-      "zero", "remat-time-limit"};
+      "zero", "remat-time-limit", "microbatches", "schedule"};
   options.device = cantFail(parseDeviceProfile("cpu"));
   // A repeated option is an error, not "the last one wins": the training
   // binary refuses repeats too.
@@ -162,15 +187,13 @@ void parseOptions(int argc, char **argv, Options &options) {
     auto [name, value] = arg.drop_front(2).split('=');
     if (name == "verbose" || name == "plan-only")
       usageError("--" + name + " takes no value (got '" + arg + "')");
-    if (!known.contains(name) && !notYet.contains(name))
+    if (!known.contains(name))
       usageError("unknown option '--" + name + "'");
     if (!arg.contains('=')) {
       if (++i == argc)
         usageError("--" + name + " expects a value");
       value = argv[i];
     }
-    if (notYet.contains(name))
-      usageError("--" + name + " is not supported yet");
     if (!seen.insert(name).second)
       usageError("--" + name + " given twice, expected one");
     if (name == "target") {
@@ -252,6 +275,17 @@ void parseOptions(int argc, char **argv, Options &options) {
         usageError("--stages expects a positive integer, got '" + value +
                    "'");
       options.pipeline.stages = stages;
+    } else if (name == "microbatches") {
+      unsigned microbatches;
+      if (value.getAsInteger(10, microbatches) || microbatches < 1)
+        usageError("--microbatches expects a positive integer, got '" +
+                   value + "'");
+      options.pipeline.microbatches = microbatches;
+    } else if (name == "schedule") {
+      if (value != "gpipe" && value != "1f1b")
+        usageError("--schedule must be gpipe or 1f1b, got '" + value + "'");
+      options.pipeline.schedule = value.str();
+      options.scheduleGiven = true;
     } else if (name == "data-parallel") {
       unsigned replicas;
       if (value.getAsInteger(10, replicas) || replicas < 1)
@@ -377,6 +411,7 @@ void parseOptions(int argc, char **argv, Options &options) {
                  llvm::Twine(replicas));
     options.import.batch = *options.import.batch / replicas;
   }
+  checkMicrobatches(options);
   if (options.pipeline.zero && options.pipeline.dataParallel <= 1)
     usageError("--zero=1 shards the optimizer state over data-parallel "
                "replicas: give --data-parallel=N with N > 1");
@@ -511,9 +546,16 @@ LogicalResult writeReport(const Options &options, tool::OutputFiles &outputs,
   llvm::json::Object report = compileReport(estimate, arenaBytes, schedule,
                                             options.budget, seconds);
   addStagesToReport(report, stages);
+  if (unsigned m = options.pipeline.microbatches; m > 1)
+    if (llvm::json::Object *strategy = report.getObject("strategy")) {
+      (*strategy)["microbatches"] = static_cast<int64_t>(m);
+      if (options.pipeline.stages > 1)
+        (*strategy)["pipeline_schedule"] = options.pipeline.schedule;
+    }
   addRanksToReport(report, stages, estimate.predictedPeakBytes(arenaBytes),
                    options.pipeline.dataParallel, options.pipeline.zero,
-                   options.import.batch.value_or(0));
+                   options.import.batch.value_or(0) *
+                       options.pipeline.microbatches);
   addExchangeToReport(report, stages, estimate.exchangeBytes,
                       options.pipeline.dataParallel, options.pipeline.target);
   report["compile_phases"] = phases.toJSON();

@@ -10,7 +10,7 @@
 //     -> canonicalize -> tg-recompute-casts (amp != none)
 //     -> (cuda) tg-fuse-elementwise                              training step
 //   -> tg-annotate-workspaces -> tg-partition (stages > 1)
-//     -> tg-data-parallel (data-parallel > 1)
+//     -> tg-microbatch (microbatches > 1) -> tg-data-parallel (data-parallel > 1)
 //     -> tg-remat (strategy != none) -> tg-schedule
 //     -> tg-offload (offload != none)
 //     -> tg-plan-memory (plan, then convert into mbuf)          memory plan
@@ -150,6 +150,18 @@ struct TrainingPipelineOptions
                      "one is not built yet: use with plan-only"),
       llvm::cl::init(1)};
 
+  // tg-microbatch.
+  Option<unsigned> microbatches{
+      *this, "microbatches",
+      llvm::cl::desc("Microbatches per step (tg-microbatch; 1: none); the "
+                     "step is compiled for one microbatch"),
+      llvm::cl::init(1)};
+  Option<std::string> schedule{
+      *this, "schedule",
+      llvm::cl::desc("tg-microbatch: order of the stages' microbatches, "
+                     "gpipe or 1f1b"),
+      llvm::cl::init("1f1b")};
+
   // tg-data-parallel.
   Option<unsigned> dataParallel{
       *this, "data-parallel",
@@ -188,7 +200,8 @@ struct TrainingPipelineOptions
 void buildTrainingStepPipeline(mlir::OpPassManager &pm,
                                const TrainingPipelineOptions &options);
 
-/// tg-annotate-workspaces, tg-partition (stages > 1), tg-data-parallel
+/// tg-annotate-workspaces, tg-partition (stages > 1), tg-microbatch
+/// (microbatches > 1), tg-data-parallel
 /// (data-parallel > 1), tg-remat (unless remat=none), tg-schedule,
 /// tg-offload (unless offload=none) and
 /// tg-plan-memory: the op order and the static memory plan, the step

@@ -18,6 +18,7 @@
 #include "llvm/Support/JSON.h"
 
 #include <optional>
+#include <string>
 
 namespace memopt {
 
@@ -81,6 +82,12 @@ struct StageEstimate {
   uint64_t exchangeBytes = 0;
   /// The forward ops of the step it runs, [first, end) in program order.
   int64_t forwardBegin = 0, forwardEnd = 0;
+  /// With microbatches (tg-microbatch's `memopt.microbatch`): their number,
+  /// the most in flight, the schedule and the stage's simulated peak under
+  /// each schedule (0: not recorded).
+  int64_t microbatches = 1, inFlight = 1;
+  std::string schedule;
+  uint64_t gpipePeakBytes = 0, oneFOneBPeakBytes = 0;
 
   /// `stage`'s entry, with its predicted peak and arena.
   static StageEstimate of(mlir::func::FuncOp stage, uint64_t peak,

@@ -263,6 +263,10 @@ def Partition : Pass<"tg-partition", "::mlir::ModuleOp"> {
     bound with greedy segments. Each stage records its
     `simulated_peak_bytes`, `persistent_bytes`, `seconds`, `send_bytes`
     and its first and last forward op (`forward_ops = [first, end)`).
+    With `microbatches` > 1 the cost of a training stage is its peak once
+    `tg-microbatch` runs its microbatches in `schedule` (the stage alone,
+    as stage k of the partition: under 1F1B it holds min(M, S-k) of
+    them), so the cuts balance the pipelined stages.
     Training steps go first; a step that updates nothing (eval_step) takes
     their cuts through the parameters it reads, so each parameter has one
     owner. A function with fewer forward ops than `stages` is an error.
@@ -273,6 +277,11 @@ def Partition : Pass<"tg-partition", "::mlir::ModuleOp"> {
            "Number of stages (devices); 1 leaves the module alone">,
     Option<"device", "device", "std::string", "\"cpu\"",
            "Device profile of the time estimate (NAME[,KEY=VALUE]...)">,
+    Option<"microbatches", "microbatches", "unsigned", "1",
+           "Microbatches that tg-microbatch will run per step: a training "
+           "stage's cost is then its peak under `schedule`">,
+    Option<"schedule", "schedule", "std::string", "\"1f1b\"",
+           "Schedule of the microbatches (gpipe or 1f1b)">,
   ];
   let statistics = [
     Statistic<"numTransfers", "transfers",
@@ -280,6 +289,54 @@ def Partition : Pass<"tg-partition", "::mlir::ModuleOp"> {
     Statistic<"numSendBytes", "send-bytes", "Bytes sent between stages">,
     Statistic<"numWorstPeak", "worst-stage-peak-bytes",
               "Largest predicted stage peak">,
+  ];
+}
+
+def Microbatch : Pass<"tg-microbatch", "::mlir::ModuleOp"> {
+  let summary = "Run each step once per microbatch in a pipeline schedule, "
+                "accumulating gradients";
+  let description = [{
+    Microbatches and pipelining (docs/passes/microbatch.md). The step
+    (each step function; with `tg-partition` each stage of it) is compiled
+    for one microbatch; the pass makes it take the whole batch
+    (`microbatches` times the rows of its `tg.input` and `tg.target`) and
+    run its forward and backward once per microbatch on slice k, then its
+    optimizer updates once:
+    - ops that read no batch data run once, first;
+    - per microbatch, clones of the forward and backward ops; a transfer of
+      microbatch k gets tag `tag + k * T` (T: the step's number of tags);
+    - a value an optimizer update reads (a gradient) is the mean of its
+      copies, summed in microbatch order as each backward ends; the loss
+      (a rank-0 `tg.output`) their mean, a batch output their
+      concatenation; BatchNorm's running statistics chained through the
+      copies (updated once per microbatch);
+    - the updates and what reads them, once, last.
+    The units of a stage follow `schedule`: `gpipe` (all forwards, then
+    all backwards) or `1f1b` (stage i of S: S-1-i warm-up forwards, then
+    one forward and one backward alternating, then the rest of the
+    backwards). The stages' blocking transfers are put in one global order
+    by running the programs with rendezvous transfers (a send that would
+    deadlock is postponed), so no exchange deadlocks. Each function gets
+    `memopt.microbatch = {microbatches, in_flight, order}`, and a training
+    step of several stages also `schedule` and each stage's simulated peak
+    under both schedules (`peak_bytes_gpipe`, `peak_bytes_1f1b`).
+    Runs after `tg-partition` and before `tg-data-parallel`.
+    `microbatches` = 1 leaves the module alone.
+  }];
+  let dependentDialects = ["::memopt::tg::TGDialect"];
+  let options = [
+    Option<"microbatches", "microbatches", "unsigned", "1",
+           "Microbatches per step; 1 leaves the module alone">,
+    Option<"schedule", "schedule", "std::string", "\"1f1b\"",
+           "Order of the stages' microbatches: gpipe or 1f1b">,
+  ];
+  let statistics = [
+    Statistic<"numClonedOps", "cloned-ops",
+              "Ops cloned for a microbatch">,
+    Statistic<"numAccumulations", "accumulations",
+              "Adds that sum a value over microbatches">,
+    Statistic<"numPostponedSends", "postponed-sends",
+              "Sends moved later to keep the transfers deadlock-free">,
   ];
 }
 

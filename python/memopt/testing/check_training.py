@@ -37,6 +37,12 @@ their size. PyTorch's reference is .grad after one backward; the BatchNorm
 running statistics of that step (which do not depend on lr) and the loss
 are compared too.
 
+With --microbatches M the binary is compiled with --microbatches=M and
+PyTorch accumulates gradients: per step, M backwards of each microbatch's
+mean loss / M (BatchNorm in training mode on each microbatch, its running
+statistics updated M times), then one optimizer step; the logged loss is
+the sum of the M parts.
+
 Exit status 0 when every error is at most --tolerance (default 1e-4); 1
 otherwise, listing the worst tensors; 2 for a bad command line.
 
@@ -141,6 +147,8 @@ def compile_flags(args):
              "--batch=%d" % args.batch, "--loss=" + args.loss,
              "--optimizer=" + args.optimizer, "--lr=%r" % args.lr,
              "--weight-decay=%r" % args.weight_decay]
+    if args.microbatches > 1:
+        flags.append("--microbatches=%d" % args.microbatches)
     if args.optimizer == "sgd":
         flags += ["--momentum=%r" % args.momentum,
                   "--dampening=%r" % args.dampening,
@@ -194,9 +202,16 @@ def torch_training(args, initial, inputs, targets):
         x = torch.from_numpy(inputs[index]).to(device)
         t = torch.from_numpy(targets[index]).to(device)
         optimizer.zero_grad(set_to_none=True)
-        loss = loss_fn(model(x), t)
-        loss.backward()
-        losses.append(loss.item())
+        # Gradient accumulation over --microbatches: each microbatch's mean
+        # loss / M, BatchNorm on each microbatch's statistics (its running
+        # statistics updated once per microbatch), one optimizer step.
+        loss = 0.0
+        for x_part, t_part in zip(x.chunk(args.microbatches),
+                                  t.chunk(args.microbatches)):
+            part = loss_fn(model(x_part), t_part) / args.microbatches
+            part.backward()
+            loss = loss + part.detach()
+        losses.append(float(loss))
         if args.gradients:
             grads = {n: p.grad.detach().double().cpu().numpy().copy()
                      for n, p in model.named_parameters() if p.grad is not None}
@@ -485,6 +500,9 @@ def parse_args(argv):
     parser.add_argument("--channels", type=int, default=1)
     parser.add_argument("--batch", type=int, default=2)
     parser.add_argument("--steps", type=int, default=3)
+    parser.add_argument("--microbatches", type=int, default=1,
+                        help="compile with --microbatches=M; PyTorch "
+                        "accumulates the gradients of M microbatches")
     parser.add_argument("--samples", type=int,
                         help="data set size (default batch * steps)")
     parser.add_argument("--data", choices=("smooth", "noise"),
