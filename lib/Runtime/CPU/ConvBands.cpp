@@ -279,7 +279,8 @@ size_t weightElements(const FilterGradientProblem &p) {
 }
 
 /// The bands of `rows` output rows: their primitives, and the workspace.
-/// `converted` is false when a band has no primitive for the type.
+/// `converted`: each band computes in f32 on f32 copies of its rows. The
+/// count is 0 when a band has no primitive for the type.
 FilterGradientBands plan(const FilterGradientProblem &p, int64_t rows,
                          bool converted) {
   FilterGradientBands bands;
