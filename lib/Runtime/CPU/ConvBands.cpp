@@ -32,6 +32,11 @@ namespace {
 
 constexpr const char *kKernel = "conv2d_backward_filter";
 
+/// A problem is banded only if its input has at least this many elements
+/// per weight (measured on the ResNet-34 U-Net at 64x64: below it the
+/// bands were slower than the whole problem and saved little).
+constexpr int64_t kInputPerWeight = 16;
+
 /// The output rows of a band and the input rows they read.
 struct Band {
   int64_t outFirst = 0, outRows = 0;
@@ -340,6 +345,12 @@ FilterGradientBands filterGradientBands(const FilterGradientProblem &p,
   FilterGradientBands whole;
   whole.workspaceBytes = wholeBytes;
   if (p.type != ElementType::BF16 && p.type != ElementType::F16)
+    return whole;
+  // Bands pay where the activations dominate: each band is a primitive
+  // call and an accumulation over the weights' gradient, and the
+  // workspace of a weight-heavy problem (a deep layer on a small image:
+  // oneDNN's copies of the weights) does not shrink with the rows.
+  if (p.gradWeight.product() * kInputPerWeight > p.input.product())
     return whole;
   size_t limit = static_cast<size_t>(p.input.product()) *
                  elementBytes(p.type);

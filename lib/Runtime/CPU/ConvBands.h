@@ -55,9 +55,10 @@ struct FilterGradientBands {
 
 /// The bands of `problem`, whose unbanded workspace is `wholeBytes`
 /// (returned as workspaceBytes when it is not banded). A low-precision
-/// problem whose workspace exceeds its input's bytes is split into as
-/// many bands as bring it down to about that (the input is live anyway),
-/// if that makes the workspace smaller.
+/// problem whose workspace exceeds its input's bytes, and whose input has
+/// at least 16 elements per weight, is split into as many bands as bring
+/// the workspace down to about the input's bytes (the input is live
+/// anyway), if that makes it smaller.
 FilterGradientBands filterGradientBands(const FilterGradientProblem &problem,
                                         size_t wholeBytes);
 
