@@ -496,6 +496,21 @@ int roles(ConvKind kind, bool hasBias, Role out[4]) {
   return n;
 }
 
+/// The plan sized the workspace with the compiler's oneDNN; this machine's
+/// (another ISA) may want more. Stops before writing past it.
+void checkPlannedWorkspace(const char *kernel, size_t needed) {
+  size_t planned = std::exchange(plannedWorkspaceBytes(), SIZE_MAX);
+  if (needed > planned) {
+    std::fprintf(stderr,
+                 "memopt runtime: %s: oneDNN on this CPU needs a %zu-byte "
+                 "workspace but the plan reserved %zu bytes: recompile the "
+                 "model on this machine, or run with DNNL_MAX_CPU_ISA set to "
+                 "the compiling machine's instruction set\n",
+                 kernel, needed, planned);
+    std::exit(1);
+  }
+}
+
 /// Runs `config` on `tensors` (the kernel's, in its signature's order, all
 /// of element type `type`). In f32, and in bf16/f16 where oneDNN implements
 /// the type (bf16 with f32 accumulation on AVX-512), the primitive reads
@@ -510,18 +525,7 @@ void run(ConvConfig config, ElementType type,
   const char *kernel = kernelName(config.kind);
   for (const auto &t : tensors)
     requireType(kernel, "every tensor", t.type, type);
-  // The plan sized the workspace with the compiler's oneDNN; this machine's
-  // (another ISA) may want more. Stop before writing past it.
-  size_t planned = std::exchange(plannedWorkspaceBytes(), SIZE_MAX);
-  if (size_t needed = workspaceBytes(config, type); needed > planned) {
-    std::fprintf(stderr,
-                 "memopt runtime: %s: oneDNN on this CPU needs a %zu-byte "
-                 "workspace but the plan reserved %zu bytes: recompile the "
-                 "model on this machine, or run with DNNL_MAX_CPU_ISA set to "
-                 "the compiling machine's instruction set\n",
-                 kernel, needed, planned);
-    std::exit(1);
-  }
+  checkPlannedWorkspace(kernel, workspaceBytes(config, type));
   config.dataType = dnnlType(type);
   if (type == ElementType::F32 || primitive(config).implemented) {
     if (type != ElementType::F32)
@@ -794,6 +798,7 @@ void conv2dBackwardFilter(ConstTensor gradOutput, ConstTensor input,
     FilterGradientBands bands =
         filterGradientBands(problem, workspaceBytes(config, gradOutput.type));
     if (bands.count > 1) {
+      checkPlannedWorkspace("conv2d_backward_filter", bands.workspaceBytes);
       (bands.converted ? ranConverted : ranNative) = true;
       return bandedFilterGradient(problem, bands, gradOutput, input,
                                   gradWeight, workspace);
