@@ -4,6 +4,7 @@
 
 #include "memopt/Analysis/CostModel.h"
 #include "memopt/Analysis/MemorySimulator.h"
+#include "memopt/Dialect/TG/IR/TGOps.h"
 
 using namespace mlir;
 using namespace memopt;
@@ -19,6 +20,7 @@ std::optional<MemoryCategory> argumentCategory(func::FuncOp step,
     return MemoryCategory::OptimizerState;
   if (step.getArgAttr(index, "tg.input") ||
       step.getArgAttr(index, "tg.target") || step.getArgAttr(index, "tg.step") ||
+      step.getArgAttr(index, "tg.seed") ||
       step.getArgAttr(index, "tg.loss_scale"))
     return MemoryCategory::Data;
   return std::nullopt;
@@ -110,6 +112,10 @@ StringRef memopt::memoryCategoryName(MemoryCategory category) {
     return "activations";
   case MemoryCategory::Gradients:
     return "gradients";
+  case MemoryCategory::Offloading:
+    return "offloading (in flight)";
+  case MemoryCategory::Prefetched:
+    return "prefetched";
   case MemoryCategory::Workspace:
     return "workspace";
   }
@@ -146,21 +152,47 @@ MemoryTimeline MemoryTimeline::compute(func::FuncOp step,
   // Lifetimes only: the sharing is the plan's.
   MemorySimulator simulator(step, /*inPlace=*/false);
   MemorySimulator::Layout layout = simulator.layout(simulator.givenOrder());
+  // Offloaded values: from their tg.offload_start on, a value's device
+  // bytes are a copy in flight (freed at its tg.offload_wait), and its host
+  // copy is held until the last tg.prefetch_start that reads it.
+  DenseMap<Operation *, unsigned> indexOf;
+  for (auto [at, op] : llvm::enumerate(simulator.ops()))
+    indexOf[op.op] = at;
+  DenseMap<Value, unsigned> offloadedAt;
+  for (auto [at, op] : llvm::enumerate(simulator.ops())) {
+    auto start = dyn_cast<tg::OffloadStartOp>(op.op);
+    if (!start)
+      continue;
+    result.offloading = true;
+    offloadedAt.try_emplace(start.getInput(), at);
+    unsigned last = at;
+    for (Operation *user : start.getHost().getUsers())
+      if (auto found = indexOf.find(user); found != indexOf.end())
+        last = std::max(last, found->second);
+    for (unsigned i = at; i <= last && i < result.timeline.size(); ++i)
+      result.timeline[i].hostBytes += tensorBytes(start.getHost().getType());
+  }
   std::vector<SmallVector<LiveBuffer>> planned(result.timeline.size());
   for (auto [at, op] : llvm::enumerate(simulator.ops())) {
     if (op.workspace)
       planned[at].push_back({plan.workspaceOffset(op.op).value_or(0),
                              op.workspace, MemoryCategory::Workspace});
-    MemoryCategory category = temporaryCategory(result.timeline[at].phase);
+    MemoryCategory category = isa<tg::PrefetchStartOp>(op.op)
+                                  ? MemoryCategory::Prefetched
+                                  : temporaryCategory(result.timeline[at].phase);
     for (unsigned value : op.results) {
-      std::optional<uint64_t> offset =
-          plan.offset(simulator.values()[value].value);
+      const MemorySimulator::ArenaValue &info = simulator.values()[value];
+      std::optional<uint64_t> offset = plan.offset(info.value);
       if (!offset)
         continue;
+      auto offloaded = offloadedAt.find(info.value);
       for (unsigned i = at; i <= layout.lastUse[value] && i < planned.size();
            ++i)
-        planned[i].push_back(
-            {*offset, simulator.values()[value].bytes, category});
+        planned[i].push_back({*offset, info.bytes,
+                              offloaded != offloadedAt.end() &&
+                                      i >= offloaded->second
+                                  ? MemoryCategory::Offloading
+                                  : category});
     }
   }
   for (auto [index, live] : llvm::enumerate(planned))
@@ -174,6 +206,13 @@ MemoryTimeline MemoryTimeline::compute(func::FuncOp step,
 
 uint64_t MemoryTimeline::peakBytes() const {
   return timeline.empty() ? 0 : timeline[peak].total();
+}
+
+uint64_t MemoryTimeline::hostPeakBytes() const {
+  uint64_t most = 0;
+  for (const Point &point : timeline)
+    most = std::max(most, point.hostBytes);
+  return most;
 }
 
 uint64_t MemoryTimeline::transientPeakBytes() const {

@@ -38,7 +38,16 @@ std::string num(double value) {
 
 /// Fill colours by category (MemoryCategory order), then of the phases.
 constexpr const char *kCategoryColors[kNumMemoryCategories] = {
-    "#4e79a7", "#f28e2b", "#9c9c9c", "#59a14f", "#e15759", "#b07aa1"};
+    "#4e79a7", "#f28e2b", "#9c9c9c", "#59a14f",
+    "#e15759", "#76b7b2", "#edc948", "#b07aa1"};
+/// The line of the offloaded values' host copies.
+constexpr const char *kHostColor = "#8c564b";
+
+/// The categories that only a step with offloads has.
+bool offloadCategory(unsigned category) {
+  return category == unsigned(MemoryCategory::Offloading) ||
+         category == unsigned(MemoryCategory::Prefetched);
+}
 constexpr const char *kPhaseColors[] = {"#eef4fb", "#fdf0e4", "#efefef"};
 
 std::string escape(StringRef text) {
@@ -83,7 +92,9 @@ public:
         const TimelineLabels &labels)
       : os(os), timeline(timeline), labels(labels),
         count(std::max<size_t>(timeline.points().size(), 1)) {
-    double top = static_cast<double>(timeline.peakBytes());
+    // Host bytes are not device memory, but their line must fit too.
+    double top = static_cast<double>(
+        std::max(timeline.peakBytes(), timeline.hostPeakBytes()));
     if (labels.plannedPeakBytes)
       top = std::max(top, double(*labels.plannedPeakBytes));
     // The budget and the device memory are lines when they are near the
@@ -106,6 +117,7 @@ public:
     header();
     phases();
     bands();
+    hostLine();
     axes();
     lines();
     peak();
@@ -130,9 +142,14 @@ private:
         "height=\"{1}\" viewBox=\"0 0 {0} {1}\" font-family=\"sans-serif\" "
         "font-size=\"12\" data-peak-bytes=\"{2}\" "
         "data-activation-peak-bytes=\"{3}\" data-peak-op=\"{4}\" "
-        "data-ops=\"{5}\">\n",
+        "data-ops=\"{5}\"{6}>\n",
         kWidth, kHeight, timeline.peakBytes(), timeline.transientPeakBytes(),
-        timeline.peakIndex(), timeline.points().size());
+        timeline.peakIndex(), timeline.points().size(),
+        timeline.offloads()
+            ? llvm::formatv(" data-host-peak-bytes=\"{0}\"",
+                            timeline.hostPeakBytes())
+                  .str()
+            : "");
     os << "<title>memory timeline of " << escape(labels.model) << " on "
        << escape(labels.device) << "</title>\n";
     os << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
@@ -191,6 +208,26 @@ private:
       }
       lower = std::move(upper);
     }
+  }
+
+  /// The host copies of offloaded values: a line over the device bands
+  /// (they are held in the pinned host pool, beside the device's memory).
+  void hostLine() {
+    ArrayRef<MemoryTimeline::Point> points = timeline.points();
+    if (!timeline.offloads() || points.empty())
+      return;
+    os << "<path class=\"host\" data-category=\"" << kOffloadedHostName
+       << "\" fill=\"none\" stroke=\"" << kHostColor
+       << "\" stroke-width=\"2\" d=\"";
+    os << llvm::format("M%.1f %.1f", x(0), y(points[0].hostBytes));
+    for (size_t i = 0; i < points.size(); ++i)
+      if (i + 1 == points.size() ||
+          points[i + 1].hostBytes != points[i].hostBytes) {
+        os << llvm::format("H%.1f", x(i + 1));
+        if (i + 1 < points.size())
+          os << llvm::format("V%.1f", y(points[i + 1].hostBytes));
+      }
+    os << "\"/>\n";
   }
 
   /// The path along `upper` left to right and back along `lower`.
@@ -312,7 +349,19 @@ private:
     const MemoryTimeline::Point *at =
         timeline.points().empty() ? nullptr
                                   : &timeline.points()[timeline.peakIndex()];
+    if (timeline.offloads()) {
+      ly += 22;
+      os << llvm::formatv("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" "
+                          "y2=\"{1}\" stroke=\"{3}\" stroke-width=\"2\"/>\n",
+                          lx, ly - 4, lx + 14, kHostColor);
+      os << llvm::formatv(
+          "<text class=\"legend\" x=\"{0}\" y=\"{1}\">{2}: {3}</text>\n",
+          lx + 20, ly, kOffloadedHostName,
+          formatBytes(at ? at->hostBytes : 0));
+    }
     for (unsigned c = kNumMemoryCategories; c-- > 0;) {
+      if (offloadCategory(c) && !timeline.offloads())
+        continue;
       ly += 22;
       os << llvm::formatv("<rect x=\"{0}\" y=\"{1}\" width=\"14\" "
                           "height=\"14\" fill=\"{2}\"/>\n",

@@ -227,3 +227,81 @@ TEST(LowPrecisionKernelTest, ConvolutionsMatchF32OnTheRoundedValues) {
     }
   }
 }
+
+TEST(LowPrecisionKernelTest, FilterGradientInRowBandsMatchesF32) {
+  // Filter gradients whose oneDNN workspace exceeds their input (with 16
+  // or more input elements per weight) run in row bands (ConvBands.h): strided, dilated and asymmetrically padded ones
+  // agree with the f32 kernel on the same rounded values, stay inside the
+  // workspace they report (at most 3x the input, where the unbanded
+  // kernel's is about 4.5x on two threads), and repeat bit for bit.
+  struct Case {
+    Dims input, weight;
+    Hw strides, dilations;
+    Pads pads;
+  } cases[] = {
+      {{2, 16, 40, 24}, {8, 16, 3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}},
+      {{2, 16, 40, 24}, {8, 16, 3, 3}, {2, 2}, {1, 1}, {1, 1, 0, 0}},
+      {{2, 16, 41, 24}, {8, 16, 3, 3}, {1, 1}, {2, 2}, {2, 2, 2, 2}},
+      {{2, 16, 43, 64}, {8, 16, 5, 5}, {2, 2}, {1, 1}, {2, 2, 2, 2}}};
+  uint32_t seed = 7;
+  auto next = [&] {
+    seed = seed * 1664525u + 1013904223u;
+    return static_cast<float>(seed >> 8) / float(1 << 24) - 0.5f;
+  };
+  for (const Case &c : cases) {
+    Dims output{c.input[0], c.weight[0], 0, 0};
+    for (int i = 0; i < 2; ++i) {
+      int64_t span = c.dilations[i] * (c.weight[2 + i] - 1) + 1;
+      output[2 + i] = (c.input[2 + i] + c.pads[i] + c.pads[2 + i] - span) /
+                          c.strides[i] +
+                      1;
+    }
+    std::vector<float> x(c.input.product()), dy(output.product());
+    for (auto *v : {&x, &dy})
+      for (float &e : *v)
+        e = next();
+    for (ElementType type : {ElementType::BF16, ElementType::F16}) {
+      std::vector<uint16_t> lx = narrow(x, type), ldy = narrow(dy, type);
+      std::vector<float> rx = widen(lx, type), rdy = widen(ldy, type);
+      std::vector<float> want(c.weight.product());
+      std::vector<char> ws(conv2dBackwardFilterWorkspaceBytes(
+          output, c.input, c.weight, c.strides, c.pads, c.dilations, 1));
+      conv2dBackwardFilter(ConstTensor(rdy.data(), output),
+                           ConstTensor(rx.data(), c.input),
+                           Tensor(want.data(), c.weight), c.strides, c.pads,
+                           c.dilations, 1, ws.data());
+      size_t bytes = conv2dBackwardFilterWorkspaceBytes(
+          output, c.input, c.weight, c.strides, c.pads, c.dilations, 1, type);
+      EXPECT_LE(bytes, 3 * lx.size() * sizeof(uint16_t) +
+                           c.weight.product() * sizeof(float))
+          << "input " << c.input[2] << " rows, type " << int(type);
+      // A guard after the reported workspace must stay untouched.
+      constexpr size_t kGuard = 4096;
+      std::vector<char> lws(bytes + kGuard, '\x5a');
+      std::vector<uint16_t> got[2];
+      for (std::vector<uint16_t> &g : got) {
+        g.assign(c.weight.product(), 0);
+        conv2dBackwardFilter(
+            ConstTensor(reinterpret_cast<const float *>(ldy.data()), output,
+                        type),
+            ConstTensor(reinterpret_cast<const float *>(lx.data()), c.input,
+                        type),
+            Tensor(reinterpret_cast<float *>(g.data()), c.weight, type),
+            c.strides, c.pads, c.dilations, 1, lws.data());
+      }
+      EXPECT_TRUE(std::all_of(lws.begin() + bytes, lws.end(),
+                              [](char b) { return b == '\x5a'; }));
+      EXPECT_EQ(got[0], got[1]);
+      std::vector<float> g = widen(got[0], type);
+      double worst = 0, scale = 0;
+      for (size_t i = 0; i < want.size(); ++i) {
+        worst = std::max(worst, double(std::fabs(g[i] - want[i])));
+        scale = std::max(scale, double(std::fabs(want[i])));
+      }
+      // One rounding of the f32 sum to the output's type.
+      double ulp = type == ElementType::BF16 ? 0x1p-8 : 0x1p-11;
+      EXPECT_LE(worst, ulp * scale)
+          << "input " << c.input[2] << " rows, type " << int(type);
+    }
+  }
+}

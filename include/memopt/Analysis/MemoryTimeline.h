@@ -35,9 +35,16 @@ enum class MemoryCategory : unsigned {
   Data,           // inputs, target, step number, forward outputs
   Activations,    // temporaries made by forward ops
   Gradients,      // temporaries made by backward ops
+  Offloading,     // device bytes of a value being copied to the host
+                  // (tg.offload_start to its tg.offload_wait)
+  Prefetched,     // device copies of offloaded values (tg.prefetch_start)
   Workspace,      // library scratch memory of the running op
 };
-constexpr unsigned kNumMemoryCategories = 6;
+constexpr unsigned kNumMemoryCategories = 8;
+
+/// The legend name of the host-resident offloaded bytes, which the
+/// timeline counts apart from the device categories (Point::hostBytes).
+constexpr llvm::StringLiteral kOffloadedHostName = "offloaded (host)";
 
 llvm::StringRef memoryCategoryName(MemoryCategory category);
 
@@ -54,6 +61,11 @@ public:
     /// Activations, gradients, optimizer temporaries and workspace: what
     /// the arena holds.
     uint64_t transientBytes = 0;
+
+    /// Host copies of offloaded values (tg.offload_start results) held
+    /// while the op runs, from their offload to their last prefetch: in
+    /// the pinned host pool, not on the device, so not in total().
+    uint64_t hostBytes = 0;
 
     uint64_t total() const;
   };
@@ -74,6 +86,10 @@ public:
   /// arguments and forward outputs (what compute() counts).
   static std::array<uint64_t, kNumMemoryCategories>
   persistentBytesOf(mlir::func::FuncOp step);
+  /// Whether the step offloads values to the host (tg-offload).
+  bool offloads() const { return offloading; }
+  /// The most host bytes of offloaded values held at once.
+  uint64_t hostPeakBytes() const;
   /// The op with the most live bytes (the first of equals); 0 when empty.
   unsigned peakIndex() const { return peak; }
   uint64_t peakBytes() const;
@@ -84,6 +100,7 @@ private:
   std::vector<Point> timeline;
   std::array<uint64_t, kNumMemoryCategories> persistent{};
   unsigned peak = 0;
+  bool offloading = false;
 };
 
 /// The bytes of `step`'s arguments that a trainer with `scalarsOnHost`

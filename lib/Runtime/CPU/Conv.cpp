@@ -24,10 +24,10 @@
 #include "memopt/Runtime/StepSupport.h"
 
 #include "Common.h"
+#include "ConvBands.h"
 #include "LowPrecision.h"
+#include "OneDnn.h"
 #include "SingleOutputConv.h"
-
-#include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -42,12 +42,6 @@ namespace memopt::rt {
 using namespace detail;
 
 namespace {
-
-void check(dnnl_status_t status, const char *kernel, const char *call) {
-  if (status != dnnl_success)
-    fatal(kernel, std::string("oneDNN ") + call + " failed with status " +
-                      std::to_string(static_cast<int>(status)));
-}
 
 enum class ConvKind : int64_t {
   Forward,
@@ -144,39 +138,6 @@ struct ConvPrimitive {
   dnnl_memory_t scratchpad = nullptr;
   size_t workspaceBytes = 0;
 };
-
-dnnl_engine_t engine(const char *kernel) {
-  static dnnl_engine_t instance = [&] {
-    dnnl_engine_t e = nullptr;
-    check(dnnl_engine_create(&e, dnnl_cpu, 0), kernel, "engine_create");
-    return e;
-  }();
-  return instance;
-}
-
-dnnl_stream_t stream(const char *kernel) {
-  static dnnl_stream_t instance = [&] {
-    dnnl_stream_t s = nullptr;
-    check(dnnl_stream_create(&s, engine(kernel), dnnl_stream_default_flags),
-          kernel, "stream_create");
-    return s;
-  }();
-  return instance;
-}
-
-dnnl_memory_desc_t memoryDesc(const char *kernel,
-                              std::initializer_list<int64_t> dims,
-                              dnnl_format_tag_t tag, dnnl_data_type_t type) {
-  dnnl_memory_desc_t md;
-  dnnl_dims_t d;
-  int n = 0;
-  for (int64_t v : dims)
-    d[n++] = v;
-  check(dnnl_memory_desc_init_by_tag(&md, static_cast<int>(dims.size()), d,
-                                     type, tag),
-        kernel, "memory_desc_init_by_tag");
-  return md;
-}
 
 /// The memory descriptors of a configuration's tensors.
 struct TensorDescs {
@@ -290,47 +251,20 @@ OpDesc makeDesc(const ConvConfig &c, const TensorDescs &d, bool forwardOnly) {
   return desc;
 }
 
-/// An attribute that makes a primitive take its scratchpad from the caller.
-dnnl_primitive_attr_t userScratchpadAttr(const char *kernel) {
-  dnnl_primitive_attr_t attr = nullptr;
-  check(dnnl_primitive_attr_create(&attr), kernel, "primitive_attr_create");
-  check(dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user),
-        kernel, "primitive_attr_set_scratchpad_mode");
-  return attr;
-}
-
-size_t scratchpadBytes(const_dnnl_primitive_desc_t pd) {
-  const dnnl_memory_desc_t *md =
-      dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
-  return md ? dnnl_memory_desc_get_size(md) : 0;
-}
-
-size_t alignUp(size_t bytes) { return (bytes + 63) / 64 * 64; }
-
 /// Sets up `op` for the primitive's layout `inner` of an argument whose
 /// caller layout is `user`; returns the reorder's scratchpad size.
 size_t bindOperand(const char *kernel, Operand &op,
                    const dnnl_memory_desc_t &user,
                    const dnnl_memory_desc_t &inner,
                    const_dnnl_primitive_attr_t attr) {
-  check(dnnl_memory_create(&op.user, &user, engine(kernel), DNNL_MEMORY_NONE),
-        kernel, "memory_create");
+  op.user = createMemory(kernel, user);
   if (dnnl_memory_desc_equal(&user, &inner))
     return 0;
-  check(dnnl_memory_create(&op.inner, &inner, engine(kernel),
-                           DNNL_MEMORY_NONE),
-        kernel, "memory_create");
+  op.inner = createMemory(kernel, inner);
   op.innerBytes = dnnl_memory_desc_get_size(&inner);
-  const dnnl_memory_desc_t &from = op.isResult ? inner : user;
-  const dnnl_memory_desc_t &to = op.isResult ? user : inner;
-  dnnl_primitive_desc_t pd = nullptr;
-  check(dnnl_reorder_primitive_desc_create(&pd, &from, engine(kernel), &to,
-                                           engine(kernel), attr),
-        kernel, "reorder_primitive_desc_create");
-  check(dnnl_primitive_create(&op.reorder, pd), kernel,
-        "primitive_create (reorder)");
-  size_t bytes = scratchpadBytes(pd);
-  check(dnnl_primitive_desc_destroy(pd), kernel, "primitive_desc_destroy");
+  size_t bytes = 0;
+  op.reorder = op.isResult ? createReorder(kernel, inner, user, attr, bytes)
+                           : createReorder(kernel, user, inner, attr, bytes);
   return bytes;
 }
 
@@ -490,16 +424,6 @@ size_t workspaceBytes(ConvConfig c, ElementType type) {
   return bytes;
 }
 
-void reorder(const char *kernel, dnnl_primitive_t primitive,
-             dnnl_memory_t from, dnnl_memory_t to, dnnl_memory_t scratchpad) {
-  dnnl_exec_arg_t args[3] = {{DNNL_ARG_FROM, from},
-                             {DNNL_ARG_TO, to},
-                             {DNNL_ARG_SCRATCHPAD, scratchpad}};
-  check(dnnl_primitive_execute(primitive, stream(kernel), scratchpad ? 3 : 2,
-                               args),
-        kernel, "primitive_execute (reorder)");
-}
-
 void execute(const ConvConfig &config, std::initializer_list<const void *> data,
              void *workspace) {
   const char *kernel = kernelName(config.kind);
@@ -572,6 +496,21 @@ int roles(ConvKind kind, bool hasBias, Role out[4]) {
   return n;
 }
 
+/// The plan sized the workspace with the compiler's oneDNN; this machine's
+/// (another ISA) may want more. Stops before writing past it.
+void checkPlannedWorkspace(const char *kernel, size_t needed) {
+  size_t planned = std::exchange(plannedWorkspaceBytes(), SIZE_MAX);
+  if (needed > planned) {
+    std::fprintf(stderr,
+                 "memopt runtime: %s: oneDNN on this CPU needs a %zu-byte "
+                 "workspace but the plan reserved %zu bytes: recompile the "
+                 "model on this machine, or run with DNNL_MAX_CPU_ISA set to "
+                 "the compiling machine's instruction set\n",
+                 kernel, needed, planned);
+    std::exit(1);
+  }
+}
+
 /// Runs `config` on `tensors` (the kernel's, in its signature's order, all
 /// of element type `type`). In f32, and in bf16/f16 where oneDNN implements
 /// the type (bf16 with f32 accumulation on AVX-512), the primitive reads
@@ -586,18 +525,7 @@ void run(ConvConfig config, ElementType type,
   const char *kernel = kernelName(config.kind);
   for (const auto &t : tensors)
     requireType(kernel, "every tensor", t.type, type);
-  // The plan sized the workspace with the compiler's oneDNN; this machine's
-  // (another ISA) may want more. Stop before writing past it.
-  size_t planned = std::exchange(plannedWorkspaceBytes(), SIZE_MAX);
-  if (size_t needed = workspaceBytes(config, type); needed > planned) {
-    std::fprintf(stderr,
-                 "memopt runtime: %s: oneDNN on this CPU needs a %zu-byte "
-                 "workspace but the plan reserved %zu bytes: recompile the "
-                 "model on this machine, or run with DNNL_MAX_CPU_ISA set to "
-                 "the compiling machine's instruction set\n",
-                 kernel, needed, planned);
-    std::exit(1);
-  }
+  checkPlannedWorkspace(kernel, workspaceBytes(config, type));
   config.dataType = dnnlType(type);
   if (type == ElementType::F32 || primitive(config).implemented) {
     if (type != ElementType::F32)
@@ -839,9 +767,15 @@ size_t conv2dBackwardFilterWorkspaceBytes(const Dims &gradOutput,
                                           int64_t groups, ElementType type) {
   if (isSingleOutputConv(gradWeight, groups))
     return 0;
-  return workspaceBytes(backwardFilterConfig(gradOutput, input, gradWeight,
-                                             strides, pads, dilations, groups),
-                        type);
+  size_t whole =
+      workspaceBytes(backwardFilterConfig(gradOutput, input, gradWeight,
+                                          strides, pads, dilations, groups),
+                     type);
+  // Large low-precision filter gradients run in row bands (ConvBands.h).
+  return filterGradientBands({gradOutput, input, gradWeight, strides, pads,
+                              dilations, groups, type},
+                             whole)
+      .workspaceBytes;
 }
 
 void conv2dBackwardFilter(ConstTensor gradOutput, ConstTensor input,
@@ -853,9 +787,24 @@ void conv2dBackwardFilter(ConstTensor gradOutput, ConstTensor input,
     return singleOutputConvBackwardFilter(gradOutput, input, gradWeight,
                                           strides, pads, dilations);
   }
-  run(backwardFilterConfig(gradOutput.shape, input.shape, gradWeight.shape,
-                           strides, pads, dilations, groups),
-      gradOutput.type, {gradOutput, input, gradWeight}, workspace);
+  ConvConfig config =
+      backwardFilterConfig(gradOutput.shape, input.shape, gradWeight.shape,
+                           strides, pads, dilations, groups);
+  FilterGradientProblem problem{gradOutput.shape, input.shape,
+                                gradWeight.shape, strides,
+                                pads,             dilations,
+                                groups,           gradOutput.type};
+  if (gradOutput.type != ElementType::F32) {
+    FilterGradientBands bands =
+        filterGradientBands(problem, workspaceBytes(config, gradOutput.type));
+    if (bands.count > 1) {
+      checkPlannedWorkspace("conv2d_backward_filter", bands.workspaceBytes);
+      (bands.converted ? ranConverted : ranNative) = true;
+      return bandedFilterGradient(problem, bands, gradOutput, input,
+                                  gradWeight, workspace);
+    }
+  }
+  run(config, gradOutput.type, {gradOutput, input, gradWeight}, workspace);
 }
 
 size_t convTranspose2dWorkspaceBytes(const Dims &input, const Dims &weight,

@@ -86,8 +86,10 @@ def check(args):
     data = os.path.join(work, "data")
     write_data(data, args.batch, args.size)
     binary = os.path.join(work, "train")
+    plan = os.path.join(work, "plan.json")
     run([args.memopt_compile, model, "-o", binary, "--optimizer=sgd",
-         "--lr=%r" % args.lr])
+         "--lr=%r" % args.lr, "--report=" + plan])
+    reports = {}
 
     def train(name, steps, seed, *extra):
         out = os.path.join(work, name + ".onnx")
@@ -95,12 +97,19 @@ def check(args):
         run([binary, "--data", data, "--steps", str(steps), "--seed",
              str(seed), "--log-every", "0", "--out", out, "--report",
              report] + list(extra))
-        return out, json.load(open(report))["loss"]
+        reports[name] = json.load(open(report))
+        return out, reports[name]["loss"]
 
     checks = Checklist()
     expect = checks.expect
 
     out, losses = train("one-step", 1, args.seed)
+    # The seed argument lives in device memory on the CPU: the plan counts
+    # its 8 bytes.
+    predicted = json.load(open(plan))["predicted_peak_bytes"]
+    measured = reports["one-step"]["measured_peak_bytes"]
+    print("peak: predicted %d bytes, measured %d" % (predicted, measured))
+    expect(measured == predicted, "measured peak = predicted peak")
     w1 = trained_w(out)
     scale = 1.0 / (1.0 - args.ratio)
     kept = losses[0] / (w0 * w0 * scale * scale)

@@ -1,0 +1,442 @@
+//===- ConvBands.cpp - Filter gradients in row bands -----------------------===//
+//
+// A band of output rows [r0, r1) of a convolution with stride s, dilation
+// d, top padding t and a KH-row window reads the input rows
+// [r0*s - t, (r1-1)*s - t + d*(KH-1)]; the part outside the image is the
+// band's own top and bottom padding. Each band is a convolution of its own
+// (its primitive cached by its shapes: a first, a middle and a last band
+// differ only in their padding and height), whose operands are the band's
+// rows of the caller's tensors as strided views (oneDNN reorders them into
+// its blocked layout in the workspace), or f32 copies of those rows where
+// the type has no oneDNN primitive. Each band's f32 gradient is added to
+// the accumulator by a reorder with a sum post-op, one band after another:
+// the result does not depend on the thread count beyond what oneDNN's own
+// primitives do.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ConvBands.h"
+
+#include "Common.h"
+#include "LowPrecision.h"
+#include "OneDnn.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+namespace memopt::rt::detail {
+namespace {
+
+constexpr const char *kKernel = "conv2d_backward_filter";
+
+/// A problem is banded only if its input has at least this many elements
+/// per weight (measured on the ResNet-34 U-Net at 64x64: below it the
+/// bands were slower than the whole problem and saved little).
+constexpr int64_t kInputPerWeight = 16;
+
+/// The output rows of a band and the input rows they read.
+struct Band {
+  int64_t outFirst = 0, outRows = 0;
+  int64_t inFirst = 0, inRows = 0;
+  int64_t padTop = 0, padBottom = 0;
+};
+
+Band band(const FilterGradientProblem &p, int64_t first, int64_t end) {
+  int64_t stride = p.strides[0], span = p.dilations[0] * (p.gradWeight[2] - 1);
+  int64_t low = first * stride - p.pads[0];
+  int64_t high = (end - 1) * stride - p.pads[0] + span; // inclusive
+  Band b;
+  b.outFirst = first;
+  b.outRows = end - first;
+  b.inFirst = std::max<int64_t>(0, low);
+  int64_t inLast = std::min<int64_t>(p.input[2] - 1, high);
+  b.inRows = inLast - b.inFirst + 1;
+  b.padTop = b.inFirst - low;
+  b.padBottom = high - inLast;
+  return b;
+}
+
+/// oneDNN's type for a low-precision storage type.
+dnnl_data_type_t dnnlLowType(ElementType type) {
+  return type == ElementType::BF16 ? dnnl_bf16 : dnnl_f16;
+}
+
+/// One operand of a band's primitive: the caller's rows (or their f32
+/// copy) and, where oneDNN computes in another layout, its copy in the
+/// workspace and the reorder to it.
+struct Operand {
+  dnnl_memory_t user = nullptr, inner = nullptr;
+  dnnl_primitive_t reorder = nullptr;
+  size_t offset = 0, innerBytes = 0;
+};
+
+/// The cached primitive of one band shape.
+struct BandPrimitive {
+  bool implemented = true;
+  dnnl_primitive_t primitive = nullptr;
+  Operand src, diffDst;
+  /// The band's f32 gradient in oneDNN's layout (in the workspace) and the
+  /// reorder that adds it to the accumulator (plain f32).
+  dnnl_memory_t diffWeights = nullptr, accumulator = nullptr;
+  dnnl_primitive_t accumulate = nullptr;
+  size_t diffWeightsOffset = 0;
+  dnnl_memory_t scratchpad = nullptr;
+  /// The scratchpad (of the primitive and its reorders) and the copies
+  /// after it, relative to the start of the copies.
+  size_t scratchpadBytes = 0, innerBytes = 0;
+};
+
+/// The descriptor of a tensor of `dims` in `type` and layout `tag`.
+dnnl_memory_desc_t desc(std::initializer_list<int64_t> dims,
+                        dnnl_data_type_t type, dnnl_format_tag_t tag) {
+  return memoryDesc(kKernel, dims, tag, type);
+}
+
+/// `rows` rows of an N x C x H x W tensor: a strided view of the caller's
+/// tensor (`whole`), or a contiguous copy.
+dnnl_memory_desc_t rowsDesc(const Dims &shape, int64_t rows,
+                            dnnl_data_type_t type, bool whole) {
+  if (!whole)
+    return desc({shape[0], shape[1], rows, shape[3]}, type, dnnl_nchw);
+  dnnl_memory_desc_t md;
+  dnnl_dims_t d = {shape[0], shape[1], rows, shape[3]};
+  dnnl_dims_t strides = {shape[1] * shape[2] * shape[3], shape[2] * shape[3],
+                         shape[3], 1};
+  check(dnnl_memory_desc_init_by_strides(&md, 4, d, type, strides), kKernel,
+        "memory_desc_init_by_strides");
+  return md;
+}
+
+/// The logical weights of oneDNN: (G,) O, I, kH, kW.
+dnnl_memory_desc_t weightsDesc(const FilterGradientProblem &p,
+                               dnnl_data_type_t type, bool any) {
+  const Dims &w = p.gradWeight;
+  int64_t g = p.groups;
+  if (g == 1)
+    return desc({w[0], w[1], w[2], w[3]}, type,
+                any ? dnnl_format_tag_any : dnnl_oihw);
+  return desc({g, w[0] / g, w[1], w[2], w[3]}, type,
+              any ? dnnl_format_tag_any : dnnl_goihw);
+}
+
+/// Sets up `op` for the primitive's layout `inner` of the caller's `user`;
+/// returns the reorder's scratchpad bytes.
+size_t bind(Operand &op, const dnnl_memory_desc_t &user,
+            const dnnl_memory_desc_t &inner, const_dnnl_primitive_attr_t attr) {
+  op.user = createMemory(kKernel, user);
+  if (dnnl_memory_desc_equal(&user, &inner))
+    return 0;
+  op.inner = createMemory(kKernel, inner);
+  op.innerBytes = dnnl_memory_desc_get_size(&inner);
+  size_t bytes = 0;
+  op.reorder = createReorder(kKernel, user, inner, attr, bytes);
+  return bytes;
+}
+
+/// The reorder that adds oneDNN's f32 gradient `from` to the plain f32
+/// accumulator `to`; returns its scratchpad bytes.
+size_t bindAccumulate(BandPrimitive &p, const dnnl_memory_desc_t &from,
+                      const dnnl_memory_desc_t &to) {
+  dnnl_primitive_attr_t attr = userScratchpadAttr(kKernel);
+  dnnl_post_ops_t sum = nullptr;
+  check(dnnl_post_ops_create(&sum), kKernel, "post_ops_create");
+  check(dnnl_post_ops_append_sum(sum, 1.0f), kKernel, "post_ops_append_sum");
+  check(dnnl_primitive_attr_set_post_ops(attr, sum), kKernel,
+        "primitive_attr_set_post_ops");
+  check(dnnl_post_ops_destroy(sum), kKernel, "post_ops_destroy");
+  p.diffWeights = createMemory(kKernel, from);
+  p.accumulator = createMemory(kKernel, to);
+  size_t bytes = 0;
+  p.accumulate = createReorder(kKernel, from, to, attr, bytes);
+  check(dnnl_primitive_attr_destroy(attr), kKernel, "primitive_attr_destroy");
+  return bytes;
+}
+
+/// The primitive of band `b` of `p`, in `type` (bf16 on the caller's rows,
+/// or f32 on their copies). Not implemented when oneDNN has no primitive
+/// for a low type on this CPU.
+BandPrimitive create(const FilterGradientProblem &p, const Band &b,
+                     dnnl_data_type_t type) {
+  bool whole = type != dnnl_f32;
+  dnnl_memory_desc_t src = desc({p.input[0], p.input[1], b.inRows,
+                                 p.input[3]},
+                                type, dnnl_format_tag_any),
+                     diffDst = desc({p.gradOutput[0], p.gradOutput[1],
+                                     b.outRows, p.gradOutput[3]},
+                                    type, dnnl_format_tag_any),
+                     weights = weightsDesc(p, type, /*any=*/true),
+                     diffWeights = weightsDesc(p, dnnl_f32, /*any=*/true);
+  dnnl_dims_t strides = {p.strides[0], p.strides[1]};
+  dnnl_dims_t dilations = {p.dilations[0] - 1, p.dilations[1] - 1};
+  dnnl_dims_t padL = {b.padTop, p.pads[1]};
+  dnnl_dims_t padR = {b.padBottom, p.pads[3]};
+
+  // The backward primitive takes a forward one as a hint, as in Conv.cpp.
+  // oneDNN 2.6 has no f16 convolutions on the CPU (the descriptor is
+  // refused), and bf16 ones only with AVX-512 (no implementation): the
+  // band is converted to f32 then.
+  BandPrimitive result;
+  dnnl_convolution_desc_t forward, backward;
+  dnnl_primitive_desc_t hint = nullptr, pd = nullptr;
+  dnnl_primitive_attr_t attr = userScratchpadAttr(kKernel);
+  dnnl_status_t status = dnnl_dilated_convolution_forward_desc_init(
+      &forward, dnnl_forward_training, dnnl_convolution_direct, &src,
+      &weights, nullptr, &diffDst, strides, dilations, padL, padR);
+  if (status == dnnl_success)
+    status = dnnl_dilated_convolution_backward_weights_desc_init(
+        &backward, dnnl_convolution_direct, &src, &diffWeights, nullptr,
+        &diffDst, strides, dilations, padL, padR);
+  if (status == dnnl_success)
+    status = dnnl_primitive_desc_create(&hint, &forward, nullptr,
+                                        engine(kKernel), nullptr);
+  if (status == dnnl_success)
+    status = dnnl_primitive_desc_create(&pd, &backward, attr, engine(kKernel),
+                                        hint);
+  if (hint)
+    check(dnnl_primitive_desc_destroy(hint), kKernel,
+          "primitive_desc_destroy");
+  if (status != dnnl_success && type != dnnl_f32) {
+    check(dnnl_primitive_attr_destroy(attr), kKernel,
+          "primitive_attr_destroy");
+    result.implemented = false;
+    return result;
+  }
+  check(status, kKernel, "primitive_desc_create");
+  check(dnnl_primitive_create(&result.primitive, pd), kKernel,
+        "primitive_create");
+
+  size_t scratch = scratchpadBytes(pd);
+  auto query = [&](dnnl_query_t what) {
+    const dnnl_memory_desc_t *md = dnnl_primitive_desc_query_md(pd, what, 0);
+    require(md != nullptr, kKernel,
+            "oneDNN reports no descriptor for an argument");
+    return *md;
+  };
+  scratch = std::max(
+      scratch, bind(result.src, rowsDesc(p.input, b.inRows, type, whole),
+                    query(dnnl_query_src_md), attr));
+  scratch = std::max(
+      scratch,
+      bind(result.diffDst, rowsDesc(p.gradOutput, b.outRows, type, whole),
+           query(dnnl_query_diff_dst_md), attr));
+  dnnl_memory_desc_t inner = query(dnnl_query_diff_weights_md);
+  scratch = std::max(scratch,
+                     bindAccumulate(result, inner,
+                                    weightsDesc(p, dnnl_f32, /*any=*/false)));
+  result.scratchpadBytes = alignUp(scratch);
+  for (Operand *op : {&result.src, &result.diffDst}) {
+    op->offset = result.innerBytes;
+    result.innerBytes += alignUp(op->innerBytes);
+  }
+  result.diffWeightsOffset = result.innerBytes;
+  result.innerBytes += alignUp(dnnl_memory_desc_get_size(&inner));
+  if (scratch) {
+    result.scratchpad = createMemory(
+        kKernel, desc({static_cast<int64_t>(scratch)}, dnnl_u8, dnnl_x));
+  }
+  check(dnnl_primitive_desc_destroy(pd), kKernel, "primitive_desc_destroy");
+  check(dnnl_primitive_attr_destroy(attr), kKernel, "primitive_attr_destroy");
+  return result;
+}
+
+/// The cached primitive of band `b`. Primitives live until the process
+/// ends.
+BandPrimitive &primitive(const FilterGradientProblem &p, const Band &b,
+                         dnnl_data_type_t type) {
+  using Key = std::array<int64_t, 25>;
+  Key key{};
+  size_t n = 0;
+  for (const Dims *d : {&p.input, &p.gradOutput, &p.gradWeight})
+    for (int i = 0; i < 4; ++i)
+      key[n++] = (*d)[i];
+  for (int64_t v : {p.strides[0], p.strides[1], p.dilations[0],
+                    p.dilations[1], p.pads[1], p.pads[3], p.groups,
+                    b.inRows, b.outRows, b.padTop, b.padBottom,
+                    static_cast<int64_t>(type)})
+    key[n++] = v;
+  key[n++] = static_cast<int64_t>(p.type);
+  static std::mutex mutex;
+  static std::map<Key, BandPrimitive> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache.find(key);
+  if (it == cache.end())
+    it = cache.emplace(key, create(p, b, type)).first;
+  return it->second;
+}
+
+/// Calls `body(band)` for each band of `rows` output rows that reads at
+/// least one input row (a band entirely in the padding adds nothing).
+template <typename Body>
+void forEachBand(const FilterGradientProblem &p, int64_t rows, Body body) {
+  int64_t height = p.gradOutput[2];
+  for (int64_t first = 0; first < height; first += rows) {
+    Band b = band(p, first, std::min(height, first + rows));
+    if (b.inRows > 0)
+      body(b);
+  }
+}
+
+size_t weightElements(const FilterGradientProblem &p) {
+  return static_cast<size_t>(p.gradWeight.product());
+}
+
+/// The bands of `rows` output rows: their primitives, and the workspace.
+/// `converted`: each band computes in f32 on f32 copies of its rows. The
+/// count is 0 when a band has no primitive for the type.
+FilterGradientBands plan(const FilterGradientProblem &p, int64_t rows,
+                         bool converted) {
+  FilterGradientBands bands;
+  bands.rows = rows;
+  bands.count = (p.gradOutput[2] + rows - 1) / rows;
+  bands.converted = converted;
+  int64_t inRows = 0;
+  bool implemented = true;
+  forEachBand(p, rows, [&](const Band &b) {
+    BandPrimitive &prim =
+        primitive(p, b, converted ? dnnl_f32 : dnnlLowType(p.type));
+    implemented &= prim.implemented;
+    bands.scratchpadBytes = std::max(bands.scratchpadBytes,
+                                     prim.scratchpadBytes);
+    bands.innerBytes = std::max(bands.innerBytes, prim.innerBytes);
+    inRows = std::max(inRows, b.inRows);
+  });
+  if (!implemented) {
+    bands.count = 0;
+    return bands;
+  }
+  size_t bytes = bands.scratchpadBytes + bands.innerBytes +
+                 alignUp(weightElements(p) * sizeof(float));
+  if (converted) {
+    const Dims &x = p.input, &dy = p.gradOutput;
+    bytes += alignUp(static_cast<size_t>(x[0] * x[1] * inRows * x[3]) *
+                     sizeof(float)) +
+             alignUp(static_cast<size_t>(dy[0] * dy[1] * rows * dy[3]) *
+                     sizeof(float));
+  }
+  bands.workspaceBytes = bytes;
+  return bands;
+}
+
+/// Copies rows [first, first + rows) of every channel of `t` (N x C x H x
+/// W, of `type`) to `to` as contiguous f32.
+void convertRows(const void *t, const Dims &shape, ElementType type,
+                 int64_t first, int64_t rows, float *to) {
+  size_t element = elementBytes(type);
+  int64_t planes = shape[0] * shape[1], plane = shape[2] * shape[3];
+  for (int64_t i = 0; i < planes; ++i)
+    convertElements(static_cast<const char *>(t) +
+                        (i * plane + first * shape[3]) * element,
+                    type, to + i * rows * shape[3], ElementType::F32,
+                    rows * shape[3]);
+}
+
+void setHandle(dnnl_memory_t memory, const void *data) {
+  check(dnnl_memory_set_data_handle(memory, const_cast<void *>(data)), kKernel,
+        "memory_set_data_handle");
+}
+
+} // namespace
+
+FilterGradientBands filterGradientBands(const FilterGradientProblem &p,
+                                        size_t wholeBytes) {
+  FilterGradientBands whole;
+  whole.workspaceBytes = wholeBytes;
+  if (p.type != ElementType::BF16 && p.type != ElementType::F16)
+    return whole;
+  // Bands pay where the activations dominate: each band is a primitive
+  // call and an accumulation over the weights' gradient, and the
+  // workspace of a weight-heavy problem (a deep layer on a small image:
+  // oneDNN's copies of the weights) does not shrink with the rows.
+  if (p.gradWeight.product() * kInputPerWeight > p.input.product())
+    return whole;
+  size_t limit = static_cast<size_t>(p.input.product()) *
+                 elementBytes(p.type);
+  int64_t height = p.gradOutput[2];
+  if (wholeBytes <= limit || height < 2)
+    return whole;
+  // Bands of equal height (the last one shorter), as many as bring the
+  // workspace down to about the input's bytes.
+  int64_t count = std::min<int64_t>(
+      height, static_cast<int64_t>((wholeBytes + limit - 1) / limit));
+  int64_t rows = (height + count - 1) / count;
+  FilterGradientBands bands = plan(p, rows, /*converted=*/false);
+  if (bands.count == 0)
+    bands = plan(p, rows, /*converted=*/true);
+  return bands.workspaceBytes < wholeBytes ? bands : whole;
+}
+
+void bandedFilterGradient(const FilterGradientProblem &p,
+                          const FilterGradientBands &bands,
+                          ConstTensor gradOutput, ConstTensor input,
+                          Tensor gradWeight, void *workspace) {
+  for (const TensorView<const float> *t : {&gradOutput, &input})
+    requireType(kKernel, "every tensor", t->type, p.type);
+  requireType(kKernel, "every tensor", gradWeight.type, p.type);
+  require(workspace != nullptr, kKernel,
+          "a workspace is required (see the ...WorkspaceBytes query)");
+  char *bytes = static_cast<char *>(workspace);
+  char *inner = bytes + bands.scratchpadBytes;
+  float *accumulator =
+      reinterpret_cast<float *>(inner + bands.innerBytes);
+  size_t weights = weightElements(p);
+  float *srcCopy = accumulator + alignUp(weights * sizeof(float)) /
+                                     sizeof(float);
+  const Dims &x = p.input, &dy = p.gradOutput;
+  std::memset(accumulator, 0, weights * sizeof(float));
+  size_t element = elementBytes(p.type);
+  dnnl_data_type_t type = bands.converted ? dnnl_f32 : dnnlLowType(p.type);
+  forEachBand(p, bands.rows, [&](const Band &b) {
+    BandPrimitive &prim = primitive(p, b, type);
+    const void *src, *diffDst;
+    if (bands.converted) {
+      // The band's output gradient right after its input: the workspace
+      // holds the largest band's input rows and the tallest band's.
+      convertRows(input.data, x, p.type, b.inFirst, b.inRows, srcCopy);
+      float *diffDstCopy = srcCopy + alignUp(static_cast<size_t>(
+                                          x[0] * x[1] * b.inRows * x[3]) *
+                                      sizeof(float)) /
+                                  sizeof(float);
+      convertRows(gradOutput.data, dy, p.type, b.outFirst, b.outRows,
+                  diffDstCopy);
+      src = srcCopy;
+      diffDst = diffDstCopy;
+    } else {
+      src = reinterpret_cast<const char *>(input.data) +
+            b.inFirst * x[3] * element;
+      diffDst = reinterpret_cast<const char *>(gradOutput.data) +
+                b.outFirst * dy[3] * element;
+    }
+    dnnl_exec_arg_t args[4];
+    int n = 0;
+    for (auto [op, data, arg] : {std::tuple{&prim.src, src, DNNL_ARG_SRC},
+                                 std::tuple{&prim.diffDst, diffDst,
+                                            DNNL_ARG_DIFF_DST}}) {
+      setHandle(op->user, data);
+      if (op->inner)
+        setHandle(op->inner, inner + op->offset);
+      args[n++] = {arg, op->inner ? op->inner : op->user};
+    }
+    setHandle(prim.diffWeights, inner + prim.diffWeightsOffset);
+    setHandle(prim.accumulator, accumulator);
+    args[n++] = {DNNL_ARG_DIFF_WEIGHTS, prim.diffWeights};
+    if (prim.scratchpad) {
+      setHandle(prim.scratchpad, bytes);
+      args[n++] = {DNNL_ARG_SCRATCHPAD, prim.scratchpad};
+    }
+    for (const Operand *op : {&prim.src, &prim.diffDst})
+      if (op->reorder)
+        reorder(kKernel, op->reorder, op->user, op->inner, prim.scratchpad);
+    check(dnnl_primitive_execute(prim.primitive, stream(kKernel), n, args),
+          kKernel, "primitive_execute");
+    reorder(kKernel, prim.accumulate, prim.diffWeights, prim.accumulator,
+            prim.scratchpad);
+    check(dnnl_stream_wait(stream(kKernel)), kKernel, "stream_wait");
+  });
+  convertElements(accumulator, ElementType::F32, gradWeight.data, p.type,
+                  static_cast<int64_t>(weights));
+}
+
+} // namespace memopt::rt::detail
