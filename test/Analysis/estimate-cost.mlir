@@ -8,7 +8,7 @@
 // output element for the bias); its gradients exchange the roles.
 // CHECK-LABEL: func.func @convolution
 // The function gets the totals; its ops' times add up to 35840 ns.
-// CHECK-SAME: attributes {memopt.cost = {backward_flops = 0 : i64, bytes = 21416 : i64, device = "custom", forward_flops = 33408 : i64, optimizer_flops = 0 : i64, recompute_flops = 0 : i64, seconds = 3.5839999999999996E-5 : f64}}
+// CHECK-SAME: attributes {memopt.cost = {backward_flops = 0 : i64, bytes = 21416 : i64, device = "custom", forward_flops = 33408 : i64, optimizer_flops = 0 : i64, recompute_flops = 0 : i64, seconds = 3.5839999999999996E-5 : f64}, memopt.workspace_threads = {{[0-9]+}} : i64}
 // On the H100 every op is bound by its 5 us launch overhead.
 // H100-LABEL: func.func @convolution
 // H100-SAME: memopt.cost = {backward_flops = 0 : i64, bytes = 21416 : i64, device = "h100", forward_flops = 33408 : i64, optimizer_flops = 0 : i64, recompute_flops = 0 : i64, seconds = 2.50{{[0-9]+}}E-5 : f64}
