@@ -16,23 +16,41 @@
 
 namespace memopt::rt::mpi {
 
+namespace {
+/// A transfer moves the view's bytes whatever its element type (a bf16 or
+/// f16 activation at a cut under --amp is 2 bytes an element).
+int messageBytes(ConstTensor view, const char *what) {
+  return messageCount(view.bytes(), what);
+}
+
+/// The collectives sum floats: an operand of another element type would be
+/// read as floats.
+void requireFloat(ConstTensor view, const char *what) {
+  if (view.type != ElementType::F32)
+    abortRun(std::string(what) + " of a non-f32 tensor (element type " +
+             std::to_string(static_cast<int>(view.type)) +
+             "): the replicas exchange f32 gradients and weights only");
+}
+} // namespace
+
 void sendHost(ConstTensor view, int64_t peer, int64_t tag) {
-  check(MPI_Send(view.data, messageCount(view.numel(), "a tensor send"),
-                 MPI_FLOAT, static_cast<int>(peer), static_cast<int>(tag),
+  check(MPI_Send(view.data, messageBytes(view, "a tensor send"),
+                 MPI_BYTE, static_cast<int>(peer), static_cast<int>(tag),
                  stageComm()),
         "MPI_Send to stage " + std::to_string(peer) + " (tag " +
             std::to_string(tag) + ")");
 }
 
 void receiveHost(Tensor view, int64_t peer, int64_t tag) {
-  check(MPI_Recv(view.data, messageCount(view.numel(), "a tensor receive"),
-                 MPI_FLOAT, static_cast<int>(peer), static_cast<int>(tag),
+  check(MPI_Recv(view.data, messageBytes(view, "a tensor receive"),
+                 MPI_BYTE, static_cast<int>(peer), static_cast<int>(tag),
                  stageComm(), MPI_STATUS_IGNORE),
         "MPI_Recv from stage " + std::to_string(peer) + " (tag " +
             std::to_string(tag) + ")");
 }
 
 void allReduceMeanHost(ConstTensor input, Tensor output) {
+  requireFloat(output, "an all-reduce");
   int count = messageCount(output.numel(), "an all-reduce");
   check(MPI_Allreduce(input.data == output.data ? MPI_IN_PLACE : input.data,
                       output.data, count, MPI_FLOAT, MPI_SUM, replicaComm()),
@@ -51,6 +69,7 @@ Part partOf(int64_t numel, int64_t partSize, int replica) {
 }
 
 void allGatherPartsHost(ConstTensor part, Tensor whole) {
+  requireFloat(whole, "an all-gather");
   int replica = 0;
   MPI_Comm_rank(replicaComm(), &replica);
   int replicas = numReplicas();
