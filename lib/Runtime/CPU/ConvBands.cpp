@@ -156,8 +156,8 @@ size_t bindAccumulate(BandPrimitive &p, const dnnl_memory_desc_t &from,
 }
 
 /// The primitive of band `b` of `p`, in `type` (bf16 on the caller's rows,
-/// or f32 on their copies). Not implemented when oneDNN has no primitive
-/// for a low type on this CPU.
+/// or f32 on their copies). Empty when oneDNN has no primitive for a low
+/// type on this CPU: the caller then converts the band to f32.
 BandPrimitive create(const FilterGradientProblem &p, const Band &b,
                      dnnl_data_type_t type) {
   bool whole = type != dnnl_f32;
