@@ -60,15 +60,18 @@ bool memopt::remat::isCheapToRecompute(Operation *op) {
          cast<tg::KernelOpInterface>(op).isCheapToRecompute();
 }
 
-/// Whether the clones of recomputed `op` that another clone needs serve
-/// that clone only (RematPlan.h): with `privateAncestors`, cheap ops. A
-/// shared clone lives from the first reader to the last, so a recomputed
-/// ReLU that a concat's clone needs early would stay alive until the ReLU's
-/// own backward; recomputing it anew costs an elementwise pass. Expensive
-/// ops (convolutions) stay shared: chains of them would be recomputed once
-/// per reader, quadratically.
-static bool privateClone(Operation *op, bool privateAncestors) {
-  return privateAncestors && isCheapToRecompute(op);
+/// Whether the clones of recomputed `value` that another clone needs serve
+/// that clone only (RematPlan.h): with `privateAncestors`, cheap ops, and
+/// the values of `nested`. A shared clone lives from the first reader to
+/// the last, so a recomputed ReLU that a concat's clone needs early would
+/// stay alive until the ReLU's own backward; recomputing it anew costs an
+/// elementwise pass. Expensive ops (convolutions) stay shared unless a
+/// strategy nests them: a chain of them recomputed once per reader costs
+/// quadratically many clones, which only a budget can justify.
+static bool privateClone(Value value, const ClonePolicy &policy) {
+  return (policy.privateAncestors &&
+          isCheapToRecompute(value.getDefiningOp())) ||
+         (policy.nested && policy.nested->contains(value));
 }
 
 /// The clone of `value`'s op, created right before `user` (with the clones
@@ -77,7 +80,7 @@ static bool privateClone(Operation *op, bool privateAncestors) {
 /// ancestor is cloned once).
 static Value materialize(OpResult value, Operation *user,
                          const DenseSet<Value> &recomputed, Rewrite &rewrite,
-                         bool privateAncestors, Operation *&slot,
+                         const ClonePolicy &policy, Operation *&slot,
                          DenseMap<Operation *, Operation *> &local) {
   Operation *op = value.getOwner();
   if (!slot) {
@@ -87,11 +90,11 @@ static Value materialize(OpResult value, Operation *user,
         Operation *owner = operand.getDefiningOp();
         // By value, written back: the recursion may grow either map.
         DenseMap<Operation *, Operation *> &clones =
-            privateClone(owner, privateAncestors) ? local : rewrite.cloneOf;
+            privateClone(operand, policy) ? local : rewrite.cloneOf;
         Operation *operandSlot = clones.lookup(owner);
         mapping.map(operand,
                     materialize(cast<OpResult>(operand), user, recomputed,
-                                rewrite, privateAncestors, operandSlot, local));
+                                rewrite, policy, operandSlot, local));
         clones[owner] = operandSlot;
       }
     // A recomputed BatchNorm must not read the running statistics after the
@@ -113,7 +116,7 @@ static Value materialize(OpResult value, Operation *user,
 
 Rewrite memopt::remat::recompute(ArrayRef<Operation *> later,
                                  const DenseSet<Value> &recomputed,
-                                 bool privateAncestors) {
+                                 const ClonePolicy &policy) {
   Rewrite rewrite;
   for (Operation *user : later)
     for (OpOperand &use : user->getOpOperands()) {
@@ -124,7 +127,7 @@ Rewrite memopt::remat::recompute(ArrayRef<Operation *> later,
       Operation *owner = use.get().getDefiningOp();
       Operation *slot = rewrite.cloneOf.lookup(owner);
       use.set(materialize(cast<OpResult>(use.get()), user, recomputed, rewrite,
-                          privateAncestors, slot, local));
+                          policy, slot, local));
       rewrite.cloneOf[owner] = slot;
     }
   return rewrite;
@@ -221,7 +224,7 @@ public:
     SmallVector<NamedAttribute> decision{
         b.getNamedAttr("strategy", b.getStringAttr(strategy))};
     CostModel cost(deviceProfile, workspaceBytes);
-    DenseSet<Value> recomputed, offloaded, synchronous;
+    DenseSet<Value> recomputed, nested, offloaded, synchronous;
     // Clones of cheap recomputed operands private to the clone that needs
     // them (RematPlan.h): auto's plans where the plan does not write in
     // place.
@@ -261,6 +264,7 @@ public:
         fits = plan.fits;
         arenaBytes = plan.arenaBytes;
         recomputed = std::move(plan.recomputed);
+        nested = std::move(plan.nested);
         offloaded = std::move(plan.offloaded);
         synchronous = std::move(plan.synchronous);
         if (fits)
@@ -272,6 +276,7 @@ public:
         fits = plan.fits;
         arenaBytes = plan.arenaBytes;
         recomputed = std::move(plan.recomputed);
+        nested = std::move(plan.nested);
         if (fits)
           decision.push_back(b.getNamedAttr("milp", milpDecision(b, plan)));
       }
@@ -294,7 +299,10 @@ public:
     }
 
     // Rewire every backward read of a recomputed value to its clone.
-    Rewrite rewrite = recompute(later, recomputed, privateClones);
+    ClonePolicy policy;
+    policy.privateAncestors = privateClones;
+    policy.nested = &nested;
+    Rewrite rewrite = recompute(later, recomputed, policy);
     double secondsAdded = 0;
     for (Operation *clone : rewrite.clones)
       secondsAdded += cost.cost(clone).seconds;
@@ -342,6 +350,9 @@ public:
              "simulated_peak_bytes",
              b.getDictionaryAttr({b.getNamedAttr("before", i64(peakBefore)),
                                   b.getNamedAttr("after", i64(peakAfter))}))});
+    // Nested values (recomputed more than once) where a plan has them.
+    if (!nested.empty())
+      decision.push_back(b.getNamedAttr("nested_values", i64(nested.size())));
     if (offload)
       decision.append(
           {b.getNamedAttr("offloaded_values", i64(offloaded.size())),

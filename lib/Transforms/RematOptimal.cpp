@@ -740,7 +740,7 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
   };
   auto arenaOf = [&](const DenseSet<Value> &recomputed) {
     return plannedArena(function, forward, inPlace, recomputed,
-                        /*privateAncestors=*/false, cost);
+                        /*privateAncestors=*/false, /*nested=*/{}, cost);
   };
 
   OptimalPlan plan;
@@ -899,10 +899,11 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
   double greedySeconds = 0;
   if (greedy.fits)
     plannedArena(function, forward, inPlace, greedy.recomputed, !inPlace,
-                 cost, &greedySeconds);
+                 greedy.nested, cost, &greedySeconds);
   if (greedy.fits && (!fromProgram || greedySeconds < plan.seconds)) {
     plan.fits = true;
     plan.recomputed = std::move(greedy.recomputed);
+    plan.nested = std::move(greedy.nested);
     plan.arenaBytes = greedy.arenaBytes;
     plan.status = "greedy";
     plan.solver = "auto";

@@ -52,16 +52,28 @@ struct Rewrite {
   uint64_t flopsAdded = 0;
 };
 
+/// Which recomputed values get private clones: a clone that another clone
+/// needs serves that one clone only, and a later backward reader of the
+/// value gets its own clone instead of keeping an early one alive. A value
+/// of `nested` is thus recomputed once per clone that needs it and once
+/// for its own backward readers: Rotor's nested (multiple) recomputation
+/// (docs/passes/remat.md#nested-recomputation).
+struct ClonePolicy {
+  /// Every cheap op (isCheapToRecompute): auto's plans on a target without
+  /// in-place writes.
+  bool privateAncestors = false;
+  /// And these values, whatever they cost.
+  const llvm::DenseSet<mlir::Value> *nested = nullptr;
+};
+
 /// Rewires every read of a value of `recomputed` by an op of `later` (the
 /// ops after the forward, in program order) to a clone of its defining op,
 /// created right before the first such reader (with the clones of the
-/// recomputed values it reads, before it) and marked `memopt.recompute`.
-/// With `privateAncestors`, the clones of those recomputed operands serve
-/// that one clone only: a later backward reader of such a value gets its
-/// own clone instead of keeping an early one alive (docs/passes/remat.md).
+/// recomputed values it reads, before it) and marked `memopt.recompute`;
+/// clones of the values `policy` makes private serve one clone each.
 Rewrite recompute(llvm::ArrayRef<mlir::Operation *> later,
                   const llvm::DenseSet<mlir::Value> &recomputed,
-                  bool privateAncestors = false);
+                  const ClonePolicy &policy = {});
 
 /// What the `auto` greedy may do with a forward value the backward reads,
 /// besides keeping it.
@@ -83,6 +95,9 @@ struct AutoOptions {
 /// The `auto` strategy's choice.
 struct AutoPlan {
   llvm::DenseSet<mlir::Value> recomputed;
+  /// The recomputed values that get private clones beyond the policy's
+  /// (ClonePolicy::nested): recomputed more than once.
+  llvm::DenseSet<mlir::Value> nested;
   llvm::DenseSet<mlir::Value> offloaded;
   /// The offloaded values whose copies wait at once (OffloadPlan.h).
   llvm::DenseSet<mlir::Value> synchronous;
@@ -121,12 +136,16 @@ uint64_t bytesBesideArena(mlir::func::FuncOp function, bool cuda);
 uint64_t plannedArena(mlir::func::FuncOp function,
                       llvm::ArrayRef<mlir::Operation *> forward, bool inPlace,
                       const llvm::DenseSet<mlir::Value> &recomputed,
-                      bool privateAncestors, const CostModel &cost,
+                      bool privateAncestors,
+                      const llvm::DenseSet<mlir::Value> &nested,
+                      const CostModel &cost,
                       double *secondsAdded = nullptr);
 
 /// The `optimal` strategy's choice.
 struct OptimalPlan {
   llvm::DenseSet<mlir::Value> recomputed;
+  /// Values recomputed once per clone that needs them (auto's plan only).
+  llvm::DenseSet<mlir::Value> nested;
   /// Whether the planned arena of the rewritten step fits the target.
   bool fits = false;
   /// The planned arena of the returned set; when it does not fit, the

@@ -6,7 +6,7 @@
 // RUN: not memopt-opt %s -split-input-file -tg-remat='strategy=sqrt offload=true' 2>&1 | FileCheck %s --check-prefix=REMAT
 
 // One byte below the smallest budget offloading reaches on the U-Net in
-// miniature of offload.mlir (4196; recomputing alone reaches 4580): an
+// miniature of offload.mlir (4196; recomputing alone reaches 4324): an
 // error that names that budget, from either planner.
 // JOINT: error: tg-remat: the step does not fit --budget=4195 bytes: the smallest peak remat=auto with offload reaches is 4196 bytes (--budget=4196)
 // LINK: error: tg-offload: device 'custom,memory=8GiB,fp32=6.5T,bandwidth=336GB/s' has no host link bandwidth; give one (link=12GB/s)

@@ -47,8 +47,8 @@
 // MBUF-NEXT: ^bb0
 // MBUF-NEXT: tg.max_pool2d_backward
 
-// Jointly with remat under 4400 bytes (below the 4580 that recomputing
-// alone reaches, remat-auto.mlir): on this link every offload hides behind
+// Jointly with remat under 4400 bytes (recomputing alone needs the
+// encoder conv twice there, remat-auto.mlir's NESTED): on this link every offload hides behind
 // the compute, so offloading is the cheapest choice for each value;
 // tg-remat marks them and recomputes nothing.
 // MARK-LABEL: func.func @train_step

@@ -2,6 +2,7 @@
 // RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=5100' -tg-schedule | FileCheck %s --check-prefix=SCHED
 // RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=6116' | FileCheck %s --check-prefix=PLAIN
 // RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=4580' | FileCheck %s --check-prefix=SMALLEST
+// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=4324' | FileCheck %s --check-prefix=NESTED
 // RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto device=cpu,memory=5100' | FileCheck %s --check-prefix=DEVICE
 
 // The U-Net in miniature of remat.mlir (encoder conv+BN+ReLU whose output
@@ -47,6 +48,23 @@
 // SMALLEST-NEXT: tg.batch_norm {{.*}}{memopt.recompute}
 // SMALLEST-NEXT: tg.relu {{.*}}{memopt.recompute}
 // SMALLEST-NOT: memopt.recompute
+
+// The smallest budget auto reaches here (remat-auto-invalid.mlir names
+// it) nests: the encoder conv is recomputed twice, once privately for the
+// BatchNorm, ReLU, pool and bottleneck clones that recreate the bottleneck
+// ReLU (that conv clone dies at once), and again right before the
+// BatchNorm backward, instead of one clone living from the first to the
+// second (docs/passes/remat.md#nested-recomputation).
+// NESTED: memopt.remat = {budget_bytes = 4324 : i64, flops_added = 11560 : i64, {{.*}}nested_values = 1 : i64, {{.*}}planned_arena_bytes = 2176 : i64
+// NESTED: tg.conv2d %arg0, %[[W:[^ ]*]] {memopt.recompute
+// NESTED-NEXT: tg.batch_norm {{.*}}{memopt.recompute}
+// NESTED-NEXT: tg.relu {{.*}}{memopt.recompute}
+// NESTED-NEXT: tg.max_pool2d {{.*}}memopt.recompute
+// NESTED-NEXT: tg.conv2d {{.*}}memopt.recompute
+// NESTED-NEXT: tg.relu {{.*}}{memopt.recompute}
+// NESTED: %[[AGAIN:.*]] = tg.conv2d %arg0, %[[W]] {memopt.recompute
+// NESTED-NEXT: tg.batch_norm_backward %{{.*}}, %[[AGAIN]]
+// NESTED-NOT: memopt.recompute
 
 // Without a budget, the memory of the device.
 // DEVICE: memopt.remat = {budget_bytes = 5100 : i64, flops_added = 1032 : i64

@@ -1,7 +1,7 @@
 // RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=optimal budget=5100' | FileCheck %s
 // RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=optimal budget=5100' -tg-schedule | FileCheck %s --check-prefix=SCHED
 // RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=sqrt' | FileCheck %s --check-prefix=SQRT
-// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=optimal budget=4580' | FileCheck %s --check-prefix=SMALLEST
+// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=optimal budget=4324' | FileCheck %s --check-prefix=SMALLEST
 
 // The U-Net in miniature of remat-auto.mlir: encoder conv+BN+ReLU whose
 // output is the skip, pool, bottleneck conv+ReLU, upsampling, concat with
@@ -36,16 +36,19 @@
 
 // The smallest budget (that of auto's greedy, here): the program, whose
 // model of the clones' bytes is conservative (the plain step's order, the
-// clones' operands live from their stages' start), finds no plan whose
-// real arena fits, so the greedy's smallest plan (shared clones) is taken,
-// with status "greedy": the encoder conv, BatchNorm, ReLU and pool are
-// recomputed.
+// clones' operands live from their stages' start) and which recomputes a
+// value at most once, finds no plan whose real arena fits, so the
+// greedy's smallest plan is taken, with status "greedy": it nests, the
+// encoder conv recomputed twice (remat-auto.mlir's NESTED).
 // SMALLEST-LABEL: func.func @train_step
 // SMALLEST-SAME: status = "greedy"
-// SMALLEST-SAME: planned_arena_bytes = 2432 : i64
-// SMALLEST: %[[C1X:.*]] = tg.conv2d %{{.*}} {memopt.recompute,
+// SMALLEST-SAME: nested_values = 1 : i64
+// SMALLEST-SAME: planned_arena_bytes = 2176 : i64
+// SMALLEST: %[[C1X:.*]] = tg.conv2d %[[X:arg0]], %[[W1:[^ ]*]] {memopt.recompute,
 // SMALLEST-NEXT: %[[BNX:[^,]*]], {{.*}} = tg.batch_norm %[[C1X]], {{.*}} {memopt.recompute}
 // SMALLEST-NEXT: tg.relu %[[BNX]] {memopt.recompute}
+// SMALLEST: %[[AGAIN:.*]] = tg.conv2d %[[X]], %[[W1]] {memopt.recompute,
+// SMALLEST-NEXT: tg.batch_norm_backward %{{.*}}, %[[AGAIN]]
 
 func.func @main(%x: tensor<1x2x8x8xf32> {tg.input = "input"},
                 %w1: tensor<2x2x3x3xf32> {tg.param = "enc.weight"},

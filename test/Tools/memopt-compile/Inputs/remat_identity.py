@@ -9,7 +9,9 @@ A STRATEGY is sqrt (the default), auto@F: --remat=auto with a --budget of
 the persistent bytes plus F times --remat=none's arena, or auto@min: the
 smallest budget --remat=auto reaches (the one its error names for a budget
 of one byte); optimal@F and optimal@min the same with --remat=optimal.
+A plan that recomputes values more than once says how many: "(nested N)".
 """
+import collections
 import json
 import re
 import subprocess
@@ -69,7 +71,13 @@ def main(compiler, model, data, work, optimizer, steps, *strategies):
                 and compiled["predicted_peak_bytes"] <= budget):
             sys.exit("%s: %s recomputes nothing or misses its budget"
                      % (optimizer, " ".join(flags)))
-        line.append("%s %d" % (strategy, compiled["predicted_peak_bytes"]))
+        # Values recomputed more than once (nested): one decision per clone.
+        clones = collections.Counter(
+            d["value"] for d in compiled["decisions"]
+            if d["decision"] == "recompute")
+        nested = sum(1 for count in clones.values() if count > 1)
+        line.append("%s %d%s" % (strategy, compiled["predicted_peak_bytes"],
+                                 " (nested %d)" % nested if nested else ""))
     print("%s: identical; %s" % (optimizer, ", ".join(line)))
 
 
