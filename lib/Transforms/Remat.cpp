@@ -74,27 +74,53 @@ static bool privateClone(Value value, const ClonePolicy &policy) {
          (policy.nested && policy.nested->contains(value));
 }
 
+namespace {
+/// The state of one recompute() walk.
+struct Materializer {
+  Materializer(const DenseSet<Value> &recomputed, const ClonePolicy &policy,
+               Rewrite &rewrite)
+      : recomputed(recomputed), policy(policy), rewrite(rewrite) {}
+  const DenseSet<Value> &recomputed;
+  const ClonePolicy &policy;
+  Rewrite &rewrite;
+  /// Each recomputed value's last reader in the ops after the forward (its
+  /// own reader, not a clone), by position in them.
+  DenseMap<Value, unsigned> lastReader;
+  /// The position of the op the clones are made for.
+  unsigned at = 0;
+};
+} // namespace
+
 /// The clone of `value`'s op, created right before `user` (with the clones
 /// of the recomputed values it reads, before it), or the one in `slot`.
-/// `local`: the private clones of this materialization (a diamond's
-/// ancestor is cloned once).
-static Value materialize(OpResult value, Operation *user,
-                         const DenseSet<Value> &recomputed, Rewrite &rewrite,
-                         const ClonePolicy &policy, Operation *&slot,
+/// `local`: the private clones made for `user` (a diamond's ancestor is
+/// cloned once). A private operand whose shared clone (the one its own
+/// readers share) exists and is still read at or after `user` is read from
+/// that clone: a new one would cost its recomputation and save no bytes.
+static Value materialize(OpResult value, Operation *user, Materializer &state,
+                         Operation *&slot,
                          DenseMap<Operation *, Operation *> &local) {
   Operation *op = value.getOwner();
+  Rewrite &rewrite = state.rewrite;
   if (!slot) {
     IRMapping mapping;
     for (Value operand : op->getOperands())
-      if (recomputed.contains(operand)) {
+      if (state.recomputed.contains(operand)) {
         Operation *owner = operand.getDefiningOp();
+        bool isPrivate = privateClone(operand, state.policy);
+        Operation *shared = rewrite.cloneOf.lookup(owner);
+        if (isPrivate && shared &&
+            state.at <= state.lastReader.lookup(operand)) {
+          mapping.map(operand, shared->getResult(
+                                   cast<OpResult>(operand).getResultNumber()));
+          continue;
+        }
         // By value, written back: the recursion may grow either map.
         DenseMap<Operation *, Operation *> &clones =
-            privateClone(operand, policy) ? local : rewrite.cloneOf;
+            isPrivate ? local : rewrite.cloneOf;
         Operation *operandSlot = clones.lookup(owner);
-        mapping.map(operand,
-                    materialize(cast<OpResult>(operand), user, recomputed,
-                                rewrite, policy, operandSlot, local));
+        mapping.map(operand, materialize(cast<OpResult>(operand), user, state,
+                                         operandSlot, local));
         clones[owner] = operandSlot;
       }
     // A recomputed BatchNorm must not read the running statistics after the
@@ -118,18 +144,25 @@ Rewrite memopt::remat::recompute(ArrayRef<Operation *> later,
                                  const DenseSet<Value> &recomputed,
                                  const ClonePolicy &policy) {
   Rewrite rewrite;
-  for (Operation *user : later)
+  Materializer state(recomputed, policy, rewrite);
+  for (auto [at, user] : llvm::enumerate(later))
+    for (Value operand : user->getOperands())
+      if (recomputed.contains(operand))
+        state.lastReader[operand] = at;
+  for (auto [at, user] : llvm::enumerate(later)) {
+    state.at = at;
+    DenseMap<Operation *, Operation *> local;
     for (OpOperand &use : user->getOpOperands()) {
       if (!recomputed.contains(use.get()))
         continue;
       rewrite.rewired.insert(use.get());
-      DenseMap<Operation *, Operation *> local;
       Operation *owner = use.get().getDefiningOp();
       Operation *slot = rewrite.cloneOf.lookup(owner);
-      use.set(materialize(cast<OpResult>(use.get()), user, recomputed, rewrite,
-                          policy, slot, local));
+      use.set(materialize(cast<OpResult>(use.get()), user, state, slot,
+                          local));
       rewrite.cloneOf[owner] = slot;
     }
+  }
   return rewrite;
 }
 
