@@ -60,8 +60,11 @@ def Remat : Pass<"tg-remat", "::mlir::func::FuncOp"> {
       order, with the workspaces tg-annotate-workspaces recorded) and
       recomputes the value with the most peak bytes removed per second of
       recompute (CostModel on `device`), cheap ops first, until the planned
-      arena (ArenaPlan) fits. A budget the greedy cannot reach is an error
-      naming the smallest budget it reached;
+      arena (ArenaPlan) fits. It also nests chosen values (recomputed once
+      per clone that needs them and once for their own readers, instead of
+      one clone living from the first reader to the last: Rotor's nested
+      recomputation) where that lowers the peak. A budget the greedy
+      cannot reach is an error naming the smallest budget it reached;
     - `optimal`: the least predicted recompute time whose planned arena
       fits `budget`, exactly for its model: a mixed-integer linear program
       in Checkmate's formulation (per recompute unit, whether it is
@@ -84,7 +87,7 @@ def Remat : Pass<"tg-remat", "::mlir::func::FuncOp"> {
     [segment_ops], [budget_bytes, persistent_bytes, planned_arena_bytes,
     rounds], [milp: the plan's solver and program, for optimal],
     recomputed_values,
-    recomputed_ops, stored_values, flops_added,
+    recomputed_ops, [nested_values], stored_values, flops_added,
     seconds_added, simulated_peak_bytes = {before, after}}` (peaks of the
     program order by the MemorySimulator, with the workspaces annotated so
     far). tg-schedule keeps every recomputed op right before the first op
