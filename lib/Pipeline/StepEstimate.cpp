@@ -17,6 +17,12 @@ using namespace mlir;
 using namespace memopt;
 namespace json = llvm::json;
 
+/// Integer field `name` of a decision dictionary, 0 when absent.
+static int64_t integerField(DictionaryAttr dict, StringRef name) {
+  auto value = dict.getAs<IntegerAttr>(name);
+  return value ? value.getInt() : 0;
+}
+
 FailureOr<StepEstimate> StepEstimate::compute(func::FuncOp step,
                                               const DeviceProfile &device,
                                               const ArenaPlan &plan) {
@@ -54,13 +60,9 @@ FailureOr<StepEstimate> StepEstimate::compute(func::FuncOp step,
       estimate.amp = amp.str();
   if (auto offload = step->getAttrOfType<DictionaryAttr>("memopt.offload")) {
     estimate.offload = "auto";
-    auto count = [&](StringRef name) -> uint64_t {
-      auto value = offload.getAs<IntegerAttr>(name);
-      return value ? value.getInt() : 0;
-    };
-    estimate.offloadBytes = count("d2h_bytes");
-    estimate.prefetchBytes = count("h2d_bytes");
-    estimate.hostBytes = count("host_bytes");
+    estimate.offloadBytes = integerField(offload, "d2h_bytes");
+    estimate.prefetchBytes = integerField(offload, "h2d_bytes");
+    estimate.hostBytes = integerField(offload, "host_bytes");
     if (auto stall = offload.getAs<FloatAttr>("stall_seconds"))
       estimate.stallSeconds = stall.getValueAsDouble();
   }
@@ -233,14 +235,10 @@ StageEstimate StageEstimate::of(func::FuncOp stage, uint64_t peak,
   }
   if (auto microbatch =
           stage->getAttrOfType<DictionaryAttr>("memopt.microbatch")) {
-    auto integer = [&](StringRef name) -> int64_t {
-      auto value = microbatch.getAs<IntegerAttr>(name);
-      return value ? value.getInt() : 0;
-    };
-    estimate.microbatches = integer("microbatches");
-    estimate.inFlight = integer("in_flight");
-    estimate.gpipePeakBytes = integer("peak_bytes_gpipe");
-    estimate.oneFOneBPeakBytes = integer("peak_bytes_1f1b");
+    estimate.microbatches = integerField(microbatch, "microbatches");
+    estimate.inFlight = integerField(microbatch, "in_flight");
+    estimate.gpipePeakBytes = integerField(microbatch, "peak_bytes_gpipe");
+    estimate.oneFOneBPeakBytes = integerField(microbatch, "peak_bytes_1f1b");
     if (auto schedule = microbatch.getAs<StringAttr>("schedule"))
       estimate.schedule = schedule.str();
   }

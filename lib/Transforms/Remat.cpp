@@ -68,10 +68,9 @@ bool memopt::remat::isCheapToRecompute(Operation *op) {
 /// elementwise pass. Expensive ops (convolutions) stay shared unless a
 /// strategy nests them: a chain of them recomputed once per reader costs
 /// quadratically many clones, which only a budget can justify.
-static bool privateClone(Value value, const ClonePolicy &policy) {
-  return (policy.privateAncestors &&
-          isCheapToRecompute(value.getDefiningOp())) ||
-         (policy.nested && policy.nested->contains(value));
+bool ClonePolicy::isPrivate(Value value) const {
+  return (privateAncestors && isCheapToRecompute(value.getDefiningOp())) ||
+         (nested && nested->contains(value));
 }
 
 namespace {
@@ -107,7 +106,7 @@ static Value materialize(OpResult value, Operation *user, Materializer &state,
     for (Value operand : op->getOperands())
       if (state.recomputed.contains(operand)) {
         Operation *owner = operand.getDefiningOp();
-        bool isPrivate = privateClone(operand, state.policy);
+        bool isPrivate = state.policy.isPrivate(operand);
         Operation *shared = rewrite.cloneOf.lookup(owner);
         if (isPrivate && shared &&
             state.at <= state.lastReader.lookup(operand)) {

@@ -79,11 +79,13 @@ public:
       recomputed.insert(mapping.lookup(value));
     for (Value value : nested)
       nestedCopies.insert(mapping.lookup(value));
+    // The policy over the originals (privateClones), and over the copies
+    // for the rewrite.
     policy.privateAncestors = options.privateAncestors.value_or(!inPlace);
-    policy.nested = &nestedCopies;
-    Rewrite rewrite = recompute(later, recomputed, policy);
-    policy.nested = nullptr;
-    nestedValues = &nested;
+    policy.nested = &nested;
+    ClonePolicy copyPolicy = policy;
+    copyPolicy.nested = &nestedCopies;
+    Rewrite rewrite = recompute(later, recomputed, copyPolicy);
     clones = std::move(rewrite.clones);
     cloneOf = std::move(rewrite.cloneOf);
     // In the order tg-schedule will choose, so that the arena planned here
@@ -217,9 +219,7 @@ public:
 
   /// Whether chosen `original`'s clones are private (ClonePolicy).
   bool privateClones(Value original) const {
-    return (policy.privateAncestors &&
-            isCheapToRecompute(original.getDefiningOp())) ||
-           nestedValues->contains(original);
+    return policy.isPrivate(original);
   }
 
   /// What nesting chosen `original` (private clones: one per clone that
@@ -320,7 +320,6 @@ private:
 
   DenseMap<Operation *, unsigned> positionOf;
   ClonePolicy policy;
-  const DenseSet<Value> *nestedValues = nullptr;
   /// Forward op (of the copy) -> the clone its backward readers share.
   DenseMap<Operation *, Operation *> cloneOf;
   double link;
@@ -551,11 +550,14 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
       Candidate candidate;
       candidate.values.push_back(value);
       candidate.nest = true;
+      // Each added clone recomputes its op and the private chain below.
+      Operation *op = value.getDefiningOp();
+      double seconds = cost.cost(op).seconds;
       DenseMap<Operation *, Chain> memo;
-      nested.insert(value); // priced as a private clone
-      candidate.seconds =
-          extra * chainOf(value, trial, chosen, cost, memo).seconds;
-      nested.erase(value);
+      for (Value operand : op->getOperands())
+        if (chosen.contains(operand))
+          seconds += chainOf(operand, trial, chosen, cost, memo).seconds;
+      candidate.seconds = extra * seconds;
       consider(std::move(candidate), bytes);
     }
   };

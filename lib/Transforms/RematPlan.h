@@ -64,6 +64,9 @@ struct ClonePolicy {
   bool privateAncestors = false;
   /// And these values, whatever they cost.
   const llvm::DenseSet<mlir::Value> *nested = nullptr;
+
+  /// Whether the clones of recomputed `value` are private.
+  bool isPrivate(mlir::Value value) const;
 };
 
 /// Rewires every read of a value of `recomputed` by an op of `later` (the

@@ -109,6 +109,15 @@ double parseReal(StringRef flag, StringRef text, bool (*valid)(double),
   return value;
 }
 
+/// A positive integer of --flag (--batch, --stages, ...); exits otherwise.
+unsigned parsePositive(StringRef flag, StringRef text) {
+  unsigned value;
+  if (text.getAsInteger(10, value) || value < 1)
+    usageError("--" + flag + " expects a positive integer, got '" + text +
+               "'");
+  return value;
+}
+
 // The ranges torch.optim accepts (it checks the same ones), finite.
 bool isFiniteNonNegative(double v) { return std::isfinite(v) && v >= 0.0; }
 bool isFinite(double v) { return std::isfinite(v); }
@@ -201,10 +210,7 @@ void parseOptions(int argc, char **argv, Options &options) {
         usageError("--target must be cpu or cuda, got '" + value + "'");
       options.pipeline.target = *symbolizeBackend(value);
     } else if (name == "batch") {
-      int64_t batch;
-      if (value.getAsInteger(10, batch) || batch < 1)
-        usageError("--batch expects a positive integer, got '" + value + "'");
-      options.import.batch = batch;
+      options.import.batch = parsePositive(name, value);
     } else if (name == "input-shape") {
       SmallVector<StringRef> parts;
       value.split(parts, ',');
@@ -270,28 +276,16 @@ void parseOptions(int argc, char **argv, Options &options) {
       options.pipeline.eps =
           parseReal(name, value, isFiniteNonNegative, "a finite number >= 0");
     } else if (name == "stages") {
-      unsigned stages;
-      if (value.getAsInteger(10, stages) || stages < 1)
-        usageError("--stages expects a positive integer, got '" + value +
-                   "'");
-      options.pipeline.stages = stages;
+      options.pipeline.stages = parsePositive(name, value);
     } else if (name == "microbatches") {
-      unsigned microbatches;
-      if (value.getAsInteger(10, microbatches) || microbatches < 1)
-        usageError("--microbatches expects a positive integer, got '" +
-                   value + "'");
-      options.pipeline.microbatches = microbatches;
+      options.pipeline.microbatches = parsePositive(name, value);
     } else if (name == "schedule") {
       if (value != "gpipe" && value != "1f1b")
         usageError("--schedule must be gpipe or 1f1b, got '" + value + "'");
       options.pipeline.schedule = value.str();
       options.scheduleGiven = true;
     } else if (name == "data-parallel") {
-      unsigned replicas;
-      if (value.getAsInteger(10, replicas) || replicas < 1)
-        usageError("--data-parallel expects a positive integer, got '" +
-                   value + "'");
-      options.pipeline.dataParallel = replicas;
+      options.pipeline.dataParallel = parsePositive(name, value);
     } else if (name == "zero") {
       if (value != "0" && value != "1")
         usageError("--zero must be 0 or 1, got '" + value + "'");
