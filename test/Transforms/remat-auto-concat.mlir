@@ -6,7 +6,7 @@
 // conv+ReLU layers follow the decoder conv), on cuda, where nothing is
 // written in place, so the concat is a buffer of its own from the forward
 // to the decoder conv's backward. Persistent: 2468 bytes; the plain
-// planned arena is 4224 bytes. Under a budget of 5700 bytes auto
+// planned arena is 4032 bytes. Under a budget of 5700 bytes auto
 // recomputes the concat and the resize under it (no FLOPs: copies) from
 // the stored bottleneck ReLU and skip, right before the decoder conv's
 // filter gradient; after pruning (the greedy's earlier picks that the
@@ -23,7 +23,7 @@
 // CHECK: return
 
 // A budget at the plain predicted peak recomputes nothing.
-// PLAIN: planned_arena_bytes = 4224 : i64, recomputed_ops = 0 : i64
+// PLAIN: planned_arena_bytes = 4032 : i64, recomputed_ops = 0 : i64
 // PLAIN-NOT: memopt.recompute
 
 // One byte below the smallest budget auto reaches: the error names it.

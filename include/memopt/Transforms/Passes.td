@@ -433,7 +433,9 @@ def PlanMemory : Pass<"tg-plan-memory", "::mlir::func::FuncOp"> {
   let summary = "Static arena offsets of every temporary, in the IR";
   let description = [{
     Plans one arena for the function's op order (ArenaPlan): lifetimes and
-    shared buffers from the MemorySimulator, buffers placed best-fit by decreasing size, 64-byte
+    shared buffers from the MemorySimulator, buffers placed best-fit in the
+    best of four orders (ArenaPacking.h: largest, largest area, longest-lived
+    first, and by breadth: the fullest position's buffers first), 64-byte
     aligned. Arguments, constants and step results computed in their result
     buffer live outside the arena; a result of an elementwise op or of
     BatchNorm (forward or backward) is written in place over an operand of
