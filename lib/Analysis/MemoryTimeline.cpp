@@ -43,14 +43,20 @@ struct LiveBuffer {
   uint64_t offset;
   uint64_t bytes;
   MemoryCategory category;
+  /// Who made it: the op's index in the simulator, and for a value its
+  /// arena value index (MemorySimulator::kNone for a workspace).
+  unsigned op;
+  unsigned value;
 };
 
 /// Adds the bytes of `live` to `point`, counting bytes that several
 /// buffers share (an in-place write over a dying operand, an operand
 /// computed in its slice of a concat) once, for the buffer that starts
-/// lowest (the first listed among equals).
-void addUnion(MutableArrayRef<LiveBuffer> live,
-              MemoryTimeline::Point &point) {
+/// lowest (the first listed among equals). `counted`, when given, gets
+/// each buffer of `live` (in its sorted order) with the bytes it added.
+void addUnion(MutableArrayRef<LiveBuffer> live, MemoryTimeline::Point &point,
+              SmallVectorImpl<std::pair<LiveBuffer, uint64_t>> *counted =
+                  nullptr) {
   llvm::stable_sort(live, [](const LiveBuffer &a, const LiveBuffer &b) {
     return a.offset < b.offset;
   });
@@ -62,6 +68,8 @@ void addUnion(MutableArrayRef<LiveBuffer> live,
       continue;
     point.bytes[static_cast<unsigned>(buffer.category)] += end - begin;
     point.transientBytes += end - begin;
+    if (counted)
+      counted->push_back({buffer, end - begin});
     covered = end;
   }
 }
@@ -176,7 +184,9 @@ MemoryTimeline MemoryTimeline::compute(func::FuncOp step,
   for (auto [at, op] : llvm::enumerate(simulator.ops())) {
     if (op.workspace)
       planned[at].push_back({plan.workspaceOffset(op.op).value_or(0),
-                             op.workspace, MemoryCategory::Workspace});
+                             op.workspace, MemoryCategory::Workspace,
+                             static_cast<unsigned>(at),
+                             MemorySimulator::kNone});
     MemoryCategory category = isa<tg::PrefetchStartOp>(op.op)
                                   ? MemoryCategory::Prefetched
                                   : temporaryCategory(result.timeline[at].phase);
@@ -192,7 +202,8 @@ MemoryTimeline MemoryTimeline::compute(func::FuncOp step,
                               offloaded != offloadedAt.end() &&
                                       i >= offloaded->second
                                   ? MemoryCategory::Offloading
-                                  : category});
+                                  : category,
+                              static_cast<unsigned>(at), value});
     }
   }
   for (auto [index, live] : llvm::enumerate(planned))
@@ -201,6 +212,34 @@ MemoryTimeline MemoryTimeline::compute(func::FuncOp step,
   for (auto [index, point] : llvm::enumerate(result.timeline))
     if (point.total() > result.timeline[result.peak].total())
       result.peak = index;
+
+  // What holds the peak: its buffers again, each with the bytes it added.
+  if (result.timeline.empty())
+    return result;
+  MemoryTimeline::Point recount;
+  SmallVector<std::pair<LiveBuffer, uint64_t>> counted;
+  addUnion(planned[result.peak], recount, &counted);
+  for (auto [buffer, bytes] : counted) {
+    Operation *op = simulator.ops()[buffer.op].op;
+    PeakBuffer entry;
+    entry.node = result.timeline[buffer.op].node;
+    entry.opName = result.timeline[buffer.op].opName;
+    entry.bytes = bytes;
+    entry.category = buffer.category;
+    entry.recomputed = isRecomputation(op);
+    entry.first = buffer.op;
+    entry.last = buffer.value == MemorySimulator::kNone
+                     ? buffer.op
+                     : std::min<unsigned>(layout.lastUse[buffer.value],
+                                          result.timeline.size() - 1);
+    result.atPeak.push_back(std::move(entry));
+  }
+  llvm::stable_sort(result.atPeak,
+                    [](const PeakBuffer &a, const PeakBuffer &b) {
+                      if (a.bytes != b.bytes)
+                        return a.bytes > b.bytes;
+                      return a.first < b.first;
+                    });
   return result;
 }
 

@@ -32,6 +32,7 @@ FailureOr<StepEstimate> StepEstimate::compute(func::FuncOp step,
   StepPhases phases(step);
   StepEstimate estimate{device, target->getBackend(), StepCost(),
                         MemoryTimeline()};
+  estimate.inPlace = target->getInPlace();
   estimate.hostScalarBytes =
       memopt::hostScalarBytes(step, estimate.target == Backend::cuda);
   estimate.exchangeBytes = largestExchangeBytes(step);
@@ -146,6 +147,19 @@ llvm::json::Object memopt::compileReport(const StepEstimate &estimate,
     peakOp["index"] = timeline.peakIndex();
     peakOp["op"] = at.opName;
     peakOp["onnx_node"] = at.node;
+    // What holds the peak, the largest first: a reader sees which stored,
+    // recomputed or gradient values (and which workspace) set it.
+    json::Array live;
+    for (const MemoryTimeline::PeakBuffer &buffer : timeline.peakBuffers())
+      live.push_back(json::Object{
+          {"value", buffer.node.empty() ? buffer.opName : buffer.node},
+          {"op", buffer.opName},
+          {"bytes", jsonInt(buffer.bytes)},
+          {"category", memoryCategoryName(buffer.category)},
+          {"recomputed", buffer.recomputed},
+          {"first", buffer.first},
+          {"last", buffer.last}});
+    peakOp["live"] = std::move(live);
   }
   json::Object report{
       {"predicted_peak_bytes", jsonInt(estimate.predictedPeakBytes(arenaBytes))},
@@ -199,7 +213,9 @@ llvm::json::Object memopt::compileReport(const StepEstimate &estimate,
                          {"link_bandwidth", device.linkBandwidth},
                          {"launch_seconds", device.launchSeconds}}},
            {"schedule", schedule},
-           {"memory_plan", "liveness best-fit, in place, concat slices"},
+           {"memory_plan", estimate.inPlace
+                               ? "liveness best-fit, in place, concat slices"
+                               : "liveness best-fit"},
            {"remat", estimate.remat},
            {"amp", estimate.amp},
            {"offload", estimate.offload},

@@ -77,7 +77,24 @@ public:
                                 const StepPhases &phases,
                                 const ArenaPlan &plan);
 
+  /// A buffer live at the peak: what holds the peak's temporaries.
+  struct PeakBuffer {
+    std::string node;   // the ONNX node of the op that made it ("" if none)
+    std::string opName; // that op ("tg.conv2d"); for a workspace, its op
+    /// The bytes it adds to the peak: its own, less those it shares with
+    /// a buffer listed before it (an in-place write, a concat slice).
+    uint64_t bytes = 0;
+    MemoryCategory category;
+    bool recomputed = false; // made by a clone of tg-remat
+    /// Positions in the schedule: the op that made it and its last reader
+    /// (equal for a workspace).
+    unsigned first = 0, last = 0;
+  };
+
   llvm::ArrayRef<Point> points() const { return timeline; }
+  /// The temporaries live at the peak, the largest first (ties in schedule
+  /// order); their bytes sum to transientPeakBytes().
+  llvm::ArrayRef<PeakBuffer> peakBuffers() const { return atPeak; }
   /// The bytes of a persistent category (constant over the step).
   uint64_t persistentBytes(MemoryCategory category) const {
     return persistent[static_cast<unsigned>(category)];
@@ -98,6 +115,7 @@ public:
 
 private:
   std::vector<Point> timeline;
+  std::vector<PeakBuffer> atPeak;
   std::array<uint64_t, kNumMemoryCategories> persistent{};
   unsigned peak = 0;
   bool offloading = false;

@@ -27,6 +27,9 @@ struct StepEstimate {
   Backend target;
   StepCost cost;
   MemoryTimeline timeline;
+  /// Whether the plan may write in place and compute concat operands in
+  /// their slices (#memopt.target's in_place).
+  bool inPlace = false;
   /// The rematerialization strategy tg-remat recorded (memopt.remat), or
   /// "none".
   std::string remat = "none";

@@ -34,6 +34,15 @@ assert any(t.startswith("op %d: %s" % (report["peak_op"]["index"],
                                         report["peak_op"]["op"]))
            for t in texts), texts
 
+# What holds the peak: buffers live there, summing to the temporaries.
+live = report["peak_op"]["live"]
+assert live and sum(b["bytes"] for b in live) == activation, live
+index = report["peak_op"]["index"]
+assert all(b["first"] <= index <= b["last"] and b["bytes"] > 0 for b in live)
+assert [b["bytes"] for b in live] == sorted((b["bytes"] for b in live),
+                                            reverse=True)
+assert not any(b["recomputed"] for b in live)  # no --remat here
+
 # The predicted time is the compute time: nothing is traded yet.
 seconds = report["predicted_seconds"]
 assert seconds["total"] == seconds["compute"] == \
