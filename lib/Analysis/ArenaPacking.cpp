@@ -97,6 +97,61 @@ uint64_t placeBestFit(ArrayRef<LiveInterval> intervals,
   return total;
 }
 
+/// Rounds and candidates of promoteToFront: at most kPromotionRounds *
+/// kPromotionCandidates more placements, and only for an arena above the
+/// live peak.
+constexpr unsigned kPromotionRounds = 4;
+constexpr unsigned kPromotionCandidates = 4;
+
+/// Local search from `order` (placed at `total`): where the arena's top is
+/// reached first, a block placed late may sit above a hole that blocks
+/// live elsewhere in time made for it. Moving one block live there to the
+/// front of the order (the largest in time-bytes area first, a few of
+/// them, the best kept) places it low before anything can push it up;
+/// repeated while it lowers the arena, down to `peak`. Updates `order`,
+/// `offsets` and `total` when it finds a smaller arena.
+void promoteToFront(ArrayRef<LiveInterval> intervals, uint64_t peak,
+                    SmallVectorImpl<unsigned> &order,
+                    SmallVectorImpl<uint64_t> &offsets, uint64_t &total) {
+  SmallVector<uint64_t> tried;
+  for (unsigned round = 0; round < kPromotionRounds && total > peak;
+       ++round) {
+    // The earliest position at which a block reaching the top is live.
+    unsigned at = ~0u;
+    for (auto [index, interval] : llvm::enumerate(intervals))
+      if (offsets[index] + interval.bytes == total)
+        at = std::min(at, interval.first);
+    SmallVector<unsigned> live;
+    for (auto [index, interval] : llvm::enumerate(intervals))
+      if (interval.first <= at && at <= interval.last)
+        live.push_back(index);
+    auto area = [&](unsigned i) {
+      return intervals[i].bytes *
+             (uint64_t(intervals[i].last - intervals[i].first) + 1);
+    };
+    llvm::stable_sort(live,
+                      [&](unsigned a, unsigned b) { return area(a) > area(b); });
+    live.truncate(std::min<size_t>(live.size(), kPromotionCandidates));
+    std::optional<SmallVector<unsigned>> bestOrder;
+    uint64_t bestTotal = total;
+    for (unsigned candidate : live) {
+      SmallVector<unsigned> promoted{candidate};
+      for (unsigned index : order)
+        if (index != candidate)
+          promoted.push_back(index);
+      uint64_t placed = placeBestFit(intervals, promoted, tried);
+      if (placed < bestTotal) {
+        bestTotal = placed;
+        bestOrder = std::move(promoted);
+      }
+    }
+    if (!bestOrder)
+      return;
+    order.assign(bestOrder->begin(), bestOrder->end());
+    total = placeBestFit(intervals, order, offsets);
+  }
+}
+
 } // namespace
 
 uint64_t memopt::peakLiveBytes(ArrayRef<LiveInterval> intervals) {
@@ -142,6 +197,8 @@ Packing memopt::packIntervals(ArrayRef<LiveInterval> intervals) {
   };
   Packing best;
   SmallVector<uint64_t> offsets;
+  SmallVector<unsigned> lastOrder;
+  uint64_t lastTotal = 0;
   for (const Order &before : orders) {
     SmallVector<unsigned> order(intervals.size());
     std::iota(order.begin(), order.end(), 0u);
@@ -155,6 +212,20 @@ Packing memopt::packIntervals(ArrayRef<LiveInterval> intervals) {
     uint64_t total = placeBestFit(intervals, order, offsets);
     if (best.offsets.empty() || total < best.total) {
       best.total = total;
+      best.offsets = offsets;
+    }
+    lastOrder = std::move(order);
+    lastTotal = total;
+  }
+  // Above the live peak: a local search from the breadth order (the last),
+  // which measured on remat plans left the holes that promotion closes
+  // (docs/passes/plan-memory.md#placement).
+  uint64_t peak = peakLiveBytes(intervals);
+  if (best.total > peak && !lastOrder.empty()) {
+    // `offsets` still holds the breadth order's placement.
+    promoteToFront(intervals, peak, lastOrder, offsets, lastTotal);
+    if (lastTotal < best.total) {
+      best.total = lastTotal;
       best.offsets = offsets;
     }
   }

@@ -2,7 +2,7 @@
 //
 // packIntervals on interval sets small enough to check by hand: no two
 // blocks live together overlap, and the arena meets the live peak where
-// only the breadth order finds it.
+// only the breadth order, or only promotion after it, finds it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,6 +55,21 @@ TEST(ArenaPackingTest, BreadthClosesTheHoleLargestFirstLeaves) {
   Packing packing = packIntervals(intervals);
   EXPECT_EQ(peakLiveBytes(intervals), 6u);
   EXPECT_EQ(packing.total, 6u);
+  EXPECT_TRUE(disjoint(intervals, packing));
+}
+
+TEST(ArenaPackingTest, PromotionClosesTheHoleEveryOrderLeaves) {
+  // The peak is 5 (positions 3 and 6). Every order places the 2-byte block
+  // [2, 5] above the 3-byte one at position 3 and the 2-byte block [5, 6]
+  // above both it and the 3-byte one at position 6: 7 bytes. The top is
+  // first reached at position 5, where [2, 5] is live: moved to the front
+  // of the order it takes offset 0, and everything else fits beside or
+  // above it within the peak.
+  const LiveInterval intervals[] = {{2, 5, 2}, {5, 6, 2}, {6, 6, 3}, {3, 3, 3}};
+  Packing packing = packIntervals(intervals);
+  EXPECT_EQ(peakLiveBytes(intervals), 5u);
+  EXPECT_EQ(packing.total, 5u);
+  EXPECT_EQ(packing.offsets[0], 0u);
   EXPECT_TRUE(disjoint(intervals, packing));
 }
 

@@ -38,8 +38,10 @@ struct Packing {
 /// blocks already placed that are live with it, or on top of them) in
 /// each of a few orders (largest first; largest time-bytes area first;
 /// longest-lived first; by breadth: the blocks of the fullest position
-/// first) and keeps the smallest arena, the earlier order on ties.
-/// Deterministic.
+/// first) and keeps the smallest arena, the earlier order on ties. Above
+/// the live peak, a bounded local search from the breadth order moves
+/// blocks live where the arena's top is first reached to the front of the
+/// order while that lowers it. Deterministic.
 Packing packIntervals(llvm::ArrayRef<LiveInterval> intervals);
 
 /// The most bytes live at one position: no packing is smaller.
