@@ -65,33 +65,37 @@ uint64_t placeBestFit(ArrayRef<LiveInterval> intervals,
                       ArrayRef<unsigned> order,
                       SmallVectorImpl<uint64_t> &offsets) {
   offsets.assign(intervals.size(), 0);
+  // The blocks placed so far, by offset: the gaps between those live with
+  // the next block are found in one pass, without sorting them per block
+  // (equal offsets give the same gaps in either order).
   SmallVector<unsigned> placed;
   uint64_t total = 0;
   for (unsigned index : order) {
     const LiveInterval &interval = intervals[index];
-    SmallVector<unsigned> live;
-    for (unsigned other : placed)
-      if (overlapInTime(intervals[other], interval))
-        live.push_back(other);
-    llvm::sort(live, [&](unsigned a, unsigned b) {
-      return offsets[a] < offsets[b];
-    });
     // The lowest-waste gap between the live blocks, or their top.
     std::optional<uint64_t> best;
     uint64_t bestWaste = 0;
     uint64_t top = 0;
-    for (unsigned other : live) {
+    for (unsigned other : placed) {
+      if (!overlapInTime(intervals[other], interval))
+        continue;
       if (offsets[other] >= top && offsets[other] - top >= interval.bytes) {
         uint64_t waste = offsets[other] - top - interval.bytes;
         if (!best || waste < bestWaste) {
           best = top;
           bestWaste = waste;
+          if (!waste) // no gap fits better, and the first is kept
+            break;
         }
       }
       top = std::max(top, offsets[other] + intervals[other].bytes);
     }
     offsets[index] = best.value_or(top);
-    placed.push_back(index);
+    placed.insert(llvm::upper_bound(placed, offsets[index],
+                                    [&](uint64_t offset, unsigned other) {
+                                      return offset < offsets[other];
+                                    }),
+                  index);
     total = std::max(total, offsets[index] + interval.bytes);
   }
   return total;
@@ -195,6 +199,9 @@ Packing memopt::packIntervals(ArrayRef<LiveInterval> intervals) {
         return bytes(a) > bytes(b);
       },
   };
+  // No packing is below the live peak: the first order that reaches it
+  // is the one the loop would keep, and the rest need not run.
+  uint64_t peak = peakLiveBytes(intervals);
   Packing best;
   SmallVector<uint64_t> offsets;
   SmallVector<unsigned> lastOrder;
@@ -214,13 +221,14 @@ Packing memopt::packIntervals(ArrayRef<LiveInterval> intervals) {
       best.total = total;
       best.offsets = offsets;
     }
+    if (best.total == peak)
+      return best;
     lastOrder = std::move(order);
     lastTotal = total;
   }
   // Above the live peak: a local search from the breadth order (the last),
   // which measured on remat plans left the holes that promotion closes
   // (docs/passes/plan-memory.md#placement).
-  uint64_t peak = peakLiveBytes(intervals);
   if (best.total > peak && !lastOrder.empty()) {
     // `offsets` still holds the breadth order's placement.
     promoteToFront(intervals, peak, lastOrder, offsets, lastTotal);

@@ -118,8 +118,11 @@ static Value materialize(OpResult value, Operation *user, Materializer &state,
         DenseMap<Operation *, Operation *> &clones =
             isPrivate ? local : rewrite.cloneOf;
         Operation *operandSlot = clones.lookup(owner);
+        bool fresh = !operandSlot && !isPrivate;
         mapping.map(operand, materialize(cast<OpResult>(operand), user, state,
                                          operandSlot, local));
+        if (fresh)
+          rewrite.shared.push_back({owner, operandSlot});
         clones[owner] = operandSlot;
       }
     // A recomputed BatchNorm must not read the running statistics after the
@@ -134,6 +137,7 @@ static Value materialize(OpResult value, Operation *user, Materializer &state,
     clone->setAttr(kRecomputeAttr, builder.getUnitAttr());
     rewrite.flopsAdded += cast<tg::KernelOpInterface>(clone).getFlops();
     rewrite.clones.push_back(clone);
+    rewrite.madeFor[clone] = state.at;
     slot = clone;
   }
   return slot->getResult(value.getResultNumber());
@@ -148,8 +152,18 @@ Rewrite memopt::remat::recompute(ArrayRef<Operation *> later,
     for (Value operand : user->getOperands())
       if (recomputed.contains(operand))
         state.lastReader[operand] = at;
+  // The forward ops whose shared clone ends before each position (Cuts).
+  DenseMap<unsigned, SmallVector<Operation *>> cutsAt;
+  if (policy.cuts)
+    for (const auto &[value, positions] : *policy.cuts)
+      if (recomputed.contains(value))
+        for (unsigned position : positions)
+          cutsAt[position].push_back(value.getDefiningOp());
   for (auto [at, user] : llvm::enumerate(later)) {
     state.at = at;
+    if (auto it = cutsAt.find(at); it != cutsAt.end())
+      for (Operation *op : it->second)
+        rewrite.cloneOf.erase(op);
     DenseMap<Operation *, Operation *> local;
     for (OpOperand &use : user->getOpOperands()) {
       if (!recomputed.contains(use.get()))
@@ -157,8 +171,11 @@ Rewrite memopt::remat::recompute(ArrayRef<Operation *> later,
       rewrite.rewired.insert(use.get());
       Operation *owner = use.get().getDefiningOp();
       Operation *slot = rewrite.cloneOf.lookup(owner);
+      bool fresh = !slot;
       use.set(materialize(cast<OpResult>(use.get()), user, state, slot,
                           local));
+      if (fresh)
+        rewrite.shared.push_back({owner, slot});
       rewrite.cloneOf[owner] = slot;
     }
   }
@@ -257,6 +274,7 @@ public:
         b.getNamedAttr("strategy", b.getStringAttr(strategy))};
     CostModel cost(deviceProfile, workspaceBytes);
     DenseSet<Value> recomputed, nested, offloaded, synchronous;
+    Cuts planCuts;
     // Clones of cheap recomputed operands private to the clone that needs
     // them (RematPlan.h): auto's plans where the plan does not write in
     // place.
@@ -279,6 +297,7 @@ public:
         options.offload = offload;
         options.linkBandwidth = deviceProfile.linkBandwidth;
         options.privateAncestors = privateClones;
+        options.cuts = cuts;
         AutoPlan plan =
             planAuto(function, forward, inPlace, arenaTarget, cost, options);
         // One greedy over both is no proof of the least time: recomputing
@@ -297,6 +316,7 @@ public:
         arenaBytes = plan.arenaBytes;
         recomputed = std::move(plan.recomputed);
         nested = std::move(plan.nested);
+        planCuts = std::move(plan.cuts);
         offloaded = std::move(plan.offloaded);
         synchronous = std::move(plan.synchronous);
         if (fits)
@@ -309,6 +329,7 @@ public:
         arenaBytes = plan.arenaBytes;
         recomputed = std::move(plan.recomputed);
         nested = std::move(plan.nested);
+        planCuts = std::move(plan.cuts);
         if (fits)
           decision.push_back(b.getNamedAttr("milp", milpDecision(b, plan)));
       }
@@ -334,6 +355,7 @@ public:
     ClonePolicy policy;
     policy.privateAncestors = privateClones;
     policy.nested = &nested;
+    policy.cuts = &planCuts;
     Rewrite rewrite = recompute(later, recomputed, policy);
     double secondsAdded = 0;
     for (Operation *clone : rewrite.clones)
@@ -385,6 +407,12 @@ public:
     // Nested values (recomputed more than once) where a plan has them.
     if (!nested.empty())
       decision.push_back(b.getNamedAttr("nested_values", i64(nested.size())));
+    // Fresh shared clones a plan starts part-way through the backward.
+    unsigned cutCount = 0;
+    for (const auto &entry : planCuts)
+      cutCount += entry.second.size();
+    if (cutCount)
+      decision.push_back(b.getNamedAttr("cuts", i64(cutCount)));
     if (offload)
       decision.append(
           {b.getNamedAttr("offloaded_values", i64(offloaded.size())),

@@ -55,6 +55,8 @@ struct Candidate {
   bool synchronous = false; // ... with copies that wait at once
   bool upgrade = false; // values[0] was offloaded already, overlapped
   bool nest = false;    // values[0], chosen, gets private clones
+  bool cut = false;     // values[0], chosen, gets a fresh clone at cutAt
+  unsigned cutAt = 0;
 };
 
 constexpr unsigned kMaxGroup = 4;
@@ -64,7 +66,8 @@ class Trial {
 public:
   Trial(func::FuncOp function, ArrayRef<Operation *> forward, bool inPlace,
         const DenseSet<Value> &chosen, const DenseSet<Value> &nested,
-        const DenseSet<Value> &offloaded, const DenseSet<Value> &synchronous,
+        const Cuts &cuts, const DenseSet<Value> &offloaded,
+        const DenseSet<Value> &synchronous,
         const AutoOptions &options, const CostModel &cost)
       : inPlace(inPlace), link(options.linkBandwidth),
         copy(cast<func::FuncOp>(function->clone(mapping))) {
@@ -72,22 +75,32 @@ public:
       forwardOps.insert(mapping.lookup(op));
     SmallVector<Operation *> later;
     for (Operation &op : copy.getBody().front().without_terminator())
-      if (!forwardOps.contains(&op))
+      if (!forwardOps.contains(&op)) {
+        laterPosition[&op] = later.size();
         later.push_back(&op);
+      }
     DenseSet<Value> recomputed, nestedCopies;
     for (Value value : chosen)
       recomputed.insert(mapping.lookup(value));
     for (Value value : nested)
       nestedCopies.insert(mapping.lookup(value));
+    Cuts cutCopies;
+    for (const auto &[value, positions] : cuts)
+      cutCopies[mapping.lookup(value)] = positions;
     // The policy over the originals (privateClones), and over the copies
     // for the rewrite.
     policy.privateAncestors = options.privateAncestors.value_or(!inPlace);
     policy.nested = &nested;
+    policy.cuts = &cuts;
     ClonePolicy copyPolicy = policy;
     copyPolicy.nested = &nestedCopies;
+    copyPolicy.cuts = &cutCopies;
     Rewrite rewrite = recompute(later, recomputed, copyPolicy);
     clones = std::move(rewrite.clones);
     cloneOf = std::move(rewrite.cloneOf);
+    shared = std::move(rewrite.shared);
+    for (auto [clone, at] : rewrite.madeFor)
+      laterPosition[clone] = at;
     // In the order tg-schedule will choose, so that the arena planned here
     // is the one tg-plan-memory will plan.
     if (options.reschedule) {
@@ -264,6 +277,50 @@ public:
     return best;
   }
 
+  /// The cuts of chosen `original`'s shared clones that lower the peak:
+  /// each gap between two consecutive readers of one (in the order) where
+  /// its absence lowers it, as the position in `later` from which a fresh
+  /// clone serves the readers after the gap. Only where program order
+  /// splits the readers as the order does: the rewrite cuts by the former.
+  void cutCandidates(Value original, bool atPeak,
+                     function_ref<void(unsigned, uint64_t)> consider) const {
+    Operation *op = mapping.lookup(original).getDefiningOp();
+    unsigned result = cast<OpResult>(original).getResultNumber();
+    for (auto [owner, clone] : shared) {
+      if (owner != op)
+        continue;
+      unsigned index = simulator->valueIndex(clone->getResult(result));
+      if (index == MemorySimulator::kNone)
+        continue;
+      // (position in the order, position in `later`) of each reader.
+      SmallVector<std::pair<unsigned, unsigned>> readers;
+      for (unsigned user : simulator->values()[index].users) {
+        auto it = laterPosition.find(simulator->ops()[user].op);
+        if (it == laterPosition.end())
+          break;
+        readers.push_back({user, it->second});
+      }
+      if (readers.size() != simulator->values()[index].users.size())
+        continue;
+      llvm::sort(readers);
+      SmallVector<unsigned> latestBefore, earliestAfter(readers.size());
+      unsigned latest = 0;
+      for (auto [position, at] : readers)
+        latestBefore.push_back(latest = std::max(latest, at));
+      unsigned earliest = std::numeric_limits<unsigned>::max();
+      for (unsigned i = readers.size(); i-- > 0;)
+        earliestAfter[i] = earliest = std::min(earliest, readers[i].second);
+      for (unsigned i = 0; i + 1 < readers.size(); ++i) {
+        unsigned cutAt = earliestAfter[i + 1];
+        if (latestBefore[i] >= cutAt)
+          continue;
+        if (uint64_t bytes = removedBetween(index, readers[i].first,
+                                            readers[i + 1].first, atPeak))
+          consider(cutAt, bytes);
+      }
+    }
+  }
+
   /// The bytes that making offloaded `original`'s copies synchronous
   /// removes from the peak: the device tensor is absent from its
   /// offload_start to its offload_wait, the prefetched one from its
@@ -322,6 +379,11 @@ private:
   ClonePolicy policy;
   /// Forward op (of the copy) -> the clone its backward readers share.
   DenseMap<Operation *, Operation *> cloneOf;
+  /// The shared clones (Rewrite::shared).
+  SmallVector<std::pair<Operation *, Operation *>> shared;
+  /// The position in `later` of each op after the forward, and of the
+  /// reader each clone was made for.
+  DenseMap<Operation *, unsigned> laterPosition;
   double link;
   IRMapping mapping;
   func::FuncOp copy;
@@ -421,7 +483,7 @@ Candidate group(Value value, const Trial &trial, const DenseSet<Value> &chosen,
 void prune(func::FuncOp function, ArrayRef<Operation *> forward, bool inPlace,
            uint64_t arenaTarget, const CostModel &cost,
            const AutoOptions &options, DenseSet<Value> &chosen,
-           DenseSet<Value> &nested, DenseSet<Value> &offloaded,
+           DenseSet<Value> &nested, Cuts &cuts, DenseSet<Value> &offloaded,
            DenseSet<Value> &synchronous, uint64_t &arenaBytes) {
   // An offload costs at most its two copies.
   SmallVector<std::pair<double, Value>> byCost;
@@ -445,7 +507,7 @@ void prune(func::FuncOp function, ArrayRef<Operation *> forward, bool inPlace,
            cast<OpResult>(b.second).getResultNumber();
   });
   auto fits = [&] {
-    Trial trial(function, forward, inPlace, chosen, nested, offloaded,
+    Trial trial(function, forward, inPlace, chosen, nested, cuts, offloaded,
                 synchronous, options, cost);
     uint64_t arena = trial.arenaBytes();
     if (arena > arenaTarget)
@@ -488,21 +550,22 @@ uint64_t memopt::remat::plannedArena(func::FuncOp function,
                                      const DenseSet<Value> &recomputed,
                                      bool privateAncestors,
                                      const DenseSet<Value> &nested,
-                                     const CostModel &cost,
+                                     const Cuts &cuts, const CostModel &cost,
                                      double *secondsAdded) {
   AutoOptions options;
   options.privateAncestors = privateAncestors;
-  Trial trial(function, forward, inPlace, recomputed, nested,
+  Trial trial(function, forward, inPlace, recomputed, nested, cuts,
               /*offloaded=*/{}, /*synchronous=*/{}, options, cost);
   if (secondsAdded)
     *secondsAdded = trial.secondsAdded(cost);
   return trial.arenaBytes();
 }
 
-AutoPlan memopt::remat::planAuto(func::FuncOp function,
-                                 ArrayRef<Operation *> forward, bool inPlace,
-                                 uint64_t arenaTarget, const CostModel &cost,
-                                 const AutoOptions &options) {
+/// planAuto's greedy, with or without cuts among its candidates.
+static AutoPlan runGreedy(func::FuncOp function, ArrayRef<Operation *> forward,
+                          bool inPlace, uint64_t arenaTarget,
+                          const CostModel &cost, const AutoOptions &options,
+                          bool withCuts) {
   DenseSet<Operation *> forwardOps(forward.begin(), forward.end());
   auto isForward = [&](Operation *op) { return forwardOps.contains(op); };
   // Candidates: forward values that the backward reads, recomputable or
@@ -525,6 +588,8 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
   DenseSet<Value> chosen, nested, offloaded, synchronous, best, bestNested,
       bestOffloaded, bestSynchronous, rejected, rejectedNest, rejectedOffload,
       rejectedSynchronous;
+  Cuts cuts, bestCuts;
+  DenseSet<std::pair<Value, unsigned>> rejectedCuts;
   uint64_t bestArena = std::numeric_limits<uint64_t>::max();
   uint64_t lastPeak = std::numeric_limits<uint64_t>::max();
   std::optional<Candidate> last;
@@ -561,6 +626,35 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
       consider(std::move(candidate), bytes);
     }
   };
+  // Cuts: a fresh shared clone for the readers after a gap in which the
+  // shared clone's bytes count at the peak (Cuts), where nesting would
+  // recompute it for every clone that reads it. Its seconds are one more
+  // recomputation of the value and its private chain.
+  auto cutCandidates = [&](const Trial &trial, bool atPeak, auto &&consider) {
+    if (!withCuts)
+      return;
+    for (Value value : readLater) {
+      if (!chosen.contains(value) || nested.contains(value))
+        continue;
+      Operation *op = value.getDefiningOp();
+      double seconds = cost.cost(op).seconds;
+      DenseMap<Operation *, Chain> memo;
+      for (Value operand : op->getOperands())
+        if (chosen.contains(operand) && trial.privateClones(operand))
+          seconds += chainOf(operand, trial, chosen, cost, memo).seconds;
+      const SmallVector<unsigned, 2> &made = cuts.lookup(value);
+      trial.cutCandidates(value, atPeak, [&](unsigned at, uint64_t bytes) {
+        if (llvm::is_contained(made, at) || rejectedCuts.contains({value, at}))
+          return;
+        Candidate candidate;
+        candidate.values.push_back(value);
+        candidate.cut = true;
+        candidate.cutAt = at;
+        candidate.seconds = seconds;
+        consider(std::move(candidate), bytes);
+      });
+    }
+  };
   // A recomputation whose new peak comes from the shared clones its clone
   // needs (an encoder's convolutions, recreated for a concat, living until
   // their own backward) is repaired by nesting them, up to kMaxRepairs
@@ -569,7 +663,7 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
   std::optional<Candidate> repairing;
   SmallVector<Value> repairs;
   for (;; ++plan.rounds) {
-    Trial trial(function, forward, inPlace, chosen, nested, offloaded,
+    Trial trial(function, forward, inPlace, chosen, nested, cuts, offloaded,
                 synchronous, options, cost);
     // A pick whose estimate was wrong (the peak rose: the clones or the
     // values they keep alive made a new one) is undone and not tried again;
@@ -578,7 +672,7 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
     if (last && (trial.peak > lastPeak ||
                  (last->offload && !lastAtPeak && trial.peak == lastPeak))) {
       if (options.recompute && trial.peak > lastPeak &&
-          (repairing || (!last->nest && !last->offload)) &&
+          (repairing || (!last->nest && !last->cut && !last->offload)) &&
           repairs.size() < kMaxRepairs) {
         std::optional<Candidate> nest;
         double nestRatio = -1;
@@ -614,6 +708,11 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
       if (last->nest) {
         nested.erase(last->values.front());
         rejectedNest.insert(last->values.front());
+      } else if (last->cut) {
+        llvm::erase(cuts[last->values.front()], last->cutAt);
+        if (cuts[last->values.front()].empty())
+          cuts.erase(last->values.front());
+        rejectedCuts.insert({last->values.front(), last->cutAt});
       } else if (last->offload) {
         if (!last->upgrade)
           offloaded.erase(last->values.front());
@@ -636,6 +735,7 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
       bestArena = arena;
       best = chosen;
       bestNested = nested;
+      bestCuts = cuts;
       bestOffloaded = offloaded;
       bestSynchronous = synchronous;
     }
@@ -643,12 +743,14 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
       plan.fits = true;
       plan.arenaBytes = arena;
       prune(function, forward, inPlace, arenaTarget, cost, options, chosen,
-            nested, offloaded, synchronous, plan.arenaBytes);
-      plan.seconds = Trial(function, forward, inPlace, chosen, nested,
-                           offloaded, synchronous, options, cost)
-                         .seconds;
+            nested, cuts, offloaded, synchronous, plan.arenaBytes);
+      Trial last(function, forward, inPlace, chosen, nested, cuts, offloaded,
+                 synchronous, options, cost);
+      plan.seconds = last.seconds;
+      plan.secondsAdded = last.secondsAdded(cost);
       plan.recomputed = std::move(chosen);
       plan.nested = std::move(nested);
+      plan.cuts = std::move(cuts);
       plan.offloaded = std::move(offloaded);
       plan.synchronous = std::move(synchronous);
       return plan;
@@ -675,8 +777,10 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
         }
       };
       // Nested recomputation (nestCandidates).
-      if (options.recompute)
+      if (options.recompute) {
         nestCandidates(trial, atPeak, consider);
+        cutCandidates(trial, atPeak, consider);
+      }
       for (Value value : readLater) {
         if (chosen.contains(value) || synchronous.contains(value))
           continue;
@@ -739,6 +843,8 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
     lastAtPeak = pickAtPeak;
     if (pick->nest) {
       nested.insert(pick->values.front());
+    } else if (pick->cut) {
+      cuts[pick->values.front()].push_back(pick->cutAt);
     } else if (pick->offload) {
       offloaded.insert(pick->values.front());
       if (pick->synchronous)
@@ -751,10 +857,35 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
   // Nothing more lowers the peak: the smallest arena reached.
   plan.recomputed = std::move(best);
   plan.nested = std::move(bestNested);
+  plan.cuts = std::move(bestCuts);
   plan.offloaded = std::move(bestOffloaded);
   plan.synchronous = std::move(bestSynchronous);
   plan.arenaBytes = bestArena;
   return plan;
+}
+
+AutoPlan memopt::remat::planAuto(func::FuncOp function,
+                                 ArrayRef<Operation *> forward, bool inPlace,
+                                 uint64_t arenaTarget, const CostModel &cost,
+                                 const AutoOptions &options) {
+  AutoPlan plan = runGreedy(function, forward, inPlace, arenaTarget, cost,
+                            options, /*withCuts=*/false);
+  if (!options.recompute || !options.cuts ||
+      (plan.fits && plan.recomputed.empty()))
+    return plan;
+  // Cuts change the greedy's path, not only its last rounds, and neither
+  // path is the faster on every budget (docs/passes/remat.md#cuts): both
+  // run, and the faster plan that fits is taken (the smaller arena where
+  // neither fits; ties keep the plan without cuts).
+  AutoPlan withCuts = runGreedy(function, forward, inPlace, arenaTarget, cost,
+                                options, /*withCuts=*/true);
+  auto seconds = [&](const AutoPlan &p) {
+    return options.linkBandwidth > 0 ? p.seconds : p.secondsAdded;
+  };
+  bool better = withCuts.fits
+                    ? !plan.fits || seconds(withCuts) < seconds(plan)
+                    : !plan.fits && withCuts.arenaBytes < plan.arenaBytes;
+  return better ? withCuts : plan;
 }
 
 uint64_t memopt::remat::bytesBesideArena(func::FuncOp function, bool cuda) {

@@ -740,7 +740,8 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
   };
   auto arenaOf = [&](const DenseSet<Value> &recomputed) {
     return plannedArena(function, forward, inPlace, recomputed,
-                        /*privateAncestors=*/false, /*nested=*/{}, cost);
+                        /*privateAncestors=*/false, /*nested=*/{},
+                        /*cuts=*/Cuts(), cost);
   };
 
   OptimalPlan plan;
@@ -899,11 +900,12 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
   double greedySeconds = 0;
   if (greedy.fits)
     plannedArena(function, forward, inPlace, greedy.recomputed, !inPlace,
-                 greedy.nested, cost, &greedySeconds);
+                 greedy.nested, greedy.cuts, cost, &greedySeconds);
   if (greedy.fits && (!fromProgram || greedySeconds < plan.seconds)) {
     plan.fits = true;
     plan.recomputed = std::move(greedy.recomputed);
     plan.nested = std::move(greedy.nested);
+    plan.cuts = std::move(greedy.cuts);
     plan.arenaBytes = greedy.arenaBytes;
     plan.status = "greedy";
     plan.solver = "auto";

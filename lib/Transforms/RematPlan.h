@@ -49,8 +49,21 @@ struct Rewrite {
   llvm::DenseMap<mlir::Operation *, mlir::Operation *> cloneOf;
   /// Every clone created, in creation order.
   llvm::SmallVector<mlir::Operation *> clones;
+  /// Every shared clone (one that the readers of its forward op's values
+  /// share, until a cut), with that forward op, in creation order.
+  llvm::SmallVector<std::pair<mlir::Operation *, mlir::Operation *>> shared;
+  /// Clone -> the position in `later` of the reader it was made for.
+  llvm::DenseMap<mlir::Operation *, unsigned> madeFor;
   uint64_t flopsAdded = 0;
 };
+
+/// Recomputed value -> the positions in `later` (recompute()'s ops after
+/// the forward) from which its readers share a fresh clone: a cut. The
+/// clone before a cut is no longer read after it, so a value read early
+/// (by a concat's clone) and late (by its own backward) is recomputed
+/// twice rather than living in between, or once per clone that reads it
+/// (nested).
+using Cuts = llvm::DenseMap<mlir::Value, llvm::SmallVector<unsigned, 2>>;
 
 /// Which recomputed values get private clones: a clone that another clone
 /// needs serves that one clone only, and a later backward reader of the
@@ -64,6 +77,8 @@ struct ClonePolicy {
   bool privateAncestors = false;
   /// And these values, whatever they cost.
   const llvm::DenseSet<mlir::Value> *nested = nullptr;
+  /// Where the shared clones of recomputed values end (Cuts).
+  const Cuts *cuts = nullptr;
 
   /// Whether the clones of recomputed `value` are private.
   bool isPrivate(mlir::Value value) const;
@@ -73,7 +88,8 @@ struct ClonePolicy {
 /// ops after the forward, in program order) to a clone of its defining op,
 /// created right before the first such reader (with the clones of the
 /// recomputed values it reads, before it) and marked `memopt.recompute`;
-/// clones of the values `policy` makes private serve one clone each.
+/// clones of the values `policy` makes private serve one clone each, and
+/// a value's readers at or after one of its cuts share a fresh clone.
 Rewrite recompute(llvm::ArrayRef<mlir::Operation *> later,
                   const llvm::DenseSet<mlir::Value> &recomputed,
                   const ClonePolicy &policy = {});
@@ -93,6 +109,9 @@ struct AutoOptions {
   /// recompute()'s privateAncestors for the trials and the plan; unset:
   /// where the plan does not write in place (!inPlace).
   std::optional<bool> privateAncestors;
+  /// Also run the greedy whose candidates include cuts (Cuts) and return
+  /// the faster of the two plans.
+  bool cuts = true;
 };
 
 /// The `auto` strategy's choice.
@@ -101,12 +120,16 @@ struct AutoPlan {
   /// The recomputed values that get private clones beyond the policy's
   /// (ClonePolicy::nested): recomputed more than once.
   llvm::DenseSet<mlir::Value> nested;
+  /// Where recomputed values get a fresh shared clone (recomputed once
+  /// more each).
+  Cuts cuts;
   llvm::DenseSet<mlir::Value> offloaded;
   /// The offloaded values whose copies wait at once (OffloadPlan.h).
   llvm::DenseSet<mlir::Value> synchronous;
   /// The predicted step seconds of the returned plan (clones and stalls
-  /// included).
-  double seconds = 0;
+  /// included) where the options give a host link, and the predicted
+  /// seconds of its clones.
+  double seconds = 0, secondsAdded = 0;
   /// Whether the planned arena of the rewritten step's program order fits
   /// the target.
   bool fits = false;
@@ -141,14 +164,16 @@ uint64_t plannedArena(mlir::func::FuncOp function,
                       const llvm::DenseSet<mlir::Value> &recomputed,
                       bool privateAncestors,
                       const llvm::DenseSet<mlir::Value> &nested,
-                      const CostModel &cost,
+                      const Cuts &cuts, const CostModel &cost,
                       double *secondsAdded = nullptr);
 
 /// The `optimal` strategy's choice.
 struct OptimalPlan {
   llvm::DenseSet<mlir::Value> recomputed;
-  /// Values recomputed once per clone that needs them (auto's plan only).
+  /// Values recomputed once per clone that needs them, and the cuts of
+  /// shared clones (auto's plan only).
   llvm::DenseSet<mlir::Value> nested;
+  Cuts cuts;
   /// Whether the planned arena of the rewritten step fits the target.
   bool fits = false;
   /// The planned arena of the returned set; when it does not fit, the

@@ -63,7 +63,11 @@ def Remat : Pass<"tg-remat", "::mlir::func::FuncOp"> {
       arena (ArenaPlan) fits. It also nests chosen values (recomputed once
       per clone that needs them and once for their own readers, instead of
       one clone living from the first reader to the last: Rotor's nested
-      recomputation) where that lowers the peak. A budget the greedy
+      recomputation) where that lowers the peak. With `cuts`, a second
+      greedy may also cut a chosen value's shared clone: the readers after
+      a gap in which it counts at the peak share a fresh clone (one more
+      recomputation, where nesting would add one per clone that reads it);
+      the faster of the two plans that fit is taken. A budget the greedy
       cannot reach is an error naming the smallest budget it reached;
     - `optimal`: the least predicted recompute time whose planned arena
       fits `budget`, exactly for its model: a mixed-integer linear program
@@ -87,7 +91,7 @@ def Remat : Pass<"tg-remat", "::mlir::func::FuncOp"> {
     [segment_ops], [budget_bytes, persistent_bytes, planned_arena_bytes,
     rounds], [milp: the plan's solver and program, for optimal],
     recomputed_values,
-    recomputed_ops, [nested_values], stored_values, flops_added,
+    recomputed_ops, [nested_values], [cuts], stored_values, flops_added,
     seconds_added, simulated_peak_bytes = {before, after}}` (peaks of the
     program order by the MemorySimulator, with the workspaces annotated so
     far). tg-schedule keeps every recomputed op right before the first op
@@ -110,6 +114,9 @@ def Remat : Pass<"tg-remat", "::mlir::func::FuncOp"> {
            "memory in one greedy (the offloaded values are marked "
            "`memopt.offload`; tg-offload inserts their copies after "
            "tg-schedule)">,
+    Option<"cuts", "cuts", "bool", "true",
+           "auto: also run the greedy that may cut shared clones (a fresh "
+           "clone for the readers after a gap) and take the faster plan">,
   ];
   let statistics = [
     Statistic<"numBytesSaved", "bytes-saved",
