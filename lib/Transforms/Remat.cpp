@@ -163,7 +163,7 @@ Rewrite memopt::remat::recompute(ArrayRef<Operation *> later,
     state.at = at;
     if (auto it = cutsAt.find(at); it != cutsAt.end())
       for (Operation *op : it->second)
-        rewrite.cloneOf.erase(op);
+        rewrite.cuts += rewrite.cloneOf.erase(op);
     DenseMap<Operation *, Operation *> local;
     for (OpOperand &use : user->getOpOperands()) {
       if (!recomputed.contains(use.get()))
@@ -407,12 +407,9 @@ public:
     // Nested values (recomputed more than once) where a plan has them.
     if (!nested.empty())
       decision.push_back(b.getNamedAttr("nested_values", i64(nested.size())));
-    // Fresh shared clones a plan starts part-way through the backward.
-    unsigned cutCount = 0;
-    for (const auto &entry : planCuts)
-      cutCount += entry.second.size();
-    if (cutCount)
-      decision.push_back(b.getNamedAttr("cuts", i64(cutCount)));
+    // Shared clones a plan ends part-way through the backward (Cuts).
+    if (rewrite.cuts)
+      decision.push_back(b.getNamedAttr("cuts", i64(rewrite.cuts)));
     if (offload)
       decision.append(
           {b.getNamedAttr("offloaded_values", i64(offloaded.size())),

@@ -32,6 +32,7 @@
 #include "memopt/Dialect/TG/IR/TGOps.h"
 
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Threading.h"
 
 #include <algorithm>
 #include <limits>
@@ -519,10 +520,15 @@ void prune(func::FuncOp function, ArrayRef<Operation *> forward, bool inPlace,
     DenseSet<Value> &set = chosen.contains(value) ? chosen : offloaded;
     bool wasSynchronous = synchronous.erase(value);
     bool wasNested = nested.erase(value);
+    // A stored value's cuts go with it.
+    SmallVector<unsigned, 2> itsCuts = cuts.lookup(value);
+    cuts.erase(value);
     set.erase(value);
     if (fits())
       continue;
     set.insert(value);
+    if (!itsCuts.empty())
+      cuts[value] = std::move(itsCuts);
     if (wasSynchronous)
       synchronous.insert(value);
     // Still recomputed: perhaps it need not be nested.
@@ -868,24 +874,28 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
                                  ArrayRef<Operation *> forward, bool inPlace,
                                  uint64_t arenaTarget, const CostModel &cost,
                                  const AutoOptions &options) {
-  AutoPlan plan = runGreedy(function, forward, inPlace, arenaTarget, cost,
-                            options, /*withCuts=*/false);
-  if (!options.recompute || !options.cuts ||
-      (plan.fits && plan.recomputed.empty()))
-    return plan;
+  if (!options.recompute || !options.cuts)
+    return runGreedy(function, forward, inPlace, arenaTarget, cost, options,
+                     /*withCuts=*/false);
   // Cuts change the greedy's path, not only its last rounds, and neither
   // path is the faster on every budget (docs/passes/remat.md#cuts): both
-  // run, and the faster plan that fits is taken (the smaller arena where
-  // neither fits; ties keep the plan without cuts).
-  AutoPlan withCuts = runGreedy(function, forward, inPlace, arenaTarget, cost,
-                                options, /*withCuts=*/true);
+  // run, side by side on the context's threads (each rewrites copies of
+  // the step; the step itself is only read), and the faster plan that fits
+  // is taken (the smaller arena where neither fits; ties keep the plan
+  // without cuts).
+  AutoPlan plans[2];
+  mlir::parallelFor(function.getContext(), 0, 2, [&](size_t withCuts) {
+    plans[withCuts] = runGreedy(function, forward, inPlace, arenaTarget, cost,
+                                options, withCuts == 1);
+  });
+  AutoPlan &plan = plans[0], &withCuts = plans[1];
   auto seconds = [&](const AutoPlan &p) {
     return options.linkBandwidth > 0 ? p.seconds : p.secondsAdded;
   };
   bool better = withCuts.fits
                     ? !plan.fits || seconds(withCuts) < seconds(plan)
                     : !plan.fits && withCuts.arenaBytes < plan.arenaBytes;
-  return better ? withCuts : plan;
+  return std::move(better ? withCuts : plan);
 }
 
 uint64_t memopt::remat::bytesBesideArena(func::FuncOp function, bool cuda) {

@@ -54,6 +54,8 @@ struct Rewrite {
   llvm::SmallVector<std::pair<mlir::Operation *, mlir::Operation *>> shared;
   /// Clone -> the position in `later` of the reader it was made for.
   llvm::DenseMap<mlir::Operation *, unsigned> madeFor;
+  /// The cuts that ended a shared clone (Cuts).
+  unsigned cuts = 0;
   uint64_t flopsAdded = 0;
 };
 
