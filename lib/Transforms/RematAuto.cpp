@@ -92,7 +92,6 @@ public:
     // for the rewrite.
     policy.privateAncestors = options.privateAncestors.value_or(!inPlace);
     policy.nested = &nested;
-    policy.cuts = &cuts;
     ClonePolicy copyPolicy = policy;
     copyPolicy.nested = &nestedCopies;
     copyPolicy.cuts = &cutCopies;

@@ -45,7 +45,8 @@ bool returned(mlir::Value value);
 struct Rewrite {
   /// The recomputed values some backward op read (now reading a clone).
   llvm::DenseSet<mlir::Value> rewired;
-  /// Forward op -> the clone its backward readers share.
+  /// Forward op -> the clone its backward readers share (after the last
+  /// cut that ended an earlier one).
   llvm::DenseMap<mlir::Operation *, mlir::Operation *> cloneOf;
   /// Every clone created, in creation order.
   llvm::SmallVector<mlir::Operation *> clones;
