@@ -16,7 +16,10 @@ optimal's rows add the proven optimality gap of its program (CBC's
 objective against its best bound, `remat_milp` in the report), its
 status and whose plan was taken (`solver`: dp, milp or auto), plan
 seconds are wall clock with the plan's own CPU seconds beside them (on a
-loaded machine the two differ), and a last line compares optimal with auto at the same budgets. With `--torch`, two more rows:
+loaded machine the two differ), and a last line compares optimal with auto at the same budgets.
+`auto-lean` (cuda) is auto with `--workspaces=lean`: backward
+convolutions at the peak may run on their lean workspace, charged at the
+device's `lean` slowdown (docs/passes/remat.md#lean-workspaces). With `--torch`, two more rows:
 PyTorch's eager CPU peak for the same step and with `torch.utils.checkpoint`
 around each stage (bench/remat_torch.py says how it is measured).
 
@@ -24,7 +27,7 @@ around each stage (bench/remat_torch.py says how it is measured).
         [--bin build/bin] [--model resnet34-unet] [--input-shape 1,512,512] \\
         [--batch 1] [--classes 1] [--base N] [--target cpu] [--device cpu] \\
         [--fractions 0.75,0.5,0.33,0.25 | --budgets 8e9,6e9,5e9] [--torch]
-        [--strategies auto,optimal] [--remat-time-limit SECONDS]
+        [--strategies auto,auto-lean,optimal] [--remat-time-limit SECONDS]
 """
 import argparse
 import json
@@ -48,10 +51,15 @@ def plan(compiler, onnx_path, work, strategy, target, device, budget=None,
     optimal cannot fit."""
     name = strategy if budget is None else "%s-%d" % (strategy, budget)
     report = os.path.join(work, "remat-%s.json" % name)
+    # auto-lean: auto with lean convolution workspaces (cuda).
+    lean = strategy == "auto-lean"
     command = [compiler, onnx_path, "--plan-only", "--optimizer=sgd",
                "--lr=0.01", "--momentum=0.9", "--target=" + target,
-               "--device=" + device, "--remat=" + strategy,
+               "--device=" + device,
+               "--remat=" + ("auto" if lean else strategy),
                "--report=" + report]
+    if lean:
+        command.append("--workspaces=lean")
     if budget is not None:
         command.append("--budget=%d" % budget)
     command += list(extra)
@@ -65,7 +73,7 @@ def plan(compiler, onnx_path, work, strategy, target, device, budget=None,
                after.ru_utime + after.ru_stime - cpu.ru_utime - cpu.ru_stime)
     if done.returncode:
         smallest = re.search(r"--budget=(\d+)\)", done.stderr)
-        if strategy not in ("auto", "optimal") or not smallest:
+        if strategy not in ("auto", "auto-lean", "optimal") or not smallest:
             raise SystemExit(done.stderr)
         return None, int(smallest.group(1))
     with open(report) as f:
@@ -91,8 +99,10 @@ def main(argv=None):
                         "in place of --fractions")
     parser.add_argument("--torch", action="store_true",
                         help="add PyTorch's eager and checkpointed CPU peak")
-    parser.add_argument("--strategies", default="auto,optimal",
-                        help="the budget strategies to run")
+    parser.add_argument("--strategies",
+                        help="the budget strategies to run (default: auto, "
+                        "auto-lean on cuda, optimal); auto-lean is auto "
+                        "with --workspaces=lean")
     parser.add_argument("--remat-time-limit", type=float,
                         help="optimal: CBC's seconds (memopt-compile's "
                         "default when not given)")
@@ -152,11 +162,14 @@ def main(argv=None):
     else:
         budgets = [persistent + int(float(f) * none["arena_bytes"])
                    for f in args.fractions.split(",")]
-    extra = {"auto": [], "optimal": []}
+    extra = {"auto": [], "auto-lean": [], "optimal": []}
     if args.remat_time_limit:
         extra["optimal"] = ["--remat-time-limit=%g" % args.remat_time_limit]
     overheads = {}
-    for strategy in args.strategies.split(","):
+    strategies = args.strategies or ("auto,auto-lean,optimal"
+                                     if args.target == "cuda"
+                                     else "auto,optimal")
+    for strategy in strategies.split(","):
         for wanted in budgets:
             report, seconds = plan(compiler, onnx_path, work, strategy,
                                    args.target, args.device, wanted,

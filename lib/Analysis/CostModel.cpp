@@ -10,6 +10,8 @@
 
 #include "memopt/Analysis/CostModel.h"
 
+#include "memopt/Analysis/Workspace.h"
+
 #include "memopt/Dialect/TG/IR/TGOps.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -18,6 +20,23 @@
 
 using namespace mlir;
 using namespace memopt;
+
+/// The roofline seconds of `kernel`, without the launch.
+static double rooflineSeconds(tg::KernelOpInterface kernel,
+                              const DeviceProfile &device) {
+  Operation *op = kernel.getOperation();
+  auto resultType = op->getNumResults()
+                        ? dyn_cast<ShapedType>(op->getResult(0).getType())
+                        : ShapedType();
+  Type elementType = resultType ? resultType.getElementType()
+                                : Float32Type::get(op->getContext());
+  double computeSeconds = static_cast<double>(kernel.getFlops()) /
+                          device.peakFlops(elementType);
+  double memorySeconds =
+      static_cast<double>(kernel.getBytesRead() + kernel.getBytesWritten()) /
+      device.memoryBandwidth;
+  return std::max(computeSeconds, memorySeconds);
+}
 
 OpCost CostModel::cost(Operation *op) const {
   OpCost cost;
@@ -28,18 +47,18 @@ OpCost CostModel::cost(Operation *op) const {
   cost.bytesRead = kernel.getBytesRead();
   cost.bytesWritten = kernel.getBytesWritten();
   cost.workspaceBytes = workspace ? workspace(op) : 0;
-  auto resultType = op->getNumResults()
-                        ? dyn_cast<ShapedType>(op->getResult(0).getType())
-                        : ShapedType();
-  Type elementType = resultType ? resultType.getElementType()
-                                : Float32Type::get(op->getContext());
-  double computeSeconds =
-      static_cast<double>(cost.flops) / device.peakFlops(elementType);
-  double memorySeconds =
-      static_cast<double>(cost.bytes()) / device.memoryBandwidth;
-  cost.seconds =
-      std::max(computeSeconds, memorySeconds) + device.launchSeconds;
+  cost.seconds = rooflineSeconds(kernel, device) + device.launchSeconds;
+  if (op->hasAttr(kLeanWorkspaceAttr))
+    cost.seconds += leanSeconds(op);
   return cost;
+}
+
+double CostModel::leanSeconds(Operation *op) const {
+  auto kernel = dyn_cast<tg::KernelOpInterface>(op);
+  if (!kernel)
+    return 0;
+  return (std::max(device.leanSlowdown, 1.0) - 1) *
+         rooflineSeconds(kernel, device);
 }
 
 StepCost memopt::estimateStepCost(
@@ -62,6 +81,8 @@ StepCost memopt::estimateStepCost(
       total.seconds[index] += cost.seconds;
     }
     total.bytes += cost.bytes();
+    if (op->hasAttr(kLeanWorkspaceAttr))
+      total.leanSeconds += model.leanSeconds(op);
     if (each)
       each(op, cost, phase);
     return WalkResult::skip();

@@ -48,3 +48,7 @@ const tg::WorkspacePolicy &memopt::cudaWorkspacePolicy() {
   static const CUDAWorkspacePolicy policy;
   return policy;
 }
+
+uint64_t memopt::cudaLeanWorkspaceBytes(uint64_t fullBytes) {
+  return rt::cuda::convLeanWorkspaceBytes(fullBytes);
+}

@@ -81,7 +81,8 @@ constexpr const char *kSizeForms =
 constexpr const char *kDeviceForms =
     "NAME[,KEY=VALUE]... with NAME cpu, rtx2060, a100-40g, h100 or custom "
     "and KEY memory (8GiB), fp32, tf32, bf16, fp16 (FLOP/s: 19.5T), "
-    "bandwidth, link (bytes/s: 336GB/s) or launch (seconds: 5us); custom "
+    "bandwidth, link (bytes/s: 336GB/s), launch (seconds: 5us) or lean (a "
+    "factor of at least 1: 2); custom "
     "needs memory, fp32 and bandwidth";
 
 llvm::Error error(const llvm::Twine &message) {
@@ -132,6 +133,7 @@ const std::pair<StringRef, double> kBandwidthUnits[] = {
     {"B/s", 1},      {"KB/s", 1e3},        {"MB/s", 1e6},
     {"GB/s", 1e9},   {"TB/s", 1e12},       {"KiB/s", 1024.0},
     {"MiB/s", 1048576.0}, {"GiB/s", 1073741824.0}, {"", 1}};
+const std::pair<StringRef, double> kFactorUnits[] = {{"", 1}};
 const std::pair<StringRef, double> kTimeUnits[] = {
     {"", 1}, {"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}};
 
@@ -178,6 +180,13 @@ llvm::Expected<DeviceProfile> memopt::parseDeviceProfile(StringRef spec) {
       return error("bad value '" + value + "' for device key '" + key +
                    "': expected " + forms);
     };
+    if (key == "lean") {
+      std::optional<double> factor = scaledNumber(value, kFactorUnits);
+      if (!factor || !(*factor >= 1) || *factor > 1e6)
+        return bad("a factor of at least 1 such as 2 or 1.5");
+      profile.leanSlowdown = *factor;
+      continue;
+    }
     if (key == "memory") {
       llvm::Expected<uint64_t> bytes = parseByteSize(value);
       if (!bytes) {

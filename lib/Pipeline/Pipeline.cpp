@@ -106,6 +106,7 @@ void memopt::buildMemoryPlanPipeline(OpPassManager &pm,
     remat.budget = options.budget;
     remat.timeLimit = options.rematTimeLimit;
     remat.device = options.device;
+    remat.leanWorkspaces = options.leanWorkspaces;
     // remat=auto with offload=auto: one greedy decides per value keep,
     // recompute or offload; tg-offload then inserts the marked copies.
     remat.offload = options.remat == "auto" && options.offload == "auto";

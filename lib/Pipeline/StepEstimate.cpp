@@ -85,6 +85,10 @@ FailureOr<StepEstimate> StepEstimate::compute(func::FuncOp step,
     else if (isRecomputation(&op) && op.getNumResults())
       estimate.decisions.push_back(
           {name(&op), tensorBytes(op.getResult(0)), "recompute"});
+    // The bytes of a lean workspace are the workspace it runs in.
+    else if (op.hasAttr(kLeanWorkspaceAttr))
+      estimate.decisions.push_back(
+          {name(&op), workspaceBytes(&op), "lean-workspace"});
   }
   return estimate;
 }
@@ -195,9 +199,11 @@ llvm::json::Object memopt::compileReport(const StepEstimate &estimate,
                     {"backward", cost.seconds[1]},
                     {"optimizer", cost.seconds[2]},
                     {"recompute", cost.recomputeSeconds},
+                    {"lean_workspaces", cost.leanSeconds},
                     {"transfer_stall", estimate.stallSeconds},
                     {"total", compute + estimate.stallSeconds}}},
-      {"baseline_predicted_seconds", compute - cost.recomputeSeconds},
+      {"baseline_predicted_seconds",
+       compute - cost.recomputeSeconds - cost.leanSeconds},
       {"strategy",
        json::Object{
            {"target",

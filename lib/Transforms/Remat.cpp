@@ -230,6 +230,9 @@ public:
              << "tg-remat: time-limit must be a positive number of seconds, "
                 "got "
              << timeLimit;
+    if (leanWorkspaces && strategy != "auto")
+      return emitError(UnknownLoc::get(context))
+             << "tg-remat: lean-workspaces=true needs strategy=auto";
     if (offload && strategy != "auto")
       return emitError(UnknownLoc::get(context))
              << "tg-remat: offload=true needs strategy=auto (the joint "
@@ -255,6 +258,12 @@ public:
     }
     bool inPlace = target->getInPlace();
     Block &body = function.getBody().front();
+    if (leanWorkspaces && target->getBackend() != Backend::cuda) {
+      function.emitError("tg-remat: lean-workspaces=true needs a cuda "
+                         "target: the cpu backend's oneDNN scratchpads are "
+                         "sized exactly and cannot shrink");
+      return signalPassFailure();
+    }
 
     StepPhases phases(function);
     SmallVector<Operation *> forward, later;
@@ -274,6 +283,7 @@ public:
         b.getNamedAttr("strategy", b.getStringAttr(strategy))};
     CostModel cost(deviceProfile, workspaceBytes);
     DenseSet<Value> recomputed, nested, offloaded, synchronous;
+    DenseSet<Operation *> lean;
     Cuts planCuts;
     // Clones of cheap recomputed operands private to the clone that needs
     // them (RematPlan.h): auto's plans where the plan does not write in
@@ -298,6 +308,7 @@ public:
         options.linkBandwidth = deviceProfile.linkBandwidth;
         options.privateAncestors = privateClones;
         options.cuts = cuts;
+        options.leanWorkspaces = leanWorkspaces;
         AutoPlan plan =
             planAuto(function, forward, inPlace, arenaTarget, cost, options);
         // One greedy over both is no proof of the least time: recomputing
@@ -319,6 +330,7 @@ public:
         planCuts = std::move(plan.cuts);
         offloaded = std::move(plan.offloaded);
         synchronous = std::move(plan.synchronous);
+        lean = std::move(plan.lean);
         if (fits)
           decision.push_back(b.getNamedAttr("rounds", i64(plan.rounds)));
       } else {
@@ -351,13 +363,22 @@ public:
            b.getNamedAttr("planned_arena_bytes", i64(arenaBytes))});
     }
 
+    // The lean workspaces (backward ops: none is cloned).
+    uint64_t leanBytes = 0;
+    double secondsAdded = 0;
+    for (Operation *op : lean) {
+      leanBytes += leanSavings(op);
+      makeLean(op);
+      secondsAdded += cost.leanSeconds(op);
+    }
+    numLeanWorkspaces = lean.size();
+
     // Rewire every backward read of a recomputed value to its clone.
     ClonePolicy policy;
     policy.privateAncestors = privateClones;
     policy.nested = &nested;
     policy.cuts = &planCuts;
     Rewrite rewrite = recompute(later, recomputed, policy);
-    double secondsAdded = 0;
     for (Operation *clone : rewrite.clones)
       secondsAdded += cost.cost(clone).seconds;
     // The offloaded values, for tg-offload to insert their copies once
@@ -410,6 +431,12 @@ public:
     // Shared clones a plan ends part-way through the backward (Cuts).
     if (rewrite.cuts)
       decision.push_back(b.getNamedAttr("cuts", i64(rewrite.cuts)));
+    // Convolutions planned with their lean workspace, and the bytes that
+    // took off their workspaces.
+    if (!lean.empty())
+      decision.append(
+          {b.getNamedAttr("lean_workspaces", i64(lean.size())),
+           b.getNamedAttr("lean_workspace_bytes", i64(leanBytes))});
     if (offload)
       decision.append(
           {b.getNamedAttr("offloaded_values", i64(offloaded.size())),

@@ -16,7 +16,10 @@
 // offloaded instead: its price is the stall its copies are predicted to
 // add (the host link's free time in its window, OffloadPlan.h), so an
 // offload that the compute hides is the cheapest choice there is, and the
-// trials insert the chosen copies as tg-offload will.
+// trials insert the chosen copies as tg-offload will. With lean workspaces
+// allowed (CUDA), a backward convolution at the peak may get its lean
+// workspace instead, priced by the slowdown the cost model charges for it
+// (CostModel::leanSeconds).
 // docs/passes/remat.md#auto, docs/passes/offload.md.
 //
 //===----------------------------------------------------------------------===//
@@ -29,13 +32,16 @@
 #include "memopt/Analysis/MemorySimulator.h"
 #include "memopt/Analysis/MemoryTimeline.h"
 #include "memopt/Analysis/StepMemory.h"
+#include "memopt/Analysis/Workspace.h"
 #include "memopt/Dialect/TG/IR/TGOps.h"
 
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Threading.h"
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 
 using namespace mlir;
 using namespace memopt;
@@ -58,6 +64,8 @@ struct Candidate {
   bool nest = false;    // values[0], chosen, gets private clones
   bool cut = false;     // values[0], chosen, gets a fresh clone at cutAt
   unsigned cutAt = 0;
+  /// These backward ops get their lean workspace.
+  SmallVector<Operation *, 2> lean;
 };
 
 constexpr unsigned kMaxGroup = 4;
@@ -69,11 +77,19 @@ public:
         const DenseSet<Value> &chosen, const DenseSet<Value> &nested,
         const Cuts &cuts, const DenseSet<Value> &offloaded,
         const DenseSet<Value> &synchronous,
-        const AutoOptions &options, const CostModel &cost)
+        const DenseSet<Operation *> &lean, const AutoOptions &options,
+        const CostModel &cost)
       : inPlace(inPlace), link(options.linkBandwidth),
         copy(cast<func::FuncOp>(function->clone(mapping))) {
     for (Operation *op : forward)
       forwardOps.insert(mapping.lookup(op));
+    for (Operation *op : lean) {
+      makeLean(mapping.lookup(op));
+      leanSeconds += cost.leanSeconds(mapping.lookup(op));
+    }
+    if (options.leanWorkspaces)
+      for (Operation &op : function.getBody().front())
+        originalOf[mapping.lookup(&op)] = &op;
     SmallVector<Operation *> later;
     for (Operation &op : copy.getBody().front().without_terminator())
       if (!forwardOps.contains(&op)) {
@@ -149,9 +165,9 @@ public:
     return ArenaPlan::compute(*simulator).totalBytes();
   }
 
-  /// The predicted seconds of the clones.
+  /// The predicted seconds of the clones and the lean workspaces.
   double secondsAdded(const CostModel &cost) const {
-    double seconds = 0;
+    double seconds = leanSeconds;
     for (Operation *clone : clones)
       seconds += cost.cost(clone).seconds;
     return seconds;
@@ -228,6 +244,72 @@ public:
         kept += simulator->values()[keptIndex].bytes;
     }
     return removed > kept ? removed - kept : 0;
+  }
+
+  /// Lean workspaces for the ops of `leanable` (originals) that run at
+  /// the highest points of the live bytes: the points from the peak down,
+  /// each leaned op lowering its own point by its saving, until a point
+  /// without a leanable op (or one that leaning cannot lower further)
+  /// bounds the new peak. Of these prefixes, the one that removes the most
+  /// bytes per second of slowdown (`seconds` of an op), in `ops`; returns
+  /// the bytes it removes from the peak. A plateau of near-equal points (a
+  /// filter gradient and the data gradient after it) is thus lowered as a
+  /// whole. atPeak: the op at the first point of the peak and its saving.
+  uint64_t leanPeak(const DenseSet<Operation *> &leanable, bool atPeak,
+                    function_ref<double(Operation *)> seconds,
+                    SmallVector<Operation *, 2> &ops, double &opsSeconds) const {
+    auto leanAt = [&](unsigned at, uint64_t &saved) -> Operation * {
+      Operation *copied = simulator->ops()[order[at]].op;
+      Operation *original = originalOf.lookup(copied);
+      if (!original || !leanable.contains(original))
+        return nullptr;
+      saved = std::min(leanSavings(copied), live[at]);
+      return saved ? original : nullptr;
+    };
+    if (atPeak) {
+      unsigned at = std::find(live.begin(), live.end(), peak) - live.begin();
+      uint64_t saved = 0;
+      if (at == live.size())
+        return 0;
+      if (Operation *original = leanAt(at, saved)) {
+        ops.push_back(original);
+        opsSeconds = seconds(original);
+      }
+      return saved;
+    }
+    SmallVector<unsigned> byLive(live.size());
+    std::iota(byLive.begin(), byLive.end(), 0u);
+    llvm::stable_sort(byLive, [&](unsigned a, unsigned b) {
+      return live[a] > live[b];
+    });
+    SmallVector<Operation *, 2> group;
+    double groupSeconds = 0, bestRatio = 0;
+    uint64_t lowered = 0, best = 0; // lowered: the group's highest point
+    for (unsigned i = 0; i <= byLive.size(); ++i) {
+      uint64_t level = i < byLive.size() ? live[byLive[i]] : 0;
+      if (!group.empty()) {
+        uint64_t gain = peak - std::max(lowered, level);
+        double ratio = gain / std::max(groupSeconds, 1e-12);
+        if (gain && ratio > bestRatio) {
+          bestRatio = ratio;
+          best = gain;
+          ops = group;
+          opsSeconds = groupSeconds;
+        }
+      }
+      if (i == byLive.size() || level <= lowered)
+        break;
+      uint64_t saved = 0;
+      Operation *original = leanAt(byLive[i], saved);
+      if (!original)
+        break;
+      if (!llvm::is_contained(group, original)) {
+        group.push_back(original);
+        groupSeconds += seconds(original);
+      }
+      lowered = std::max(lowered, level - saved);
+    }
+    return best;
   }
 
   /// Whether chosen `original`'s clones are private (ClonePolicy).
@@ -395,6 +477,10 @@ private:
   /// Compute seconds before each position of the order (no stalls).
   SmallVector<double> startTime;
   SmallVector<offload::Copy> copies;
+  /// The seconds the lean workspaces add (CostModel::leanSeconds).
+  double leanSeconds = 0;
+  /// Each op of the copy -> its original (with lean workspaces allowed).
+  DenseMap<Operation *, Operation *> originalOf;
 };
 
 /// What recomputing chosen value `value` privately costs: its op and,
@@ -478,44 +564,61 @@ Candidate group(Value value, const Trial &trial, const DenseSet<Value> &chosen,
 }
 
 /// The greedy adds values one group at a time, so a value chosen early
-/// may be needless once later ones are recomputed. Stores them again, the
-/// most expensive first, while the arena still fits (one trial each).
+/// may be needless once later ones are recomputed. Stores them again (and
+/// gives lean workspaces back their full size), the most expensive first,
+/// while the arena still fits (one trial each).
 void prune(func::FuncOp function, ArrayRef<Operation *> forward, bool inPlace,
            uint64_t arenaTarget, const CostModel &cost,
            const AutoOptions &options, DenseSet<Value> &chosen,
            DenseSet<Value> &nested, Cuts &cuts, DenseSet<Value> &offloaded,
-           DenseSet<Value> &synchronous, uint64_t &arenaBytes) {
+           DenseSet<Value> &synchronous, DenseSet<Operation *> &lean,
+           uint64_t &arenaBytes) {
+  // A value, or a lean op (null value).
+  struct Choice {
+    double seconds;
+    Value value;
+    Operation *lean;
+  };
   // An offload costs at most its two copies.
-  SmallVector<std::pair<double, Value>> byCost;
+  SmallVector<Choice> byCost;
   for (Value value : chosen)
-    byCost.push_back({cost.cost(value.getDefiningOp()).seconds, value});
+    byCost.push_back({cost.cost(value.getDefiningOp()).seconds, value, {}});
   for (Value value : offloaded)
     byCost.push_back({2 * static_cast<double>(tensorBytes(value)) /
                           options.linkBandwidth,
-                      value});
-  // Ties (and the set's order) broken by program order: deterministic.
+                      value, {}});
+  for (Operation *op : lean)
+    byCost.push_back({cost.leanSeconds(op), {}, op});
+  // Ties (and the sets' order) broken by program order: deterministic.
   DenseMap<Operation *, unsigned> position;
-  for (auto [at, op] : llvm::enumerate(forward))
-    position[op] = at;
-  llvm::sort(byCost, [&](const auto &a, const auto &b) {
-    if (a.first != b.first)
-      return a.first > b.first;
-    Operation *x = a.second.getDefiningOp(), *y = b.second.getDefiningOp();
+  for (auto [at, op] : llvm::enumerate(function.getBody().front()))
+    position[&op] = at;
+  llvm::sort(byCost, [&](const Choice &a, const Choice &b) {
+    if (a.seconds != b.seconds)
+      return a.seconds > b.seconds;
+    Operation *x = a.value ? a.value.getDefiningOp() : a.lean;
+    Operation *y = b.value ? b.value.getDefiningOp() : b.lean;
     if (x != y)
       return position.lookup(x) < position.lookup(y);
-    return cast<OpResult>(a.second).getResultNumber() <
-           cast<OpResult>(b.second).getResultNumber();
+    return cast<OpResult>(a.value).getResultNumber() <
+           cast<OpResult>(b.value).getResultNumber();
   });
   auto fits = [&] {
     Trial trial(function, forward, inPlace, chosen, nested, cuts, offloaded,
-                synchronous, options, cost);
+                synchronous, lean, options, cost);
     uint64_t arena = trial.arenaBytes();
     if (arena > arenaTarget)
       return false;
     arenaBytes = arena;
     return true;
   };
-  for (auto [seconds, value] : byCost) {
+  for (auto [seconds, value, leanOp] : byCost) {
+    if (leanOp) {
+      lean.erase(leanOp);
+      if (!fits())
+        lean.insert(leanOp);
+      continue;
+    }
     DenseSet<Value> &set = chosen.contains(value) ? chosen : offloaded;
     bool wasSynchronous = synchronous.erase(value);
     bool wasNested = nested.erase(value);
@@ -537,6 +640,28 @@ void prune(func::FuncOp function, ArrayRef<Operation *> forward, bool inPlace,
 }
 
 } // namespace
+
+bool memopt::remat::makeLean(Operation *op) {
+  uint64_t full = workspaceBytes(op);
+  uint64_t bytes = cudaLeanWorkspaceBytes(full);
+  if (!full || bytes >= full || op->hasAttr(kLeanWorkspaceAttr))
+    return false;
+  Builder b(op->getContext());
+  op->setAttr(kWorkspaceBytesAttr,
+              b.getI64IntegerAttr(static_cast<int64_t>(bytes)));
+  op->setAttr(kLeanWorkspaceAttr, b.getUnitAttr());
+  return true;
+}
+
+uint64_t memopt::remat::leanSavings(Operation *op) {
+  uint64_t full = workspaceBytes(op);
+  if (!full || op->hasAttr(kLeanWorkspaceAttr))
+    return 0;
+  uint64_t aligned = llvm::alignTo(full, ArenaPlan::kAlignment);
+  uint64_t lean = llvm::alignTo(cudaLeanWorkspaceBytes(full),
+                                ArenaPlan::kAlignment);
+  return aligned > lean ? aligned - lean : 0;
+}
 
 bool memopt::remat::autoRecomputable(OpResult value, bool inPlace) {
   return !(inPlace && isa<tg::ConcatOp>(value.getOwner())) &&
@@ -560,17 +685,19 @@ uint64_t memopt::remat::plannedArena(func::FuncOp function,
   AutoOptions options;
   options.privateAncestors = privateAncestors;
   Trial trial(function, forward, inPlace, recomputed, nested, cuts,
-              /*offloaded=*/{}, /*synchronous=*/{}, options, cost);
+              /*offloaded=*/{}, /*synchronous=*/{}, /*lean=*/{}, options,
+              cost);
   if (secondsAdded)
     *secondsAdded = trial.secondsAdded(cost);
   return trial.arenaBytes();
 }
 
-/// planAuto's greedy, with or without cuts among its candidates.
+/// planAuto's greedy, with or without cuts (and lean workspaces, where
+/// the options allow them) among its candidates.
 static AutoPlan runGreedy(func::FuncOp function, ArrayRef<Operation *> forward,
                           bool inPlace, uint64_t arenaTarget,
                           const CostModel &cost, const AutoOptions &options,
-                          bool withCuts) {
+                          bool withCuts, bool withLean) {
   DenseSet<Operation *> forwardOps(forward.begin(), forward.end());
   auto isForward = [&](Operation *op) { return forwardOps.contains(op); };
   // Candidates: forward values that the backward reads, recomputable or
@@ -595,6 +722,12 @@ static AutoPlan runGreedy(func::FuncOp function, ArrayRef<Operation *> forward,
       rejectedSynchronous;
   Cuts cuts, bestCuts;
   DenseSet<std::pair<Value, unsigned>> rejectedCuts;
+  // Backward ops whose workspace can be lean, in program order.
+  DenseSet<Operation *> leanable, lean, bestLean;
+  if (withLean)
+    for (Operation &op : function.getBody().front())
+      if (!forwardOps.contains(&op) && leanSavings(&op))
+        leanable.insert(&op);
   uint64_t bestArena = std::numeric_limits<uint64_t>::max();
   uint64_t lastPeak = std::numeric_limits<uint64_t>::max();
   std::optional<Candidate> last;
@@ -669,7 +802,7 @@ static AutoPlan runGreedy(func::FuncOp function, ArrayRef<Operation *> forward,
   SmallVector<Value> repairs;
   for (;; ++plan.rounds) {
     Trial trial(function, forward, inPlace, chosen, nested, cuts, offloaded,
-                synchronous, options, cost);
+                synchronous, lean, options, cost);
     // A pick whose estimate was wrong (the peak rose: the clones or the
     // values they keep alive made a new one) is undone and not tried again;
     // so is an offload that freed nothing (its copy ends too late on a
@@ -677,7 +810,9 @@ static AutoPlan runGreedy(func::FuncOp function, ArrayRef<Operation *> forward,
     if (last && (trial.peak > lastPeak ||
                  (last->offload && !lastAtPeak && trial.peak == lastPeak))) {
       if (options.recompute && trial.peak > lastPeak &&
-          (repairing || (!last->nest && !last->cut && !last->offload)) &&
+          (repairing ||
+           (!last->nest && !last->cut && !last->offload &&
+            last->lean.empty())) &&
           repairs.size() < kMaxRepairs) {
         std::optional<Candidate> nest;
         double nestRatio = -1;
@@ -713,6 +848,11 @@ static AutoPlan runGreedy(func::FuncOp function, ArrayRef<Operation *> forward,
       if (last->nest) {
         nested.erase(last->values.front());
         rejectedNest.insert(last->values.front());
+      } else if (!last->lean.empty()) {
+        for (Operation *op : last->lean) {
+          lean.erase(op);
+          leanable.erase(op);
+        }
       } else if (last->cut) {
         llvm::erase(cuts[last->values.front()], last->cutAt);
         if (cuts[last->values.front()].empty())
@@ -743,14 +883,15 @@ static AutoPlan runGreedy(func::FuncOp function, ArrayRef<Operation *> forward,
       bestCuts = cuts;
       bestOffloaded = offloaded;
       bestSynchronous = synchronous;
+      bestLean = lean;
     }
     if (arena <= arenaTarget) {
       plan.fits = true;
       plan.arenaBytes = arena;
       prune(function, forward, inPlace, arenaTarget, cost, options, chosen,
-            nested, cuts, offloaded, synchronous, plan.arenaBytes);
+            nested, cuts, offloaded, synchronous, lean, plan.arenaBytes);
       Trial last(function, forward, inPlace, chosen, nested, cuts, offloaded,
-                 synchronous, options, cost);
+                 synchronous, lean, options, cost);
       plan.seconds = last.seconds;
       plan.secondsAdded = last.secondsAdded(cost);
       plan.recomputed = std::move(chosen);
@@ -758,6 +899,7 @@ static AutoPlan runGreedy(func::FuncOp function, ArrayRef<Operation *> forward,
       plan.cuts = std::move(cuts);
       plan.offloaded = std::move(offloaded);
       plan.synchronous = std::move(synchronous);
+      plan.lean = std::move(lean);
       return plan;
     }
     // The best ratio of bytes removed to seconds, cheap groups first; with
@@ -785,6 +927,19 @@ static AutoPlan runGreedy(func::FuncOp function, ArrayRef<Operation *> forward,
       if (options.recompute) {
         nestCandidates(trial, atPeak, consider);
         cutCandidates(trial, atPeak, consider);
+      }
+      // Lean workspaces for the ops at the peak: they run slower
+      // (CostModel::leanSeconds) and add no FLOPs; ranked by that time
+      // like an expensive group.
+      if (!leanable.empty()) {
+        Candidate candidate;
+        candidate.cheap = false;
+        uint64_t bytes = trial.leanPeak(
+            leanable, atPeak,
+            [&](Operation *op) { return cost.leanSeconds(op); },
+            candidate.lean, candidate.seconds);
+        if (!candidate.lean.empty())
+          consider(std::move(candidate), bytes);
       }
       for (Value value : readLater) {
         if (chosen.contains(value) || synchronous.contains(value))
@@ -846,7 +1001,12 @@ static AutoPlan runGreedy(func::FuncOp function, ArrayRef<Operation *> forward,
     if (!pick)
       break;
     lastAtPeak = pickAtPeak;
-    if (pick->nest) {
+    if (!pick->lean.empty()) {
+      for (Operation *op : pick->lean) {
+        lean.insert(op);
+        leanable.erase(op);
+      }
+    } else if (pick->nest) {
       nested.insert(pick->values.front());
     } else if (pick->cut) {
       cuts[pick->values.front()].push_back(pick->cutAt);
@@ -865,6 +1025,7 @@ static AutoPlan runGreedy(func::FuncOp function, ArrayRef<Operation *> forward,
   plan.cuts = std::move(bestCuts);
   plan.offloaded = std::move(bestOffloaded);
   plan.synchronous = std::move(bestSynchronous);
+  plan.lean = std::move(bestLean);
   plan.arenaBytes = bestArena;
   return plan;
 }
@@ -873,28 +1034,36 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
                                  ArrayRef<Operation *> forward, bool inPlace,
                                  uint64_t arenaTarget, const CostModel &cost,
                                  const AutoOptions &options) {
-  if (!options.recompute || !options.cuts)
-    return runGreedy(function, forward, inPlace, arenaTarget, cost, options,
-                     /*withCuts=*/false);
-  // Cuts change the greedy's path, not only its last rounds, and neither
-  // path is the faster on every budget (docs/passes/remat.md#cuts): both
-  // run, side by side on the context's threads (each rewrites copies of
-  // the step; the step itself is only read), and the faster plan that fits
-  // is taken (the smaller arena where neither fits; ties keep the plan
-  // without cuts).
-  AutoPlan plans[2];
-  mlir::parallelFor(function.getContext(), 0, 2, [&](size_t withCuts) {
-    plans[withCuts] = runGreedy(function, forward, inPlace, arenaTarget, cost,
-                                options, withCuts == 1);
+  // Cuts and lean workspaces change the greedy's path, not only its last
+  // rounds, and no path is the faster on every budget
+  // (docs/passes/remat.md#cuts): each allowed combination runs, side by
+  // side on the context's threads (each rewrites copies of the step; the
+  // step itself is only read), and the faster plan that fits is taken (the
+  // smaller arena where none fits; ties keep the earlier plan: without
+  // cuts, then without lean workspaces). So allowing either is never worse
+  // than not.
+  SmallVector<std::pair<bool, bool>> variants; // (cuts, lean)
+  for (bool lean : {false, true})
+    for (bool withCuts : {false, true})
+      if ((!withCuts || (options.recompute && options.cuts)) &&
+          (!lean || options.leanWorkspaces))
+        variants.push_back({withCuts, lean});
+  SmallVector<AutoPlan> plans(variants.size());
+  mlir::parallelFor(function.getContext(), 0, variants.size(), [&](size_t i) {
+    plans[i] = runGreedy(function, forward, inPlace, arenaTarget, cost,
+                         options, variants[i].first, variants[i].second);
   });
-  AutoPlan &plan = plans[0], &withCuts = plans[1];
   auto seconds = [&](const AutoPlan &p) {
     return options.linkBandwidth > 0 ? p.seconds : p.secondsAdded;
   };
-  bool better = withCuts.fits
-                    ? !plan.fits || seconds(withCuts) < seconds(plan)
-                    : !plan.fits && withCuts.arenaBytes < plan.arenaBytes;
-  return std::move(better ? withCuts : plan);
+  unsigned best = 0;
+  for (unsigned i = 1; i < plans.size(); ++i) {
+    const AutoPlan &plan = plans[i], &chosen = plans[best];
+    if (plan.fits ? !chosen.fits || seconds(plan) < seconds(chosen)
+                  : !chosen.fits && plan.arenaBytes < chosen.arenaBytes)
+      best = i;
+  }
+  return std::move(plans[best]);
 }
 
 uint64_t memopt::remat::bytesBesideArena(func::FuncOp function, bool cuda) {

@@ -115,7 +115,18 @@ struct AutoOptions {
   /// Also run the greedy whose candidates include cuts (Cuts) and return
   /// the faster of the two plans.
   bool cuts = true;
+  /// Give a backward convolution its lean workspace (makeLean) where that
+  /// lowers the peak, priced by CostModel::leanSeconds (CUDA only).
+  bool leanWorkspaces = false;
 };
+
+/// Plans `op` with its lean workspace (cudaLeanWorkspaceBytes of its
+/// `memopt.workspace_bytes`, marked `memopt.lean_workspace`); false, and
+/// nothing changed, where that is not smaller.
+bool makeLean(mlir::Operation *op);
+
+/// The bytes that makeLean would take off `op`'s aligned workspace.
+uint64_t leanSavings(mlir::Operation *op);
 
 /// The `auto` strategy's choice.
 struct AutoPlan {
@@ -129,9 +140,11 @@ struct AutoPlan {
   llvm::DenseSet<mlir::Value> offloaded;
   /// The offloaded values whose copies wait at once (OffloadPlan.h).
   llvm::DenseSet<mlir::Value> synchronous;
+  /// The backward ops planned with their lean workspace (makeLean).
+  llvm::DenseSet<mlir::Operation *> lean;
   /// The predicted step seconds of the returned plan (clones and stalls
   /// included) where the options give a host link, and the predicted
-  /// seconds of its clones.
+  /// seconds of its clones and lean workspaces.
   double seconds = 0, secondsAdded = 0;
   /// Whether the planned arena of the rewritten step's program order fits
   /// the target.

@@ -66,7 +66,8 @@ constexpr const char *kUsage =
     "[--nesterov=true|false] [--weight-decay=F] [--beta1=F] [--beta2=F] [--eps=F] [--save-temps=DIR] "
     "[--device=NAME[,KEY=VALUE]...] [--budget=SIZE] [--report=FILE.json] "
     "[--timeline=FILE.svg] [--remat=none|sqrt|auto|optimal] "
-    "[--remat-time-limit=SECONDS] [--offload=none|auto] "
+    "[--remat-time-limit=SECONDS] [--workspaces=full|lean] "
+    "[--offload=none|auto] "
     "[--amp=none|bf16|fp16] "
     "[--amp-fp32-ops=OP,...] [--amp-low-ops=OP,...] [--stages=N] "
     "[--microbatches=M] [--schedule=gpipe|1f1b] "
@@ -156,7 +157,7 @@ void parseOptions(int argc, char **argv, Options &options) {
       "beta1",    "beta2",     "eps",         "save-temps",   "report",
       "device",   "budget",    "timeline",    "remat",        "amp",
       "amp-fp32-ops", "amp-low-ops", "stages", "offload", "data-parallel",
-      "zero", "remat-time-limit", "microbatches", "schedule"};
+      "zero", "remat-time-limit", "microbatches", "schedule", "workspaces"};
   options.device = cantFail(parseDeviceProfile("cpu"));
   // A repeated option is an error, not "the last one wins": the training
   // binary refuses repeats too.
@@ -296,6 +297,10 @@ void parseOptions(int argc, char **argv, Options &options) {
         usageError("--remat must be none, sqrt, auto or optimal, got '" +
                    value + "'");
       options.pipeline.remat = value.str();
+    } else if (name == "workspaces") {
+      if (value != "full" && value != "lean")
+        usageError("--workspaces must be full or lean, got '" + value + "'");
+      options.pipeline.leanWorkspaces = value == "lean";
     } else if (name == "offload") {
       if (value != "none" && value != "auto")
         usageError("--offload must be none or auto, got '" + value + "'");
@@ -388,6 +393,13 @@ void parseOptions(int argc, char **argv, Options &options) {
     usageError("--offload=auto --remat=optimal: the MILP plans recomputation only; use "
                "--remat=auto --offload=auto (joint keep/recompute/offload) "
                "or drop --offload");
+  // Lean workspaces are a choice of tg-remat's greedy, on cuDNN only.
+  if (options.pipeline.leanWorkspaces &&
+      (options.pipeline.remat != "auto" ||
+       options.pipeline.target != Backend::cuda))
+    usageError("--workspaces=lean lets --remat=auto shrink cuDNN's "
+               "convolution workspaces: give --remat=auto --target=cuda "
+               "with it (oneDNN's cpu scratchpads are exact), or drop it");
   if (options.planOnly && (options.compileOnly || !options.output.empty()))
     usageError("--plan-only writes no binary: drop -c and -o (the plan goes "
                "to --report, --timeline and --save-temps)");

@@ -72,7 +72,7 @@ TEST(DeviceProfile, BuiltinProfiles) {
 TEST(DeviceProfile, Overrides) {
   DeviceProfile p = cantFail(parseDeviceProfile(
       "rtx2060,memory=6GiB,fp32=7T,bandwidth=1.5TB/s,link=12GiB/s,"
-      "launch=2us,fp16=800G,bf16=6.5e12,tf32=1P"));
+      "launch=2us,fp16=800G,bf16=6.5e12,tf32=1P,lean=1.5"));
   EXPECT_EQ(p.name, "rtx2060");
   EXPECT_EQ(p.memoryBytes, 6ull << 30);
   EXPECT_DOUBLE_EQ(p.fp32Flops, 7e12);
@@ -82,6 +82,10 @@ TEST(DeviceProfile, Overrides) {
   EXPECT_DOUBLE_EQ(p.fp16Flops, 800e9);
   EXPECT_DOUBLE_EQ(p.bf16Flops, 6.5e12);
   EXPECT_DOUBLE_EQ(p.tf32Flops, 1e15);
+  EXPECT_DOUBLE_EQ(p.leanSlowdown, 1.5);
+  // Every profile charges lean workspaces twice their roofline time
+  // unless told otherwise.
+  EXPECT_DOUBLE_EQ(cantFail(parseDeviceProfile("a100-40g")).leanSlowdown, 2);
 }
 
 TEST(DeviceProfile, Custom) {
@@ -120,6 +124,12 @@ TEST(DeviceProfile, Errors) {
             "bad value '5 parsecs' for device key 'launch': expected seconds "
             "such as 5us, 0.1ms or 0");
   EXPECT_NE(errorOf(parseDeviceProfile("h100,fp32=0")), "");
+  // A lean workspace is never faster than the full one.
+  for (const char *spec : {"h100,lean=0.5", "h100,lean=fast", "h100,lean=2x"})
+    EXPECT_EQ(errorOf(parseDeviceProfile(spec)),
+              "bad value '" + llvm::StringRef(spec).split('=').second.str() +
+                  "' for device key 'lean': expected a factor of at least 1 "
+                  "such as 2 or 1.5");
 }
 
 TEST(DeviceProfile, PeakByElementType) {

@@ -48,3 +48,15 @@ TEST(CudaWorkspaceTest, HalfAndBf16TensorsCountAtTwoBytes) {
                                      Dims{2, 4, 4, 4}, 2),
             cuda::kMinConvWorkspaceBytes);
 }
+
+TEST(CudaWorkspaceTest, LeanWorkspacesAreAnEighthAtLeastTheMinimum) {
+  // tg-remat lean-workspaces: an eighth of the full workspace ...
+  size_t full = size_t(4) * 16 * 512 * 512 * sizeof(float);
+  EXPECT_EQ(cuda::convLeanWorkspaceBytes(full), full / 8);
+  // ... never below the minimum the runtime slices within ...
+  EXPECT_EQ(cuda::convLeanWorkspaceBytes(size_t(16) << 20),
+            cuda::kMinConvWorkspaceBytes);
+  // ... and never above the full one: at the minimum there is no saving.
+  EXPECT_EQ(cuda::convLeanWorkspaceBytes(cuda::kMinConvWorkspaceBytes),
+            cuda::kMinConvWorkspaceBytes);
+}

@@ -50,6 +50,12 @@ public:
   /// kernel.
   OpCost cost(mlir::Operation *op) const;
 
+  /// The seconds that running `op` on its lean workspace adds to its
+  /// roofline time (DeviceProfile::leanSlowdown): what cost() charges
+  /// for an op marked `memopt.lean_workspace`, and what tg-remat weighs
+  /// before marking one.
+  double leanSeconds(mlir::Operation *op) const;
+
   const DeviceProfile &profile() const { return device; }
 
 private:
@@ -64,6 +70,9 @@ struct StepCost {
   double seconds[3] = {0, 0, 0};
   uint64_t recomputeFlops = 0;
   double recomputeSeconds = 0;
+  /// What the lean workspaces add to the seconds above (in their phase;
+  /// CostModel::leanSeconds).
+  double leanSeconds = 0;
   uint64_t bytes = 0;
 
   uint64_t totalFlops() const {

@@ -45,6 +45,11 @@ struct DeviceProfile {
   double linkBandwidth = 0;
   /// Fixed cost of starting one kernel, seconds.
   double launchSeconds = 0;
+  /// How many times its roofline time a convolution takes on its lean
+  /// workspace (tg-remat lean-workspaces; at least 1): cuDNN's algorithms
+  /// that need less scratch, or slices, are slower than the one the full
+  /// workspace allows.
+  double leanSlowdown = 2;
 
   /// The peak FLOP/s for arithmetic on `elementType` (f16, bf16 or f32).
   double peakFlops(mlir::Type elementType) const;
@@ -55,7 +60,8 @@ llvm::ArrayRef<llvm::StringRef> builtinDeviceNames();
 
 /// Parses `NAME[,KEY=VALUE]...` (see the file comment). Keys: memory
 /// (a size), fp32, tf32, bf16, fp16 (FLOP/s: 19.5T, 6.5e12), bandwidth and
-/// link (bytes/s: 336GB/s, 1.5TB/s), launch (seconds: 5us, 0). `custom`
+/// link (bytes/s: 336GB/s, 1.5TB/s), launch (seconds: 5us, 0), lean (a
+/// factor of at least 1: 2, 1.5). `custom`
 /// starts from nothing and needs memory, fp32 and bandwidth. The error
 /// names the accepted forms.
 llvm::Expected<DeviceProfile> parseDeviceProfile(llvm::StringRef spec);

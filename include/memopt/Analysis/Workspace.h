@@ -30,6 +30,12 @@ enum class WorkspaceTarget { CPU, CUDA };
 /// (an i64, present only when not 0).
 constexpr llvm::StringLiteral kWorkspaceBytesAttr = "memopt.workspace_bytes";
 
+/// Marks a CUDA convolution that tg-remat planned with its lean workspace
+/// (a unit attribute beside the smaller `memopt.workspace_bytes`): the
+/// runtime picks an algorithm that fits it or runs in slices, and the cost
+/// model charges the device's `lean` slowdown (docs/passes/remat.md).
+constexpr llvm::StringLiteral kLeanWorkspaceAttr = "memopt.lean_workspace";
+
 /// The OpenMP thread count that the CPU workspaces of a function were sized
 /// for (an i64 on the function, set by tg-annotate-workspaces when it
 /// annotated a CPU workspace): oneDNN's scratchpads grow with the threads,
@@ -58,6 +64,10 @@ mlir::FailureOr<uint64_t> queryWorkspaceBytes(mlir::Operation *op,
 /// diagnostic at the op) for a convolution when memopt was built without
 /// the CPU runtime.
 const tg::WorkspacePolicy &cpuWorkspacePolicy();
+
+/// The lean workspace of a CUDA convolution whose full workspace is
+/// `fullBytes` (memopt/Runtime/CUDA/ConvWorkspace.h): at most `fullBytes`.
+uint64_t cudaLeanWorkspaceBytes(uint64_t fullBytes);
 
 /// The CUDA runtime's policy for a convolution
 /// (memopt/Runtime/CUDA/ConvWorkspace.h: computed from the shapes, no GPU

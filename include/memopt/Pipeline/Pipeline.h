@@ -128,6 +128,12 @@ struct TrainingPipelineOptions
       llvm::cl::desc("remat=optimal: the seconds CBC may spend on all its "
                      "programs"),
       llvm::cl::init(4.0)};
+  Option<bool> leanWorkspaces{
+      *this, "lean-workspaces",
+      llvm::cl::desc("remat=auto, cuda: tg-remat may give a backward "
+                     "convolution its lean workspace (slower) instead of "
+                     "recomputing more"),
+      llvm::cl::init(false)};
   Option<std::string> device{
       *this, "device",
       llvm::cl::desc("remat=auto and tg-partition: the device profile "

@@ -67,8 +67,13 @@ def Remat : Pass<"tg-remat", "::mlir::func::FuncOp"> {
       greedy may also cut a chosen value's shared clone: the readers after
       a gap in which it counts at the peak share a fresh clone (one more
       recomputation, where nesting would add one per clone that reads it);
-      the faster of the two plans that fit is taken. A budget the greedy
-      cannot reach is an error naming the smallest budget it reached;
+      the faster of the two plans that fit is taken. With
+      `lean-workspaces` (a cuda target), a backward convolution at the
+      peak may instead get its lean workspace (an eighth of the full one,
+      at least 4 MiB: `memopt.workspace_bytes` lowered, the op marked
+      `memopt.lean_workspace`), priced at the device's `lean` slowdown of
+      its roofline time. A budget the greedy cannot reach is an error
+      naming the smallest budget it reached;
     - `optimal`: the least predicted recompute time whose planned arena
       fits `budget`, exactly for its model: a mixed-integer linear program
       in Checkmate's formulation (per recompute unit, whether it is
@@ -91,7 +96,8 @@ def Remat : Pass<"tg-remat", "::mlir::func::FuncOp"> {
     [segment_ops], [budget_bytes, persistent_bytes, planned_arena_bytes,
     rounds], [milp: the plan's solver and program, for optimal],
     recomputed_values,
-    recomputed_ops, [nested_values], [cuts], stored_values, flops_added,
+    recomputed_ops, [nested_values], [cuts], [lean_workspaces,
+    lean_workspace_bytes], stored_values, flops_added,
     seconds_added, simulated_peak_bytes = {before, after}}` (peaks of the
     program order by the MemorySimulator, with the workspaces annotated so
     far). tg-schedule keeps every recomputed op right before the first op
@@ -117,6 +123,10 @@ def Remat : Pass<"tg-remat", "::mlir::func::FuncOp"> {
     Option<"cuts", "cuts", "bool", "true",
            "auto: also run the greedy that may cut shared clones (a fresh "
            "clone for the readers after a gap) and take the faster plan">,
+    Option<"leanWorkspaces", "lean-workspaces", "bool", "false",
+           "auto, cuda target: a backward convolution at the peak may get "
+           "its lean workspace (slower: the device's `lean` factor) "
+           "instead of more recomputation">,
   ];
   let statistics = [
     Statistic<"numBytesSaved", "bytes-saved",
@@ -125,6 +135,8 @@ def Remat : Pass<"tg-remat", "::mlir::func::FuncOp"> {
               "FLOPs of the recomputed ops">,
     Statistic<"numRecomputedOps", "recomputed-ops",
               "Ops cloned into the backward">,
+    Statistic<"numLeanWorkspaces", "lean-workspaces",
+              "Convolutions planned with their lean workspace">,
   ];
 }
 

@@ -10,7 +10,9 @@
 // Algorithms: on the first call with a configuration, cuDNN's heuristics
 // (cudnnGet*Algorithm_v7) rank the algorithms; the first one that is
 // deterministic and needs no more than the workspace the plan reserved
-// (ConvWorkspace.h) is cached with the descriptors. When none fits, the
+// (its size comes with the workspace: arenaWorkspace in StepSupport.h; the
+// full one of ConvWorkspace.h, or the lean one where tg-remat chose it) is
+// cached with the descriptors. When none fits, the
 // convolution runs in slices of the batch, then in bands of rows, and (for
 // the filter gradient) in slices of the output channels, chosen by
 // planConvSlices (ConvSlices.h), never in more memory than planned. A band
@@ -36,6 +38,7 @@
 #include "memopt/Runtime/CUDA/ConvSlices.h"
 #include "memopt/Runtime/CUDA/ConvWorkspace.h"
 #include "memopt/Runtime/Kernels.h"
+#include "memopt/Runtime/StepSupport.h"
 
 #include "../CPU/Common.h"
 #include "Context.h"
@@ -432,7 +435,9 @@ struct ConvCache {
   // By workspace too: a slice or band of two convolutions can have the
   // same shapes but not the same planned workspace.
   std::map<std::pair<ConvConfig::Key, size_t>, ConvCall> calls;
-  std::map<ConvConfig::Key, ConvPlan> plans;
+  // By workspace too: tg-remat may give one convolution its lean
+  // workspace and another of the same shapes its full one.
+  std::map<std::pair<ConvConfig::Key, size_t>, ConvPlan> plans;
 
   const ConvCall &call(const ConvConfig &c, size_t limit) {
     auto key = std::make_pair(c.key(), limit);
@@ -442,15 +447,14 @@ struct ConvCache {
     return it->second;
   }
 
-  ConvPlan makePlan(const ConvConfig &c) {
+  ConvPlan makePlan(const ConvConfig &c, size_t limit) {
     const char *op = kernelName(c.kind);
     for (const Dims *d : {&c.x, &c.w, &c.y})
       requireRank(op, "tensor", *d, 4);
     require(c.pads[0] == c.pads[2] && c.pads[1] == c.pads[3], op,
             "cuDNN needs symmetric padding (top = bottom, left = right)");
     ConvPlan plan;
-    plan.workspaceLimit =
-        cuda::convWorkspaceBytes(c.x, c.w, c.y, elementBytes(c.type));
+    plan.workspaceLimit = limit;
     // Output channels are independent rows of the filter gradient; in the
     // other directions (and across groups) they are not separable this way.
     bool splitChannels =
@@ -523,11 +527,11 @@ struct ConvCache {
     return plan;
   }
 
-  const ConvPlan &plan(const ConvConfig &c) {
-    auto key = c.key();
+  const ConvPlan &plan(const ConvConfig &c, size_t limit) {
+    auto key = std::make_pair(c.key(), limit);
     auto it = plans.find(key);
     if (it == plans.end())
-      it = plans.emplace(key, makePlan(c)).first;
+      it = plans.emplace(key, makePlan(c, limit)).first;
     return it->second;
   }
 };
@@ -544,9 +548,15 @@ void run(const ConvConfig &config, const void *xData, const void *w,
          const void *dyData, void *outData, void *workspace) {
   const char *op = kernelName(config.kind);
   ConvCache &cache = convCache();
+  // The workspace the plan gave this call (full or lean), or, for a
+  // caller that did not say (tests), the full one.
+  size_t limit = std::exchange(plannedWorkspaceBytes(), SIZE_MAX);
+  if (limit == SIZE_MAX)
+    limit = cuda::convWorkspaceBytes(config.x, config.w, config.y,
+                                     elementBytes(config.type));
   const ConvPlan &plan = [&]() -> const ConvPlan & {
     std::lock_guard<std::mutex> lock(cache.mutex);
-    return cache.plan(config);
+    return cache.plan(config, limit);
   }();
   require(workspace || plan.workspaceLimit == 0, op,
           "the plan gave no workspace");

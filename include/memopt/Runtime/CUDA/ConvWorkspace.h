@@ -52,6 +52,18 @@ inline size_t convWorkspaceBytes(const Dims &input, const Dims &weight,
   return std::max(largest * elementBytes, kMinConvWorkspaceBytes);
 }
 
+/// The lean workspace of a convolution whose full workspace
+/// (convWorkspaceBytes) is `fullBytes`: an eighth of it, at least
+/// kMinConvWorkspaceBytes. tg-remat may plan a convolution with it where
+/// the full one would exceed the budget (--lean-workspaces); the runtime
+/// then runs a deterministic algorithm that needs less, or slices of an
+/// eighth of the batch or bands of an eighth of the rows, which still
+/// fill the GPU where the full workspace was large. Never more than
+/// `fullBytes`.
+inline size_t convLeanWorkspaceBytes(size_t fullBytes) {
+  return std::min(fullBytes, std::max(fullBytes / 8, kMinConvWorkspaceBytes));
+}
+
 } // namespace memopt::rt::cuda
 
 #endif // MEMOPT_RUNTIME_CUDA_CONVWORKSPACE_H

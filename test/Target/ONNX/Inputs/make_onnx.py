@@ -764,6 +764,20 @@ def case_single_conv():
                  inits=[weight("w", [1, 1, 3, 3])])
 
 
+def case_wide_conv_relu_conv():
+    """Two 3x3 convolutions of 32 channels at 256x256 (8 MiB per tensor):
+    large enough that a cuda workspace has a smaller lean one
+    (remat-auto-lean.test)."""
+    return model([node("Conv", ["x", "w1"], ["c1"], name="conv1",
+                       pads=[1, 1, 1, 1]),
+                  node("Relu", ["c1"], ["r1"], name="relu1"),
+                  node("Conv", ["r1", "w2"], ["y"], name="conv2",
+                       pads=[1, 1, 1, 1])],
+                 [inp("x", [1, 32, 256, 256])], [out("y", 4)],
+                 inits=[weight("w1", [32, 32, 3, 3]),
+                        weight("w2", [32, 32, 3, 3])])
+
+
 def case_two_inputs():
     return model([node("Add", ["x", "z"], ["y"], name="add")],
                  [inp("x", [1, 1, 4, 4]), inp("z", [1, 1, 4, 4])], [out("y", 4)])
