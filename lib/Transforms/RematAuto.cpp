@@ -87,9 +87,6 @@ public:
       makeLean(mapping.lookup(op));
       leanSeconds += cost.leanSeconds(mapping.lookup(op));
     }
-    if (options.leanWorkspaces)
-      for (Operation &op : function.getBody().front())
-        originalOf[mapping.lookup(&op)] = &op;
     SmallVector<Operation *> later;
     for (Operation &op : copy.getBody().front().without_terminator())
       if (!forwardOps.contains(&op)) {
@@ -258,10 +255,13 @@ public:
   uint64_t leanPeak(const DenseSet<Operation *> &leanable, bool atPeak,
                     function_ref<double(Operation *)> seconds,
                     SmallVector<Operation *, 2> &ops, double &opsSeconds) const {
+    DenseMap<Operation *, Operation *> originalOf; // copy -> leanable op
+    for (Operation *op : leanable)
+      originalOf[mapping.lookup(op)] = op;
     auto leanAt = [&](unsigned at, uint64_t &saved) -> Operation * {
       Operation *copied = simulator->ops()[order[at]].op;
       Operation *original = originalOf.lookup(copied);
-      if (!original || !leanable.contains(original))
+      if (!original)
         return nullptr;
       saved = std::min(leanSavings(copied), live[at]);
       return saved ? original : nullptr;
@@ -479,8 +479,6 @@ private:
   SmallVector<offload::Copy> copies;
   /// The seconds the lean workspaces add (CostModel::leanSeconds).
   double leanSeconds = 0;
-  /// Each op of the copy -> its original (with lean workspaces allowed).
-  DenseMap<Operation *, Operation *> originalOf;
 };
 
 /// What recomputing chosen value `value` privately costs: its op and,
@@ -641,16 +639,15 @@ void prune(func::FuncOp function, ArrayRef<Operation *> forward, bool inPlace,
 
 } // namespace
 
-bool memopt::remat::makeLean(Operation *op) {
+void memopt::remat::makeLean(Operation *op) {
   uint64_t full = workspaceBytes(op);
   uint64_t bytes = cudaLeanWorkspaceBytes(full);
   if (!full || bytes >= full || op->hasAttr(kLeanWorkspaceAttr))
-    return false;
+    return;
   Builder b(op->getContext());
   op->setAttr(kWorkspaceBytesAttr,
               b.getI64IntegerAttr(static_cast<int64_t>(bytes)));
   op->setAttr(kLeanWorkspaceAttr, b.getUnitAttr());
-  return true;
 }
 
 uint64_t memopt::remat::leanSavings(Operation *op) {

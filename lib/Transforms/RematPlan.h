@@ -121,9 +121,9 @@ struct AutoOptions {
 };
 
 /// Plans `op` with its lean workspace (cudaLeanWorkspaceBytes of its
-/// `memopt.workspace_bytes`, marked `memopt.lean_workspace`); false, and
-/// nothing changed, where that is not smaller.
-bool makeLean(mlir::Operation *op);
+/// `memopt.workspace_bytes`, marked `memopt.lean_workspace`); nothing
+/// changes where that is not smaller.
+void makeLean(mlir::Operation *op);
 
 /// The bytes that makeLean would take off `op`'s aligned workspace.
 uint64_t leanSavings(mlir::Operation *op);
