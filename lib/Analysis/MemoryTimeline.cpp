@@ -187,9 +187,13 @@ MemoryTimeline MemoryTimeline::compute(func::FuncOp step,
                              op.workspace, MemoryCategory::Workspace,
                              static_cast<unsigned>(at),
                              MemorySimulator::kNone});
-    MemoryCategory category = isa<tg::PrefetchStartOp>(op.op)
-                                  ? MemoryCategory::Prefetched
-                                  : temporaryCategory(result.timeline[at].phase);
+    // A tg-remat clone runs in the backward but recreates a forward value:
+    // its bytes are activations, not gradients.
+    MemoryCategory category =
+        isa<tg::PrefetchStartOp>(op.op) ? MemoryCategory::Prefetched
+        : isRecomputation(op.op)
+            ? MemoryCategory::Activations
+            : temporaryCategory(result.timeline[at].phase);
     for (unsigned value : op.results) {
       const MemorySimulator::ArenaValue &info = simulator.values()[value];
       std::optional<uint64_t> offset = plan.offset(info.value);

@@ -86,7 +86,8 @@ private:
     Value param = update.getOperand(0);
     auto paramType = cast<RankedTensorType>(param.getType());
     auto partType = RankedTensorType::get(
-        {llvm::divideCeil(paramType.getNumElements(), replicas)},
+        {static_cast<int64_t>(
+            llvm::divideCeil(paramType.getNumElements(), replicas))},
         paramType.getElementType());
     auto replicaCount = static_cast<int64_t>(replicas);
     builder.setInsertionPoint(&update);

@@ -20,6 +20,7 @@
 #include "OutputPaths.h"
 #include "PhaseTimes.h"
 
+#include "memopt/Analysis/TimelineJson.h"
 #include "memopt/Analysis/TimelineSvg.h"
 #include "memopt/Conversion/TGToEmitC/TGToEmitC.h"
 #include "memopt/Dialect/TG/IR/TGDialect.h"
@@ -65,7 +66,7 @@ constexpr const char *kUsage =
     "[--optimizer=sgd|adam|adamw] [--lr=F] [--momentum=F] [--dampening=F] "
     "[--nesterov=true|false] [--weight-decay=F] [--beta1=F] [--beta2=F] [--eps=F] [--save-temps=DIR] "
     "[--device=NAME[,KEY=VALUE]...] [--budget=SIZE] [--report=FILE.json] "
-    "[--timeline=FILE.svg] [--remat=none|sqrt|auto|optimal] "
+    "[--timeline=FILE.svg|FILE.json] [--remat=none|sqrt|auto|optimal] "
     "[--remat-time-limit=SECONDS] [--workspaces=full|lean] "
     "[--offload=none|auto] "
     "[--amp=none|bf16|fp16] "
@@ -730,8 +731,15 @@ int compile(const Options &options) {
   auto writeTimeline = [&](raw_ostream &os) {
     writeTimelineSvg(os, estimate->timeline, labels);
   };
+  // --timeline=FILE.json: the same timeline for scripts, one entry per op.
+  auto writeTimelineFile = [&](raw_ostream &os) {
+    if (StringRef(options.timeline).ends_with_insensitive(".json"))
+      writeTimelineJson(os, estimate->timeline, labels);
+    else
+      writeTimeline(os);
+  };
   if ((!options.timeline.empty() &&
-       failed(outputs.writeTimeline(writeTimeline))) ||
+       failed(outputs.writeTimeline(writeTimelineFile))) ||
       (keep && failed(writeFile(tempPath(modelName + ".timeline.svg"),
                                 writeTimeline))))
     return 1;

@@ -3,8 +3,9 @@
 // How much memory the training step holds while each op of its schedule
 // runs, split by what it is: the persistent buffers (weights and BatchNorm
 // statistics, optimizer state, inputs and outputs) and the temporaries
-// (activations made by forward ops, gradients made by backward ops,
-// optimizer temporaries, library workspace). A temporary lives from the op
+// (activations made by forward ops or recreated by tg-remat's clones,
+// gradients made by the other backward ops, optimizer temporaries, library
+// workspace). A temporary lives from the op
 // that makes it to its last use (MemorySimulator), a workspace during its
 // op, each at the arena bytes the step's arena plan (the one tg-plan-memory
 // converts the step with, planStepArena) gave it; bytes that buffers share
@@ -33,8 +34,9 @@ enum class MemoryCategory : unsigned {
   Weights,        // tg.param and tg.state arguments (updated in place)
   OptimizerState, // tg.opt_state arguments and optimizer temporaries
   Data,           // inputs, target, step number, forward outputs
-  Activations,    // temporaries made by forward ops
-  Gradients,      // temporaries made by backward ops
+  Activations,    // temporaries made by forward ops and their tg-remat
+                  // clones (forward values recomputed in the backward)
+  Gradients,      // temporaries made by the other backward ops
   Offloading,     // device bytes of a value being copied to the host
                   // (tg.offload_start to its tg.offload_wait)
   Prefetched,     // device copies of offloaded values (tg.prefetch_start)
