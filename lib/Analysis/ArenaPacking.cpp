@@ -156,6 +156,31 @@ void promoteToFront(ArrayRef<LiveInterval> intervals, uint64_t peak,
   }
 }
 
+/// The intervals' indices sorted by `before`; ties (and the sort's
+/// stability): the earlier interval first, so that a plan is deterministic.
+SmallVector<unsigned>
+sortedOrder(ArrayRef<LiveInterval> intervals,
+            function_ref<bool(unsigned, unsigned)> before) {
+  SmallVector<unsigned> order(intervals.size());
+  std::iota(order.begin(), order.end(), 0u);
+  llvm::stable_sort(order, [&](unsigned a, unsigned b) {
+    if (before(a, b) != before(b, a))
+      return before(a, b);
+    return intervals[a].first < intervals[b].first;
+  });
+  return order;
+}
+
+/// packIntervals' breadth order (the last of its orders).
+SmallVector<unsigned> breadthOrder(ArrayRef<LiveInterval> intervals) {
+  SmallVector<unsigned> breadthRank = rankByBreadth(intervals);
+  return sortedOrder(intervals, [&](unsigned a, unsigned b) {
+    if (breadthRank[a] != breadthRank[b])
+      return breadthRank[a] < breadthRank[b];
+    return intervals[a].bytes > intervals[b].bytes;
+  });
+}
+
 } // namespace
 
 uint64_t memopt::peakLiveBytes(ArrayRef<LiveInterval> intervals) {
@@ -163,12 +188,22 @@ uint64_t memopt::peakLiveBytes(ArrayRef<LiveInterval> intervals) {
   return live.empty() ? 0 : *llvm::max_element(live);
 }
 
+uint64_t memopt::packedBytes(ArrayRef<LiveInterval> intervals) {
+  // Where the breadth order reaches the live peak, so does packIntervals
+  // (no order is below it, whichever of them it keeps); that order alone
+  // costs a fifth of trying them all.
+  SmallVector<uint64_t> offsets;
+  if (placeBestFit(intervals, breadthOrder(intervals), offsets) ==
+      peakLiveBytes(intervals))
+    return peakLiveBytes(intervals);
+  return packIntervals(intervals).total;
+}
+
 Packing memopt::packIntervals(ArrayRef<LiveInterval> intervals) {
   auto lifetime = [&](unsigned i) {
     return uint64_t(intervals[i].last - intervals[i].first);
   };
   auto bytes = [&](unsigned i) { return intervals[i].bytes; };
-  SmallVector<unsigned> breadthRank = rankByBreadth(intervals);
   using Order = std::function<bool(unsigned, unsigned)>;
   const Order orders[] = {
       // Largest first.
@@ -183,21 +218,6 @@ Packing memopt::packIntervals(ArrayRef<LiveInterval> intervals) {
           return lifetime(a) > lifetime(b);
         return bytes(a) > bytes(b);
       },
-      // By breadth (TFLite's greedy by breadth): the blocks live at the
-      // position with the most live bytes, largest first, then those of
-      // the next fullest position. A position's blocks placed together
-      // leave it no holes, and the fullest positions are where a hole
-      // raises the arena. In a training step whose stored activations
-      // span the backward, largest-first places big short-lived tensors
-      // low and pushes the long-lived activations above all of them. On
-      // the ResNet-34 U-Net's remat plans below 0.4x the other orders were
-      // 11-17 % over the live peak; with this one the plans auto makes
-      // are at it (docs/passes/plan-memory.md#placement).
-      [&](unsigned a, unsigned b) {
-        if (breadthRank[a] != breadthRank[b])
-          return breadthRank[a] < breadthRank[b];
-        return bytes(a) > bytes(b);
-      },
   };
   // No packing is below the live peak: the first order that reaches it
   // is the one the loop would keep, and the rest need not run.
@@ -206,16 +226,20 @@ Packing memopt::packIntervals(ArrayRef<LiveInterval> intervals) {
   SmallVector<uint64_t> offsets;
   SmallVector<unsigned> lastOrder;
   uint64_t lastTotal = 0;
-  for (const Order &before : orders) {
-    SmallVector<unsigned> order(intervals.size());
-    std::iota(order.begin(), order.end(), 0u);
-    // Stable, ties: the earlier interval first, so that the plan is
-    // deterministic.
-    llvm::stable_sort(order, [&](unsigned a, unsigned b) {
-      if (before(a, b) != before(b, a))
-        return before(a, b);
-      return intervals[a].first < intervals[b].first;
-    });
+  // The last order is by breadth (TFLite's greedy by breadth): the blocks
+  // live at the position with the most live bytes, largest first, then
+  // those of the next fullest position. A position's blocks placed
+  // together leave it no holes, and the fullest positions are where a
+  // hole raises the arena. In a training step whose stored activations
+  // span the backward, largest-first places big short-lived tensors low
+  // and pushes the long-lived activations above all of them. On the
+  // ResNet-34 U-Net's remat plans below 0.4x the other orders were 11-17 %
+  // over the live peak; with this one the plans auto makes are at it
+  // (docs/passes/plan-memory.md#placement).
+  for (unsigned round = 0; round <= std::size(orders); ++round) {
+    SmallVector<unsigned> order = round < std::size(orders)
+                                      ? sortedOrder(intervals, orders[round])
+                                      : breadthOrder(intervals);
     uint64_t total = placeBestFit(intervals, order, offsets);
     if (best.offsets.empty() || total < best.total) {
       best.total = total;

@@ -16,6 +16,20 @@
 using namespace mlir;
 using namespace memopt;
 
+/// The live interval of each of `layout`'s buffers.
+static SmallVector<LiveInterval>
+intervalsOf(const MemorySimulator::Layout &layout) {
+  SmallVector<LiveInterval> intervals;
+  for (const MemorySimulator::Buffer &buffer : layout.buffers)
+    intervals.push_back({buffer.first, buffer.last, buffer.bytes});
+  return intervals;
+}
+
+uint64_t ArenaPlan::computeTotal(const MemorySimulator &simulator) {
+  return packedBytes(
+      intervalsOf(simulator.layout(simulator.givenOrder())));
+}
+
 ArenaPlan ArenaPlan::compute(const MemorySimulator &simulator) {
   MemorySimulator::Layout layout =
       simulator.layout(simulator.givenOrder());
@@ -33,10 +47,7 @@ ArenaPlan ArenaPlan::compute(const MemorySimulator &simulator) {
           concat->getOperands().begin());
     }
 
-  SmallVector<LiveInterval> intervals;
-  for (const MemorySimulator::Buffer &buffer : layout.buffers)
-    intervals.push_back({buffer.first, buffer.last, buffer.bytes});
-  Packing packing = packIntervals(intervals);
+  Packing packing = packIntervals(intervalsOf(layout));
 
   plan.total = packing.total;
   for (auto [buffer, offset] : llvm::zip(layout.buffers, packing.offsets)) {

@@ -159,7 +159,7 @@ public:
   }
 
   uint64_t arenaBytes() const {
-    return ArenaPlan::compute(*simulator).totalBytes();
+    return ArenaPlan::computeTotal(*simulator);
   }
 
   /// The predicted seconds of the clones and the lean workspaces.
@@ -604,6 +604,8 @@ void prune(func::FuncOp function, ArrayRef<Operation *> forward, bool inPlace,
   auto fits = [&] {
     Trial trial(function, forward, inPlace, chosen, nested, cuts, offloaded,
                 synchronous, lean, options, cost);
+    if (trial.peak > arenaTarget) // no arena is below its live peak
+      return false;
     uint64_t arena = trial.arenaBytes();
     if (arena > arenaTarget)
       return false;
@@ -726,6 +728,18 @@ static AutoPlan runGreedy(func::FuncOp function, ArrayRef<Operation *> forward,
       if (!forwardOps.contains(&op) && leanSavings(&op))
         leanable.insert(&op);
   uint64_t bestArena = std::numeric_limits<uint64_t>::max();
+  unsigned bestRound = ~0u;
+  // The choices of a round whose arena was not planned (its live peak is
+  // above the target).
+  struct Unplanned {
+    uint64_t peak;
+    unsigned round;
+    DenseSet<Value> chosen, nested;
+    Cuts cuts;
+    DenseSet<Value> offloaded, synchronous;
+    DenseSet<Operation *> lean;
+  };
+  std::vector<Unplanned> unplanned;
   uint64_t lastPeak = std::numeric_limits<uint64_t>::max();
   std::optional<Candidate> last;
   bool lastAtPeak = false;
@@ -872,9 +886,19 @@ static AutoPlan runGreedy(func::FuncOp function, ArrayRef<Operation *> forward,
     repairing.reset();
     repairs.clear();
     lastPeak = trial.peak;
-    uint64_t arena = trial.arenaBytes();
-    if (arena < bestArena) {
-      bestArena = arena;
+    // No arena is below its live peak: a round whose peak is above the
+    // target cannot fit, and its arena (packing it is most of a round's
+    // time) matters only if no round fits, as a candidate for the
+    // smallest one; it is kept for then.
+    std::optional<uint64_t> arena;
+    if (trial.peak > arenaTarget)
+      unplanned.push_back({trial.peak, plan.rounds, chosen, nested, cuts,
+                           offloaded, synchronous, lean});
+    else
+      arena = trial.arenaBytes();
+    if (arena && *arena < bestArena) {
+      bestArena = *arena;
+      bestRound = plan.rounds;
       best = chosen;
       bestNested = nested;
       bestCuts = cuts;
@@ -882,9 +906,9 @@ static AutoPlan runGreedy(func::FuncOp function, ArrayRef<Operation *> forward,
       bestSynchronous = synchronous;
       bestLean = lean;
     }
-    if (arena <= arenaTarget) {
+    if (arena && *arena <= arenaTarget) {
       plan.fits = true;
-      plan.arenaBytes = arena;
+      plan.arenaBytes = *arena;
       prune(function, forward, inPlace, arenaTarget, cost, options, chosen,
             nested, cuts, offloaded, synchronous, lean, plan.arenaBytes);
       Trial last(function, forward, inPlace, chosen, nested, cuts, offloaded,
@@ -1016,7 +1040,30 @@ static AutoPlan runGreedy(func::FuncOp function, ArrayRef<Operation *> forward,
         chosen.insert(value);
     last = std::move(pick);
   }
-  // Nothing more lowers the peak: the smallest arena reached.
+  // Nothing more lowers the peak: the smallest arena reached, the earliest
+  // round's on ties. The rounds not planned are planned now, the lowest
+  // peak first, until a peak is above the smallest arena found.
+  llvm::stable_sort(unplanned, [](const Unplanned &a, const Unplanned &b) {
+    return a.peak < b.peak;
+  });
+  for (Unplanned &round : unplanned) {
+    if (round.peak > bestArena)
+      break;
+    Trial trial(function, forward, inPlace, round.chosen, round.nested,
+                round.cuts, round.offloaded, round.synchronous, round.lean,
+                options, cost);
+    uint64_t arena = trial.arenaBytes();
+    if (arena < bestArena || (arena == bestArena && round.round < bestRound)) {
+      bestArena = arena;
+      bestRound = round.round;
+      best = std::move(round.chosen);
+      bestNested = std::move(round.nested);
+      bestCuts = std::move(round.cuts);
+      bestOffloaded = std::move(round.offloaded);
+      bestSynchronous = std::move(round.synchronous);
+      bestLean = std::move(round.lean);
+    }
+  }
   plan.recomputed = std::move(best);
   plan.nested = std::move(bestNested);
   plan.cuts = std::move(bestCuts);

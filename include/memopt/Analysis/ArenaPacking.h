@@ -44,6 +44,10 @@ struct Packing {
 /// order while that lowers it. Deterministic.
 Packing packIntervals(llvm::ArrayRef<LiveInterval> intervals);
 
+/// packIntervals(intervals).total, without the offsets: the breadth order
+/// alone where it reaches the live peak (as it does on most remat trials).
+uint64_t packedBytes(llvm::ArrayRef<LiveInterval> intervals);
+
 /// The most bytes live at one position: no packing is smaller.
 uint64_t peakLiveBytes(llvm::ArrayRef<LiveInterval> intervals);
 
