@@ -26,8 +26,11 @@ intervalsOf(const MemorySimulator::Layout &layout) {
 }
 
 uint64_t ArenaPlan::computeTotal(const MemorySimulator &simulator) {
-  return packedBytes(
-      intervalsOf(simulator.layout(simulator.givenOrder())));
+  return computeTotal(simulator.layout(simulator.givenOrder()));
+}
+
+uint64_t ArenaPlan::computeTotal(const MemorySimulator::Layout &layout) {
+  return packedBytes(intervalsOf(layout));
 }
 
 ArenaPlan ArenaPlan::compute(const MemorySimulator &simulator) {

@@ -241,6 +241,12 @@ MemorySimulator::liveBytes(ArrayRef<unsigned> order) const {
   return sweep(order, layout(order));
 }
 
+SmallVector<uint64_t>
+MemorySimulator::liveBytes(ArrayRef<unsigned> order,
+                           const Layout &layout) const {
+  return sweep(order, layout);
+}
+
 uint64_t MemorySimulator::peak(ArrayRef<unsigned> order) const {
   uint64_t peak = 0;
   for (uint64_t bytes : liveBytes(order))
@@ -250,8 +256,13 @@ uint64_t MemorySimulator::peak(ArrayRef<unsigned> order) const {
 
 SmallVector<unsigned> MemorySimulator::liveAt(ArrayRef<unsigned> order,
                                               unsigned at) const {
+  return liveAt(layout(order), at);
+}
+
+SmallVector<unsigned> MemorySimulator::liveAt(const Layout &layout,
+                                              unsigned at) const {
   SmallVector<unsigned> live;
-  for (const Buffer &buffer : layout(order).buffers)
+  for (const Buffer &buffer : layout.buffers)
     if (buffer.first <= at && at <= buffer.last)
       for (auto [value, offset] : buffer.values)
         live.push_back(value);
@@ -263,7 +274,12 @@ uint64_t MemorySimulator::peakWithout(ArrayRef<unsigned> order,
                                       unsigned value, unsigned from,
                                       unsigned to) const {
   Layout shared = layout(order);
-  SmallVector<uint64_t> live = sweep(order, shared);
+  return peakWithout(shared, sweep(order, shared), value, from, to);
+}
+
+uint64_t MemorySimulator::peakWithout(const Layout &shared,
+                                      ArrayRef<uint64_t> live, unsigned value,
+                                      unsigned from, unsigned to) const {
   const Buffer &buffer = *llvm::find_if(shared.buffers, [&](const Buffer &b) {
     return llvm::any_of(b.values, [&](auto member) {
       return member.first == value;

@@ -140,7 +140,8 @@ public:
     }
     simulator.emplace(copy, inPlace);
     order = simulator->givenOrder();
-    live = simulator->liveBytes(order);
+    layout = simulator->layout(order);
+    live = simulator->liveBytes(order, layout);
     peak = live.empty() ? 0 : *llvm::max_element(live);
     startTime.push_back(0);
     for (const MemorySimulator::Op &op : simulator->ops()) {
@@ -159,7 +160,7 @@ public:
   }
 
   uint64_t arenaBytes() const {
-    return ArenaPlan::computeTotal(*simulator);
+    return ArenaPlan::computeTotal(layout);
   }
 
   /// The predicted seconds of the clones and the lean workspaces.
@@ -449,9 +450,10 @@ private:
     if (index == MemorySimulator::kNone || from + 1 >= to)
       return 0;
     if (!atPeak)
-      return peak - simulator->peakWithout(order, index, from + 1, to - 1);
+      return peak -
+             simulator->peakWithout(layout, live, index, from + 1, to - 1);
     unsigned at = std::find(live.begin(), live.end(), peak) - live.begin();
-    SmallVector<unsigned> liveThere = simulator->liveAt(order, at);
+    SmallVector<unsigned> liveThere = simulator->liveAt(layout, at);
     return from < at && at < to && llvm::is_contained(liveThere, index)
                ? simulator->values()[index].bytes
                : 0;
@@ -472,6 +474,8 @@ private:
   DenseSet<Operation *> forwardOps;
   std::optional<MemorySimulator> simulator;
   SmallVector<unsigned> order;
+  /// The order's layout, computed once for every query of the round.
+  MemorySimulator::Layout layout;
   SmallVector<uint64_t> live;
   SmallVector<Operation *> clones;
   /// Compute seconds before each position of the order (no stalls).

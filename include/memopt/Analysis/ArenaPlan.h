@@ -42,6 +42,8 @@ public:
   /// compute(simulator).totalBytes(), without the offsets: faster, for
   /// searches that only compare arena sizes (tg-remat's trials).
   static uint64_t computeTotal(const MemorySimulator &simulator);
+  /// The same, from the layout of the simulator's given order.
+  static uint64_t computeTotal(const MemorySimulator::Layout &layout);
 
   /// The arena offset of `value`, if it lives in the arena.
   std::optional<uint64_t> offset(mlir::Value value) const;

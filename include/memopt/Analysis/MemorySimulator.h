@@ -123,6 +123,15 @@ public:
   };
   Layout layout(llvm::ArrayRef<unsigned> order) const;
 
+  /// The same three, from the layout of `order` computed once: a search
+  /// that asks them of many values reuses it (tg-remat's trials).
+  llvm::SmallVector<uint64_t> liveBytes(llvm::ArrayRef<unsigned> order,
+                                        const Layout &layout) const;
+  llvm::SmallVector<unsigned> liveAt(const Layout &layout, unsigned at) const;
+  /// `live`: liveBytes(order, layout).
+  uint64_t peakWithout(const Layout &layout, llvm::ArrayRef<uint64_t> live,
+                       unsigned value, unsigned from, unsigned to) const;
+
 private:
   /// Live bytes per position of `order` from its layout.
   llvm::SmallVector<uint64_t> sweep(llvm::ArrayRef<unsigned> order,
