@@ -331,8 +331,14 @@ public:
         offloaded = std::move(plan.offloaded);
         synchronous = std::move(plan.synchronous);
         lean = std::move(plan.lean);
-        if (fits)
+        if (fits) {
           decision.push_back(b.getNamedAttr("rounds", i64(plan.rounds)));
+          if (plan.overshoot)
+            decision.push_back(b.getNamedAttr("overshoot", b.getUnitAttr()));
+          if (plan.exchanges)
+            decision.push_back(
+                b.getNamedAttr("exchanges", i64(plan.exchanges)));
+        }
       } else {
         OptimalPlan plan = planOptimal(function, forward, inPlace, arenaTarget,
                                        cost, timeLimit);

@@ -19,7 +19,10 @@
 // trials insert the chosen copies as tg-offload will. With lean workspaces
 // allowed (CUDA), a backward convolution at the peak may get its lean
 // workspace instead, priced by the slowdown the cost model charges for it
-// (CostModel::leanSeconds).
+// (CostModel::leanSeconds). Beside the greedy's own plans, one run past
+// the target and pruned back to it by seconds per byte (overshoot), and
+// a local search that stores an expensive value again and lets the
+// greedy go on without it (exchanges); the fastest plan is taken.
 // docs/passes/remat.md#auto, docs/passes/offload.md.
 //
 //===----------------------------------------------------------------------===//
@@ -565,32 +568,56 @@ Candidate group(Value value, const Trial &trial, const DenseSet<Value> &chosen,
   return candidate;
 }
 
+/// An exchange (planAuto's local search): the greedy restarted from a
+/// plan that fits, with one of its recomputed values stored again and
+/// never chosen again, for at most `maxRounds` rounds.
+struct Exchange {
+  const AutoPlan *plan;
+  Value stored;
+  unsigned maxRounds;
+};
+
 /// The greedy adds values one group at a time, so a value chosen early
 /// may be needless once later ones are recomputed. Stores them again (and
-/// gives lean workspaces back their full size), the most expensive first,
-/// while the arena still fits (one trial each).
+/// gives lean workspaces back their full size), the most expensive first
+/// (`perByte`: the most seconds per byte stored first), while the arena
+/// still fits (one trial each); those of `keep` (an exchange's start,
+/// pruned already) stay.
 void prune(func::FuncOp function, ArrayRef<Operation *> forward, bool inPlace,
            uint64_t arenaTarget, const CostModel &cost,
            const AutoOptions &options, DenseSet<Value> &chosen,
            DenseSet<Value> &nested, Cuts &cuts, DenseSet<Value> &offloaded,
            DenseSet<Value> &synchronous, DenseSet<Operation *> &lean,
-           uint64_t &arenaBytes) {
+           uint64_t &arenaBytes, const AutoPlan *keep = nullptr,
+           bool perByte = false) {
   // A value, or a lean op (null value).
   struct Choice {
     double seconds;
     Value value;
     Operation *lean;
   };
-  // An offload costs at most its two copies.
+  // An offload costs at most its two copies; a lean workspace frees the
+  // bytes leanSavings says.
+  auto per = [&](double seconds, uint64_t bytes) {
+    return perByte ? seconds / std::max<double>(bytes, 1) : seconds;
+  };
   SmallVector<Choice> byCost;
   for (Value value : chosen)
-    byCost.push_back({cost.cost(value.getDefiningOp()).seconds, value, {}});
+    if (!keep || !keep->recomputed.contains(value))
+      byCost.push_back({per(cost.cost(value.getDefiningOp()).seconds,
+                            tensorBytes(value)),
+                        value,
+                        {}});
   for (Value value : offloaded)
-    byCost.push_back({2 * static_cast<double>(tensorBytes(value)) /
-                          options.linkBandwidth,
-                      value, {}});
+    if (!keep || !keep->offloaded.contains(value))
+      byCost.push_back({per(2 * static_cast<double>(tensorBytes(value)) /
+                                options.linkBandwidth,
+                            tensorBytes(value)),
+                        value,
+                        {}});
   for (Operation *op : lean)
-    byCost.push_back({cost.leanSeconds(op), {}, op});
+    if (!keep || !keep->lean.contains(op))
+      byCost.push_back({per(cost.leanSeconds(op), leanSavings(op)), {}, op});
   // Ties (and the sets' order) broken by program order: deterministic.
   DenseMap<Operation *, unsigned> position;
   for (auto [at, op] : llvm::enumerate(function.getBody().front()))
@@ -700,7 +727,8 @@ uint64_t memopt::remat::plannedArena(func::FuncOp function,
 static AutoPlan runGreedy(func::FuncOp function, ArrayRef<Operation *> forward,
                           bool inPlace, uint64_t arenaTarget,
                           const CostModel &cost, const AutoOptions &options,
-                          bool withCuts, bool withLean) {
+                          bool withCuts, bool withLean,
+                          const Exchange *exchange = nullptr) {
   DenseSet<Operation *> forwardOps(forward.begin(), forward.end());
   auto isForward = [&](Operation *op) { return forwardOps.contains(op); };
   // Candidates: forward values that the backward reads, recomputable or
@@ -731,6 +759,23 @@ static AutoPlan runGreedy(func::FuncOp function, ArrayRef<Operation *> forward,
     for (Operation &op : function.getBody().front())
       if (!forwardOps.contains(&op) && leanSavings(&op))
         leanable.insert(&op);
+  // An exchange starts from its plan with its value stored again, for
+  // good.
+  if (exchange) {
+    const AutoPlan &from = *exchange->plan;
+    chosen = from.recomputed;
+    nested = from.nested;
+    cuts = from.cuts;
+    offloaded = from.offloaded;
+    synchronous = from.synchronous;
+    lean = from.lean;
+    for (Operation *op : lean)
+      leanable.erase(op);
+    chosen.erase(exchange->stored);
+    nested.erase(exchange->stored);
+    cuts.erase(exchange->stored);
+    rejected.insert(exchange->stored);
+  }
   uint64_t bestArena = std::numeric_limits<uint64_t>::max();
   unsigned bestRound = ~0u;
   // The choices of a round whose arena was not planned (its live peak is
@@ -816,6 +861,8 @@ static AutoPlan runGreedy(func::FuncOp function, ArrayRef<Operation *> forward,
   std::optional<Candidate> repairing;
   SmallVector<Value> repairs;
   for (;; ++plan.rounds) {
+    if (exchange && plan.rounds > exchange->maxRounds)
+      return plan; // does not fit
     Trial trial(function, forward, inPlace, chosen, nested, cuts, offloaded,
                 synchronous, lean, options, cost);
     // A pick whose estimate was wrong (the peak rose: the clones or the
@@ -914,7 +961,8 @@ static AutoPlan runGreedy(func::FuncOp function, ArrayRef<Operation *> forward,
       plan.fits = true;
       plan.arenaBytes = *arena;
       prune(function, forward, inPlace, arenaTarget, cost, options, chosen,
-            nested, cuts, offloaded, synchronous, lean, plan.arenaBytes);
+            nested, cuts, offloaded, synchronous, lean, plan.arenaBytes,
+            exchange ? exchange->plan : nullptr);
       Trial last(function, forward, inPlace, chosen, nested, cuts, offloaded,
                  synchronous, lean, options, cost);
       plan.seconds = last.seconds;
@@ -1044,6 +1092,8 @@ static AutoPlan runGreedy(func::FuncOp function, ArrayRef<Operation *> forward,
         chosen.insert(value);
     last = std::move(pick);
   }
+  if (exchange)
+    return plan; // does not fit
   // Nothing more lowers the peak: the smallest arena reached, the earliest
   // round's on ties. The rounds not planned are planned now, the lowest
   // peak first, until a peak is above the smallest arena found.
@@ -1078,6 +1128,39 @@ static AutoPlan runGreedy(func::FuncOp function, ArrayRef<Operation *> forward,
   return plan;
 }
 
+/// planAuto's second start: the greedy run below the target, to
+/// `factor` of it (0: as far down as it goes), then its plan pruned to the
+/// target the most seconds per byte first. The greedy picks by the peak
+/// at hand, so it recomputes a value for a peak that later picks lower
+/// anyway; storing back by seconds per byte keeps the values that save
+/// the most recomputation for the bytes they hold (on the ResNet-34 U-Net
+/// at 0.25x: the deep encoder layers, 2.4 GFLOP per MB, rather than the
+/// decoder's high-resolution tensors, 0.14).
+static AutoPlan overshoot(func::FuncOp function, ArrayRef<Operation *> forward,
+                          bool inPlace, uint64_t arenaTarget, double factor,
+                          const CostModel &cost, const AutoOptions &options,
+                          bool withCuts, bool withLean) {
+  AutoPlan plan = runGreedy(function, forward, inPlace,
+                            static_cast<uint64_t>(factor * arenaTarget), cost,
+                            options, withCuts, withLean);
+  if (plan.arenaBytes > arenaTarget) {
+    plan.fits = false; // its floor, as the greedy's own run finds it
+    return plan;
+  }
+  prune(function, forward, inPlace, arenaTarget, cost, options,
+        plan.recomputed, plan.nested, plan.cuts, plan.offloaded,
+        plan.synchronous, plan.lean, plan.arenaBytes, /*keep=*/nullptr,
+        /*perByte=*/true);
+  Trial last(function, forward, inPlace, plan.recomputed, plan.nested,
+             plan.cuts, plan.offloaded, plan.synchronous, plan.lean, options,
+             cost);
+  plan.fits = true;
+  plan.overshoot = true;
+  plan.seconds = last.seconds;
+  plan.secondsAdded = last.secondsAdded(cost);
+  return plan;
+}
+
 AutoPlan memopt::remat::planAuto(func::FuncOp function,
                                  ArrayRef<Operation *> forward, bool inPlace,
                                  uint64_t arenaTarget, const CostModel &cost,
@@ -1089,17 +1172,31 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
   // step itself is only read), and the faster plan that fits is taken (the
   // smaller arena where none fits; ties keep the earlier plan: without
   // cuts, then without lean workspaces). So allowing either is never worse
-  // than not.
-  SmallVector<std::pair<bool, bool>> variants; // (cuts, lean)
+  // than not. With everything allowed, the greedy also runs past the
+  // target and is pruned back to it (overshoot), at kOvershoots.
+  struct Variant {
+    bool cuts, lean;
+    double overshoot; // 1: the greedy alone
+  };
+  constexpr double kOvershoots[] = {0.95};
+  SmallVector<Variant> variants;
   for (bool lean : {false, true})
     for (bool withCuts : {false, true})
       if ((!withCuts || (options.recompute && options.cuts)) &&
           (!lean || options.leanWorkspaces))
-        variants.push_back({withCuts, lean});
+        variants.push_back({withCuts, lean, 1.0});
+  Variant widest = variants.back();
+  for (double factor : kOvershoots)
+    variants.push_back({widest.cuts, widest.lean, factor});
   SmallVector<AutoPlan> plans(variants.size());
   mlir::parallelFor(function.getContext(), 0, variants.size(), [&](size_t i) {
-    plans[i] = runGreedy(function, forward, inPlace, arenaTarget, cost,
-                         options, variants[i].first, variants[i].second);
+    const Variant &variant = variants[i];
+    plans[i] = variant.overshoot < 1
+                   ? overshoot(function, forward, inPlace, arenaTarget,
+                               variant.overshoot, cost, options, variant.cuts,
+                               variant.lean)
+                   : runGreedy(function, forward, inPlace, arenaTarget, cost,
+                               options, variant.cuts, variant.lean);
   });
   auto seconds = [&](const AutoPlan &p) {
     return options.linkBandwidth > 0 ? p.seconds : p.secondsAdded;
@@ -1111,7 +1208,70 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
                   : !chosen.fits && plan.arenaBytes < chosen.arenaBytes)
       best = i;
   }
-  return std::move(plans[best]);
+  AutoPlan plan = std::move(plans[best]);
+  if (!plan.fits || !options.recompute)
+    return plan;
+  // Exchanges, a local search on the plan taken: each expensive value it
+  // recomputes, the most expensive first, is stored again, and the greedy
+  // goes on from there without it for at most kExchangeRounds rounds; a
+  // plan that fits faster replaces the plan. kExchanges in all, in
+  // batches of kExchangeBatch side by side, the fastest of a batch taken:
+  // the same plan on any number of threads.
+  constexpr unsigned kExchangeBatch = 4, kExchangeRounds = 12,
+                     kExchanges = 32;
+  DenseMap<Operation *, unsigned> position;
+  for (auto [at, op] : llvm::enumerate(function.getBody().front()))
+    position[&op] = at;
+  auto byCost = [&](Value a, Value b) {
+    double x = cost.cost(a.getDefiningOp()).seconds,
+           y = cost.cost(b.getDefiningOp()).seconds;
+    if (x != y)
+      return x > y;
+    if (a.getDefiningOp() != b.getDefiningOp())
+      return position.lookup(a.getDefiningOp()) <
+             position.lookup(b.getDefiningOp());
+    return cast<OpResult>(a).getResultNumber() <
+           cast<OpResult>(b).getResultNumber();
+  };
+  DenseSet<Value> tried;
+  for (unsigned exchanges = 0; exchanges < kExchanges;) {
+    SmallVector<Value> expensive;
+    for (Value value : plan.recomputed)
+      if (!isCheapToRecompute(value.getDefiningOp()) &&
+          !tried.contains(value))
+        expensive.push_back(value);
+    llvm::sort(expensive, byCost);
+    expensive.truncate(
+        std::min<size_t>({expensive.size(), kExchangeBatch,
+                          kExchanges - exchanges}));
+    if (expensive.empty())
+      break;
+    exchanges += expensive.size();
+    tried.insert(expensive.begin(), expensive.end());
+    SmallVector<AutoPlan> attempts(expensive.size());
+    const Variant &variant = variants[best];
+    mlir::parallelFor(function.getContext(), 0, expensive.size(),
+                      [&](size_t i) {
+                        Exchange exchange{&plan, expensive[i],
+                                          kExchangeRounds};
+                        attempts[i] = runGreedy(
+                            function, forward, inPlace, arenaTarget, cost,
+                            options, variant.cuts, variant.lean, &exchange);
+                      });
+    std::optional<unsigned> faster;
+    for (auto [i, attempt] : llvm::enumerate(attempts))
+      if (attempt.fits &&
+          seconds(attempt) < seconds(faster ? attempts[*faster] : plan))
+        faster = i;
+    if (faster) {
+      AutoPlan &taken = attempts[*faster];
+      taken.rounds += plan.rounds;
+      taken.overshoot = plan.overshoot;
+      taken.exchanges = plan.exchanges + 1;
+      plan = std::move(taken);
+    }
+  }
+  return plan;
 }
 
 uint64_t memopt::remat::bytesBesideArena(func::FuncOp function, bool cuda) {

@@ -155,6 +155,11 @@ struct AutoPlan {
   uint64_t arenaBytes = 0;
   /// Greedy rounds (values or groups chosen, plus one).
   unsigned rounds = 0;
+  /// Whether the plan is the greedy's run past the target pruned back to
+  /// it by seconds per byte, and how many exchanges (a value stored again,
+  /// the greedy gone on without it) made it faster.
+  bool overshoot = false;
+  unsigned exchanges = 0;
 };
 
 /// Greedy least-time rematerialization (and, with `options.offload`,
