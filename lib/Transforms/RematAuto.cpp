@@ -23,7 +23,7 @@
 // the target and pruned back to it by seconds per byte (overshoot), and
 // a local search that stores an expensive value again and lets the
 // greedy go on without it (exchanges); the fastest plan is taken.
-// docs/passes/remat.md#auto, docs/passes/offload.md.
+// docs/passes/remat.md#strategies, docs/passes/offload.md.
 //
 //===----------------------------------------------------------------------===//
 
