@@ -193,9 +193,9 @@ uint64_t memopt::packedBytes(ArrayRef<LiveInterval> intervals) {
   // (no order is below it, whichever of them it keeps); that order alone
   // costs a fifth of trying them all.
   SmallVector<uint64_t> offsets;
-  if (placeBestFit(intervals, breadthOrder(intervals), offsets) ==
-      peakLiveBytes(intervals))
-    return peakLiveBytes(intervals);
+  uint64_t peak = peakLiveBytes(intervals);
+  if (placeBestFit(intervals, breadthOrder(intervals), offsets) == peak)
+    return peak;
   return packIntervals(intervals).total;
 }
 

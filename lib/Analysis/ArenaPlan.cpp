@@ -25,10 +25,6 @@ intervalsOf(const MemorySimulator::Layout &layout) {
   return intervals;
 }
 
-uint64_t ArenaPlan::computeTotal(const MemorySimulator &simulator) {
-  return computeTotal(simulator.layout(simulator.givenOrder()));
-}
-
 uint64_t ArenaPlan::computeTotal(const MemorySimulator::Layout &layout) {
   return packedBytes(intervalsOf(layout));
 }

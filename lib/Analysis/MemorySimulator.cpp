@@ -219,7 +219,7 @@ MemorySimulator::layout(ArrayRef<unsigned> order) const {
   return result;
 }
 
-SmallVector<uint64_t> MemorySimulator::sweep(ArrayRef<unsigned> order,
+SmallVector<uint64_t> MemorySimulator::liveBytes(ArrayRef<unsigned> order,
                                              const Layout &layout) const {
   size_t numOps = order.size();
   SmallVector<int64_t> delta(numOps + 1, 0);
@@ -238,13 +238,7 @@ SmallVector<uint64_t> MemorySimulator::sweep(ArrayRef<unsigned> order,
 
 SmallVector<uint64_t>
 MemorySimulator::liveBytes(ArrayRef<unsigned> order) const {
-  return sweep(order, layout(order));
-}
-
-SmallVector<uint64_t>
-MemorySimulator::liveBytes(ArrayRef<unsigned> order,
-                           const Layout &layout) const {
-  return sweep(order, layout);
+  return liveBytes(order, layout(order));
 }
 
 uint64_t MemorySimulator::peak(ArrayRef<unsigned> order) const {
@@ -252,11 +246,6 @@ uint64_t MemorySimulator::peak(ArrayRef<unsigned> order) const {
   for (uint64_t bytes : liveBytes(order))
     peak = std::max(peak, bytes);
   return peak;
-}
-
-SmallVector<unsigned> MemorySimulator::liveAt(ArrayRef<unsigned> order,
-                                              unsigned at) const {
-  return liveAt(layout(order), at);
 }
 
 SmallVector<unsigned> MemorySimulator::liveAt(const Layout &layout,
@@ -268,13 +257,6 @@ SmallVector<unsigned> MemorySimulator::liveAt(const Layout &layout,
         live.push_back(value);
   llvm::sort(live);
   return live;
-}
-
-uint64_t MemorySimulator::peakWithout(ArrayRef<unsigned> order,
-                                      unsigned value, unsigned from,
-                                      unsigned to) const {
-  Layout shared = layout(order);
-  return peakWithout(shared, sweep(order, shared), value, from, to);
 }
 
 uint64_t MemorySimulator::peakWithout(const Layout &shared,

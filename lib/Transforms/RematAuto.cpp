@@ -748,13 +748,12 @@ static AutoPlan runGreedy(func::FuncOp function, ArrayRef<Operation *> forward,
     }
 
   AutoPlan plan;
-  DenseSet<Value> chosen, nested, offloaded, synchronous, best, bestNested,
-      bestOffloaded, bestSynchronous, rejected, rejectedNest, rejectedOffload,
-      rejectedSynchronous;
-  Cuts cuts, bestCuts;
+  DenseSet<Value> chosen, nested, offloaded, synchronous, rejected,
+      rejectedNest, rejectedOffload, rejectedSynchronous;
+  Cuts cuts;
   DenseSet<std::pair<Value, unsigned>> rejectedCuts;
   // Backward ops whose workspace can be lean, in program order.
-  DenseSet<Operation *> leanable, lean, bestLean;
+  DenseSet<Operation *> leanable, lean;
   if (withLean)
     for (Operation &op : function.getBody().front())
       if (!forwardOps.contains(&op) && leanSavings(&op))
@@ -776,17 +775,27 @@ static AutoPlan runGreedy(func::FuncOp function, ArrayRef<Operation *> forward,
     cuts.erase(exchange->stored);
     rejected.insert(exchange->stored);
   }
-  uint64_t bestArena = std::numeric_limits<uint64_t>::max();
+  // The choices so far, as a plan (its sets only).
+  auto choices = [&] {
+    AutoPlan now;
+    now.recomputed = chosen;
+    now.nested = nested;
+    now.cuts = cuts;
+    now.offloaded = offloaded;
+    now.synchronous = synchronous;
+    now.lean = lean;
+    return now;
+  };
+  // The choices of the round with the smallest arena so far.
+  AutoPlan best;
+  best.arenaBytes = std::numeric_limits<uint64_t>::max();
   unsigned bestRound = ~0u;
   // The choices of a round whose arena was not planned (its live peak is
   // above the target).
   struct Unplanned {
     uint64_t peak;
     unsigned round;
-    DenseSet<Value> chosen, nested;
-    Cuts cuts;
-    DenseSet<Value> offloaded, synchronous;
-    DenseSet<Operation *> lean;
+    AutoPlan choices;
   };
   std::vector<Unplanned> unplanned;
   uint64_t lastPeak = std::numeric_limits<uint64_t>::max();
@@ -943,19 +952,13 @@ static AutoPlan runGreedy(func::FuncOp function, ArrayRef<Operation *> forward,
     // smallest one; it is kept for then.
     std::optional<uint64_t> arena;
     if (trial.peak > arenaTarget)
-      unplanned.push_back({trial.peak, plan.rounds, chosen, nested, cuts,
-                           offloaded, synchronous, lean});
+      unplanned.push_back({trial.peak, plan.rounds, choices()});
     else
       arena = trial.arenaBytes();
-    if (arena && *arena < bestArena) {
-      bestArena = *arena;
+    if (arena && *arena < best.arenaBytes) {
+      best = choices();
+      best.arenaBytes = *arena;
       bestRound = plan.rounds;
-      best = chosen;
-      bestNested = nested;
-      bestCuts = cuts;
-      bestOffloaded = offloaded;
-      bestSynchronous = synchronous;
-      bestLean = lean;
     }
     if (arena && *arena <= arenaTarget) {
       plan.fits = true;
@@ -1101,31 +1104,21 @@ static AutoPlan runGreedy(func::FuncOp function, ArrayRef<Operation *> forward,
     return a.peak < b.peak;
   });
   for (Unplanned &round : unplanned) {
-    if (round.peak > bestArena)
+    if (round.peak > best.arenaBytes)
       break;
-    Trial trial(function, forward, inPlace, round.chosen, round.nested,
-                round.cuts, round.offloaded, round.synchronous, round.lean,
-                options, cost);
+    const AutoPlan &c = round.choices;
+    Trial trial(function, forward, inPlace, c.recomputed, c.nested, c.cuts,
+                c.offloaded, c.synchronous, c.lean, options, cost);
     uint64_t arena = trial.arenaBytes();
-    if (arena < bestArena || (arena == bestArena && round.round < bestRound)) {
-      bestArena = arena;
+    if (arena < best.arenaBytes ||
+        (arena == best.arenaBytes && round.round < bestRound)) {
+      best = std::move(round.choices);
+      best.arenaBytes = arena;
       bestRound = round.round;
-      best = std::move(round.chosen);
-      bestNested = std::move(round.nested);
-      bestCuts = std::move(round.cuts);
-      bestOffloaded = std::move(round.offloaded);
-      bestSynchronous = std::move(round.synchronous);
-      bestLean = std::move(round.lean);
     }
   }
-  plan.recomputed = std::move(best);
-  plan.nested = std::move(bestNested);
-  plan.cuts = std::move(bestCuts);
-  plan.offloaded = std::move(bestOffloaded);
-  plan.synchronous = std::move(bestSynchronous);
-  plan.lean = std::move(bestLean);
-  plan.arenaBytes = bestArena;
-  return plan;
+  best.rounds = plan.rounds;
+  return best;
 }
 
 /// planAuto's second start: the greedy run below the target, to

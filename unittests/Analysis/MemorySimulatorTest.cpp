@@ -75,7 +75,7 @@ TEST_F(MemorySimulatorTest, WhatIsLiveAtAnOp) {
   auto index = [&](unsigned op) {
     return simulator.valueIndex(std::next(body.begin(), op)->getResult(0));
   };
-  SmallVector<unsigned> given = simulator.givenOrder();
+  MemorySimulator::Layout given = simulator.layout(simulator.givenOrder());
   EXPECT_EQ(simulator.liveAt(given, 2),
             SmallVector<unsigned>({index(0), index(1), index(2)}));
   EXPECT_EQ(simulator.liveAt(given, 4),
@@ -87,16 +87,19 @@ TEST_F(MemorySimulatorTest, PeakIfAValueWereAbsent) {
   func::FuncOp function = parse(kPoolLate);
   MemorySimulator simulator(function, /*inPlace=*/true);
   SmallVector<unsigned> given = simulator.givenOrder();
+  MemorySimulator::Layout layout = simulator.layout(given);
+  SmallVector<uint64_t> live = simulator.liveBytes(given, layout);
+  EXPECT_EQ(live, simulator.liveBytes(given));
   unsigned a = simulator.valueIndex(function.getBody().front().front()
                                         .getResult(0));
   unsigned b = a + 1;
   // %b offloaded after op 1 and back before op 3: op 2 holds 5120, the
   // peak moves to op 1 (%a and %b).
-  EXPECT_EQ(simulator.peakWithout(given, b, 2, 2), 8192u);
+  EXPECT_EQ(simulator.peakWithout(layout, live, b, 2, 2), 8192u);
   // %a absent at op 1 only: op 2 still needs it.
-  EXPECT_EQ(simulator.peakWithout(given, a, 1, 1), 9216u);
+  EXPECT_EQ(simulator.peakWithout(layout, live, a, 1, 1), 9216u);
   // Outside its life a value frees nothing.
-  EXPECT_EQ(simulator.peakWithout(given, a, 3, 4), 9216u);
+  EXPECT_EQ(simulator.peakWithout(layout, live, a, 3, 4), 9216u);
 }
 
 /// relu then sigmoid over it: with in-place writes one buffer.
@@ -123,8 +126,14 @@ TEST_F(MemorySimulatorTest, InPlaceWritesAndWorkspacesCountOnce) {
   // op 1 on.
   unsigned a = inPlace.valueIndex(function.getBody().front().front()
                                       .getResult(0));
-  EXPECT_EQ(inPlace.peakWithout(given, a, 0, 2), 4096u);
-  EXPECT_EQ(copies.peakWithout(given, a, 0, 1), 4096u);
+  MemorySimulator::Layout shared = inPlace.layout(given),
+                          separate = copies.layout(given);
+  EXPECT_EQ(inPlace.peakWithout(shared, inPlace.liveBytes(given, shared), a,
+                                0, 2),
+            4096u);
+  EXPECT_EQ(copies.peakWithout(separate, copies.liveBytes(given, separate),
+                               a, 0, 1),
+            4096u);
 }
 
 } // namespace

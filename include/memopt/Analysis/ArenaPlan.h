@@ -39,10 +39,9 @@ public:
   /// their slices of its result) and how long each buffer and workspace
   /// lives; this places them best-fit.
   static ArenaPlan compute(const MemorySimulator &simulator);
-  /// compute(simulator).totalBytes(), without the offsets: faster, for
-  /// searches that only compare arena sizes (tg-remat's trials).
-  static uint64_t computeTotal(const MemorySimulator &simulator);
-  /// The same, from the layout of the simulator's given order.
+  /// compute(simulator).totalBytes() from the layout of the simulator's
+  /// given order, without the offsets: faster, for searches that only
+  /// compare arena sizes (tg-remat's trials).
   static uint64_t computeTotal(const MemorySimulator::Layout &layout);
 
   /// The arena offset of `value`, if it lives in the arena.

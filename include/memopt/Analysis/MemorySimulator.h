@@ -88,17 +88,6 @@ public:
   llvm::SmallVector<uint64_t> liveBytes(llvm::ArrayRef<unsigned> order) const;
   /// The largest of liveBytes(order).
   uint64_t peak(llvm::ArrayRef<unsigned> order) const;
-  /// The arena values whose buffers hold bytes while the op at position
-  /// `at` of `order` runs (a value shares its buffer's interval).
-  llvm::SmallVector<unsigned> liveAt(llvm::ArrayRef<unsigned> order,
-                                     unsigned at) const;
-  /// The peak of `order` if arena value `value` were absent from position
-  /// `from` to `to` (inclusive): freed after a forward use, recomputed or
-  /// brought back before a later one. The bytes of its buffer leave where
-  /// no other value of the buffer spans the point; the sharing decisions
-  /// of the full order are kept.
-  uint64_t peakWithout(llvm::ArrayRef<unsigned> order, unsigned value,
-                       unsigned from, unsigned to) const;
 
   /// A buffer of an order: the arena values that share its bytes (each at
   /// an offset in it), or an op's workspace; live over positions [first,
@@ -123,19 +112,25 @@ public:
   };
   Layout layout(llvm::ArrayRef<unsigned> order) const;
 
-  /// The same three, from the layout of `order` computed once: a search
-  /// that asks them of many values reuses it (tg-remat's trials).
+  /// The queries below take the layout of an order, computed once: a
+  /// search that asks them of many values reuses it (tg-remat's trials).
+  /// liveBytes(order), from `layout` = layout(order).
   llvm::SmallVector<uint64_t> liveBytes(llvm::ArrayRef<unsigned> order,
                                         const Layout &layout) const;
+  /// The arena values whose buffers hold bytes while the op at position
+  /// `at` of the layout's order runs (a value shares its buffer's
+  /// interval).
   llvm::SmallVector<unsigned> liveAt(const Layout &layout, unsigned at) const;
-  /// `live`: liveBytes(order, layout).
+  /// The peak of the layout's order (whose live bytes are `live`:
+  /// liveBytes(order, layout)) if arena value `value` were absent from
+  /// position `from` to `to` (inclusive): freed after a forward use,
+  /// recomputed or brought back before a later one. The bytes of its
+  /// buffer leave where no other value of the buffer spans the point; the
+  /// sharing decisions of the full order are kept.
   uint64_t peakWithout(const Layout &layout, llvm::ArrayRef<uint64_t> live,
                        unsigned value, unsigned from, unsigned to) const;
 
 private:
-  /// Live bytes per position of `order` from its layout.
-  llvm::SmallVector<uint64_t> sweep(llvm::ArrayRef<unsigned> order,
-                                    const Layout &layout) const;
   /// Live bytes per position of `order` from `buffers`, with workspaces.
 
   llvm::SmallVector<Op> opInfo;
