@@ -24,13 +24,24 @@ public:
     status.text = std::move(message);
     return status;
   }
+  /// A failure that every rank of a multi-process run reaches at the same
+  /// point (the same command line, a value they all gathered): the ranks
+  /// end together, rank 0 saying why, without MPI_Abort, which may drop
+  /// output still on its way to mpirun.
+  static Status errorOnEveryRank(std::string message) {
+    Status status = error(std::move(message));
+    status.everyRank = true;
+    return status;
+  }
 
   bool ok() const { return !failed; }
+  bool onEveryRank() const { return everyRank; }
   /// The message of a failure, without the `error: ` prefix.
   const std::string &message() const { return text; }
 
 private:
   bool failed = false;
+  bool everyRank = false;
   std::string text;
 };
 

@@ -42,8 +42,13 @@ constexpr int kUsageFailure = 2;
 // The rank of this process in a pipeline run, for its messages; -1: one
 // process.
 int messageRank = -1;
+// Whether the run failed on every rank at once (Status::onEveryRank).
+bool failedOnEveryRank = false;
 
 int fail(const Status &status, int code) {
+  failedOnEveryRank = status.onEveryRank();
+  if (failedOnEveryRank && messageRank > 0)
+    return code;
   if (messageRank >= 0)
     std::fprintf(stderr, "error: rank %d: %s\n", messageRank,
                  status.message().c_str());
@@ -278,7 +283,7 @@ Status Trainer::checkSameStep(int64_t step, const std::string &checkpoint) {
   std::vector<int64_t> steps = group->allGather(step);
   for (size_t rank = 0; rank < steps.size(); ++rank)
     if (steps[rank] != step)
-      return Status::error(
+      return Status::errorOnEveryRank(
           checkpoint + ": at step " + std::to_string(step) + ", but rank " +
           std::to_string(rank) + "'s newest checkpoint is at step " +
           std::to_string(steps[rank]) +
@@ -614,7 +619,7 @@ Trainer::gatherWeights(std::vector<TensorBuffer> &all,
 int run(int argc, char **argv, const Program &program, StageGroup *group) {
   TrainerOptions options;
   if (Status status = parseCommandLine(argc, argv, options); !status.ok())
-    return fail(status, kUsageFailure);
+    return fail(Status::errorOnEveryRank(status.message()), kUsageFailure);
   if (options.help) {
     if (group && group->rank() != 0)
       return 0;
@@ -648,14 +653,15 @@ int trainerMain(int argc, char **argv, const Program &program) {
 
 int trainerMain(int argc, char **argv, const Program &program,
                 StageGroup &group) {
-  // Every rank parses the same command line: a usage error ends all of them
-  // (rank 0 says why). Any other error ends every process with the failing
-  // rank named, so that none is left waiting for it.
+  // An error every rank reaches together (the same command line, steps
+  // they all gathered) ends each of them normally, rank 0 saying why. Any
+  // other error ends every process with the failing rank named, so that
+  // none is left waiting for it.
   messageRank = group.rank();
   int code = run(argc, argv, program, &group);
-  if (code != 0)
+  if (code != 0 && !failedOnEveryRank)
     group.abort(code);
-  return 0;
+  return code;
 }
 
 } // namespace memopt::rt

@@ -7,7 +7,9 @@
 // average on theirs (tg.all_reduce).
 // Errors are returned by MPI (MPI_ERRORS_RETURN) so that the failing rank
 // names itself before MPI_Abort ends every process: a failure never leaves
-// the other ranks waiting. The step's tensors travel through the exchange
+// the other ranks waiting. An error every rank meets together
+// (Status::errorOnEveryRank) returns from the trainer instead, and the
+// ranks finalize and exit with its code. The step's tensors travel through the exchange
 // library linked beside this one (Communicators.h), which the trainer
 // starts through StageGroup::startExchange.
 //
@@ -18,11 +20,13 @@
 #include "memopt/Runtime/StageGroup.h"
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 
 namespace memopt::rt {
 
@@ -40,6 +44,15 @@ int stagesOfRun = 1;
 int replicasOfRun = 1;
 constexpr int kTrainerTag = 1;
 
+// Open MPI forwards each rank's output through mpirun and may drop what is
+// still on its way when MPI_Abort tears the job down; the failing rank's
+// message is the one that must arrive, so it gets a moment to.
+void flushBeforeAbort() {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+}
+
 } // namespace
 
 namespace mpi {
@@ -52,7 +65,7 @@ int numReplicas() { return replicasOfRun; }
 
 [[noreturn]] void abortRun(const std::string &message) {
   std::fprintf(stderr, "error: rank %d: %s\n", rankInWorld, message.c_str());
-  std::fflush(stderr);
+  flushBeforeAbort();
   MPI_Abort(MPI_COMM_WORLD, 1);
   std::_Exit(1);
 }
@@ -132,8 +145,7 @@ public:
     return rt::exchangeReport();
   }
   [[noreturn]] void abort(int code) override {
-    std::fflush(stdout);
-    std::fflush(stderr);
+    flushBeforeAbort();
     MPI_Abort(MPI_COMM_WORLD, code);
     std::_Exit(code);
   }
