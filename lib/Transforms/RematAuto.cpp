@@ -1162,28 +1162,31 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
   // rounds, and no path is the faster on every budget
   // (docs/passes/remat.md#cuts): each allowed combination runs, side by
   // side on the context's threads (each rewrites copies of the step; the
-  // step itself is only read), and the faster plan that fits is taken (the
-  // smaller arena where none fits; ties keep the earlier plan: without
-  // cuts, then without lean workspaces). Of these, allowing either is
-  // never worse than not. With everything allowed, the greedy also runs
-  // past the target and is pruned back to it (overshoot), at kOvershoots;
-  // the exchanges then start from the plan taken only, so allowing more
-  // can end slower (measured: milesial U-Net at 5 GB, 19.6 % predicted
-  // overhead without lean workspaces, 20.1 % with them).
+  // step itself is only read). The plans form families, without lean
+  // workspaces and (where allowed) with them; each family's greedies also
+  // run past the target and are pruned back to it (overshoot, at
+  // kOvershoots), its fastest plan that fits (the smallest arena where
+  // none fits; ties keep the earlier plan: without cuts) is improved by
+  // exchanges, and the faster family's plan is taken (a tie keeps the one
+  // without lean workspaces). Allowing lean workspaces thus runs all that
+  // is run without them, and is never predicted slower.
   struct Variant {
     bool cuts, lean;
     double overshoot; // 1: the greedy alone
   };
   constexpr double kOvershoots[] = {0.95};
+  bool cutsAllowed = options.recompute && options.cuts;
+  SmallVector<bool, 2> families{false};
+  if (options.leanWorkspaces)
+    families.push_back(true);
   SmallVector<Variant> variants;
-  for (bool lean : {false, true})
+  for (bool lean : families) {
     for (bool withCuts : {false, true})
-      if ((!withCuts || (options.recompute && options.cuts)) &&
-          (!lean || options.leanWorkspaces))
+      if (!withCuts || cutsAllowed)
         variants.push_back({withCuts, lean, 1.0});
-  Variant widest = variants.back();
-  for (double factor : kOvershoots)
-    variants.push_back({widest.cuts, widest.lean, factor});
+    for (double factor : kOvershoots)
+      variants.push_back({cutsAllowed, lean, factor});
+  }
   SmallVector<AutoPlan> plans(variants.size());
   mlir::parallelFor(function.getContext(), 0, variants.size(), [&](size_t i) {
     const Variant &variant = variants[i];
@@ -1197,17 +1200,11 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
   auto seconds = [&](const AutoPlan &p) {
     return options.linkBandwidth > 0 ? p.seconds : p.secondsAdded;
   };
-  unsigned best = 0;
-  for (unsigned i = 1; i < plans.size(); ++i) {
-    const AutoPlan &plan = plans[i], &chosen = plans[best];
-    if (plan.fits ? !chosen.fits || seconds(plan) < seconds(chosen)
-                  : !chosen.fits && plan.arenaBytes < chosen.arenaBytes)
-      best = i;
-  }
-  AutoPlan plan = std::move(plans[best]);
-  if (!plan.fits || !options.recompute)
-    return plan;
-  // Exchanges, a local search on the plan taken: each expensive value it
+  auto better = [&](const AutoPlan &plan, const AutoPlan &than) {
+    return plan.fits ? !than.fits || seconds(plan) < seconds(than)
+                     : !than.fits && plan.arenaBytes < than.arenaBytes;
+  };
+  // Exchanges, a local search on a family's plan: each expensive value it
   // recomputes, the most expensive first, is stored again, and the greedy
   // goes on from there without it for at most kExchangeRounds rounds; a
   // plan that fits faster replaces the plan. kExchanges in all, in
@@ -1229,45 +1226,58 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
     return cast<OpResult>(a).getResultNumber() <
            cast<OpResult>(b).getResultNumber();
   };
-  DenseSet<Value> tried;
-  for (unsigned exchanges = 0; exchanges < kExchanges;) {
-    SmallVector<Value> expensive;
-    for (Value value : plan.recomputed)
-      if (!isCheapToRecompute(value.getDefiningOp()) &&
-          !tried.contains(value))
-        expensive.push_back(value);
-    llvm::sort(expensive, byCost);
-    expensive.truncate(
-        std::min<size_t>({expensive.size(), kExchangeBatch,
-                          kExchanges - exchanges}));
-    if (expensive.empty())
-      break;
-    exchanges += expensive.size();
-    tried.insert(expensive.begin(), expensive.end());
-    SmallVector<AutoPlan> attempts(expensive.size());
-    const Variant &variant = variants[best];
-    mlir::parallelFor(function.getContext(), 0, expensive.size(),
-                      [&](size_t i) {
-                        Exchange exchange{&plan, expensive[i],
-                                          kExchangeRounds};
-                        attempts[i] = runGreedy(
-                            function, forward, inPlace, arenaTarget, cost,
-                            options, variant.cuts, variant.lean, &exchange);
-                      });
-    std::optional<unsigned> faster;
-    for (auto [i, attempt] : llvm::enumerate(attempts))
-      if (attempt.fits &&
-          seconds(attempt) < seconds(faster ? attempts[*faster] : plan))
-        faster = i;
-    if (faster) {
-      AutoPlan &taken = attempts[*faster];
-      taken.rounds += plan.rounds;
-      taken.overshoot = plan.overshoot;
-      taken.exchanges = plan.exchanges + 1;
-      plan = std::move(taken);
+  auto exchange = [&](AutoPlan &plan, bool lean) {
+    DenseSet<Value> tried;
+    for (unsigned exchanges = 0; exchanges < kExchanges;) {
+      SmallVector<Value> expensive;
+      for (Value value : plan.recomputed)
+        if (!isCheapToRecompute(value.getDefiningOp()) &&
+            !tried.contains(value))
+          expensive.push_back(value);
+      llvm::sort(expensive, byCost);
+      expensive.truncate(
+          std::min<size_t>({expensive.size(), kExchangeBatch,
+                            kExchanges - exchanges}));
+      if (expensive.empty())
+        break;
+      exchanges += expensive.size();
+      tried.insert(expensive.begin(), expensive.end());
+      SmallVector<AutoPlan> attempts(expensive.size());
+      mlir::parallelFor(function.getContext(), 0, expensive.size(),
+                        [&](size_t i) {
+                          Exchange exchange{&plan, expensive[i],
+                                            kExchangeRounds};
+                          attempts[i] = runGreedy(
+                              function, forward, inPlace, arenaTarget, cost,
+                              options, cutsAllowed, lean, &exchange);
+                        });
+      std::optional<unsigned> faster;
+      for (auto [i, attempt] : llvm::enumerate(attempts))
+        if (attempt.fits &&
+            seconds(attempt) < seconds(faster ? attempts[*faster] : plan))
+          faster = i;
+      if (faster) {
+        AutoPlan &taken = attempts[*faster];
+        taken.rounds += plan.rounds;
+        taken.overshoot = plan.overshoot;
+        taken.exchanges = plan.exchanges + 1;
+        plan = std::move(taken);
+      }
     }
+  };
+  std::optional<AutoPlan> chosen;
+  for (bool lean : families) {
+    std::optional<unsigned> best;
+    for (auto [i, variant] : llvm::enumerate(variants))
+      if (variant.lean == lean && (!best || better(plans[i], plans[*best])))
+        best = i;
+    AutoPlan plan = std::move(plans[*best]);
+    if (plan.fits && options.recompute)
+      exchange(plan, lean);
+    if (!chosen || better(plan, *chosen))
+      chosen = std::move(plan);
   }
-  return plan;
+  return std::move(*chosen);
 }
 
 uint64_t memopt::remat::bytesBesideArena(func::FuncOp function, bool cuda) {
