@@ -14,6 +14,7 @@
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -51,6 +52,9 @@ LogicalResult OutputFiles::prepare(llvm::StringRef input,
       return failure();
     }
     file->temporary = temporary.str().str();
+    // Interrupted (Ctrl-C, SIGTERM), the run leaves no temporary file
+    // beside the user's outputs.
+    llvm::sys::RemoveFileOnSignal(file->temporary);
   }
   return success();
 }
@@ -94,6 +98,7 @@ LogicalResult OutputFiles::commit() {
                  error.message());
       return failure();
     }
+    llvm::sys::DontRemoveFileOnSignal(file->temporary);
     file->temporary.clear();
   }
   return success();
@@ -101,6 +106,8 @@ LogicalResult OutputFiles::commit() {
 
 OutputFiles::~OutputFiles() {
   for (File *file : {&binary, &report, &timeline})
-    if (!file->temporary.empty())
+    if (!file->temporary.empty()) {
       llvm::sys::fs::remove(file->temporary);
+      llvm::sys::DontRemoveFileOnSignal(file->temporary);
+    }
 }

@@ -46,13 +46,18 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <climits>
 #include <cmath>
+#include <csignal>
+#include <cstring>
 #include <optional>
+#include <unistd.h>
 
 using namespace mlir;
 using namespace memopt;
@@ -495,6 +500,18 @@ std::string embeddingAssembly(StringRef modelPath) {
          "  .section .note.GNU-stack,\"\",@progbits\n";
 }
 
+/// The temporary directory of the run, for removeTemporaryDirectory.
+char temporaryDirectory[PATH_MAX];
+
+/// Called by LLVM's signal handler on an interrupt (SIGINT, SIGTERM,
+/// SIGHUP), after it removed the registered files and restored the default
+/// handlers: removes the emptied temporary directory (rmdir is
+/// async-signal-safe) and ends the process as an interrupt does.
+void removeTemporaryDirectory() {
+  ::rmdir(temporaryDirectory);
+  ::raise(SIGINT);
+}
+
 /// Runs `command`; on failure prints its output (captured in `logPath`).
 bool runCompiler(ArrayRef<std::string> command, StringRef logPath,
                  std::string &output) {
@@ -615,12 +632,21 @@ int compile(const Options &options) {
                  << "': " << error.message() << "\n";
     return 1;
   }
+  bool keep = !options.saveTemps.empty();
+  // An interrupted run (Ctrl-C, SIGTERM) leaves no temporary directory:
+  // LLVM's handler removes the files registered here, then
+  // removeTemporaryDirectory the emptied directory.
+  if (!keep && dir.size() < sizeof(temporaryDirectory)) {
+    std::memcpy(temporaryDirectory, dir.c_str(), dir.size() + 1);
+    llvm::sys::SetInterruptFunction(removeTemporaryDirectory);
+  }
   auto tempPath = [&](StringRef name) {
     SmallString<128> path(dir);
     llvm::sys::path::append(path, name);
+    if (!keep)
+      llvm::sys::RemoveFileOnSignal(path);
     return path.str().str();
   };
-  bool keep = !options.saveTemps.empty();
   llvm::scope_exit cleanup([&] {
     if (!keep)
       llvm::sys::fs::remove_directories(dir);
