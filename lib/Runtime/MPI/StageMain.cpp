@@ -9,9 +9,9 @@
 // names itself before MPI_Abort ends every process: a failure never leaves
 // the other ranks waiting. An error every rank meets together
 // (Status::errorOnEveryRank) returns from the trainer instead, and the
-// ranks finalize and exit with its code. The step's tensors travel through the exchange
-// library linked beside this one (Communicators.h), which the trainer
-// starts through StageGroup::startExchange.
+// ranks finalize and exit with its code. The step's tensors travel through
+// the exchange library linked beside this one (Communicators.h), which the
+// trainer starts through StageGroup::startExchange.
 //
 //===----------------------------------------------------------------------===//
 
