@@ -22,7 +22,8 @@
 // (CostModel::leanSeconds). Beside the greedy's own plans, one run past
 // the target and pruned back to it by seconds per byte (overshoot), and
 // a local search that stores an expensive value again and lets the
-// greedy go on without it (exchanges); the fastest plan is taken.
+// greedy go on without it (exchanges), per family of plans (without lean
+// workspaces, with them); the fastest plan is taken.
 // docs/passes/remat.md#strategies, docs/passes/offload.md.
 //
 //===----------------------------------------------------------------------===//

@@ -131,8 +131,6 @@ public:
                        unsigned value, unsigned from, unsigned to) const;
 
 private:
-  /// Live bytes per position of `order` from `buffers`, with workspaces.
-
   llvm::SmallVector<Op> opInfo;
   llvm::SmallVector<ArenaValue> valueInfo;
   llvm::DenseMap<mlir::Value, unsigned> indexOf;
