@@ -21,12 +21,16 @@ loaded machine the two differ), and a last line compares optimal with auto at th
 convolutions at the peak may run on their lean workspace, charged at the
 device's `lean` slowdown (docs/passes/remat.md#lean-workspaces). With `--torch`, two more rows:
 PyTorch's eager CPU peak for the same step and with `torch.utils.checkpoint`
-around each stage (bench/remat_torch.py says how it is measured).
+around each stage (bench/remat_torch.py says how it is measured), run by
+the benchmark venv's torch (the newest from PyPI, bench/vs_pytorch.py
+installs it) when it exists, else Debian's 1.13 (`--torch-python` picks
+one); the rows name the version.
 
     PYTHONPATH=python /usr/bin/python3 bench/remat.py \\
         [--bin build/bin] [--model resnet34-unet] [--input-shape 1,512,512] \\
         [--batch 1] [--classes 1] [--base N] [--target cpu] [--device cpu] \\
-        [--fractions 0.75,0.5,0.33,0.25 | --budgets 8e9,6e9,5e9] [--torch]
+        [--fractions 0.75,0.5,0.33,0.25 | --budgets 8e9,6e9,5e9]
+        [--torch [--torch-python PYTHON]]
         [--strategies auto,auto-lean,optimal] [--remat-time-limit SECONDS]
 """
 import argparse
@@ -39,6 +43,7 @@ import tempfile
 import time
 
 from memopt.export import export_model
+from vs_pytorch import DEBIAN_PYTHON, venv_torch
 
 STRATEGIES = ("none", "sqrt")
 MB = 1e6
@@ -99,6 +104,9 @@ def main(argv=None):
                         "in place of --fractions")
     parser.add_argument("--torch", action="store_true",
                         help="add PyTorch's eager and checkpointed CPU peak")
+    parser.add_argument("--torch-python",
+                        help="the interpreter for PyTorch (default: the "
+                             "benchmark venv's, else Debian's)")
     parser.add_argument("--strategies",
                         help="the budget strategies to run (default: auto, "
                         "auto-lean on cuda, optimal); auto-lean is auto "
@@ -195,9 +203,18 @@ def main(argv=None):
         print("\noptimal's predicted overhead minus auto's at the same "
               "budget: " + (", ".join(better) or "no common budget"))
     if args.torch:
-        for flags, name in (([], "PyTorch eager"),
-                            (["--checkpoint"], "PyTorch checkpoint/stage")):
-            command = ["/usr/bin/python3", os.path.join(
+        # The peer is the newest torch from PyPI (the benchmark venv that
+        # bench/vs_pytorch.py installs), Debian's 1.13 where there is none.
+        python = args.torch_python or venv_torch(os.path.join(
+            os.path.expanduser("~"), ".cache", "memopt", "bench-venv")) \
+            or DEBIAN_PYTHON
+        version = subprocess.run(
+            [python, "-c", "import torch; print(torch.__version__)"],
+            check=True, text=True, stdout=subprocess.PIPE).stdout.strip()
+        for flags, name in (([], "PyTorch %s eager" % version),
+                            (["--checkpoint"],
+                             "PyTorch %s checkpoint/stage" % version)):
+            command = [python, os.path.join(
                 os.path.dirname(os.path.abspath(__file__)), "remat_torch.py"),
                 "--model", args.model, "--input-shape", args.input_shape,
                 "--batch", str(args.batch), "--classes", str(args.classes)]

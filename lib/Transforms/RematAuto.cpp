@@ -559,7 +559,7 @@ Candidate group(Value value, const Trial &trial, const DenseSet<Value> &chosen,
       if (trial.stored(operand))
         continue;
       if (candidate.values.size() + worklist.size() < kMaxGroup &&
-          autoRecomputable(result, trial.inPlace) && !returned(operand))
+          autoRecomputable(result) && !returned(operand))
         worklist.push_back(operand);
       else
         candidate.kept.push_back(operand);
@@ -694,9 +694,8 @@ uint64_t memopt::remat::leanSavings(Operation *op) {
   return aligned > lean ? aligned - lean : 0;
 }
 
-bool memopt::remat::autoRecomputable(OpResult value, bool inPlace) {
-  return !(inPlace && isa<tg::ConcatOp>(value.getOwner())) &&
-         isRecomputable(value.getOwner(), value.getResultNumber());
+bool memopt::remat::autoRecomputable(OpResult value) {
+  return isRecomputable(value.getOwner(), value.getResultNumber());
 }
 
 bool memopt::remat::returned(Value value) {
@@ -738,7 +737,7 @@ static AutoPlan runGreedy(func::FuncOp function, ArrayRef<Operation *> forward,
   for (Operation *op : forward)
     for (OpResult result : op->getResults()) {
       bool recomputable =
-          options.recompute && autoRecomputable(result, inPlace) &&
+          options.recompute && autoRecomputable(result) &&
           !returned(result) &&
           llvm::any_of(result.getUsers(), [&](Operation *user) {
             return !forwardOps.contains(user);
@@ -1040,7 +1039,7 @@ static AutoPlan runGreedy(func::FuncOp function, ArrayRef<Operation *> forward,
         }
         auto result = cast<OpResult>(value);
         if (options.recompute && !rejected.contains(value) &&
-            autoRecomputable(result, inPlace) && !returned(value)) {
+            autoRecomputable(result) && !returned(value)) {
           Candidate candidate =
               group(value, trial, chosen, forwardOps, cost, memo);
           uint64_t bytes = trial.gain(candidate, atPeak);

@@ -249,13 +249,15 @@ Program::Program(func::FuncOp function, ArrayRef<Operation *> forward,
       sliceMembers[value.concat].push_back(index);
 
   // Candidates: recomputable forward results in the arena which a gap
-  // separates from their first later reader.
+  // separates from their first later reader. Where the plan writes in
+  // place, a concat is not one: the model counts it through its operands
+  // computed in its slices (addValue), stored or absent with them.
   DenseMap<Operation *, SmallVector<unsigned, 2>> candidatesOf;
   for (Operation *op : forward)
     for (OpResult result : op->getResults()) {
       unsigned index = simulator.valueIndex(result);
-      if (index == MemorySimulator::kNone ||
-          !autoRecomputable(result, inPlace) || returned(result))
+      if (index == MemorySimulator::kNone || !autoRecomputable(result) ||
+          (inPlace && isa<tg::ConcatOp>(op)) || returned(result))
         continue;
       addValue(result, kNone);
       ModelValue &v = values.back();

@@ -32,11 +32,13 @@ bool isRecomputable(mlir::Operation *op, unsigned index);
 bool isCheapToRecompute(mlir::Operation *op);
 
 /// Whether the budget strategies (auto, optimal) may recompute `value`:
-/// isRecomputable, less concats where the plan writes in place (cpu).
-/// There the forward computes a concat's operands in its slices, so the
-/// concat costs no bytes of its own while its operands are stored; a
-/// recomputed one copies them (concatSlices in StepMemory.h).
-bool autoRecomputable(mlir::OpResult value, bool inPlace);
+/// isRecomputable. Concats too where the plan writes in place (cpu):
+/// the forward computes a concat's operands in its slices, but a stored
+/// concat keeps them all (its upsampled operand and its copy of the
+/// skip) until its backward reader; a recomputed one copies its operands
+/// (concatSlices in StepMemory.h). optimal's program leaves such concats
+/// out (Program in RematOptimal.cpp models their operands' slices).
+bool autoRecomputable(mlir::OpResult value);
 
 /// Whether the function's terminator returns `value`.
 bool returned(mlir::Value value);
