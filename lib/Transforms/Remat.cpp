@@ -287,8 +287,9 @@ public:
     Cuts planCuts;
     // Clones of cheap recomputed operands private to the clone that needs
     // them (RematPlan.h): auto's plans where the plan does not write in
-    // place.
-    bool privateClones = strategy == "auto" && !inPlace;
+    // place, and where it does, those that do not fit with shared ones
+    // (planAuto says which).
+    bool privateClones = false;
     if (strategy == "sqrt") {
       unsigned segmentOps = 0;
       recomputed = chooseSqrt(forward, segmentOps);
@@ -306,7 +307,6 @@ public:
         AutoOptions options;
         options.offload = offload;
         options.linkBandwidth = deviceProfile.linkBandwidth;
-        options.privateAncestors = privateClones;
         options.cuts = cuts;
         options.leanWorkspaces = leanWorkspaces;
         AutoPlan plan =
@@ -325,6 +325,7 @@ public:
         }
         fits = plan.fits;
         arenaBytes = plan.arenaBytes;
+        privateClones = plan.privateClones;
         recomputed = std::move(plan.recomputed);
         nested = std::move(plan.nested);
         planCuts = std::move(plan.cuts);
@@ -434,6 +435,11 @@ public:
     // Nested values (recomputed more than once) where a plan has them.
     if (!nested.empty())
       decision.push_back(b.getNamedAttr("nested_values", i64(nested.size())));
+    // Private clones where the plan writes in place (cpu): shared ones
+    // did not fit (planAuto). Without in-place writes auto's are private
+    // always, and the attribute would say nothing.
+    if (privateClones && inPlace)
+      decision.push_back(b.getNamedAttr("private_clones", b.getUnitAttr()));
     // Shared clones a plan ends part-way through the backward (Cuts).
     if (rewrite.cuts)
       decision.push_back(b.getNamedAttr("cuts", i64(rewrite.cuts)));

@@ -1154,10 +1154,11 @@ static AutoPlan overshoot(func::FuncOp function, ArrayRef<Operation *> forward,
   return plan;
 }
 
-AutoPlan memopt::remat::planAuto(func::FuncOp function,
-                                 ArrayRef<Operation *> forward, bool inPlace,
-                                 uint64_t arenaTarget, const CostModel &cost,
-                                 const AutoOptions &options) {
+/// planAuto under one clone policy (`options.privateAncestors`).
+static AutoPlan planFamilies(func::FuncOp function,
+                             ArrayRef<Operation *> forward, bool inPlace,
+                             uint64_t arenaTarget, const CostModel &cost,
+                             const AutoOptions &options) {
   // Cuts and lean workspaces change the greedy's path, not only its last
   // rounds, and no path is the faster on every budget
   // (docs/passes/remat.md#cuts): each allowed combination runs, side by
@@ -1278,6 +1279,33 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
       chosen = std::move(plan);
   }
   return std::move(*chosen);
+}
+
+AutoPlan memopt::remat::planAuto(func::FuncOp function,
+                                 ArrayRef<Operation *> forward, bool inPlace,
+                                 uint64_t arenaTarget, const CostModel &cost,
+                                 const AutoOptions &options) {
+  AutoOptions given = options;
+  given.privateAncestors = options.privateAncestors.value_or(!inPlace);
+  AutoPlan plan =
+      planFamilies(function, forward, inPlace, arenaTarget, cost, given);
+  plan.privateClones = *given.privateAncestors;
+  // Where the plan writes in place, shared clones reach a peak with fewer
+  // FLOPs than private ones, but not the smallest peaks: a value is then
+  // recomputed at most once and recreates its whole run of recomputed
+  // ancestors together, and nesting needs private clones. So where shared
+  // clones do not fit, private ones are planned too (the policy left to
+  // auto), and the plan that fits, or reaches the smaller arena, is taken.
+  if (plan.fits || options.privateAncestors || plan.privateClones ||
+      !options.recompute)
+    return plan;
+  given.privateAncestors = true;
+  AutoPlan other =
+      planFamilies(function, forward, inPlace, arenaTarget, cost, given);
+  other.privateClones = true;
+  if (other.fits || other.arenaBytes < plan.arenaBytes)
+    return other;
+  return plan;
 }
 
 uint64_t memopt::remat::bytesBesideArena(func::FuncOp function, bool cuda) {

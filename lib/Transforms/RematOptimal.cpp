@@ -901,8 +901,9 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
   AutoPlan greedy = planAuto(function, forward, inPlace, arenaTarget, cost);
   double greedySeconds = 0;
   if (greedy.fits)
-    plannedArena(function, forward, inPlace, greedy.recomputed, !inPlace,
-                 greedy.nested, greedy.cuts, cost, &greedySeconds);
+    plannedArena(function, forward, inPlace, greedy.recomputed,
+                 greedy.privateClones, greedy.nested, greedy.cuts, cost,
+                 &greedySeconds);
   if (greedy.fits && (!fromProgram || greedySeconds < plan.seconds)) {
     plan.fits = true;
     plan.recomputed = std::move(greedy.recomputed);
@@ -911,7 +912,7 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
     plan.arenaBytes = greedy.arenaBytes;
     plan.status = "greedy";
     plan.solver = "auto";
-    plan.privateClones = !inPlace;
+    plan.privateClones = greedy.privateClones;
     plan.seconds = greedySeconds;
     plan.boundSeconds = 0;
     return plan;

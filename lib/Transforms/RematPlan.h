@@ -112,7 +112,8 @@ struct AutoOptions {
   /// already and keeps its order, as for tg-offload after tg-schedule).
   bool reschedule = true;
   /// recompute()'s privateAncestors for the trials and the plan; unset:
-  /// where the plan does not write in place (!inPlace).
+  /// where the plan does not write in place (!inPlace), and where it does,
+  /// where shared clones do not fit (AutoPlan::privateClones says which).
   std::optional<bool> privateAncestors;
   /// Also run the greedy whose candidates include cuts (Cuts) and return
   /// the faster of the two plans.
@@ -155,6 +156,9 @@ struct AutoPlan {
   /// set when it fits, else of the set with the smallest simulated peak
   /// (the smallest arena the greedy reached).
   uint64_t arenaBytes = 0;
+  /// Whether the plan gives cheap recomputed operands private clones
+  /// (recompute()'s privateAncestors, AutoOptions::privateAncestors).
+  bool privateClones = false;
   /// Greedy rounds (values or groups chosen, plus one).
   unsigned rounds = 0;
   /// Whether the plan is the greedy's run past the target pruned back to

@@ -1,6 +1,9 @@
 // RUN: memopt-opt %s -memopt-set-target=target=cuda -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=5500' | FileCheck %s
 // RUN: memopt-opt %s -memopt-set-target=target=cuda -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=6000' | FileCheck %s --check-prefix=ONCE
 // RUN: not memopt-opt %s -memopt-set-target=target=cuda -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=4979' 2>&1 | FileCheck %s --check-prefix=SMALLEST
+// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=5556' | FileCheck %s --check-prefix=CPU-SHARED
+// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=5400' | FileCheck %s --check-prefix=CPU-PRIVATE
+// RUN: not memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=4915' 2>&1 | FileCheck %s --check-prefix=CPU-SMALLEST
 
 // Nested recomputation on a chain of five conv -> BatchNorm -> ReLU blocks
 // on cuda (no in-place writes; the clones of cheap ops are private).
@@ -42,6 +45,16 @@
 // ONCE-SAME: planned_arena_bytes = 3328 : i64
 
 // SMALLEST: error: tg-remat: the step does not fit --budget=4979 bytes: the smallest peak remat=auto reaches is 4980 bytes (--budget=4980)
+
+// On cpu, where the plan writes in place, auto shares the clones of cheap
+// operands while that fits: at 5556 bytes (the smallest budget shared
+// clones reach) 12 clones. Below it auto plans with private clones too,
+// as on cuda, and takes that plan (`private_clones`): at 5400 bytes the
+// private BatchNorm and ReLU clones make 18 clones for the same six
+// values, and the smallest budget is 4916 bytes instead of 5556.
+// CPU-SHARED: memopt.remat = {budget_bytes = 5556 : i64, flops_added = 30744 : i64, nested_values = 3 : i64, persistent_bytes = 2420 : i64, planned_arena_bytes = 3136 : i64, recomputed_ops = 12 : i64, recomputed_values = 6 : i64
+// CPU-PRIVATE: memopt.remat = {budget_bytes = 5400 : i64, flops_added = 33840 : i64, nested_values = 2 : i64, persistent_bytes = 2420 : i64, planned_arena_bytes = 2816 : i64, private_clones, recomputed_ops = 18 : i64, recomputed_values = 6 : i64
+// CPU-SMALLEST: error: tg-remat: the step does not fit --budget=4915 bytes: the smallest peak remat=auto reaches is 4916 bytes (--budget=4916)
 func.func @main(%x: tensor<1x2x8x8xf32> {tg.input = "input"},
     %w1: tensor<2x2x3x3xf32> {tg.param = "w1"},
     %s1: tensor<2xf32> {tg.param = "bn1.weight"},
