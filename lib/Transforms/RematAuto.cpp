@@ -1291,11 +1291,12 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
       planFamilies(function, forward, inPlace, arenaTarget, cost, given);
   plan.privateClones = *given.privateAncestors;
   // Where the plan writes in place, shared clones reach a peak with fewer
-  // FLOPs than private ones, but not the smallest peaks: a value is then
-  // recomputed at most once and recreates its whole run of recomputed
-  // ancestors together, and nesting needs private clones. So where shared
-  // clones do not fit, private ones are planned too (the policy left to
-  // auto), and the plan that fits, or reaches the smaller arena, is taken.
+  // FLOPs than private ones, but not the smallest peaks: a recomputed
+  // cheap operand's shared clone lives from the first clone that needs it
+  // to its own last backward reader. So where shared clones do not fit,
+  // private ones are planned too (the policy left to auto), and the plan
+  // that fits, or reaches the smaller arena, is taken
+  // (docs/passes/remat.md#the-rewrite).
   if (plan.fits || options.privateAncestors || plan.privateClones ||
       !options.recompute)
     return plan;
