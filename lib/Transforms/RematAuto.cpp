@@ -559,7 +559,7 @@ Candidate group(Value value, const Trial &trial, const DenseSet<Value> &chosen,
       if (trial.stored(operand))
         continue;
       if (candidate.values.size() + worklist.size() < kMaxGroup &&
-          autoRecomputable(result) && !returned(operand))
+          isRecomputable(result) && !returned(operand))
         worklist.push_back(operand);
       else
         candidate.kept.push_back(operand);
@@ -694,10 +694,6 @@ uint64_t memopt::remat::leanSavings(Operation *op) {
   return aligned > lean ? aligned - lean : 0;
 }
 
-bool memopt::remat::autoRecomputable(OpResult value) {
-  return isRecomputable(value.getOwner(), value.getResultNumber());
-}
-
 bool memopt::remat::returned(Value value) {
   return llvm::any_of(value.getUsers(), [](Operation *user) {
     return user->hasTrait<OpTrait::IsTerminator>();
@@ -737,7 +733,7 @@ static AutoPlan runGreedy(func::FuncOp function, ArrayRef<Operation *> forward,
   for (Operation *op : forward)
     for (OpResult result : op->getResults()) {
       bool recomputable =
-          options.recompute && autoRecomputable(result) &&
+          options.recompute && isRecomputable(result) &&
           !returned(result) &&
           llvm::any_of(result.getUsers(), [&](Operation *user) {
             return !forwardOps.contains(user);
@@ -1039,7 +1035,7 @@ static AutoPlan runGreedy(func::FuncOp function, ArrayRef<Operation *> forward,
         }
         auto result = cast<OpResult>(value);
         if (options.recompute && !rejected.contains(value) &&
-            autoRecomputable(result) && !returned(value)) {
+            isRecomputable(result) && !returned(value)) {
           Candidate candidate =
               group(value, trial, chosen, forwardOps, cost, memo);
           uint64_t bytes = trial.gain(candidate, atPeak);
@@ -1297,8 +1293,8 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
   // private ones are planned too (the policy left to auto), and the plan
   // that fits, or reaches the smaller arena, is taken
   // (docs/passes/remat.md#the-rewrite).
-  if (plan.fits || options.privateAncestors || plan.privateClones ||
-      !options.recompute)
+  if (plan.fits || options.privateAncestors.has_value() ||
+      plan.privateClones || !options.recompute)
     return plan;
   given.privateAncestors = true;
   AutoPlan other =

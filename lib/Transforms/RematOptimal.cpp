@@ -256,7 +256,7 @@ Program::Program(func::FuncOp function, ArrayRef<Operation *> forward,
   for (Operation *op : forward)
     for (OpResult result : op->getResults()) {
       unsigned index = simulator.valueIndex(result);
-      if (index == MemorySimulator::kNone || !autoRecomputable(result) ||
+      if (index == MemorySimulator::kNone || !isRecomputable(result) ||
           (inPlace && isa<tg::ConcatOp>(op)) || returned(result))
         continue;
       addValue(result, kNone);

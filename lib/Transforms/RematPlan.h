@@ -31,14 +31,17 @@ bool isRecomputable(mlir::Operation *op, unsigned index);
 /// the saved statistics, whatever the forward's reduction costs.
 bool isCheapToRecompute(mlir::Operation *op);
 
-/// Whether the budget strategies (auto, optimal) may recompute `value`:
-/// isRecomputable. Concats too where the plan writes in place (cpu):
-/// the forward computes a concat's operands in its slices, but a stored
-/// concat keeps them all (its upsampled operand and its copy of the
-/// skip) until its backward reader; a recomputed one copies its operands
-/// (concatSlices in StepMemory.h). optimal's program leaves such concats
-/// out (Program in RematOptimal.cpp models their operands' slices).
-bool autoRecomputable(mlir::OpResult value);
+/// isRecomputable for `value`'s op and result. The budget strategies
+/// (auto, optimal) ask this of every forward value, concats included where
+/// the plan writes in place (cpu): the forward computes a concat's
+/// operands in its slices, but a stored concat keeps them all (its
+/// upsampled operand and its copy of the skip) until its backward reader;
+/// a recomputed one copies its operands (concatSlices in StepMemory.h).
+/// optimal's program leaves such concats out (Program in
+/// RematOptimal.cpp models their operands' slices).
+inline bool isRecomputable(mlir::OpResult value) {
+  return isRecomputable(value.getOwner(), value.getResultNumber());
+}
 
 /// Whether the function's terminator returns `value`.
 bool returned(mlir::Value value);
