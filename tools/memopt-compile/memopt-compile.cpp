@@ -67,7 +67,7 @@ namespace {
 constexpr int kUsageError = 2;
 constexpr const char *kUsage =
     "usage: memopt-compile model.onnx -o BIN [--target=cpu|cuda] [--batch=N] "
-    "[--input-shape=C,H,W] [--loss=mse|l1|bce|ce|dice|ms-ssim|ms-ssim+l1|graph] "
+    "[--input-shape=C,H,W] [--freeze-batchnorm] [--loss=mse|l1|bce|ce|dice|ms-ssim|ms-ssim+l1|graph] "
     "[--optimizer=sgd|adam|adamw] [--lr=F] [--momentum=F] [--dampening=F] "
     "[--nesterov=true|false] [--weight-decay=F] [--beta1=F] [--beta2=F] [--eps=F] [--save-temps=DIR] "
     "[--device=NAME[,KEY=VALUE]...] [--budget=SIZE] [--report=FILE.json] "
@@ -186,6 +186,10 @@ void parseOptions(int argc, char **argv, Options &options) {
       options.verbose = true;
       continue;
     }
+    if (arg == "--freeze-batchnorm") {
+      options.import.freezeBatchNorm = true;
+      continue;
+    }
     if (arg == "-o") {
       if (++i == argc)
         usageError("-o expects a file name");
@@ -201,7 +205,7 @@ void parseOptions(int argc, char **argv, Options &options) {
       continue;
     }
     auto [name, value] = arg.drop_front(2).split('=');
-    if (name == "verbose" || name == "plan-only")
+    if (name == "verbose" || name == "plan-only" || name == "freeze-batchnorm")
       usageError("--" + name + " takes no value (got '" + arg + "')");
     if (!known.contains(name))
       usageError("unknown option '--" + name + "'");
@@ -561,6 +565,7 @@ LogicalResult writeReport(const Options &options, tool::OutputFiles &outputs,
                           const StepEstimate &estimate,
                           ArrayRef<StageEstimate> stages, uint64_t arenaBytes,
                           StringRef schedule, const PhaseTimes &phases,
+                          const ONNXImportSummary &imported,
                           std::chrono::steady_clock::time_point start) {
   if (options.report.empty())
     return success();
@@ -583,6 +588,7 @@ LogicalResult writeReport(const Options &options, tool::OutputFiles &outputs,
   addExchangeToReport(report, stages, estimate.exchangeBytes,
                       options.pipeline.dataParallel, options.pipeline.target);
   report["compile_phases"] = phases.toJSON();
+  report["import"] = toJSON(imported);
   return outputs.writeReport([&](raw_ostream &os) {
     os << llvm::formatv("{0:2}", llvm::json::Value(std::move(report))) << "\n";
   });
@@ -612,8 +618,9 @@ int compile(const Options &options) {
                  << "\n";
     return 1;
   }
+  ONNXImportSummary imported;
   OwningOpRef<ModuleOp> module =
-      importONNX(**buffer, &context, options.import);
+      importONNX(**buffer, &context, options.import, &imported);
   if (!module || failed(checkGraphInputs(*module, options)))
     return 1;
   phases.add("import", PhaseTimes::since(phaseStart));
@@ -775,7 +782,7 @@ int compile(const Options &options) {
     llvm::outs() << "memopt-compile: predicted peak " << peak << " bytes ("
                  << formatBytes(peak) << "), arena " << arenaBytes
                  << " bytes (" << formatBytes(arenaBytes) << ")\n";
-    if (failed(writeReport(options, outputs, *estimate, stageEstimates, arenaBytes, schedule, phases,
+    if (failed(writeReport(options, outputs, *estimate, stageEstimates, arenaBytes, schedule, phases, imported,
                            start)))
       return 1;
   }
@@ -801,7 +808,17 @@ int compile(const Options &options) {
       })) ||
       failed(translated))
     return 1;
+  // The binary writes its trained weights into the model as memopt trains
+  // it: the file itself, or the importer's normalized copy of it (external
+  // data read in, merged initializers untied).
   SmallString<128> modelPath(options.input);
+  if (!imported.normalizedModel.empty()) {
+    modelPath = tempPath(modelName + ".model.onnx");
+    if (failed(writeFile(std::string(modelPath), [&](raw_ostream &os) {
+          os << imported.normalizedModel;
+        })))
+      return 1;
+  }
   llvm::sys::fs::make_absolute(modelPath);
   if (failed(writeFile(asmPath, [&](raw_ostream &os) {
         os << embeddingAssembly(modelPath);
@@ -877,7 +894,7 @@ int compile(const Options &options) {
   }
 
   outputs.binaryWritten();
-  if (failed(writeReport(options, outputs, *estimate, stageEstimates, arenaBytes, schedule, phases,
+  if (failed(writeReport(options, outputs, *estimate, stageEstimates, arenaBytes, schedule, phases, imported,
                          start)))
     return 1;
   return failed(outputs.commit()) ? 1 : 0;

@@ -185,11 +185,19 @@ LogicalResult GraphImporter::convertBatchNorm() {
   if (failed(x) || failed(scale) || failed(bias) || failed(mean) || failed(var))
     return failure();
   double epsilon = attrFloat(*node, "epsilon", 1e-5f);
-  bool training = attrInt(*node, "training_mode", 0) != 0;
+  // What model.train() does, whichever form the exporter wrote: PyTorch 2's
+  // default exporter writes the inference form even in training mode.
+  bool exportedTraining = attrInt(*node, "training_mode", 0) != 0;
+  bool training = !options.freezeBatchNorm;
+  summary.batchNorms.push_back(
+      {cast<NameLoc>(loc).getName().str(),
+       exportedTraining ? "training" : "inference",
+       training ? "batch statistics" : "frozen"});
   if (!training) {
     if (outputUsed(1) || outputUsed(2))
-      return nodeError() << "inference-mode BatchNormalization has no running "
-                            "statistics outputs to read";
+      return nodeError() << "a frozen BatchNormalization (--freeze-batchnorm) "
+                            "has no running statistics outputs to read; "
+                            "train it (drop --freeze-batchnorm)";
     FailureOr<tg::BatchNormInferenceOp> op = build<tg::BatchNormInferenceOp>(
         {*x, *scale, *bias, *mean, *var},
         {builder.getNamedAttr("epsilon", builder.getF64FloatAttr(epsilon))});

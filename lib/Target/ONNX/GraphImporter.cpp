@@ -58,10 +58,23 @@ std::string shapeString(ArrayRef<int64_t> shape) {
 
 GraphImporter::GraphImporter(MLIRContext *context,
                              const onnx::ModelProto &model,
-                             llvm::StringRef fileName, int64_t sourceOpset)
+                             llvm::StringRef fileName, int64_t sourceOpset,
+                             const ONNXImportOptions &options,
+                             const std::set<std::string> &constants,
+                             ONNXImportSummary &summary)
     : context(context), model(model), fileName(fileName.str()),
-      sourceOpset(sourceOpset), builder(context),
-      loc(UnknownLoc::get(context)) {}
+      sourceOpset(sourceOpset), options(options), summary(summary),
+      builder(context), loc(UnknownLoc::get(context)) {
+  // Constants lifted into initializers are read now, as Constant nodes are.
+  for (const onnx::TensorProto &init : model.graph().initializer()) {
+    if (!constants.count(init.name()))
+      continue;
+    HostTensor tensor;
+    std::string ignored;
+    if (readTensorProto(init, tensor, ignored))
+      slots[init.name()].constant = std::move(tensor);
+  }
+}
 
 InFlightDiagnostic GraphImporter::nodeError() {
   // The location names the node, also one without a name of its own.
@@ -79,10 +92,13 @@ InFlightDiagnostic GraphImporter::nodeError() {
 LogicalResult GraphImporter::declareInputs() {
   const onnx::GraphProto &graph = model.graph();
   for (const onnx::TensorProto &init : graph.initializer())
-    slots[init.name()].initializer = &init;
+    if (!slots[init.name()].constant)
+      slots[init.name()].initializer = &init;
   Location fileLoc = FileLineColLoc::get(context, fileName, 0, 0);
   for (const onnx::ValueInfoProto &input : graph.input()) {
-    if (slots.count(input.name()) && slots[input.name()].initializer)
+    auto known = slots.find(input.name());
+    if (known != slots.end() &&
+        (known->second.initializer || known->second.constant))
       continue; // IR version < 4 lists initializers as inputs too.
     if (!input.type().has_tensor_type())
       return emitError(fileLoc) << "graph input '" << input.name()

@@ -5,6 +5,8 @@
 
 #include "HostTensor.h"
 
+#include "memopt/Target/ONNX/ImportONNX.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -16,6 +18,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <optional>
+#include <set>
 
 namespace memopt::onnx_import {
 
@@ -24,8 +27,13 @@ namespace memopt::onnx_import {
 class GraphImporter {
 public:
   /// `sourceOpset` is the opset the model had before conversion to 17.
+  /// `constants` names the float initializers that are constants rather
+  /// than trainable weights; `summary` receives the BatchNorm decisions.
   GraphImporter(mlir::MLIRContext *context, const onnx::ModelProto &model,
-                llvm::StringRef fileName, int64_t sourceOpset);
+                llvm::StringRef fileName, int64_t sourceOpset,
+                const ONNXImportOptions &options,
+                const std::set<std::string> &constants,
+                ONNXImportSummary &summary);
 
   mlir::OwningOpRef<mlir::ModuleOp> run();
 
@@ -114,6 +122,8 @@ private:
   const onnx::ModelProto &model;
   std::string fileName;
   int64_t sourceOpset;
+  const ONNXImportOptions &options;
+  ONNXImportSummary &summary;
   mlir::OpBuilder builder;
   mlir::Block *body = nullptr;
   llvm::SmallVector<mlir::Attribute> argAttrs;

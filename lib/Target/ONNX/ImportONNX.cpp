@@ -8,6 +8,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 
 using namespace mlir;
@@ -15,26 +16,64 @@ using namespace memopt;
 
 OwningOpRef<ModuleOp> memopt::importONNX(llvm::MemoryBufferRef buffer,
                                          MLIRContext *context,
-                                         const ONNXImportOptions &options) {
+                                         const ONNXImportOptions &options,
+                                         ONNXImportSummary *summary) {
   context->loadDialect<tg::TGDialect, func::FuncDialect>();
   StringRef fileName = buffer.getBufferIdentifier();
   Location fileLoc = FileLineColLoc::get(context, fileName, 0, 0);
   onnx::ModelProto model;
   std::string error;
   int64_t sourceOpset = -1;
-  if (!onnx_import::loadModel(buffer.getBuffer(), options, model, sourceOpset,
-                              error)) {
+  std::set<std::string> constants;
+  ONNXImportSummary ignored;
+  ONNXImportSummary &decisions = summary ? *summary : ignored;
+  // External data files lie beside the model (stdin: the working folder).
+  StringRef directory = llvm::sys::path::parent_path(fileName);
+  if (!onnx_import::loadModel(buffer.getBuffer(),
+                              directory.empty() ? StringRef(".") : directory,
+                              options, model, sourceOpset, constants,
+                              decisions, error)) {
     emitError(fileLoc) << error;
     return nullptr;
   }
-  return onnx_import::GraphImporter(context, model, fileName, sourceOpset)
+  return onnx_import::GraphImporter(context, model, fileName, sourceOpset,
+                                    options, constants, decisions)
       .run();
+}
+
+llvm::json::Object memopt::toJSON(const ONNXImportSummary &summary) {
+  llvm::json::Array batchNorms, shared;
+  for (const ONNXImportSummary::BatchNorm &bn : summary.batchNorms)
+    batchNorms.push_back(llvm::json::Object{{"node", bn.node},
+                                            {"exported_as", bn.exportedAs},
+                                            {"trained_as", bn.trainedAs}});
+  for (const ONNXImportSummary::SharedInitializer &init :
+       summary.sharedInitializers)
+    shared.push_back(llvm::json::Object{
+        {"initializer", init.name},
+        {"nodes", llvm::json::Array(init.nodes)},
+        {"treatment", init.treatment},
+        {"trained_as", llvm::json::Array(init.names)}});
+  return llvm::json::Object{
+      {"producer", summary.producer},
+      {"exporter", summary.exporter},
+      {"ir_version", summary.irVersion},
+      {"opset", summary.opset},
+      {"external_data", summary.externalData},
+      {"batch_norms", std::move(batchNorms)},
+      {"shared_initializers", std::move(shared)},
+      {"constant_initializers",
+       llvm::json::Array(summary.constantInitializers)}};
 }
 
 namespace {
 llvm::cl::opt<int64_t> batchOption(
     "batch", llvm::cl::desc("Batch size of every graph input (--import-onnx)"),
     llvm::cl::init(0));
+llvm::cl::opt<bool> freezeBatchNormOption(
+    "freeze-batchnorm",
+    llvm::cl::desc("Train BatchNorm on its running statistics, frozen "
+                   "(--import-onnx)"));
 llvm::cl::list<int64_t> inputShapeOption(
     "input-shape",
     llvm::cl::desc("C,H,W of every 4-D graph input (--import-onnx)"),
@@ -47,6 +86,7 @@ void memopt::registerImportONNXTranslation() {
       [](llvm::SourceMgr &sourceMgr,
          MLIRContext *context) -> OwningOpRef<Operation *> {
         ONNXImportOptions options;
+        options.freezeBatchNorm = freezeBatchNormOption;
         if (batchOption.getNumOccurrences()) {
           if (batchOption <= 0) {
             emitError(UnknownLoc::get(context))

@@ -9,7 +9,10 @@
 #include "ModelLoader.h"
 #include "AttributeChecks.h"
 #include "HostTensor.h"
+#include "ExternalData.h"
 #include "OnnxAttributes.h"
+#include "OpsetAdapters.h"
+#include "TorchExport.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CrashRecoveryContext.h"
@@ -21,6 +24,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <map>
 #include <exception>
 #include <optional>
 #include <set>
@@ -258,29 +262,87 @@ bool guarded(const char *stage, std::string &error, Fn &&fn) {
   error = std::string(stage) + ": " + *thrown;
   return false;
 }
+
+/// CastLike (opset 15) casts to the element type of its second input, which
+/// shape inference has given every value: it becomes a Cast.
+bool lowerCastLike(onnx::ModelProto &model, std::string &error) {
+  onnx::GraphProto &graph = *model.mutable_graph();
+  std::map<std::string, int32_t> types;
+  for (const onnx::TensorProto &init : graph.initializer())
+    types[init.name()] = init.data_type();
+  for (const auto *infos : {&graph.input(), &graph.value_info(),
+                            &graph.output()})
+    for (const onnx::ValueInfoProto &info : *infos)
+      if (info.type().has_tensor_type() && info.type().tensor_type().elem_type())
+        types[info.name()] = info.type().tensor_type().elem_type();
+  for (auto [index, node] : llvm::enumerate(*graph.mutable_node())) {
+    if (node.op_type() != "CastLike")
+      continue;
+    auto type = node.input_size() == 2 ? types.find(node.input(1))
+                                       : types.end();
+    if (type == types.end()) {
+      error = "node '" + nodeName(node, index) +
+              "' (CastLike): the element type of its second input is unknown";
+      return false;
+    }
+    node.set_op_type("Cast");
+    node.mutable_input()->RemoveLast();
+    node.clear_attribute();
+    onnx::AttributeProto *to = node.add_attribute();
+    to->set_name("to");
+    to->set_type(onnx::AttributeProto::INT);
+    to->set_i(type->second);
+  }
+  return true;
+}
+
+/// Reads external data, then reconciles a torch.export file with its
+/// signature; keeps the model as memopt trains it when either changed it.
+bool normalizeInitializers(onnx::ModelProto &model,
+                           llvm::StringRef modelDirectory,
+                           std::set<std::string> &constants,
+                           ONNXImportSummary &summary, std::string &error) {
+  bool external = false, untied = false;
+  if (!internalizeExternalData(model, modelDirectory, external, error))
+    return false;
+  summary.externalData = external;
+  ExportSignature signature = readExportSignature(model.graph());
+  summary.exporter = signature.empty() ? "other" : "torch.export";
+  if (!signature.empty() &&
+      !reconcileWithSignature(model, signature, constants, summary, untied,
+                              error))
+    return false;
+  reportSharedInitializers(model.graph(), summary);
+  if (external || untied)
+    summary.normalizedModel = model.SerializeAsString();
+  return true;
+}
 } // namespace
 
 bool memopt::onnx_import::loadModel(llvm::StringRef bytes,
+                                    llvm::StringRef modelDirectory,
                                     const ONNXImportOptions &options,
                                     onnx::ModelProto &model,
                                     int64_t &sourceOpset,
+                                    std::set<std::string> &constants,
+                                    ONNXImportSummary &summary,
                                     std::string &error) {
   if (!parseModel(bytes, model, error))
     return false;
   int64_t opset = defaultOpsetVersion(model);
   sourceOpset = opset;
+  summary.producer =
+      (model.producer_name() + " " + model.producer_version());
+  summary.irVersion = model.ir_version();
+  summary.opset = opset;
   if (opset < 0) {
     error = "the model imports no default ONNX opset";
     return false;
   }
-  if (opset > kMaxSupportedOpset) {
-    error = "the model uses ONNX opset " + std::to_string(opset) +
-            ", newer than the newest supported (" +
-            std::to_string(kMaxSupportedOpset) +
-            "); export it with opset_version=" +
-            std::to_string(kMaxSupportedOpset);
+  if (!normalizeInitializers(model, modelDirectory, constants, summary,
+                             error) ||
+      !adaptToLibraryOpset(model, error))
     return false;
-  }
   if (!guarded("the model fails the ONNX checker", error,
                [&] { onnx::checker::check_model(model); }))
     return false;
@@ -289,13 +351,13 @@ bool memopt::onnx_import::loadModel(llvm::StringRef bytes,
   std::set<std::string> trainingBatchNorms;
   if (opset < 14 && !prepareLegacyBatchNorms(model, trainingBatchNorms, error))
     return false;
-  if (opset < kMaxSupportedOpset &&
+  if (opset < kLibraryOpset &&
       !guarded(("cannot convert the model from opset " + std::to_string(opset) +
-                " to " + std::to_string(kMaxSupportedOpset))
+                " to " + std::to_string(kLibraryOpset))
                    .c_str(),
                error, [&] {
                  model = onnx::version_conversion::ConvertVersion(
-                     model, kMaxSupportedOpset);
+                     model, kLibraryOpset);
                }))
     return false;
   markTrainingBatchNorms(model, trainingBatchNorms);
@@ -304,10 +366,11 @@ bool memopt::onnx_import::loadModel(llvm::StringRef bytes,
   if (!applyShapeOverrides(model, options, error))
     return false;
   return guarded("ONNX shape inference failed", error, [&] {
-    onnx::ShapeInferenceOptions inference(/*check_type=*/true,
-                                          /*strict_mode=*/0,
-                                          /*data_prop=*/true);
-    onnx::shape_inference::InferShapes(
-        model, onnx::OpSchemaRegistry::Instance(), inference);
-  });
+           onnx::ShapeInferenceOptions inference(/*check_type=*/true,
+                                                 /*strict_mode=*/0,
+                                                 /*data_prop=*/true);
+           onnx::shape_inference::InferShapes(
+               model, onnx::OpSchemaRegistry::Instance(), inference);
+         }) &&
+         lowerCastLike(model, error);
 }

@@ -12,9 +12,12 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBufferRef.h"
 
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace memopt {
 
@@ -23,20 +26,66 @@ struct ONNXImportOptions {
   std::optional<int64_t> batch;
   /// Overrides C,H,W of every rank-4 graph input.
   llvm::SmallVector<int64_t, 3> inputShape;
+  /// Trains every BatchNormalization on its running statistics, which stay
+  /// as they are (memopt-compile --freeze-batchnorm). By default each one
+  /// trains as in `model.train()`: batch statistics, running statistics
+  /// updated, whether the file holds its training or its inference form.
+  bool freezeBatchNorm = false;
+};
+
+/// What the importer decided about the model as a whole, for the compile
+/// report (docs/contract.md, "import").
+struct ONNXImportSummary {
+  /// producer_name and producer_version of the file.
+  std::string producer;
+  /// "torch.export" when the file carries torch.export's signature (PyTorch
+  /// 2's default exporter), else "other" (TorchScript and other tools).
+  std::string exporter;
+  int64_t irVersion = 0;
+  int64_t opset = 0;
+  /// Whether initializers were read from external data files.
+  bool externalData = false;
+  struct BatchNorm {
+    std::string node;
+    /// "training" or "inference": the form the file holds.
+    std::string exportedAs;
+    /// "batch statistics" (running statistics updated) or "frozen".
+    std::string trainedAs;
+  };
+  std::vector<BatchNorm> batchNorms;
+  struct SharedInitializer {
+    std::string name;
+    /// The nodes whose weights it feeds.
+    std::vector<std::string> nodes;
+    /// "untied" (merged by the exporter's optimizer; trained as `names`) or
+    /// "tied" (one parameter that the model shares).
+    std::string treatment;
+    std::vector<std::string> names;
+  };
+  std::vector<SharedInitializer> sharedInitializers;
+  /// Float initializers that are constants, not parameters (torch.export
+  /// files only: what the signature does not list).
+  std::vector<std::string> constantInitializers;
+  /// The model as memopt trains it, serialized, when it differs from the
+  /// file (external data read in, merged initializers untied): what a
+  /// training binary embeds and writes its trained weights into.
+  std::string normalizedModel;
 };
 
 /// Imports the serialized ONNX model in `buffer`. Errors are reported as
 /// diagnostics on `context`; returns null on failure.
 mlir::OwningOpRef<mlir::ModuleOp>
 importONNX(llvm::MemoryBufferRef buffer, mlir::MLIRContext *context,
-           const ONNXImportOptions &options = {});
+           const ONNXImportOptions &options = {},
+           ONNXImportSummary *summary = nullptr);
 
 /// Registers `--import-onnx` with mlir-translate style drivers, together with
 /// its `--batch` and `--input-shape` options.
+/// The "import" section of the compile report.
+llvm::json::Object toJSON(const ONNXImportSummary &summary);
+
 void registerImportONNXTranslation();
 
-/// The newest ONNX opset the importer understands.
-constexpr int64_t kMaxSupportedOpset = 17;
 
 } // namespace memopt
 

@@ -520,9 +520,111 @@ def case_resize_crop():
          floats("scales", [1, 1, 2, 2])])
 
 
-def case_opset18():
-    return model([node("Relu", ["x"], ["y"])], [inp("x", [1, 4])],
-                 [out("y", 2)], opset=18, check=False)
+def newer(nodes, inputs, outputs, inits=(), opset=20, ir_version=10):
+    """A model of an opset the ONNX 1.12 checker does not know, with the IR
+    version PyTorch 2's exporter writes."""
+    m = model(nodes, inputs, outputs, inits, opset=opset, check=False)
+    m.ir_version = ir_version
+    return m
+
+
+def case_opset20_adapted():
+    """Operators whose semantics changed after opset 17, in their new forms:
+    ReduceMean-18 (axes as an input), Resize-18
+    (antialias, axes, keep_aspect_ratio_policy at their defaults), Pad-18
+    without axes, AveragePool-19 (dilations of 1), Cast-19 (saturate),
+    CastLike-15, and the operators added after 17 that are expanded: Gelu-20
+    (exact and tanh), Mish-18."""
+    x = inp("x", [1, 4, 4, 4])
+    return newer(
+        [node("ReduceMean", ["x", "axes"], ["mean"], keepdims=1),
+         node("Resize", ["x", "", "scales"], ["up"], mode="nearest",
+              antialias=0, axes=[0, 1, 2, 3],
+              keep_aspect_ratio_policy="stretch",
+              coordinate_transformation_mode="asymmetric",
+              nearest_mode="floor"),
+         node("Pad", ["x", "pads"], ["padded"], mode="constant"),
+         node("AveragePool", ["padded"], ["pooled"], kernel_shape=[2, 2],
+              strides=[2, 2], dilations=[1, 1]),
+         node("Cast", ["pooled"], ["cast"], to=FLOAT, saturate=1),
+         node("CastLike", ["cast", "x"], ["castlike"]),
+         node("Gelu", ["castlike"], ["gelu"]),
+         node("Gelu", ["gelu"], ["gelu_tanh"], approximate="tanh"),
+         node("Mish", ["gelu_tanh"], ["mish"])],
+        [x], [out("mean", 4), out("up", 4), out("mish", 4)],
+        [ints("axes", [2, 3]), floats("scales", [1, 1, 2, 2]),
+         ints("pads", [0, 0, 1, 1, 0, 0, 1, 1])])
+
+
+def case_opset20_pad_axes():
+    return newer([node("Pad", ["x", "pads", "", "axes"], ["y"])],
+                 [inp("x", [1, 4])], [out("y", 2)],
+                 [ints("pads", [1, 1]), ints("axes", [1])], opset=19)
+
+
+def case_opset20_antialias():
+    return newer([node("Resize", ["x", "", "scales"], ["y"], mode="linear",
+                       antialias=1)],
+                 [inp("x", [1, 1, 4, 4])], [out("y", 4)],
+                 [floats("scales", [1, 1, 2, 2])])
+
+
+def case_opset20_symmetric():
+    return newer([node("Resize", ["x", "", "scales"], ["y"], mode="linear",
+                       coordinate_transformation_mode="half_pixel_symmetric")],
+                 [inp("x", [1, 1, 4, 4])], [out("y", 4)],
+                 [floats("scales", [1, 1, 2, 2])])
+
+
+def case_opset20_reduce_computed_axes():
+    return newer([node("ReduceMax", ["x", "axes"], ["y"])],
+                 [inp("x", [1, 4]), inp("axes", [1], INT64)], [out("y", 2)])
+
+
+def case_opset23_attention():
+    """An operator added after opset 17 that memopt does not train."""
+    return newer([node("RMSNormalization", ["x", "scale"], ["y"])],
+                 [inp("x", [1, 4])], [out("y", 2)], [floats("scale", [1] * 4)],
+                 opset=23)
+
+
+def case_opset29():
+    return newer([node("Relu", ["x"], ["y"])], [inp("x", [1, 4])],
+                  [out("y", 2)], opset=29)
+
+
+def case_float8_initializer():
+    """IR version 9 element types: float8 (17)."""
+    w = TensorProto(name="w", data_type=17, dims=[4], raw_data=b"\1\2\3\4")
+    return newer([node("Mul", ["x", "w"], ["y"])], [inp("x", [1, 4])],
+                 [out("y", 2)], [w])
+
+
+def case_external_data():
+    """A weight in a file beside the model (written next to OUT as
+    OUT.data), as PyTorch 2's exporter stores every larger initializer."""
+    return model([node("Conv", ["x", "w"], ["y"])], [inp("x", [1, 2, 5, 5])],
+                 [out("y", 4)], [weight("w", [3, 2, 3, 3])])
+
+
+def external(path, location=None, offset=0, length=None, truncate=None):
+    """Saves case_external_data with its weight in `path`.data."""
+    m = case_external_data()
+    w = m.graph.initializer[0]
+    data = w.raw_data or np.array(w.float_data, np.float32).tobytes()
+    with open(path + ".data", "wb") as f:
+        f.write(b"\0" * offset + data[:truncate])
+    w.ClearField("raw_data")
+    w.ClearField("float_data")
+    w.data_location = TensorProto.EXTERNAL
+    entries = {"location": location or (path.rsplit("/", 1)[-1] + ".data"),
+               "offset": str(offset)}
+    if length is not None:
+        entries["length"] = str(length)
+    for key, value in entries.items():
+        entry = w.external_data.add()
+        entry.key, entry.value = key, value
+    onnx.save(m, path)
 
 
 def case_checker_fail():
@@ -800,7 +902,11 @@ def write_empty(path):
 
 
 RAW = {"truncated": write_truncated, "random": write_random,
-       "empty": write_empty}
+       "empty": write_empty,
+       "external_ok": lambda p: external(p, offset=16, length=3 * 2 * 9 * 4),
+       "external_short": lambda p: external(p, truncate=40),
+       "external_escape": lambda p: external(p, location="../outside.data"),
+       "external_missing": lambda p: external(p, location="absent.data")}
 
 
 def main(argv):

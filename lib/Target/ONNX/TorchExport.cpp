@@ -1,0 +1,352 @@
+//===- TorchExport.cpp - What torch.export's metadata says about a model --===//
+
+#include "TorchExport.h"
+#include "OnnxAttributes.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <google/protobuf/unknown_field_set.h>
+
+using namespace memopt;
+using namespace memopt::onnx_import;
+
+namespace {
+
+/// Field numbers of metadata_props in ONNX 1.16's schema (IR version 10).
+constexpr int kNodeMetadataField = 9;
+constexpr int kGraphMetadataField = 16;
+
+constexpr llvm::StringLiteral kSignatureKey =
+    "pkg.torch.export.ExportedProgram.graph_signature";
+constexpr llvm::StringLiteral kFxNodeKey = "pkg.torch.onnx.fx_node";
+constexpr llvm::StringLiteral kRewriteRuleKey =
+    "pkg.onnxscript.rewriter.rule_name";
+
+std::map<std::string, std::string>
+metadataField(const google::protobuf::UnknownFieldSet &fields, int number) {
+  std::map<std::string, std::string> metadata;
+  for (int i = 0; i < fields.field_count(); ++i) {
+    const google::protobuf::UnknownField &field = fields.field(i);
+    if (field.number() != number ||
+        field.type() != google::protobuf::UnknownField::TYPE_LENGTH_DELIMITED)
+      continue;
+    onnx::StringStringEntryProto entry;
+    if (entry.ParseFromString(field.length_delimited()))
+      metadata[entry.key()] = entry.value();
+  }
+  return metadata;
+}
+
+/// The placeholders (`%p_conv_weight`, `%b_bn_running_mean`) among the
+/// arguments of an FX node's printout.
+std::set<std::string> fxArguments(llvm::StringRef fxNode) {
+  std::set<std::string> names;
+  size_t args = fxNode.find("args = ");
+  if (args == llvm::StringRef::npos)
+    return names;
+  llvm::StringRef rest = fxNode.drop_front(args);
+  while (true) {
+    size_t at = rest.find('%');
+    if (at == llvm::StringRef::npos)
+      break;
+    rest = rest.drop_front(at + 1);
+    llvm::StringRef name = rest.take_while(
+        [](char c) { return llvm::isAlnum(c) || c == '_'; });
+    names.insert(name.str());
+    rest = rest.drop_front(name.size());
+  }
+  return names;
+}
+
+/// The parameter roles of an ONNX node's inputs, by the last component of
+/// the state_dict name PyTorch gives them, and the ATen ops that export to
+/// it: a placeholder is only restored at a node of its own kind.
+struct Roles {
+  std::vector<const char *> aten;
+  std::map<int, std::string> inputs;
+};
+
+const Roles *rolesOf(const std::string &opType) {
+  static const std::map<std::string, Roles> table = {
+      {"Conv", {{"conv", "convolution"}, {{1, "weight"}, {2, "bias"}}}},
+      {"ConvTranspose",
+       {{"conv", "convolution"}, {{1, "weight"}, {2, "bias"}}}},
+      {"BatchNormalization",
+       {{"batch_norm"},
+        {{1, "weight"}, {2, "bias"}, {3, "running_mean"}, {4, "running_var"}}}},
+      {"InstanceNormalization",
+       {{"instance_norm"}, {{1, "weight"}, {2, "bias"}}}},
+      {"LayerNormalization",
+       {{"layer_norm"}, {{1, "weight"}, {2, "bias"}}}},
+      {"PRelu", {{"prelu"}, {{1, "weight"}}}},
+      {"Gemm", {{"linear", "addmm"}, {{1, "weight"}, {2, "bias"}}}},
+  };
+  auto it = table.find(opType);
+  return it == table.end() ? nullptr : &it->second;
+}
+
+/// Inputs that hold shapes, scales or padding, never trained values.
+bool isStaticInput(const std::string &opType, int position) {
+  static const std::map<std::string, std::set<int>> table = {
+      {"Resize", {1, 2, 3}}, {"Upsample", {1}},  {"Reshape", {1}},
+      {"Pad", {1, 2, 3}},    {"Slice", {1, 2, 3, 4}}, {"Expand", {1}},
+      {"Tile", {1}},         {"Squeeze", {1}},   {"Unsqueeze", {1}},
+      {"Split", {1}},        {"ConstantOfShape", {0}}};
+  auto it = table.find(opType);
+  return it != table.end() && it->second.count(position);
+}
+
+std::string lastComponent(llvm::StringRef name) {
+  return name.rsplit('.').second.empty() ? name.str()
+                                         : name.rsplit('.').second.str();
+}
+
+/// One node and what its metadata says.
+struct NodeFacts {
+  std::set<std::string> placeholders;
+  std::string atenTarget;
+  std::string rewriteRule;
+};
+
+NodeFacts factsOf(const onnx::NodeProto &node) {
+  NodeFacts facts;
+  std::map<std::string, std::string> metadata = nodeMetadata(node);
+  llvm::StringRef fx = metadata[kFxNodeKey.str()];
+  facts.placeholders = fxArguments(fx);
+  size_t target = fx.find("target=");
+  if (target != llvm::StringRef::npos)
+    facts.atenTarget = fx.drop_front(target).take_until(
+        [](char c) { return c == ']'; }).str();
+  facts.rewriteRule = metadata[kRewriteRuleKey.str()];
+  return facts;
+}
+
+class Reconciler {
+public:
+  Reconciler(onnx::ModelProto &model, const ExportSignature &signature,
+             ONNXImportSummary &summary)
+      : graph(*model.mutable_graph()), signature(signature),
+        summary(summary) {
+    for (const onnx::TensorProto &init : graph.initializer())
+      initializers[init.name()] = &init;
+    for (const auto *map : {&signature.parameters, &signature.buffers})
+      for (const auto &[placeholder, target] : *map) {
+        targets[placeholder] = target;
+        owned.insert(target);
+      }
+    for (const onnx::NodeProto &node : graph.node())
+      facts.push_back(factsOf(node));
+  }
+
+  bool run(std::set<std::string> &constants, bool &changed,
+           std::string &error) {
+    untieMerged(changed);
+    copyForOtherReaders(changed);
+    if (!checkNothingLost(error))
+      return false;
+    for (const onnx::TensorProto &init : graph.initializer())
+      if (!owned.count(init.name()) &&
+          init.data_type() != onnx::TensorProto::INT64 &&
+          init.data_type() != onnx::TensorProto::INT32 &&
+          init.data_type() != onnx::TensorProto::BOOL) {
+        constants.insert(init.name());
+        summary.constantInitializers.push_back(init.name());
+      }
+    return true;
+  }
+
+private:
+  /// A node input that holds another module's parameter in a role whose
+  /// own placeholder the node names: the optimizer merged the two.
+  void untieMerged(bool &changed) {
+    std::map<std::string, ONNXImportSummary::SharedInitializer> merged;
+    for (auto [index, node] : llvm::enumerate(*graph.mutable_node())) {
+      const NodeFacts &fact = facts[index];
+      const Roles *roles = rolesOf(node.op_type());
+      if (!roles || !fact.rewriteRule.empty() ||
+          llvm::none_of(roles->aten, [&](const char *aten) {
+            return llvm::StringRef(fact.atenTarget).contains(aten);
+          }))
+        continue;
+      for (const auto &[position, role] : roles->inputs) {
+        if (position >= node.input_size())
+          continue;
+        std::string current = node.input(position);
+        std::optional<std::string> restored = ownTarget(fact, role);
+        // Only a merge of two of the module's tensors is restored: the
+        // optimizer merges equal tensors, so values and shapes agree. A
+        // parameter folded into an anonymous constant (a reshaped PReLU
+        // slope) is not: its shape is lost, and checkNothingLost refuses.
+        if (!restored || *restored == current || !owned.count(current) ||
+            !initializers.count(current))
+          continue;
+        if (!initializers.count(*restored))
+          addCopy(*initializers[current], *restored);
+        node.set_input(position, *restored);
+        changed = true;
+        auto &entry = merged[current];
+        entry.name = current;
+        entry.treatment = "untied";
+        entry.nodes.push_back(nodeName(node, index));
+        entry.names.push_back(*restored);
+      }
+    }
+    for (auto &[name, entry] : merged)
+      summary.sharedInitializers.push_back(std::move(entry));
+  }
+
+  /// The target of the one placeholder of `fact` whose name ends in `role`.
+  std::optional<std::string> ownTarget(const NodeFacts &fact,
+                                       const std::string &role) {
+    std::optional<std::string> found;
+    for (const std::string &placeholder : fact.placeholders) {
+      auto it = targets.find(placeholder);
+      if (it == targets.end() || lastComponent(it->second) != role)
+        continue;
+      if (found && *found != it->second)
+        return std::nullopt; // ambiguous: leave it to checkNothingLost
+      found = it->second;
+    }
+    return found;
+  }
+
+  /// A parameter that also feeds an input the importer needs at compile
+  /// time (Resize scales equal to a BatchNorm weight of ones, merged): that
+  /// reader gets a constant of its own.
+  void copyForOtherReaders(bool &changed) {
+    for (auto [index, node] : llvm::enumerate(*graph.mutable_node())) {
+      for (int position = 0; position < node.input_size(); ++position) {
+        const std::string &name = node.input(position);
+        if (isStaticInput(node.op_type(), position) && isParameter(name)) {
+          std::string copy = name + "/constant_of_" + nodeName(node, index);
+          addCopy(*initializers[name], copy);
+          node.set_input(position, copy);
+          changed = true;
+        }
+      }
+    }
+  }
+
+  bool isParameter(const std::string &name) const {
+    return initializers.count(name) &&
+           llvm::any_of(signature.parameters,
+                        [&](const auto &p) { return p.second == name; });
+  }
+
+  /// Every parameter or buffer an FX node reads must now be an initializer
+  /// that the node reads.
+  bool checkNothingLost(std::string &error) {
+    std::set<std::string> lost;
+    std::set<std::string> rules;
+    for (const NodeFacts &fact : facts) {
+      if (!fact.rewriteRule.empty() &&
+          llvm::StringRef(fact.rewriteRule).contains("BatchNorm"))
+        rules.insert(fact.rewriteRule);
+      for (const std::string &placeholder : fact.placeholders) {
+        auto it = targets.find(placeholder);
+        if (it != targets.end() && !initializers.count(it->second))
+          lost.insert(it->second);
+      }
+    }
+    if (lost.empty() && rules.empty())
+      return true;
+    error = "PyTorch's ONNX optimizer changed the model's parameters";
+    if (!rules.empty())
+      error += " (" + llvm::join(rules, ", ") +
+               ": BatchNorm fused into the layer before it)";
+    if (!lost.empty())
+      error += "; " + llvm::join(lost, ", ") +
+               " are folded into constants or fused away";
+    error += "; memopt would train a different model than model.train(): "
+             "export with torch.onnx.export(model, args, f, optimize=False), "
+             "or with memopt.export_module";
+    return false;
+  }
+
+  void addCopy(const onnx::TensorProto &from, const std::string &name) {
+    onnx::TensorProto *copy = graph.add_initializer();
+    *copy = from;
+    copy->set_name(name);
+    // The pointers into the repeated field moved: index them again.
+    initializers.clear();
+    for (const onnx::TensorProto &init : graph.initializer())
+      initializers[init.name()] = &init;
+  }
+
+  onnx::GraphProto &graph;
+  const ExportSignature &signature;
+  ONNXImportSummary &summary;
+  std::map<std::string, const onnx::TensorProto *> initializers;
+  std::map<std::string, std::string> targets;
+  std::set<std::string> owned;
+  std::vector<NodeFacts> facts;
+};
+
+} // namespace
+
+std::map<std::string, std::string>
+memopt::onnx_import::nodeMetadata(const onnx::NodeProto &node) {
+  return metadataField(node.unknown_fields(), kNodeMetadataField);
+}
+
+ExportSignature
+memopt::onnx_import::readExportSignature(const onnx::GraphProto &graph) {
+  ExportSignature signature;
+  std::map<std::string, std::string> metadata =
+      metadataField(graph.unknown_fields(), kGraphMetadataField);
+  auto it = metadata.find(kSignatureKey.str());
+  if (it == metadata.end())
+    return signature;
+  // Lines such as "p_conv_weight: PARAMETER target='conv.weight'" under
+  // "# inputs".
+  llvm::SmallVector<llvm::StringRef> lines;
+  llvm::StringRef(it->second).split(lines, '\n');
+  bool inputs = false;
+  for (llvm::StringRef line : lines) {
+    line = line.trim();
+    if (line.starts_with("#")) {
+      inputs = line == "# inputs";
+      continue;
+    }
+    auto [placeholder, rest] = line.split(": ");
+    size_t target = rest.find("target='");
+    if (!inputs || target == llvm::StringRef::npos)
+      continue;
+    llvm::StringRef name =
+        rest.drop_front(target + 8).take_until([](char c) { return c == '\''; });
+    if (rest.starts_with("PARAMETER"))
+      signature.parameters[placeholder.str()] = name.str();
+    else if (rest.starts_with("BUFFER"))
+      signature.buffers[placeholder.str()] = name.str();
+  }
+  return signature;
+}
+
+bool memopt::onnx_import::reconcileWithSignature(
+    onnx::ModelProto &model, const ExportSignature &signature,
+    std::set<std::string> &constants, ONNXImportSummary &summary,
+    bool &changed, std::string &error) {
+  return Reconciler(model, signature, summary).run(constants, changed, error);
+}
+
+void memopt::onnx_import::reportSharedInitializers(
+    const onnx::GraphProto &graph, ONNXImportSummary &summary) {
+  std::map<std::string, std::vector<std::string>> readers;
+  for (auto [index, node] : llvm::enumerate(graph.node())) {
+    const Roles *roles = rolesOf(node.op_type());
+    if (!roles)
+      continue;
+    for (const auto &[position, role] : roles->inputs)
+      if (position < node.input_size() && !node.input(position).empty())
+        readers[node.input(position)].push_back(nodeName(node, index));
+  }
+  std::set<std::string> initializers;
+  for (const onnx::TensorProto &init : graph.initializer())
+    initializers.insert(init.name());
+  for (auto &[name, nodes] : readers)
+    if (nodes.size() > 1 && initializers.count(name))
+      summary.sharedInitializers.push_back(
+          {name, std::move(nodes), "tied", {name}});
+}
