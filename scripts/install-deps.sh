@@ -63,9 +63,33 @@ install_python_deps() {
   done
 }
 
+# The newest PyTorch from PyPI, in a venv of its own, for the tests that
+# export with today's default exporter (torch.export; it needs onnxscript)
+# and compare with the TorchScript one. About 5 GB with the CUDA libraries
+# the PyPI wheel needs even on the CPU; without PyPI those tests are
+# skipped (REQUIRES: torch-export in test/lit.cfg.py).
+TORCH_VENV=${MEMOPT_TORCH_VENV:-$HOME/.cache/memopt/torch-venv}
+TORCH_VENV_PACKAGES=(torch torchvision onnx onnxscript numpy)
+
+install_torch_venv() {
+  if "$TORCH_VENV/bin/python" -c "import torch, torchvision, onnx, onnxscript, numpy" \
+      >/dev/null 2>&1; then
+    return
+  fi
+  echo "install-deps: installing the newest ${TORCH_VENV_PACKAGES[*]} from" \
+    "PyPI into $TORCH_VENV (about 5 GB)"
+  if ! { /usr/bin/python3 -m venv --clear "$TORCH_VENV" &&
+         "$TORCH_VENV/bin/pip" install --quiet --disable-pip-version-check \
+           "${TORCH_VENV_PACKAGES[@]}"; }; then
+    echo "install-deps: warning: could not install PyTorch from PyPI into" \
+      "$TORCH_VENV; the tests of today's exporter will be skipped" >&2
+  fi
+}
+
 if [[ ${#missing[@]} -eq 0 ]]; then
   echo "install-deps: all ${#PACKAGES[@]} packages already installed"
   install_python_deps
+  install_torch_venv
   exit 0
 fi
 
@@ -79,3 +103,4 @@ echo "install-deps: installing ${missing[*]}"
 "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive \
   apt-get install -y -q --no-install-recommends "${missing[@]}"
 install_python_deps
+install_torch_venv

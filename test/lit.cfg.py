@@ -56,6 +56,23 @@ if python_has("pytest"):
 # The reference of --loss=ms-ssim and ms-ssim+l1.
 if python_has("pytorch_msssim"):
     config.available_features.add("pytorch-msssim")
+# torch-export: the newest PyTorch from PyPI with onnxscript, in the venv
+# that scripts/install-deps.sh makes, exports with today's default exporter
+# (torch.export); %torch_export_python is its interpreter.
+torch_venv = os.environ.get("MEMOPT_TORCH_VENV") or os.path.join(
+    os.path.expanduser("~"), ".cache", "memopt", "torch-venv")
+torch_export_python = os.path.join(torch_venv, "bin", "python")
+try:
+    if subprocess.run(
+            [torch_export_python, "-c",
+             "import inspect, onnxscript, torch, sys; sys.exit('dynamo' not in "
+             "inspect.signature(torch.onnx.export).parameters)"],
+            capture_output=True).returncode == 0:
+        config.available_features.add("torch-export")
+        config.substitutions.append(("%torch_export_python",
+                                     torch_export_python))
+except OSError:
+    pass
 # cuda: memopt-compile --target=cuda can build binaries (the CUDA runtime,
 # with cuDNN, was built). cuda-gpu: they can also run here, a GPU being
 # visible; GPU tests REQUIRE it and are reported UNSUPPORTED elsewhere.

@@ -23,7 +23,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import warnings
 from dataclasses import dataclass
 
 
@@ -40,32 +39,27 @@ class CompileResult:
     timeline: str = None
 
 
-def export_module(module, path, input_shape, batch=1, opset=17):
+def export_module(module, path, input_shape, batch=1, opset=17,
+                  exporter="auto"):
     """Exports `module` in training mode to ONNX at `path`, as memopt
-    expects it: one input named "input" of shape (batch, *input_shape), one
-    output, BatchNorm in training mode, no constant folding. The module is
-    left in the mode it was in."""
+    expects it: one input named "input" of shape (batch, *input_shape), the
+    module's outputs, every parameter and buffer an initializer under its
+    state_dict name. `exporter` is "auto" (PyTorch 2's torch.export exporter
+    where the installed PyTorch has it, else TorchScript), "torch.export" or
+    "torchscript" (memopt.onnx_export says how each is called); `opset`
+    applies to TorchScript. Larger weights may go to `path` + ".data"
+    (torch.export), which must stay beside the file. The module is left in
+    the mode it was in. Returns `path`."""
     import torch
+
+    from memopt.onnx_export import export_training
 
     if batch < 1 or len(input_shape) < 1 or min(input_shape) < 1:
         raise ValueError("export_module: batch and input_shape must be "
                          "positive, got batch=%r input_shape=%r"
                          % (batch, input_shape))
-    was_training = module.training
-    module.train()
-    try:
-        x = torch.randn(batch, *input_shape)
-        with warnings.catch_warnings():
-            # torch 1.13 warns per BatchNorm that the export drops its
-            # num_batches_tracked increment: memopt owns the statistics.
-            warnings.simplefilter("ignore", UserWarning)
-            torch.onnx.export(module, x, path,
-                              training=torch.onnx.TrainingMode.TRAINING,
-                              opset_version=opset, input_names=["input"],
-                              output_names=["output"],
-                              do_constant_folding=False)
-    finally:
-        module.train(was_training)
+    export_training(module, torch.randn(batch, *input_shape), path,
+                    exporter=exporter, opset=opset)
     return path
 
 

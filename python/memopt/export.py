@@ -11,18 +11,22 @@ Run (from the repository root): PYTHONPATH=python /usr/bin/python3 -m memopt.exp
 import argparse
 import collections
 import sys
-import warnings
 
 import onnx
 import torch
 
 from memopt import models
+from memopt.onnx_export import EXPORTERS, export_training
 
 
-def export_model(name, path, batch, input_shape, seed=0, opset=17, **kw):
+def export_model(name, path, batch, input_shape, seed=0, opset=17,
+                 exporter="torchscript", **kw):
     """Build `name` (kwargs go to the model), export to `path`, check, summarize.
 
-    Raises ValueError for a bad model name, kwarg, input shape or opset,
+    `exporter` is memopt.onnx_export's: "torchscript" (the default here, so
+    that the tests' files do not depend on the PyTorch installed), "auto" or
+    "torch.export". Raises ValueError for a bad model name, kwarg, input
+    shape, opset or exporter,
     OSError when `path` cannot be written.
     Returns `summarize`'s dict plus "path" and "parameters" (the PyTorch
     model's parameter count; BN running stats are initializers but not parameters).
@@ -32,18 +36,11 @@ def export_model(name, path, batch, input_shape, seed=0, opset=17, **kw):
     torch.manual_seed(seed)
     model = models.build(name, **kw)
     model.check_input_shape(tuple(input_shape))
-    model.train()
     x = torch.randn(batch, *input_shape)
-    # torch 1.13 warns once per BN that it drops the num_batches_tracked
-    # increment; expected (the compiler owns BN statistics), so keep stderr clean.
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        torch.onnx.export(model, x, path, training=torch.onnx.TrainingMode.TRAINING,
-                          opset_version=opset, input_names=["input"], output_names=["output"],
-                          do_constant_folding=False)
+    used = export_training(model, x, path, exporter=exporter, opset=opset)
     proto = onnx.load(path)
-    onnx.checker.check_model(proto)
     summary = summarize(proto)
+    summary["exporter"] = used
     summary["path"] = path
     summary["parameters"] = sum(p.numel() for p in model.parameters())
     return summary
@@ -91,6 +88,10 @@ def main(argv=None):
     parser.add_argument("--depth", type=int, help="classic U-Net depth")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--opset", type=int, default=17)
+    parser.add_argument("--exporter", choices=EXPORTERS,
+                        default="torchscript",
+                        help="torch.onnx's exporter: torchscript (default), "
+                        "torch.export (PyTorch 2's default) or auto")
     parser.add_argument("-o", "--output", required=True)
     args = parser.parse_args(argv)
 
@@ -98,7 +99,8 @@ def main(argv=None):
     kw["in_channels"] = args.input_shape[0]
     try:
         s = export_model(args.model, args.output, args.batch, args.input_shape,
-                         seed=args.seed, opset=args.opset, **kw)
+                         seed=args.seed, opset=args.opset,
+                         exporter=args.exporter, **kw)
     except (ValueError, OSError) as e:  # bad flags or unwritable -o path
         parser.error(str(e))
     ops = " ".join(f"{k}:{v}" for k, v in s["ops"].items())

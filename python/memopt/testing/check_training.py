@@ -90,6 +90,7 @@ import torch.nn.functional as F
 
 from memopt import models
 from memopt.export import export_model
+from memopt.onnx_export import EXPORTERS
 from memopt.losses import (cross_entropy_loss, dice_loss, ms_ssim_l1_loss,
                            ms_ssim_loss)
 from memopt.make_dataset import smooth_image
@@ -339,10 +340,25 @@ RUN_ONLY = ("torch_device", "tf32", "threads", "tolerance", "float64",
             "factor", "perturbed", "worst", "val_tolerance")
 
 
+def export(args, onnx_path):
+    """Exports the model with --exporter, in this interpreter or, with
+    --export-python, in that one (the newest PyTorch, in its own venv)."""
+    if not args.export_python:
+        export_model(args.model, onnx_path, args.batch, args.input_shape,
+                     seed=args.seed, exporter=args.exporter,
+                     **model_kwargs(args))
+        return
+    kw = model_kwargs(args)
+    flags = ["--%s=%d" % (k, kw[k]) for k in ("base", "depth") if k in kw]
+    run([args.export_python, "-m", "memopt.export", "--model", args.model,
+         "--batch", str(args.batch), "--input-shape",
+         ",".join(map(str, args.input_shape)), "--seed", str(args.seed),
+         "--exporter", args.exporter, "-o", onnx_path] + flags)
+
+
 def prepare(args, work, onnx_path, data, val_data, binary):
     """Exports the model, writes the data sets and compiles the binary."""
-    export_model(args.model, onnx_path, args.batch, args.input_shape,
-                 seed=args.seed, **model_kwargs(args))
+    export(args, onnx_path)
     # The targets of ce, and of dice over several channels, are label maps
     # of as many classes as the output has channels.
     output_dims = onnx.load(onnx_path).graph.output[0].type.tensor_type.shape.dim
@@ -498,6 +514,11 @@ def parse_args(argv):
     parser.add_argument("--size", type=int, default=64,
                         help="H = W (default 64)")
     parser.add_argument("--channels", type=int, default=1)
+    parser.add_argument("--exporter", choices=EXPORTERS, default="torchscript",
+                        help="torch.onnx's exporter (memopt.onnx_export)")
+    parser.add_argument("--export-python",
+                        help="export with this interpreter (a venv with "
+                        "the newest PyTorch) instead of this one")
     parser.add_argument("--batch", type=int, default=2)
     parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--microbatches", type=int, default=1,

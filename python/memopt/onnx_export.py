@@ -1,0 +1,84 @@
+"""One export for memopt, whichever PyTorch runs it.
+
+PyTorch 2's `torch.onnx.export` runs the torch.export ("dynamo") exporter by
+default, and its TorchScript exporter is deprecated; PyTorch 1.x has only
+the TorchScript one. `export_training` picks the exporter the installed
+PyTorch has and calls it so that the file trains exactly what
+`module.train()` trains:
+
+- torch.export: `optimize=False`. The exporter's ONNX optimizer would fuse
+  BatchNorm into the convolution before it, fold PReLU and GroupNorm
+  parameters into constants and merge equal initializers (a fresh network's
+  InstanceNorm scales become one): memopt refuses such files or unties what
+  it can. BatchNorm is written in its inference form even from
+  `model.train()`; memopt trains it with batch statistics all the same.
+- TorchScript: `training=TrainingMode.TRAINING` (BatchNorm with its running
+  statistics outputs), opset 17, no constant folding.
+
+Both name the initializers by the module's state_dict names.
+"""
+import importlib.util
+import inspect
+import warnings
+
+EXPORTERS = ("auto", "torch.export", "torchscript")
+
+
+def has_torch_export():
+    """Whether the installed PyTorch has the torch.export ONNX exporter
+    (PyTorch 2 with onnxscript installed)."""
+    import torch
+
+    return ("dynamo" in inspect.signature(torch.onnx.export).parameters
+            and importlib.util.find_spec("onnxscript") is not None)
+
+
+def resolve_exporter(exporter="auto"):
+    """The exporter `export_training` uses for `exporter`: "auto" is
+    torch.export where the installed PyTorch has it, else TorchScript."""
+    if exporter not in EXPORTERS:
+        raise ValueError("exporter must be one of %s, got %r"
+                         % (", ".join(EXPORTERS), exporter))
+    if exporter == "auto":
+        return "torch.export" if has_torch_export() else "torchscript"
+    if exporter == "torch.export" and not has_torch_export():
+        raise ValueError("exporter 'torch.export' needs PyTorch 2 with "
+                         "onnxscript installed; this PyTorch has only the "
+                         "TorchScript exporter (use exporter='torchscript')")
+    return exporter
+
+
+def export_training(module, x, path, exporter="auto", opset=17):
+    """Exports `module` in training mode to `path` with one input "input"
+    (the example `x`) and one output "output" per module output ("output",
+    "output1", ...). Returns the exporter used. The module is left in the
+    mode it was in."""
+    import torch
+
+    exporter = resolve_exporter(exporter)
+    was_training = module.training
+    module.train()
+    try:
+        with torch.no_grad():
+            outputs = module(x)
+        count = len(outputs) if isinstance(outputs, (tuple, list)) else 1
+        names = ["output"] + ["output%d" % i for i in range(1, count)]
+        with warnings.catch_warnings():
+            # Both exporters warn about training mode, and torch 1.13 per
+            # BatchNorm that it drops num_batches_tracked: memopt owns the
+            # statistics.
+            warnings.simplefilter("ignore")
+            if exporter == "torch.export":
+                torch.onnx.export(module, (x,), path, dynamo=True,
+                                  optimize=False, input_names=["input"],
+                                  output_names=names, verbose=False)
+            else:
+                kwargs = {"dynamo": False} if has_torch_export() else {}
+                torch.onnx.export(module, x, path,
+                                  training=torch.onnx.TrainingMode.TRAINING,
+                                  opset_version=opset, input_names=["input"],
+                                  output_names=names,
+                                  do_constant_folding=False, **kwargs)
+    finally:
+        module.train(was_training)
+    return exporter

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Writes the torch.export ONNX files of the importer tests (committed in
+torch-export/, regenerated with the newest PyTorch from PyPI):
+
+    ~/.cache/memopt/torch-venv/bin/python make_torch_export_onnx.py DIR
+
+Each is a small module in training mode exported with PyTorch 2's default
+exporter, torch.onnx.export(model.train(), (x,), path), its ONNX optimizer
+on unless the name says optimize_false:
+
+- merged.onnx: an nnU-Net-style encoder (Conv, InstanceNorm, LeakyReLU):
+  the optimizer merges the equal InstanceNorm scales and biases and lifts
+  the constant 0.5 into an initializer;
+- bn_fused.onnx: Conv then BatchNorm: the optimizer fuses the BatchNorm into
+  the convolution;
+- folded.onnx: PReLU and GroupNorm: the optimizer folds their parameters
+  into reshaped constants;
+- optimize_false.onnx: BatchNorm (written in its inference form), GELU,
+  dropout, a scalar constant and bilinear resizing, export(optimize=False).
+"""
+import os
+import sys
+import warnings
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Block(nn.Module):
+    def __init__(self, cin, cout):
+        super().__init__()
+        self.conv = nn.Conv2d(cin, cout, 3, padding=1)
+        self.norm = nn.InstanceNorm2d(cout, affine=True)
+        self.act = nn.LeakyReLU(0.01)
+
+    def forward(self, x):
+        return self.act(self.norm(self.conv(x)))
+
+
+class Merged(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.b1, self.b2 = Block(1, 4), Block(4, 4)
+
+    def forward(self, x):
+        return self.b2(F.max_pool2d(self.b1(x), 2)) * 0.5
+
+
+class BatchNormFused(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 4, 3, padding=1)
+        self.bn = nn.BatchNorm2d(4)
+
+    def forward(self, x):
+        return torch.relu(self.bn(self.conv(x)))
+
+
+class Folded(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 4, 3, padding=1)
+        self.act = nn.PReLU()
+        self.gn = nn.GroupNorm(2, 4)
+
+    def forward(self, x):
+        return self.gn(self.act(self.conv(x)))
+
+
+class OptimizeFalse(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 4, 3, padding=1)
+        self.bn = nn.BatchNorm2d(4)
+        self.drop = nn.Dropout(0.25)
+        self.head = nn.Conv2d(4, 1, 1)
+
+    def forward(self, x):
+        y = F.gelu(self.bn(self.conv(x)))
+        y = F.interpolate(self.drop(y), scale_factor=2, mode="bilinear")
+        return self.head(y) * 0.5
+
+
+def main(directory):
+    os.makedirs(directory, exist_ok=True)
+    warnings.simplefilter("ignore")
+    x = torch.randn(2, 1, 8, 8)
+    for name, module, kwargs in [
+            ("merged", Merged(), {}),
+            ("bn_fused", BatchNormFused(), {}),
+            ("folded", Folded(), {}),
+            ("optimize_false", OptimizeFalse(), {"optimize": False})]:
+        torch.manual_seed(0)
+        path = os.path.join(directory, name + ".onnx")
+        torch.onnx.export(module.train(), (x,), path, input_names=["x"],
+                          output_names=["y"], verbose=False, **kwargs)
+        # Small models keep their weights inside: drop the empty .data.
+        data = path + ".data"
+        if os.path.exists(data) and os.path.getsize(data) == 0:
+            os.remove(data)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
