@@ -3,6 +3,8 @@ train it, load the trained weights back, read the reports.
 
     import memopt
     memopt.export_module(net, "net.onnx", input_shape=(1, 256, 256), batch=2)
+    # (or memopt.compile(net, "net-train", input_shape=(1, 256, 256),
+    #  batch=2, ...) to export and compile in one call)
     build = memopt.compile("net.onnx", "net-train", loss="l1",
                            optimizer="adam", lr=1e-3, budget="1GiB",
                            timeline="net.svg")
@@ -88,7 +90,10 @@ def _failure(tool, completed):
 
 def compile(model, output=None, *, plan_only=False, report=None,
             timeline=None, memopt_compile=None, **options):
-    """Compiles the ONNX `model` into the training binary `output`.
+    """Compiles `model` into the training binary `output`: an ONNX file,
+    or a torch.nn.Module, which is exported first with export_module (the
+    installed PyTorch's default exporter; give input_shape=(C, H, W) and
+    batch, which then also size the compiled step).
 
     `options` are memopt-compile's flags, with underscores for dashes:
     target, batch, input_shape, loss, optimizer, lr, momentum,
@@ -101,6 +106,13 @@ def compile(model, output=None, *, plan_only=False, report=None,
         raise ValueError("compile: give an output binary, or plan_only=True "
                          "without one")
     with tempfile.TemporaryDirectory(prefix="memopt-") as scratch:
+        if hasattr(model, "state_dict"):
+            if options.get("input_shape") is None:
+                raise ValueError("compile: a module needs input_shape=(C, "
+                                 "H, W) (and batch) to be exported")
+            model = export_module(model, os.path.join(scratch, "model.onnx"),
+                                  options["input_shape"],
+                                  batch=options.get("batch") or 1)
         report_path = report or os.path.join(scratch, "compile.json")
         command = [tool, os.fspath(model)]
         command += ["--plan-only"] if plan_only else ["-o", os.fspath(output)]

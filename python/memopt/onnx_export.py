@@ -24,12 +24,18 @@ import warnings
 EXPORTERS = ("auto", "torch.export", "torchscript")
 
 
+def _chooses_exporter():
+    """Whether torch.onnx.export takes `dynamo` (PyTorch 2): its default,
+    True from PyTorch 2.9 on, must then be set either way."""
+    import torch
+
+    return "dynamo" in inspect.signature(torch.onnx.export).parameters
+
+
 def has_torch_export():
     """Whether the installed PyTorch has the torch.export ONNX exporter
     (PyTorch 2 with onnxscript installed)."""
-    import torch
-
-    return ("dynamo" in inspect.signature(torch.onnx.export).parameters
+    return (_chooses_exporter()
             and importlib.util.find_spec("onnxscript") is not None)
 
 
@@ -50,19 +56,18 @@ def resolve_exporter(exporter="auto"):
 
 def export_training(module, x, path, exporter="auto", opset=17):
     """Exports `module` in training mode to `path` with one input "input"
-    (the example `x`) and one output "output" per module output ("output",
-    "output1", ...). Returns the exporter used. The module is left in the
-    mode it was in."""
+    (the example `x`) and its first output named "output". Returns the
+    exporter used. The module is left as it was: in its mode, with its
+    buffers (the TorchScript exporter runs the module, which updates
+    BatchNorm's running statistics)."""
     import torch
 
     exporter = resolve_exporter(exporter)
     was_training = module.training
+    buffers = [b.detach().clone() for b in module.buffers()]
     module.train()
+    names = ["output"]
     try:
-        with torch.no_grad():
-            outputs = module(x)
-        count = len(outputs) if isinstance(outputs, (tuple, list)) else 1
-        names = ["output"] + ["output%d" % i for i in range(1, count)]
         with warnings.catch_warnings():
             # Both exporters warn about training mode, and torch 1.13 per
             # BatchNorm that it drops num_batches_tracked: memopt owns the
@@ -73,7 +78,7 @@ def export_training(module, x, path, exporter="auto", opset=17):
                                   optimize=False, input_names=["input"],
                                   output_names=names, verbose=False)
             else:
-                kwargs = {"dynamo": False} if has_torch_export() else {}
+                kwargs = {"dynamo": False} if _chooses_exporter() else {}
                 torch.onnx.export(module, x, path,
                                   training=torch.onnx.TrainingMode.TRAINING,
                                   opset_version=opset, input_names=["input"],
@@ -81,4 +86,7 @@ def export_training(module, x, path, exporter="auto", opset=17):
                                   do_constant_folding=False, **kwargs)
     finally:
         module.train(was_training)
+        with torch.no_grad():
+            for buffer, saved in zip(module.buffers(), buffers):
+                buffer.copy_(saved)
     return exporter

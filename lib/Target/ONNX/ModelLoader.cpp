@@ -296,6 +296,28 @@ bool lowerCastLike(onnx::ModelProto &model, std::string &error) {
   return true;
 }
 
+/// PyTorch's torch.export exporter writes IR version 10 (its TorchScript
+/// exporter at most 9) and marks what its optimizer rewrote. A file of it
+/// without the signature (an export at opset_version < 18 is converted and
+/// loses every metadata entry) cannot be checked: its float initializers
+/// may be constants the optimizer lifted, parameters it merged or folded.
+bool checkNotStrippedTorchExport(const onnx::ModelProto &model,
+                                 std::string &error) {
+  bool rewritten = llvm::any_of(model.graph().node(), [](const auto &node) {
+    return nodeMetadata(node).count("pkg.onnxscript.rewriter.rule_name");
+  });
+  if (!rewritten && !(model.producer_name() == "pytorch" &&
+                      model.ir_version() >= 10))
+    return true;
+  error = "this file comes from PyTorch's torch.export exporter without the "
+          "signature memopt checks it against (an export at opset_version "
+          "below 18 loses it), so its parameters cannot be told from the "
+          "constants and merged copies its ONNX optimizer made; export at the "
+          "default opset with torch.onnx.export(model, args, f, "
+          "optimize=False), or with memopt.export_module";
+  return false;
+}
+
 /// Reads external data, then reconciles a torch.export file with its
 /// signature; keeps the model as memopt trains it when either changed it.
 bool normalizeInitializers(onnx::ModelProto &model,
@@ -308,6 +330,8 @@ bool normalizeInitializers(onnx::ModelProto &model,
   summary.externalData = external;
   ExportSignature signature = readExportSignature(model.graph());
   summary.exporter = signature.empty() ? "other" : "torch.export";
+  if (signature.empty() && !checkNotStrippedTorchExport(model, error))
+    return false;
   if (!signature.empty() &&
       !reconcileWithSignature(model, signature, constants, summary, untied,
                               error))

@@ -15,6 +15,8 @@ on unless the name says optimize_false:
   the convolution;
 - folded.onnx: PReLU and GroupNorm: the optimizer folds their parameters
   into reshaped constants;
+- stripped.onnx: merged.onnx's module at opset_version=17, which the
+  exporter converts down, losing the metadata memopt checks the file with;
 - optimize_false.onnx: BatchNorm (written in its inference form), GELU,
   dropout, a scalar constant and bilinear resizing, export(optimize=False).
 """
@@ -90,6 +92,7 @@ def main(directory):
             ("merged", Merged(), {}),
             ("bn_fused", BatchNormFused(), {}),
             ("folded", Folded(), {}),
+            ("stripped", Merged(), {"opset_version": 17}),
             ("optimize_false", OptimizeFalse(), {"optimize": False})]:
         torch.manual_seed(0)
         path = os.path.join(directory, name + ".onnx")
