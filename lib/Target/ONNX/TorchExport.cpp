@@ -87,6 +87,23 @@ const Roles *rolesOf(const std::string &opType) {
   return it == table.end() ? nullptr : &it->second;
 }
 
+/// Where PyTorch's 1-D parameters end up when the optimizer folds their
+/// reshape for broadcasting into a constant: PReLU's slope, and GroupNorm's
+/// scale and bias, which its decomposition multiplies and adds.
+struct VectorRoles {
+  const char *aten;
+  std::string role;
+};
+
+const VectorRoles *vectorRolesOf(const std::string &opType) {
+  static const std::map<std::string, VectorRoles> table = {
+      {"PRelu", {"prelu", "weight"}},
+      {"Mul", {"group_norm", "weight"}},
+      {"Add", {"group_norm", "bias"}}};
+  auto it = table.find(opType);
+  return it == table.end() ? nullptr : &it->second;
+}
+
 /// Inputs that hold shapes, scales or padding, never trained values.
 bool isStaticInput(const std::string &opType, int position) {
   static const std::map<std::string, std::set<int>> table = {
@@ -143,6 +160,7 @@ public:
   bool run(std::set<std::string> &constants, bool &changed,
            std::string &error) {
     untieMerged(changed);
+    unfoldVectors(changed);
     copyForOtherReaders(changed);
     if (!checkNothingLost(error))
       return false;
@@ -195,6 +213,68 @@ private:
     }
     for (auto &[name, entry] : merged)
       summary.sharedInitializers.push_back(std::move(entry));
+  }
+
+  /// A 1-D parameter (PReLU's slope, GroupNorm's scale and bias) that the
+  /// optimizer folded into an anonymous constant of another shape (its
+  /// reshape for broadcasting): trained again under its name, reshaped.
+  void unfoldVectors(bool &changed) {
+    std::vector<onnx::NodeProto> reshapes;
+    for (auto [index, node] : llvm::enumerate(*graph.mutable_node())) {
+      const NodeFacts &fact = facts[index];
+      const VectorRoles *roles = vectorRolesOf(node.op_type());
+      if (!roles || !fact.rewriteRule.empty() ||
+          !llvm::StringRef(fact.atenTarget).contains(roles->aten))
+        continue;
+      for (int position = 0; position < node.input_size(); ++position) {
+        const std::string current = node.input(position);
+        auto init = initializers.find(current);
+        std::optional<std::string> restored = ownTarget(fact, roles->role);
+        if (!restored || owned.count(current) || init == initializers.end() ||
+            initializers.count(*restored) ||
+            init->second->data_type() != onnx::TensorProto::FLOAT)
+          continue;
+        onnx::TensorProto vector = *init->second;
+        int64_t count = 1;
+        for (int64_t d : vector.dims())
+          count *= d;
+        vector.clear_dims();
+        vector.add_dims(count);
+        vector.set_name(*restored);
+        std::string shape = *restored + "/folded_shape";
+        onnx::TensorProto dims;
+        dims.set_name(shape);
+        dims.set_data_type(onnx::TensorProto::INT64);
+        dims.add_dims(init->second->dims_size());
+        for (int64_t d : init->second->dims())
+          dims.add_int64_data(d);
+        *graph.add_initializer() = std::move(vector);
+        *graph.add_initializer() = std::move(dims);
+        onnx::NodeProto &reshape = reshapes.emplace_back();
+        reshape.set_op_type("Reshape");
+        reshape.set_name(*restored + "/unfold");
+        reshape.add_input(*restored);
+        reshape.add_input(shape);
+        reshape.add_output(*restored + "/folded");
+        node.set_input(position, reshape.output(0));
+        reindex();
+        changed = true;
+        summary.sharedInitializers.push_back(
+            {current, {nodeName(node, index)}, "unfolded", {*restored}});
+      }
+    }
+    // Reshapes of initializers may go first: they depend on nothing else.
+    if (reshapes.empty())
+      return;
+    std::vector<onnx::NodeProto> nodes(graph.node().begin(),
+                                       graph.node().end());
+    graph.clear_node();
+    for (auto &list : {reshapes, nodes})
+      for (const onnx::NodeProto &node : list)
+        *graph.add_node() = node;
+    std::vector<NodeFacts> shifted(reshapes.size());
+    shifted.insert(shifted.end(), facts.begin(), facts.end());
+    facts = std::move(shifted);
   }
 
   /// The target of the one placeholder of `fact` whose name ends in `role`.
@@ -269,7 +349,11 @@ private:
     onnx::TensorProto *copy = graph.add_initializer();
     *copy = from;
     copy->set_name(name);
-    // The pointers into the repeated field moved: index them again.
+    reindex();
+  }
+
+  /// The pointers into the repeated field move as it grows.
+  void reindex() {
     initializers.clear();
     for (const onnx::TensorProto &init : graph.initializer())
       initializers[init.name()] = &init;

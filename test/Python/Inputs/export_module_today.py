@@ -1,9 +1,13 @@
 """memopt's Python API on today's PyTorch: export_module and compile(module)
 with the default exporter (torch.export), and with the TorchScript exporter
 removed (simulated: torch.onnx.export refuses dynamo=False), train the
-same steps as PyTorch's module.train() does, to float32 rounding.
+same steps as PyTorch's module.train() does, to float32 rounding. With
+--default-export the file is torch.onnx.export(net.train(), (x,), path) as
+the tutorials write it, its ONNX optimizer on, of a network without
+BatchNorm (whose fusion into the convolution memopt refuses): memopt unties
+the merged InstanceNorm parameters and unfolds PReLU's and GroupNorm's.
 
-    PYTHON export_module_today.py WORKDIR [--no-torchscript]
+    PYTHON export_module_today.py WORKDIR [--no-torchscript | --default-export]
 """
 import copy
 import functools
@@ -22,17 +26,19 @@ class Net(nn.Module):
     """Conv, BatchNorm (which torch.export writes in its inference form),
     InstanceNorm, PReLU, GELU and a bilinear upsampling."""
 
-    def __init__(self):
+    def __init__(self, batch_norm=True):
         super().__init__()
         self.conv = nn.Conv2d(1, 4, 3, padding=1)
-        self.bn = nn.BatchNorm2d(4)
+        self.bn = nn.BatchNorm2d(4) if batch_norm else nn.GroupNorm(2, 4)
         self.norm = nn.InstanceNorm2d(4, affine=True)
+        self.norm2 = nn.InstanceNorm2d(4, affine=True)
         self.act = nn.PReLU()
         self.down = nn.Conv2d(4, 4, 3, stride=2, padding=1)
         self.head = nn.Conv2d(4, 1, 1)
 
     def forward(self, x):
         y = self.act(self.norm(nn.functional.gelu(self.bn(self.conv(x)))))
+        y = self.norm2(y)
         y = nn.functional.interpolate(self.down(y), scale_factor=2,
                                       mode="bilinear")
         return torch.sigmoid(self.head(y))
@@ -49,11 +55,11 @@ def remove_torchscript_exporter():
     torch.onnx.export = only_torch_export
 
 
-def main(work, no_torchscript):
+def main(work, no_torchscript, default_export):
     if no_torchscript:
         remove_torchscript_exporter()
     torch.manual_seed(0)
-    net = Net()
+    net = Net(batch_norm=not default_export)
     reference = copy.deepcopy(net)
     rng = np.random.default_rng(0)
     os.makedirs(os.path.join(work, "data", "inputs"), exist_ok=True)
@@ -65,15 +71,23 @@ def main(work, no_torchscript):
         np.save(os.path.join(work, "data", "targets", "%d.npy" % i),
                 targets[i])
 
-    path = memopt.export_module(net, os.path.join(work, "net.onnx"),
-                                (1, 16, 16), batch=2)
-    print("export_module: IR version", onnx.load(path).ir_version)
-    build = memopt.compile(net, os.path.join(work, "net-train"),
-                           input_shape=(1, 16, 16), batch=2, loss="mse",
-                           optimizer="sgd", lr=0.1)
-    print("compile(module):", build.report["import"]["exporter"],
-          "batch norms", {b["trained_as"]
-                          for b in build.report["import"]["batch_norms"]})
+    path = os.path.join(work, "net.onnx")
+    if default_export:
+        torch.onnx.export(net.train(), (torch.randn(2, 1, 16, 16),), path)
+        build = memopt.compile(path, os.path.join(work, "net-train"),
+                               loss="mse", optimizer="sgd", lr=0.1)
+        for shared in build.report["import"]["shared_initializers"]:
+            print(shared["treatment"], shared["initializer"], "as",
+                  shared["trained_as"])
+    else:
+        memopt.export_module(net, path, (1, 16, 16), batch=2)
+        print("export_module: IR version", onnx.load(path).ir_version)
+        build = memopt.compile(net, os.path.join(work, "net-train"),
+                               input_shape=(1, 16, 16), batch=2, loss="mse",
+                               optimizer="sgd", lr=0.1)
+        print("compile(module):", build.report["import"]["exporter"],
+              "batch norms", {b["trained_as"]
+                              for b in build.report["import"]["batch_norms"]})
     trained = os.path.join(work, "trained.onnx")
     memopt.train(build.binary, os.path.join(work, "data"), steps=2,
                  out=trained, progress=False, no_shuffle=True)
@@ -98,4 +112,5 @@ def main(work, no_torchscript):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], "--no-torchscript" in sys.argv)
+    main(sys.argv[1], "--no-torchscript" in sys.argv,
+         "--default-export" in sys.argv)
