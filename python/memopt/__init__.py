@@ -10,9 +10,9 @@
 """
 
 from memopt.api import (CompileResult, MemoptError, ProgressBar, compile,
-                        export_module, load_weights, read_report,
-                        show_timeline, train)
+                        default_out, export_module, load_weights,
+                        read_report, show_timeline, train)
 
 __all__ = ["CompileResult", "MemoptError", "ProgressBar", "compile",
-           "export_module", "load_weights", "read_report", "show_timeline",
-           "train"]
+           "default_out", "export_module", "load_weights", "read_report",
+           "show_timeline", "train"]

@@ -162,16 +162,27 @@ class ProgressBar:
         self.stream.flush()
 
 
+def default_out(binary):
+    """Where train() writes the trained model when not given `out`:
+    BINARY.trained.onnx, beside the binary (a name no input has: the
+    binary's own path plus a suffix)."""
+    return os.fspath(binary) + ".trained.onnx"
+
+
 def train(binary, data, *, steps=None, epochs=None, out=None, report=None,
           progress=True, **options):
     """Runs the training binary on `data` (the trainer's layout) and
     returns its run report (a dict: loss per step, measured_peak_bytes,
-    ...). `options` are the binary's flags (val_data, batch order seed,
-    checkpoint_dir, resume, lr, ...). progress: True for a progress bar on
-    stderr, a callable (step, total, loss, images_per_second, eta) to get
-    each step, or False for none."""
+    ...). The trained model (ONNX) is written to `out`, by default
+    default_out(binary): BINARY.trained.onnx beside the binary. `options`
+    are the binary's flags (val_data, batch order seed, checkpoint_dir,
+    resume, lr, ...). progress: True for a progress bar on stderr, a
+    callable (step, total, loss, images_per_second, eta) to get each step,
+    or False for none."""
     if (steps is None) == (epochs is None):
         raise ValueError("train: give steps or epochs")
+    if out is None:
+        out = default_out(binary)
     callback = ProgressBar() if progress is True else (progress or None)
     with tempfile.TemporaryDirectory(prefix="memopt-") as scratch:
         report_path = report or os.path.join(scratch, "run.json")
@@ -180,8 +191,7 @@ def train(binary, data, *, steps=None, epochs=None, out=None, report=None,
                    "--log-every", "1" if callback else "0"]
         command += (["--steps", str(steps)] if steps is not None
                     else ["--epochs", str(epochs)])
-        if out:
-            command += ["--out", os.fspath(out)]
+        command += ["--out", os.fspath(out)]
         for name, value in options.items():
             if value is None:
                 continue

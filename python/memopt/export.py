@@ -16,7 +16,54 @@ import onnx
 import torch
 
 from memopt import models
-from memopt.onnx_export import EXPORTERS, export_training
+from memopt.onnx_export import EXPORTERS, export_training, resolve_exporter
+
+# What export_model accepts, checked before anything is allocated: the
+# model's weights grow with the square of its widest layer (base * 2^depth
+# channels; 1024 is the classic U-Net's 31M parameters), the export's
+# forward pass with the input's elements (times the model's width).
+MAX_BATCH = 256
+MAX_CHANNELS = 64
+MAX_SIDE = 8192
+MAX_INPUT_ELEMENTS = 2 ** 24
+MAX_BASE = 512
+MAX_DEPTH = 8
+MAX_WIDTH = 2048
+MAX_SEED = 2 ** 64 - 1  # torch.manual_seed's range
+OPSETS = range(7, 18)  # what torch 1.13 exports and memopt imports
+
+
+def check_arguments(name, batch, input_shape, seed=0, opset=17, **kw):
+    """Raises ValueError (one line, naming the bound) unless export_model
+    can build model `name` with these arguments within the bounds above."""
+    def bound(what, value, low, high):
+        if not low <= value <= high:
+            raise ValueError(f"{what} must be in [{low}, {high}], got {value}")
+
+    bound("batch", batch, 1, MAX_BATCH)
+    bound("seed", seed, 0, MAX_SEED)
+    bound("opset", opset, OPSETS[0], OPSETS[-1])
+    c, h, w = input_shape
+    bound("input channels", c, 1, MAX_CHANNELS)
+    bound("input height", h, 1, MAX_SIDE)
+    bound("input width", w, 1, MAX_SIDE)
+    elements = batch * c * h * w
+    if elements > MAX_INPUT_ELEMENTS:
+        raise ValueError(f"batch x C x H x W is {elements}, above "
+                         f"{MAX_INPUT_ELEMENTS}: export at a smaller batch "
+                         f"or input shape (memopt-compile's --batch and "
+                         f"--input-shape change them)")
+    arguments = models.arguments(name, **kw)
+    if "base" in arguments and "depth" in arguments:
+        base, depth = arguments["base"], arguments["depth"]
+        bound("base", base, 2, MAX_BASE)
+        bound("depth", depth, 1, MAX_DEPTH)
+        if base * 2 ** depth > MAX_WIDTH:
+            raise ValueError(f"base x 2^depth (the widest layer) is "
+                             f"{base * 2 ** depth}, above {MAX_WIDTH}")
+        if min(h, w) < 2 ** depth:
+            raise ValueError(f"depth {depth} needs H and W >= {2 ** depth}, "
+                             f"got {h}x{w}")
 
 
 def export_model(name, path, batch, input_shape, seed=0, opset=17,
@@ -25,14 +72,15 @@ def export_model(name, path, batch, input_shape, seed=0, opset=17,
 
     `exporter` is memopt.onnx_export's: "torchscript" (the default here, so
     that the tests' files do not depend on the PyTorch installed), "auto" or
-    "torch.export". Raises ValueError for a bad model name, kwarg, input
-    shape, opset or exporter,
-    OSError when `path` cannot be written.
+    "torch.export" (which takes no opset). Raises ValueError for a bad model
+    name, kwarg, input shape, opset or exporter, or arguments beyond
+    check_arguments' bounds (all before allocating anything), OSError when
+    `path` cannot be written.
     Returns `summarize`'s dict plus "path" and "parameters" (the PyTorch
     model's parameter count; BN running stats are initializers but not parameters).
     """
-    if batch < 1:
-        raise ValueError(f"batch must be >= 1, got {batch}")
+    check_arguments(name, batch, input_shape, seed=seed, opset=opset, **kw)
+    resolve_exporter(exporter)
     torch.manual_seed(seed)
     model = models.build(name, **kw)
     model.check_input_shape(tuple(input_shape))
@@ -62,7 +110,7 @@ def summarize(proto):
 
 
 def parse_shape(text):
-    """'C,H,W' -> (C, H, W) of positive ints."""
+    """'C,H,W' -> (C, H, W) of positive ints (bounds: check_arguments)."""
     try:
         dims = tuple(int(s) for s in text.split(","))
     except ValueError:
@@ -82,12 +130,17 @@ class _Parser(argparse.ArgumentParser):
 def main(argv=None):
     parser = _Parser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", required=True, help=", ".join(models.MODELS))
-    parser.add_argument("--batch", type=int, default=1)
-    parser.add_argument("--input-shape", type=parse_shape, required=True, metavar="C,H,W")
-    parser.add_argument("--base", type=int, help="classic U-Net base width")
-    parser.add_argument("--depth", type=int, help="classic U-Net depth")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--opset", type=int, default=17)
+    parser.add_argument("--batch", type=int, default=1, help=f"1 to {MAX_BATCH}")
+    parser.add_argument("--input-shape", type=parse_shape, required=True, metavar="C,H,W",
+                        help=f"C in [1, {MAX_CHANNELS}], H and W in [1, {MAX_SIDE}], "
+                             f"batch x C x H x W at most {MAX_INPUT_ELEMENTS}")
+    parser.add_argument("--base", type=int,
+                        help=f"U-Net base width, 2 to {MAX_BASE}, base x 2^depth at most {MAX_WIDTH}")
+    parser.add_argument("--depth", type=int,
+                        help=f"U-Net depth, 1 to {MAX_DEPTH}, 2^depth at most H and W")
+    parser.add_argument("--seed", type=int, default=0, help=f"0 to 2^64 - 1")
+    parser.add_argument("--opset", type=int, default=17,
+                        help=f"{OPSETS[0]} to {OPSETS[-1]}")
     parser.add_argument("--exporter", choices=EXPORTERS,
                         default="torchscript",
                         help="torch.onnx's exporter: torchscript (default), "

@@ -84,6 +84,11 @@ def test_compile_train_load(exported, tmp_path):
         if init.name in after:
             assert np.array_equal(after[init.name].numpy(),
                                   numpy_helper.to_array(init)), init.name
+    # Without `out`, the trained model goes beside the binary (it failed
+    # with "--out TRAINED.onnx is required" before).
+    memopt.train(build.binary, tmp_path / "data", steps=1, progress=False)
+    assert memopt.default_out(build.binary) == build.binary + ".trained.onnx"
+    onnx.checker.check_model(memopt.default_out(build.binary))
 
 
 def test_errors(exported, tmp_path):

@@ -2,12 +2,15 @@
 //
 // MlirOptMain with memopt's dialects, passes and training pipeline
 // (--memopt-training-pipeline, what memopt-compile runs) plus the upstream
-// passes that are useful on its IR (canonicalize, cse, ...). The input's
-// nesting is checked before MLIR parses it (../common/NestingDepth.h).
+// passes that are useful on its IR (canonicalize, cse, ...). The input is
+// checked for what crashes MLIR's parser before MLIR parses it
+// (../common/ParserInput.h), and a crash is a one-line error
+// (../common/CrashBoundary.h).
 //
 //===----------------------------------------------------------------------===//
 
-#include "../common/NestingDepth.h"
+#include "../common/CrashBoundary.h"
+#include "../common/ParserInput.h"
 
 #include "memopt/Analysis/Passes.h"
 #include "memopt/Conversion/Passes.h"
@@ -21,6 +24,35 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ToolOutputFile.h"
+
+/// What MlirOptMain(argc, argv, ...) does after parsing the command line,
+/// with the input checked between reading and parsing.
+static int optimize(llvm::StringRef inputFilename,
+                    llvm::StringRef outputFilename,
+                    mlir::DialectRegistry &registry,
+                    const mlir::MlirOptMainConfig &config) {
+  std::string message;
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      mlir::openInputFile(inputFilename, &message);
+  if (!input) {
+    llvm::errs() << message << "\n";
+    return 1;
+  }
+  if (!memopt::tools::checkParserInput(input->getBuffer(), inputFilename,
+                                       "memopt-opt"))
+    return 1;
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      mlir::openOutputFile(outputFilename, &message);
+  if (!output) {
+    llvm::errs() << message << "\n";
+    return 1;
+  }
+  if (mlir::failed(
+          mlir::MlirOptMain(output->os(), std::move(input), registry, config)))
+    return 1;
+  output->keep();
+  return 0;
+}
 
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
@@ -37,28 +69,7 @@ int main(int argc, char **argv) {
   if (config.shouldShowDialects() || config.shouldListPasses())
     return mlir::asMainReturnCode(
         mlir::MlirOptMain(argc, argv, inputFilename, outputFilename, registry));
-
-  // What MlirOptMain(argc, argv, ...) does, with the input's nesting checked
-  // between reading and parsing.
-  std::string message;
-  std::unique_ptr<llvm::MemoryBuffer> input =
-      mlir::openInputFile(inputFilename, &message);
-  if (!input) {
-    llvm::errs() << message << "\n";
-    return 1;
-  }
-  if (!memopt::tools::checkNestingDepth(input->getBuffer(), inputFilename,
-                                        "memopt-opt"))
-    return 1;
-  std::unique_ptr<llvm::ToolOutputFile> output =
-      mlir::openOutputFile(outputFilename, &message);
-  if (!output) {
-    llvm::errs() << message << "\n";
-    return 1;
-  }
-  if (mlir::failed(
-          mlir::MlirOptMain(output->os(), std::move(input), registry, config)))
-    return 1;
-  output->keep();
-  return 0;
+  return memopt::tools::runCrashSafe(argv[0], "memopt-opt", [&] {
+    return optimize(inputFilename, outputFilename, registry, config);
+  });
 }

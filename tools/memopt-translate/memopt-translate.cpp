@@ -7,7 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../common/NestingDepth.h"
+#include "../common/CrashBoundary.h"
+#include "../common/ParserInput.h"
 
 #include "memopt/Dialect/Memopt/IR/MemoptDialect.h"
 #include "memopt/Target/ONNX/ImportONNX.h"
@@ -22,8 +23,8 @@
 
 /// mlirTranslateMain reports a missing input without an "error:" prefix;
 /// check the positional arguments first so the user gets one. MLIR inputs
-/// (all but --import-onnx's) are also checked for nesting that would
-/// overflow the parser's stack.
+/// (all but --import-onnx's) are also checked for what crashes MLIR's
+/// parser (../common/ParserInput.h).
 static bool checkInputs(int argc, char **argv) {
   bool onnx = false;
   for (int i = 1; i < argc; ++i)
@@ -44,8 +45,8 @@ static bool checkInputs(int argc, char **argv) {
     if (onnx)
       continue;
     auto buffer = llvm::MemoryBuffer::getFile(arg);
-    if (buffer && !memopt::tools::checkNestingDepth((*buffer)->getBuffer(), arg,
-                                                    "memopt-translate"))
+    if (buffer && !memopt::tools::checkParserInput((*buffer)->getBuffer(), arg,
+                                                   "memopt-translate"))
       return false;
   }
   return true;
@@ -70,8 +71,10 @@ int main(int argc, char **argv) {
     return 1;
   memopt::registerImportONNXTranslation();
   registerToCppTranslation();
-  return mlir::failed(
-             mlir::mlirTranslateMain(argc, argv, "memopt translation driver\n"))
-             ? 1
-             : 0;
+  return memopt::tools::runCrashSafe(argv[0], "memopt-translate", [&] {
+    return mlir::failed(mlir::mlirTranslateMain(argc, argv,
+                                                "memopt translation driver\n"))
+               ? 1
+               : 0;
+  });
 }

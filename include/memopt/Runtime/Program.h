@@ -45,6 +45,13 @@ enum class MemorySpace : int32_t {
   PinnedHost = 1, // page-locked host memory the device copies to and from
 };
 
+/// The largest arena index and device number a program can name: arenas
+/// are numbered 0 .. numArenas - 1 and numArenas is an int; an arena's
+/// device and a transfer's peer (a CUDA device, an MPI rank) are ints. The
+/// mbuf dialect's verifier enforces both.
+inline constexpr int64_t kMaxArenaIndex = INT32_MAX - 1;
+inline constexpr int64_t kMaxDevice = INT32_MAX;
+
 /// One arena of the program: the trainer allocates `bytes` (64-byte
 /// aligned) of `space` for device `device` before the first step.
 struct ArenaSpec {

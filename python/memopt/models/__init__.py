@@ -28,17 +28,25 @@ MODELS = {
 }
 
 
-def build(name, **kw):
-    """Build model `name` with constructor kwargs `kw` (e.g. base, depth, classes).
+def arguments(name, **kw):
+    """The constructor arguments of model `name`: its defaults with `kw`
+    over them (e.g. base, depth, classes), without building anything.
 
     Raises ValueError for unknown names or kwargs the model does not take, so
     callers such as the export CLI can report them without a traceback.
     """
     if name not in MODELS:
         raise ValueError(f"unknown model {name!r}; choose from {', '.join(MODELS)}")
-    factory = MODELS[name]
-    accepted = inspect.signature(factory).parameters
+    accepted = inspect.signature(MODELS[name]).parameters
     unknown = sorted(set(kw) - set(accepted))
     if unknown:
         raise ValueError(f"model {name!r} does not take {', '.join(unknown)}")
-    return factory(**kw)
+    defaults = {k: p.default for k, p in accepted.items()
+                if p.default is not inspect.Parameter.empty}
+    return {**defaults, **kw}
+
+
+def build(name, **kw):
+    """Build model `name` with constructor kwargs `kw` (ValueError as
+    `arguments`)."""
+    return MODELS[name](**arguments(name, **kw))

@@ -10,16 +10,24 @@ cases get past the first check and reach the code behind it:
 - .npy data files (the training binary's --data): truncation, bit flips,
   header length and shape set huge, dtype and header text damaged;
 - checkpoints (--resume): fields set huge, bit flips with the CRC-32 fixed
-  up, so that the decoder behind the checksum sees them.
+  up, so that the decoder behind the checksum sees them;
+- the project's lit inputs (memopt-opt on test/'s .mlir sections with their
+  RUN line's passes) and memopt-compile's flag combinations (--plan-only),
+  mutated as memopt.testing.fuzz_text describes.
 
 Every case must end within --timeout with exit code 0 or 1 (2 for a bad
-command line) and, on failure, an `error:` line: a signal, a stack dump or
-a timeout is a crash. Crashers are copied to --crashers (to be kept as regression inputs)
-and the run fails.
+command line) and, on failure, an `error:` line and at most
+--max-error-bytes of output (one line, not an IR dump): a signal, a stack
+dump, the tools' crash boundary ("crashed (...)") or a timeout is a crash.
+Crashers are copied to --crashers (to be kept as regression inputs) and
+the run fails. A tool's stdin is an open pipe that nothing writes: a tool
+must never read it unasked.
 
     PYTHONPATH=python /usr/bin/python3 -m memopt.testing.fuzz \\
         --translate build/bin/memopt-translate --compile build/bin/memopt-compile \\
-        --work /tmp/fuzz --seed 1 --importer-cases 100 --trainer-cases 300
+        --opt build/bin/memopt-opt --mlir-root test \\
+        --work /tmp/fuzz --seed 1 --importer-cases 100 --trainer-cases 300 \\
+        --mlir-cases 200 --flag-cases 100
 """
 import argparse
 import os
@@ -34,6 +42,8 @@ import zlib
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+
+from memopt.testing import fuzz_text
 
 
 # --- Seeds: small valid inputs ------------------------------------------------
@@ -272,26 +282,44 @@ def mutate_checkpoint(good, rng):
 # --- Running ------------------------------------------------------------------
 
 class Runner:
-    def __init__(self, work, crashers, timeout):
+    def __init__(self, work, crashers, timeout, max_error_bytes):
         self.work = work
         self.crashers = crashers
         self.timeout = timeout
+        self.max_error_bytes = max_error_bytes
         self.cases = 0
         self.crashes = []
+
+    def verdict(self, result):
+        """Why `result` (a CompletedProcess) is a crash, or None."""
+        err = result.stderr
+        last = (err.strip().splitlines() or [""])[-1][:200]
+        if (result.returncode not in (0, 1, 2) or "Stack dump" in err or
+                "PLEASE submit" in err or ": error: crashed (" in err or
+                (result.returncode != 0 and "error" not in err)):
+            return "exit %d: %s" % (result.returncode, last)
+        output = len(result.stdout) + len(err)
+        if result.returncode != 0 and output > self.max_error_bytes:
+            return "exit %d with %d bytes of output (an IR dump?): %s" % (
+                result.returncode, output, last)
+        return None
 
     def check(self, command, what, inputs, cwd=None):
         """Runs `command`; records a crash, keeping `inputs` (paths)."""
         self.cases += 1
         try:
-            result = subprocess.run(command, capture_output=True, text=True,
-                                    errors="replace", timeout=self.timeout,
-                                    cwd=cwd)
-            err = result.stderr
-            crashed = (result.returncode not in (0, 1, 2) or
-                       "Stack dump" in err or "PLEASE submit" in err or
-                       (result.returncode != 0 and "error" not in err))
-            cause = "exit %d: %s" % (result.returncode,
-                                     (err.strip().splitlines() or [""])[-1][:200])
+            with subprocess.Popen(command, stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True, errors="replace", cwd=cwd) as process:
+                try:
+                    out, err = process.communicate(timeout=self.timeout)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.communicate()
+                    raise
+            cause = self.verdict(subprocess.CompletedProcess(
+                command, process.returncode, out, err))
+            crashed = cause is not None
         except subprocess.TimeoutExpired:
             crashed, cause = True, "timeout after %gs" % self.timeout
         if not crashed:
@@ -377,16 +405,51 @@ def fuzz_trainer(runner, compile_tool, rng, cases):
                 f.write(good_checkpoint)
 
 
+def fuzz_mlir(runner, opt, root, rng, cases):
+    """memopt-opt on mutated sections of the .mlir files under `root`."""
+    sections = fuzz_text.mlir_cases(root)
+    path = os.path.join(runner.work, "input.mlir")
+    for _ in range(cases):
+        source, text, arguments = rng.choice(sections)
+        text, how = fuzz_text.mutate_mlir(text, rng)
+        with open(path, "w") as f:
+            f.write(text)
+        runner.check([opt, path, "-o", os.devnull, "--allow-unregistered-dialect",
+                      "--mlir-print-op-on-diagnostic=false"] + arguments,
+                     "memopt-opt %s %s: %s" % (os.path.relpath(source, root),
+                                               " ".join(arguments), how),
+                     [path])
+
+
+def fuzz_flags(runner, compile_tool, rng, cases):
+    """memopt-compile --plan-only with mutated memory and parallelism flags
+    on the conv seed model (conv, BatchNorm, ReLU, pooling, transposed
+    conv)."""
+    model = os.path.join(runner.work, "flags.onnx")
+    onnx.save(seed_models()["conv"], model)
+    for _ in range(cases):
+        flags, how = fuzz_text.compile_flags(rng)
+        runner.check([compile_tool, model, "--plan-only"] + flags,
+                     "memopt-compile --plan-only " + how, [model])
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--translate", required=True, help="memopt-translate")
-    parser.add_argument("--compile", help="memopt-compile (trainer fuzzing)")
+    parser.add_argument("--compile", help="memopt-compile (trainer and flag fuzzing)")
+    parser.add_argument("--opt", help="memopt-opt (MLIR fuzzing)")
+    parser.add_argument("--mlir-root", help="the .mlir inputs MLIR fuzzing "
+                        "mutates (the project's test/)")
     parser.add_argument("--work", required=True, help="scratch directory")
     parser.add_argument("--crashers", help="where crashing inputs are kept "
                         "(default: WORK/crashers)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--importer-cases", type=int, default=100)
     parser.add_argument("--trainer-cases", type=int, default=300)
+    parser.add_argument("--mlir-cases", type=int, default=0)
+    parser.add_argument("--flag-cases", type=int, default=0)
+    parser.add_argument("--max-error-bytes", type=int, default=2048,
+                        help="output a failing case may print")
     parser.add_argument("--timeout", type=float, default=5.0,
                         help="seconds one case may take: a bad file must be "
                         "reported at once, not after allocating gigabytes")
@@ -394,16 +457,24 @@ def main(argv=None):
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
     runner = Runner(args.work, args.crashers or os.path.join(args.work, "crashers"),
-                    args.timeout)
+                    args.timeout, args.max_error_bytes)
     rng = random.Random(args.seed)
     start = time.monotonic()
     fuzz_importer(runner, args.translate, rng, args.importer_cases)
-    importer_cases = runner.cases
-    if args.compile:
+    counts = {"importer": runner.cases}
+    if args.compile and args.trainer_cases:
         fuzz_trainer(runner, args.compile, rng, args.trainer_cases)
-    print("fuzz: seed %d, %d importer cases, %d trainer cases, %d crashes" %
-          (args.seed, importer_cases, runner.cases - importer_cases,
-           len(runner.crashes)))
+        counts["trainer"] = runner.cases - sum(counts.values())
+    if args.opt and args.mlir_root and args.mlir_cases:
+        fuzz_mlir(runner, args.opt, args.mlir_root, rng, args.mlir_cases)
+        counts["mlir"] = runner.cases - sum(counts.values())
+    if args.compile and args.flag_cases:
+        fuzz_flags(runner, args.compile, rng, args.flag_cases)
+        counts["flag"] = runner.cases - sum(counts.values())
+    print("fuzz: seed %d, %s, %d crashes" % (
+        args.seed, ", ".join("%d %s cases" % (n, kind)
+                             for kind, n in counts.items()),
+        len(runner.crashes)))
     print("fuzz: %.1f s" % (time.monotonic() - start), file=sys.stderr)
     for what, cause, kept in runner.crashes:
         print("CRASH: %s: %s (kept as %s)" % (what, cause, ", ".join(kept)))

@@ -337,3 +337,99 @@ func.func @wait_nothing() {
   mbuf.wait
   return
 }
+
+// -----
+
+// Sizes and offsets near INT64_MAX: each is checked without overflow (the
+// view below is 2^64 + 4 bytes, 4 in 64-bit arithmetic; before the check
+// it fit the 128-byte arena and overlapped %a unnoticed).
+// expected-error @below {{a view's size in bytes overflows int64}}
+func.func @view_size_overflow(%x: !mbuf.view<4611686018427387905xf32>)
+
+// -----
+
+// expected-error @below {{a view's size in bytes overflows int64}}
+func.func @view_size_overflow_in_dims(%x: !mbuf.view<4294967296x4294967296xi8>)
+
+// -----
+
+func.func @view_end_overflow() {
+  %arena = mbuf.arena 0 size 128 on device 0 : !mbuf.arena<device>
+  // expected-error @below {{'mbuf.view' op bytes [9223372036854775744, 9223372036854775872) exceed arena 0 of 128 bytes}}
+  %a = mbuf.view %arena[9223372036854775744] : !mbuf.arena<device> -> !mbuf.view<32xf32>
+  %b = mbuf.view %arena[0] : !mbuf.arena<device> -> !mbuf.view<32xf32>
+  mbuf.kernel ins(%a : !mbuf.view<32xf32>) outs(%b : !mbuf.view<32xf32>) {
+  ^bb0(%t: tensor<32xf32>):
+    %r = tg.relu %t : tensor<32xf32>
+    mbuf.yield %r : tensor<32xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @subview_end_overflow(%x: !mbuf.view<4xf32>) {
+  // expected-error @below {{'mbuf.subview' op bytes [9223372036854775800, 9223372036854775816) exceed the 16 bytes of the source view}}
+  %s = mbuf.subview %x[9223372036854775800] : !mbuf.view<4xf32> -> !mbuf.view<4xf32>
+  return
+}
+
+// -----
+
+// The runtime's tensors have at most kMaxRank (6) dimensions.
+// expected-error @below {{a view has at most 6 dimensions (the runtime's kMaxRank), not 7}}
+func.func @view_rank(%x: !mbuf.view<1x1x1x1x1x1x1xf32>)
+
+// -----
+
+func.func @arena_index_range() {
+  // expected-error @below {{'mbuf.arena' op arena index 2147483647 is out of range: arenas are numbered 0 to 2147483646}}
+  %arena = mbuf.arena 2147483647 size 64 on device 0 : !mbuf.arena<device>
+  return
+}
+
+// -----
+
+func.func @arena_device_range() {
+  // expected-error @below {{'mbuf.arena' op device 9223372036854775807 is out of range: devices are numbered 0 to 2147483647}}
+  %arena = mbuf.arena 0 size 64 on device 9223372036854775807 : !mbuf.arena<device>
+  return
+}
+
+// -----
+
+func.func @send_peer_range(%x: !mbuf.view<2x3xf32>) {
+  // expected-error @below {{'mbuf.send' op peer device 2147483648 is out of range: devices are numbered 0 to 2147483647}}
+  %t = mbuf.send %x to device 2147483648 tag 0 : !mbuf.view<2x3xf32>
+  mbuf.wait %t
+  return
+}
+
+// -----
+
+func.func @recv_peer_range(%x: !mbuf.view<2x3xf32>) {
+  // expected-error @below {{'mbuf.recv' op peer device 4294967296 is out of range: devices are numbered 0 to 2147483647}}
+  %t = mbuf.recv %x from device 4294967296 tag 0 : !mbuf.view<2x3xf32>
+  mbuf.wait %t
+  return
+}
+
+// -----
+
+func.func @awaited_twice(%x: !mbuf.view<2x3xf32>, %y: !mbuf.view<2x3xf32, pinned_host>) {
+  %t = mbuf.copy_async %x to %y : !mbuf.view<2x3xf32> -> !mbuf.view<2x3xf32, pinned_host>
+  mbuf.wait %t
+  // expected-error @below {{'mbuf.wait' op token #0 is awaited a second time: wait for a token once}}
+  mbuf.wait %t
+  return
+}
+
+// -----
+
+func.func @awaited_twice_in_one_wait(%x: !mbuf.view<2x3xf32>, %y: !mbuf.view<2x3xf32, pinned_host>) {
+  %t = mbuf.copy_async %x to %y : !mbuf.view<2x3xf32> -> !mbuf.view<2x3xf32, pinned_host>
+  %u = mbuf.copy_async %y to %x : !mbuf.view<2x3xf32, pinned_host> -> !mbuf.view<2x3xf32>
+  // expected-error @below {{'mbuf.wait' op token #2 is awaited a second time: wait for a token once}}
+  mbuf.wait %t, %u, %t
+  return
+}

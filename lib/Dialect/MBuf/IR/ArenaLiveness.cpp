@@ -97,10 +97,12 @@ LogicalResult memopt::mbuf::verifyArenaLiveness(ArenaOp arena) {
     unsigned first = 0, last = 0;
     bool used = false;
     collectUses(view.getView(), *block, position, first, last, used);
-    if (!used || bytes == 0)
+    // A view beyond the arena is its own verifier's error.
+    uint64_t end = endOfBytes(view.getOffset(), bytes);
+    if (!used || bytes == 0 || end > arena.getSize())
       continue;
-    int64_t begin = view.getOffset();
-    views.push_back({view, begin, begin + bytes, first, last});
+    views.push_back({view, static_cast<int64_t>(view.getOffset()),
+                     static_cast<int64_t>(end), first, last});
   }
   llvm::stable_sort(views, [](const LiveView &a, const LiveView &b) {
     return a.first < b.first;

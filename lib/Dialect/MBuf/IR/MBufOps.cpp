@@ -2,9 +2,11 @@
 
 #include "memopt/Dialect/MBuf/IR/MBufOps.h"
 
+#include "memopt/Runtime/Program.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 using namespace mlir;
 using namespace memopt::mbuf;
@@ -19,18 +21,39 @@ Value memopt::mbuf::rootView(Value view) {
 }
 
 std::optional<ArenaPlace> memopt::mbuf::arenaPlace(Value view) {
-  int64_t offset = 0;
+  // Offsets are non-negative int64 (ODS checks them); their sum over a chain
+  // of subviews not yet verified may overflow.
+  std::optional<int64_t> offset = 0;
   while (auto subview = view.getDefiningOp<SubviewOp>()) {
-    offset += subview.getOffset();
+    if (offset)
+      offset = llvm::checkedAdd(*offset,
+                                static_cast<int64_t>(subview.getOffset()));
     view = subview.getSource();
   }
   auto viewOp = view.getDefiningOp<ViewOp>();
-  if (!viewOp)
+  if (!viewOp || !offset)
     return std::nullopt;
   auto arena = viewOp.getArena().getDefiningOp<ArenaOp>();
-  if (!arena)
+  offset =
+      llvm::checkedAdd(*offset, static_cast<int64_t>(viewOp.getOffset()));
+  if (!arena || !offset)
     return std::nullopt;
-  return ArenaPlace{arena, offset + static_cast<int64_t>(viewOp.getOffset())};
+  return ArenaPlace{arena, *offset};
+}
+
+uint64_t memopt::mbuf::endOfBytes(uint64_t offset, int64_t bytes) {
+  return offset + static_cast<uint64_t>(bytes);
+}
+
+/// Fails with a diagnostic when device number `device` (an arena's, a
+/// transfer's peer) is beyond what the runtime holds (an int).
+static LogicalResult verifyDevice(Operation *op, StringRef what,
+                                  uint64_t device) {
+  if (device <= static_cast<uint64_t>(memopt::rt::kMaxDevice))
+    return success();
+  return op->emitOpError() << what << " " << device
+                           << " is out of range: devices are numbered 0 to "
+                           << memopt::rt::kMaxDevice;
 }
 
 /// Fails with a diagnostic when `token` (of an asynchronous op) is never
@@ -54,6 +77,12 @@ LogicalResult ArenaOp::verify() {
         other && other.getIndex() == getIndex())
       return emitOpError("arena ")
              << getIndex() << " is defined twice in the same block";
+  if (getIndex() > static_cast<uint64_t>(memopt::rt::kMaxArenaIndex))
+    return emitOpError("arena index ")
+           << getIndex() << " is out of range: arenas are numbered 0 to "
+           << memopt::rt::kMaxArenaIndex;
+  if (failed(verifyDevice(*this, "device", getDevice())))
+    return failure();
   return verifyArenaLiveness(*this);
 }
 
@@ -67,13 +96,13 @@ LogicalResult ViewOp::verify() {
   if (getOffset() % MBufDialect::kViewAlignment != 0)
     return emitOpError("offset ") << getOffset() << " is not a multiple of "
                                   << MBufDialect::kViewAlignment << " bytes";
-  if (auto arena = getArena().getDefiningOp<ArenaOp>())
-    if (getOffset() + static_cast<uint64_t>(type.getSizeInBytes()) >
-        arena.getSize())
+  if (auto arena = getArena().getDefiningOp<ArenaOp>()) {
+    uint64_t end = endOfBytes(getOffset(), type.getSizeInBytes());
+    if (end > arena.getSize())
       return emitOpError("bytes [")
-             << getOffset() << ", " << getOffset() + type.getSizeInBytes()
-             << ") exceed arena " << arena.getIndex() << " of "
-             << arena.getSize() << " bytes";
+             << getOffset() << ", " << end << ") exceed arena "
+             << arena.getIndex() << " of " << arena.getSize() << " bytes";
+  }
   return success();
 }
 
@@ -87,12 +116,11 @@ LogicalResult SubviewOp::verify() {
   if (static_cast<int64_t>(getOffset()) % elementBytes != 0)
     return emitOpError("offset ")
            << getOffset() << " is not a multiple of the element size";
-  if (static_cast<int64_t>(getOffset()) + type.getSizeInBytes() >
-      source.getSizeInBytes())
+  uint64_t end = endOfBytes(getOffset(), type.getSizeInBytes());
+  if (end > static_cast<uint64_t>(source.getSizeInBytes()))
     return emitOpError("bytes [")
-           << getOffset() << ", " << getOffset() + type.getSizeInBytes()
-           << ") exceed the " << source.getSizeInBytes()
-           << " bytes of the source view";
+           << getOffset() << ", " << end << ") exceed the "
+           << source.getSizeInBytes() << " bytes of the source view";
   return success();
 }
 
@@ -224,19 +252,42 @@ static std::optional<int64_t> deviceOf(Value view) {
 }
 
 LogicalResult SendOp::verify() {
+  if (failed(verifyDevice(*this, "peer device", getPeer())))
+    return failure();
   if (deviceOf(getView()) == static_cast<int64_t>(getPeer()))
     return emitOpError("sends to its own device ") << getPeer();
   return verifyAwaited(*this, getToken());
 }
 
 LogicalResult RecvOp::verify() {
+  if (failed(verifyDevice(*this, "peer device", getPeer())))
+    return failure();
   if (deviceOf(getView()) == static_cast<int64_t>(getPeer()))
     return emitOpError("receives from its own device ") << getPeer();
   return verifyAwaited(*this, getToken());
 }
 
+/// Whether operand `index` of `wait` is awaited before: by an earlier
+/// operand of it or by an mbuf.wait before it in its block.
+static bool awaitedBefore(WaitOp wait, unsigned index) {
+  for (OpOperand &use : wait.getTokens()[index].getUses()) {
+    auto other = dyn_cast<WaitOp>(use.getOwner());
+    if (other == wait ? use.getOperandNumber() < index
+                      : other && other->getBlock() == wait->getBlock() &&
+                            other->isBeforeInBlock(wait))
+      return true;
+  }
+  return false;
+}
+
 LogicalResult WaitOp::verify() {
   if (getTokens().empty())
     return emitOpError("waits for no token");
+  // A token completes once, and its one mbuf.wait ends the liveness of its
+  // views.
+  for (unsigned index = 0, e = getTokens().size(); index < e; ++index)
+    if (awaitedBefore(*this, index))
+      return emitOpError("token #")
+             << index << " is awaited a second time: wait for a token once";
   return success();
 }

@@ -22,12 +22,17 @@
 namespace memopt::mbuf {
 
 /// Where a view's bytes are: the arena op and the byte offset in it, if the
-/// view is an mbuf.view or a chain of mbuf.subview on one.
+/// view is an mbuf.view or a chain of mbuf.subview on one (and the offsets
+/// add up within int64).
 struct ArenaPlace {
   ArenaOp arena;
   int64_t offset;
 };
 std::optional<ArenaPlace> arenaPlace(mlir::Value view);
+
+/// The end of `bytes` bytes at byte `offset`, both at most INT64_MAX (ODS
+/// checks offsets, ViewType::verify sizes): exact in uint64.
+uint64_t endOfBytes(uint64_t offset, int64_t bytes);
 
 /// The mbuf.view (or other op, or block argument) a view aliases: the end
 /// of its chain of mbuf.subview.
