@@ -76,6 +76,10 @@ def _tool(explicit):
     return path
 
 
+# memopt-compile's flags without a value: True gives them, False not.
+_SWITCHES = ("freeze_batchnorm", "verbose")
+
+
 def _flag(name, value):
     text = ("true" if value else "false") if isinstance(value, bool) else (
         "%r" % value if isinstance(value, float) else str(value))
@@ -120,7 +124,10 @@ def compile(model, output=None, *, plan_only=False, report=None,
         if timeline:
             command.append("--timeline=" + os.fspath(timeline))
         for name, value in options.items():
-            if value is None:
+            if value is None or (name in _SWITCHES and value is False):
+                continue
+            if name in _SWITCHES:
+                command.append("--" + name.replace("_", "-"))
                 continue
             if name == "input_shape":
                 value = ",".join(str(d) for d in value)
