@@ -67,8 +67,8 @@ namespace {
 constexpr int kUsageError = 2;
 constexpr const char *kUsage =
     "usage: memopt-compile model.onnx -o BIN [--target=cpu|cuda] [--batch=N] "
-    "[--input-shape=C,H,W] [--loss=mse|l1|bce|ce|dice|ms-ssim|ms-ssim+l1|graph] "
-    "[--optimizer=sgd|adam|adamw] [--lr=F] [--momentum=F] [--dampening=F] "
+    "[--input-shape=C,H,W] [--loss=mse|l1|bce|ce|dice|ce+dice|ms-ssim|ms-ssim+l1|graph] "
+    "[--deep-supervision=nnunet|halving|W0,W1,...] [--optimizer=sgd|adam|adamw] [--lr=F] [--momentum=F] [--dampening=F] "
     "[--nesterov=true|false] [--weight-decay=F] [--beta1=F] [--beta2=F] [--eps=F] [--save-temps=DIR] "
     "[--device=NAME[,KEY=VALUE]...] [--budget=SIZE] [--report=FILE.json] "
     "[--timeline=FILE.svg|FILE.json] [--remat=none|sqrt|auto|optimal] "
@@ -239,15 +239,21 @@ void parseOptions(int argc, char **argv, Options &options) {
               .Case("bce", tg::LossKind::bce)
               .Case("ce", tg::LossKind::ce)
               .Case("dice", tg::LossKind::dice)
+              .Case("ce+dice", tg::LossKind::ceDice)
               .Case("ms-ssim", tg::LossKind::msssim)
               .Case("ms-ssim+l1", tg::LossKind::msssimL1)
               .Case("graph", tg::LossKind::graph)
               .Default(std::nullopt);
       if (!loss)
-        usageError("--loss must be mse, l1, bce, ce, dice, ms-ssim, "
-                   "ms-ssim+l1 or graph, got '" +
+        usageError("--loss must be mse, l1, bce, ce, dice, ce+dice, "
+                   "ms-ssim, ms-ssim+l1 or graph, got '" +
                    value + "'");
       options.pipeline.loss = *loss;
+    } else if (name == "deep-supervision") {
+      std::string error;
+      if (!tg::parseDeepSupervision(value, error))
+        usageError("--" + error);
+      options.pipeline.deepSupervision = value.str();
     } else if (name == "optimizer") {
       std::optional<tg::OptimizerKind> optimizer =
           llvm::StringSwitch<std::optional<tg::OptimizerKind>>(value)
@@ -549,7 +555,9 @@ LogicalResult checkGraphInputs(ModuleOp module, const Options &options) {
                << (graphLoss ? " (--loss=graph models take their target as a "
                                "graph input, which the binary cannot feed; "
                                "use --loss=mse, l1, bce, ce, dice, "
-                               "ms-ssim or ms-ssim+l1)"
+                               "ce+dice, ms-ssim or ms-ssim+l1, with "
+                               "--deep-supervision for a model with several "
+                               "outputs)"
                              : ": make the others initializers or constants")
                << "\n";
   return failure();
