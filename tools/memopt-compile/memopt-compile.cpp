@@ -158,7 +158,7 @@ void checkMicrobatches(Options &options) {
 /// Parses the command line into `options`; exits on a bad flag.
 void parseOptions(int argc, char **argv, Options &options) {
   const llvm::StringSet<llvm::MallocAllocator> known = {
-      "target",   "batch",     "input-shape", "loss",         "optimizer",
+      "target",   "batch",     "input-shape", "loss",         "deep-supervision", "optimizer",
       "lr",       "momentum",  "dampening",   "nesterov",     "weight-decay",
       "beta1",    "beta2",     "eps",         "save-temps",   "report",
       "device",   "budget",    "timeline",    "remat",        "amp",
