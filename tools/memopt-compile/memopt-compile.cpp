@@ -604,6 +604,10 @@ int compile(const Options &options) {
   registerAllDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // A diagnostic names the ONNX node by its location; the op it is about,
+  // printed in generic form (a whole model for a function), is for
+  // memopt-opt's users, not a one-line error.
+  context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
 
