@@ -21,6 +21,7 @@ using namespace memopt;
 tg::AutodiffOptions TrainingPipelineOptions::autodiffOptions() const {
   tg::AutodiffOptions autodiff;
   autodiff.loss = loss;
+  autodiff.deepSupervision = deepSupervision;
   autodiff.optimizer = optimizer;
   autodiff.lr = lr;
   autodiff.momentum = momentum;

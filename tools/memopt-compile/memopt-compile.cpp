@@ -67,8 +67,9 @@ namespace {
 constexpr int kUsageError = 2;
 constexpr const char *kUsage =
     "usage: memopt-compile model.onnx -o BIN [--target=cpu|cuda] [--batch=N] "
-    "[--input-shape=C,H,W] [--freeze-batchnorm] [--loss=mse|l1|bce|ce|dice|ms-ssim|ms-ssim+l1|graph] "
-    "[--optimizer=sgd|adam|adamw] [--lr=F] [--momentum=F] [--dampening=F] "
+    "[--input-shape=C,H,W] [--freeze-batchnorm] "
+    "[--loss=mse|l1|bce|ce|dice|ce+dice|ms-ssim|ms-ssim+l1|graph] "
+    "[--deep-supervision=nnunet|halving|W0,W1,...] [--optimizer=sgd|adam|adamw] [--lr=F] [--momentum=F] [--dampening=F] "
     "[--nesterov=true|false] [--weight-decay=F] [--beta1=F] [--beta2=F] [--eps=F] [--save-temps=DIR] "
     "[--device=NAME[,KEY=VALUE]...] [--budget=SIZE] [--report=FILE.json] "
     "[--timeline=FILE.svg|FILE.json] [--remat=none|sqrt|auto|optimal] "
@@ -158,7 +159,7 @@ void checkMicrobatches(Options &options) {
 /// Parses the command line into `options`; exits on a bad flag.
 void parseOptions(int argc, char **argv, Options &options) {
   const llvm::StringSet<llvm::MallocAllocator> known = {
-      "target",   "batch",     "input-shape", "loss",         "optimizer",
+      "target",   "batch",     "input-shape", "loss",         "deep-supervision", "optimizer",
       "lr",       "momentum",  "dampening",   "nesterov",     "weight-decay",
       "beta1",    "beta2",     "eps",         "save-temps",   "report",
       "device",   "budget",    "timeline",    "remat",        "amp",
@@ -243,15 +244,21 @@ void parseOptions(int argc, char **argv, Options &options) {
               .Case("bce", tg::LossKind::bce)
               .Case("ce", tg::LossKind::ce)
               .Case("dice", tg::LossKind::dice)
+              .Case("ce+dice", tg::LossKind::ceDice)
               .Case("ms-ssim", tg::LossKind::msssim)
               .Case("ms-ssim+l1", tg::LossKind::msssimL1)
               .Case("graph", tg::LossKind::graph)
               .Default(std::nullopt);
       if (!loss)
-        usageError("--loss must be mse, l1, bce, ce, dice, ms-ssim, "
-                   "ms-ssim+l1 or graph, got '" +
+        usageError("--loss must be mse, l1, bce, ce, dice, ce+dice, "
+                   "ms-ssim, ms-ssim+l1 or graph, got '" +
                    value + "'");
       options.pipeline.loss = *loss;
+    } else if (name == "deep-supervision") {
+      std::string error;
+      if (!tg::parseDeepSupervision(value, error))
+        usageError("--" + error);
+      options.pipeline.deepSupervision = value.str();
     } else if (name == "optimizer") {
       std::optional<tg::OptimizerKind> optimizer =
           llvm::StringSwitch<std::optional<tg::OptimizerKind>>(value)
@@ -397,6 +404,15 @@ void parseOptions(int argc, char **argv, Options &options) {
                "' has no bf16 support (bf16 needs an Ampere or newer GPU): "
                "use --amp=fp16, or a --device with bf16 (a100-40g, h100, "
                "or bf16=FLOPS)");
+  // tg-loss-scale scales the seed where a single loss op's backward reads
+  // it; a loss of several terms (ce+dice, deep supervision) reaches its
+  // backward ops through the gradients of the sum, which it cannot scale.
+  if (options.pipeline.amp == tg::AmpMode::fp16 &&
+      (options.pipeline.loss == tg::LossKind::ceDice ||
+       !options.pipeline.deepSupervision.empty()))
+    usageError("--amp=fp16 scales the loss of a single loss op, not a loss "
+               "of several terms (--loss=ce+dice, --deep-supervision): use "
+               "--amp=bf16, which needs no loss scaling, or --amp=none");
   // --remat=optimal fits the budget by recomputing alone (or fails), so
   // tg-offload after it would find nothing to do: the flag would be silent.
   if (options.pipeline.remat == "optimal" && options.pipeline.offload != "none")
@@ -553,7 +569,9 @@ LogicalResult checkGraphInputs(ModuleOp module, const Options &options) {
                << (graphLoss ? " (--loss=graph models take their target as a "
                                "graph input, which the binary cannot feed; "
                                "use --loss=mse, l1, bce, ce, dice, "
-                               "ms-ssim or ms-ssim+l1)"
+                               "ce+dice, ms-ssim or ms-ssim+l1, with "
+                               "--deep-supervision for a model with several "
+                               "outputs)"
                              : ": make the others initializers or constants")
                << "\n";
   return failure();
@@ -602,6 +620,10 @@ int compile(const Options &options) {
   registerAllDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // A diagnostic names the ONNX node by its location; the op it is about,
+  // printed in generic form (a whole model for a function), is for
+  // memopt-opt's users, not a one-line error.
+  context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
 

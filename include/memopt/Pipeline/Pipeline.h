@@ -55,11 +55,20 @@ struct TrainingPipelineOptions
                      "per-pixel cross-entropy over the channel axis "
                      "(integer label maps)"),
           clEnumValN(tg::LossKind::dice, "dice", "soft Dice loss"),
+          clEnumValN(tg::LossKind::ceDice, "ce+dice",
+                     "nnU-Net's cross-entropy plus soft Dice of the "
+                     "foreground classes"),
           clEnumValN(tg::LossKind::msssim, "ms-ssim", "1 - MS-SSIM"),
           clEnumValN(tg::LossKind::msssimL1, "ms-ssim+l1",
                      "0.84 (1 - MS-SSIM) + 0.16 L1"),
           clEnumValN(tg::LossKind::graph, "graph",
                      "the forward function's rank-0 first output"))};
+  Option<std::string> deepSupervision{
+      *this, "deep-supervision",
+      llvm::cl::desc("One loss per output against the target downsampled "
+                     "to its shape: nnunet, halving or W0,W1,... (empty: "
+                     "the single output's loss)"),
+      llvm::cl::init("")};
   Option<tg::OptimizerKind> optimizer{
       *this, "optimizer", llvm::cl::desc("The parameter update"),
       llvm::cl::init(tg::OptimizerKind::sgd),

@@ -3,6 +3,7 @@ import functools
 import inspect
 
 from .classic_unet import ClassicUNet
+from .deep_supervision_unet import DeepSupervisionUNet
 from .resnet_unet import ResNet34UNet
 from .segmentation_unet import SegmentationUNet
 
@@ -25,6 +26,12 @@ MODELS = {
     "seg-unet": functools.partial(
         SegmentationUNet, classes=3, norm="instance",
         activations=("leaky_relu", "gelu")),
+    # nnU-Net's PlainConvUNet with deep supervision: 3 outputs of 3 classes
+    # (full resolution, 1/2, 1/4) for --deep-supervision.
+    "ds-unet": DeepSupervisionUNet,
+    # The same network regressing one channel, for --deep-supervision with
+    # image losses (the target averaged down to each output).
+    "ds-unet-regression": functools.partial(DeepSupervisionUNet, classes=1),
 }
 
 

@@ -13,7 +13,8 @@ batches in the same order) and compares, per tensor, by relative error
   running_mean / running_var) against PyTorch's state_dict;
 - the per-step losses of the run report against PyTorch's.
 
-The losses are memopt.losses' references; --loss ms-ssim and ms-ssim+l1
+The losses are memopt.losses' references (with --deep-supervision wrapped
+as nnU-Net wraps them); --loss ms-ssim and ms-ssim+l1
 take pytorch_msssim's (pytorch-msssim 1.0.0, which scripts/install-deps.sh
 installs) and need images above 160 pixels a side.
 
@@ -90,15 +91,31 @@ import torch.nn.functional as F
 
 from memopt import models
 from memopt.export import export_model
-from memopt.onnx_export import EXPORTERS
-from memopt.losses import (cross_entropy_loss, dice_loss, ms_ssim_l1_loss,
+from memopt.losses import (LABEL_MAP_LOSSES, cross_entropy_loss, dice_ce_loss,
+                           dice_loss, deep_supervision_loss,
+                           deep_supervision_weights, ms_ssim_l1_loss,
                            ms_ssim_loss)
 from memopt.make_dataset import smooth_image
+from memopt.onnx_export import EXPORTERS
 from memopt.testing import phases
 
 LOSSES = {"mse": F.mse_loss, "l1": F.l1_loss, "bce": F.binary_cross_entropy,
-          "ce": cross_entropy_loss, "dice": dice_loss,
+          "ce": cross_entropy_loss, "dice": dice_loss, "ce+dice": dice_ce_loss,
           "ms-ssim": ms_ssim_loss, "ms-ssim+l1": ms_ssim_l1_loss}
+
+
+def loss_function(args):
+    """The loss of the model's output against the target: --loss, or with
+    --deep-supervision nnU-Net's DeepSupervisionWrapper around it."""
+    loss_fn = LOSSES[args.loss]
+    if not args.deep_supervision:
+        return loss_fn
+
+    def wrapped(outputs, target):
+        weights = deep_supervision_weights(args.deep_supervision, len(outputs))
+        return deep_supervision_loss(loss_fn, outputs, target, weights,
+                                     args.loss in LABEL_MAP_LOSSES)
+    return wrapped
 
 
 def relative_error(a, b):
@@ -150,6 +167,8 @@ def compile_flags(args):
              "--weight-decay=%r" % args.weight_decay]
     if args.microbatches > 1:
         flags.append("--microbatches=%d" % args.microbatches)
+    if args.deep_supervision:
+        flags.append("--deep-supervision=" + args.deep_supervision)
     if args.optimizer == "sgd":
         flags += ["--momentum=%r" % args.momentum,
                   "--dampening=%r" % args.dampening,
@@ -195,7 +214,7 @@ def torch_training(args, initial, inputs, targets):
     model.to(device)
     model.train()
     optimizer = make_optimizer(args, model.parameters())
-    loss_fn = LOSSES[args.loss]
+    loss_fn = loss_function(args)
     losses = []
     for step in range(args.steps):
         index = [(step * args.batch + j) % len(inputs)
@@ -235,7 +254,7 @@ def torch_validation(args, trained, inputs, targets):
             if name in trained:
                 tensor.copy_(torch.from_numpy(trained[name].copy()))
         model.eval()
-        loss_fn = LOSSES[args.loss]
+        loss_fn = loss_function(args)
         batches = len(inputs) // args.batch
         total = 0.0
         for b in range(batches):
@@ -287,8 +306,10 @@ def describe(args):
         opt = "%s lr=%g betas=(%g, %g) eps=%g wd=%g" % (
             args.optimizer, args.lr, args.beta1, args.beta2, args.eps,
             args.weight_decay)
+    loss = args.loss + (" deep-supervision=" + args.deep_supervision
+                        if args.deep_supervision else "")
     return "%s %s batch %d, %s, %s loss, %d step%s" % (
-        model, shape, args.batch, opt, args.loss, args.steps,
+        model, shape, args.batch, opt, loss, args.steps,
         "" if args.steps == 1 else "s")
 
 
@@ -363,7 +384,7 @@ def prepare(args, work, onnx_path, data, val_data, binary):
     # of as many classes as the output has channels.
     output_dims = onnx.load(onnx_path).graph.output[0].type.tensor_type.shape.dim
     channels = output_dims[1].dim_value
-    classes = channels if args.loss == "ce" or (
+    classes = channels if args.loss in ("ce", "ce+dice") or (
         args.loss == "dice" and channels > 1) else 0
     samples = args.samples or args.batch * args.steps
     shutil.rmtree(data, ignore_errors=True)
@@ -530,6 +551,10 @@ def parse_args(argv):
                         default="smooth", help="synthetic images (default "
                         "smooth, as memopt.make_dataset)")
     parser.add_argument("--loss", choices=sorted(LOSSES), default="mse")
+    parser.add_argument("--deep-supervision", metavar="SPEC",
+                        help="memopt-compile --deep-supervision (nnunet, "
+                        "halving or W0,W1,...): PyTorch trains with nnU-Net's "
+                        "DeepSupervisionWrapper")
     parser.add_argument("--optimizer", choices=("sgd", "adam", "adamw"),
                         default="sgd")
     parser.add_argument("--lr", type=float)

@@ -772,3 +772,72 @@ LogicalResult ReduceMeanOp::emitGradients(OpBuilder &builder,
   return Gradient(builder, *this, resultGrads, wanted, operandGrads)
       .reduction(getInput(), getAxes(), /*mean=*/true);
 }
+
+//===----------------------------------------------------------------------===//
+// Losses
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The gradient of a loss with respect to its prediction (or logits): its
+/// backward op on the loss's gradient and operands, with `attrs`, the
+/// attributes the loss and its backward share. The target is data: a
+/// target that depends on a parameter is an error, not a silent zero.
+template <typename BackwardOp, typename... Attrs>
+LogicalResult lossGradient(Operation *op, OpBuilder &builder,
+                           ArrayRef<Value> resultGrads, ArrayRef<bool> wanted,
+                           MutableArrayRef<Value> operandGrads,
+                           Attrs... attrs) {
+  if (wanted[1])
+    return op->emitOpError("has no gradient with respect to its target; the "
+                           "target must not depend on a parameter");
+  Value prediction = op->getOperand(0);
+  operandGrads[0] =
+      BackwardOp::create(builder, op->getLoc(), prediction.getType(),
+                         resultGrads.front(), prediction, op->getOperand(1),
+                         attrs...);
+  return success();
+}
+
+} // namespace
+
+LogicalResult MSELossOp::emitGradients(OpBuilder &builder,
+                                       ArrayRef<Value> resultGrads,
+                                       ArrayRef<bool> wanted,
+                                       MutableArrayRef<Value> operandGrads) {
+  return lossGradient<MSELossBackwardOp>(*this, builder, resultGrads, wanted,
+                                         operandGrads);
+}
+
+LogicalResult L1LossOp::emitGradients(OpBuilder &builder,
+                                      ArrayRef<Value> resultGrads,
+                                      ArrayRef<bool> wanted,
+                                      MutableArrayRef<Value> operandGrads) {
+  return lossGradient<L1LossBackwardOp>(*this, builder, resultGrads, wanted,
+                                        operandGrads);
+}
+
+LogicalResult BCELossOp::emitGradients(OpBuilder &builder,
+                                       ArrayRef<Value> resultGrads,
+                                       ArrayRef<bool> wanted,
+                                       MutableArrayRef<Value> operandGrads) {
+  return lossGradient<BCELossBackwardOp>(*this, builder, resultGrads, wanted,
+                                         operandGrads);
+}
+
+LogicalResult
+CrossEntropyLossOp::emitGradients(OpBuilder &builder,
+                                  ArrayRef<Value> resultGrads,
+                                  ArrayRef<bool> wanted,
+                                  MutableArrayRef<Value> operandGrads) {
+  return lossGradient<CrossEntropyLossBackwardOp>(
+      *this, builder, resultGrads, wanted, operandGrads);
+}
+
+LogicalResult DiceLossOp::emitGradients(OpBuilder &builder,
+                                        ArrayRef<Value> resultGrads,
+                                        ArrayRef<bool> wanted,
+                                        MutableArrayRef<Value> operandGrads) {
+  return lossGradient<DiceLossBackwardOp>(*this, builder, resultGrads, wanted,
+                                          operandGrads, getEpsilonAttr());
+}

@@ -10,6 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DeepSupervision.h"
+#include "DiceCELoss.h"
 #include "EvalStep.h"
 #include "MSSSIM.h"
 
@@ -51,6 +53,8 @@ StringRef lossName(LossKind loss) {
     return "ce";
   case LossKind::dice:
     return "dice";
+  case LossKind::ceDice:
+    return "ce+dice";
   case LossKind::msssim:
     return "ms-ssim";
   case LossKind::msssimL1:
@@ -69,7 +73,7 @@ struct CountingListener : public OpBuilder::Listener {
   unsigned count = 0;
 };
 
-/// Records the ops a builder inserts (the loss subgraph of loss=ms-ssim).
+/// Records the ops a builder inserts (the loss subgraph).
 struct RecordingListener : public OpBuilder::Listener {
   void notifyOperationInserted(Operation *op,
                                OpBuilder::InsertPoint) override {
@@ -83,6 +87,14 @@ struct Argument {
   Type type;
   DictionaryAttr attrs;
   Location loc;
+};
+
+/// A forward output that the loss is taken of and the weight of its loss
+/// (1 without deep supervision); with loss=graph, the output that is the
+/// loss.
+struct SupervisedOutput {
+  unsigned index;
+  double weight;
 };
 
 /// The optimizer state of one updated parameter: the argument indices of
@@ -107,8 +119,12 @@ public:
 
 private:
   LogicalResult classifySignature();
+  LogicalResult chooseSupervisedOutputs();
+  LogicalResult checkLossOutput(unsigned index);
   void analyzeDependencies();
   void createFunction();
+  Value emitLoss(Value prediction, Value target);
+  Value emitSupervisedLoss();
   LogicalResult emitLossAndBackward();
   LogicalResult collectRunningStats();
   void emitUpdatesAndReturn();
@@ -130,9 +146,9 @@ private:
   OpBuilder builder;
 
   // @main's arguments by role (indices into @main's arguments) and the
-  // value that the loss is taken of (or, with loss=graph, is).
+  // outputs that the loss is taken of (or, with loss=graph, that is it).
   SmallVector<unsigned> inputs, params, states;
-  Value forwardLossRoot;
+  SmallVector<SupervisedOutput> supervised;
   // Values of @main that depend on a parameter and reach the loss.
   llvm::DenseSet<Value> forwardNeedsGrad;
 
@@ -179,42 +195,99 @@ LogicalResult TrainStepBuilder::classifySignature() {
              << " must be a statically shaped float tensor, got "
              << forward.getResultTypes()[i];
   }
+  return chooseSupervisedOutputs();
+}
+
+/// The type of forward output `index`.
+static RankedTensorType outputType(func::FuncOp forward, unsigned index) {
+  return cast<RankedTensorType>(forward.getResultTypes()[index]);
+}
+
+/// With loss=graph the first output; otherwise the single output, or with
+/// deep supervision every output of non-zero weight, each checked for the
+/// loss and (but output #0, whose shape the target has) for downsampling.
+LogicalResult TrainStepBuilder::chooseSupervisedOutputs() {
+  unsigned numOutputs = forward.getNumResults();
+  bool deepSupervision = !options.deepSupervision.empty();
   if (options.loss == LossKind::graph) {
-    auto type = cast<RankedTensorType>(forward.getResultTypes().front());
+    if (deepSupervision)
+      return forward.emitOpError()
+             << "deep-supervision weighs one loss per output, but loss=graph "
+                "takes the model's own loss; use a loss of the outputs "
+                "(mse, l1, bce, ce, dice, ce+dice, ms-ssim, ms-ssim+l1)";
+    RankedTensorType type = outputType(forward, 0);
     if (type.getRank() != 0)
       return forward.emitOpError()
              << "loss=graph needs a rank-0 first output (the model's own "
                 "loss), got "
              << type;
-  } else if (numOutputs != 1) {
+    supervised.push_back({0, 1.0});
+    return success();
+  }
+  SmallVector<double> weights = {1.0};
+  if (!deepSupervision && numOutputs != 1)
     return forward.emitOpError()
            << "loss=" << lossName(options.loss)
            << " takes the loss of a single output, but the function has "
            << numOutputs
-           << " outputs; use loss=graph for a model that computes its loss";
+           << " outputs; for outputs at decreasing resolutions pass "
+              "deep-supervision=nnunet, halving or W0,W1,... (one loss per "
+              "output against the target downsampled to its shape), "
+              "otherwise export the model with the one output to train";
+  if (deepSupervision) {
+    std::string error;
+    std::optional<DeepSupervision> spec =
+        parseDeepSupervision(options.deepSupervision, error);
+    std::optional<SmallVector<double>> given =
+        spec ? spec->weightsFor(numOutputs, error) : std::nullopt;
+    if (!given)
+      return emitError(forward.getLoc()) << error;
+    weights = *given;
   }
-  if (options.loss == LossKind::ce || options.loss == LossKind::dice) {
-    auto type = cast<RankedTensorType>(forward.getResultTypes().front());
+  Operation *terminator = forward.getBody().front().getTerminator();
+  for (auto [index, weight] : llvm::enumerate(weights)) {
+    // nnU-Net's DeepSupervisionWrapper computes no loss of weight 0.
+    if (weight == 0.0)
+      continue;
+    RankedTensorType type = outputType(forward, index);
+    std::string why;
+    if (index > 0 && failed(memopt::tg::detail::checkDeepSupervisedShape(
+                         outputType(forward, 0), type, why)))
+      // At the output's producer, which names the ONNX node.
+      return emitError(terminator->getOperand(index).getLoc())
+             << "output #" << index << " (" << type << ") " << why;
+    if (failed(checkLossOutput(index)))
+      return failure();
+    supervised.push_back({static_cast<unsigned>(index), weight});
+  }
+  return success();
+}
+
+/// The shape requirements of the configured loss on output `index`.
+LogicalResult TrainStepBuilder::checkLossOutput(unsigned index) {
+  RankedTensorType type = outputType(forward, index);
+  bool segmentation = options.loss == LossKind::ce ||
+                      options.loss == LossKind::dice ||
+                      options.loss == LossKind::ceDice;
+  if (segmentation) {
     if (type.getRank() < 2)
       return forward.emitOpError()
              << "loss=" << lossName(options.loss)
              << " needs logits N x C x ... (rank >= 2), got " << type;
-    if (options.loss == LossKind::ce && type.getDimSize(1) < 2)
+    if (options.loss != LossKind::dice && type.getDimSize(1) < 2)
       return forward.emitOpError()
-             << "loss=ce needs at least 2 classes on axis 1 of the output, "
-                "got "
+             << "loss=" << lossName(options.loss)
+             << " needs at least 2 classes on axis 1 of the output, got "
              << type << "; use loss=bce or loss=dice for one channel";
   }
   if (options.loss == LossKind::msssim ||
       options.loss == LossKind::msssimL1) {
     std::string why;
-    if (failed(memopt::tg::detail::checkMSSSIMShape(
-            cast<RankedTensorType>(forward.getResultTypes().front()), why)))
+    if (failed(memopt::tg::detail::checkMSSSIMShape(type, why)))
       // Not emitOpError: its note would print the whole model.
       return emitError(forward.getLoc())
              << "loss=" << lossName(options.loss) << " " << why;
   }
-  forwardLossRoot = forward.getBody().front().getTerminator()->getOperand(0);
   return success();
 }
 
@@ -223,7 +296,7 @@ LogicalResult TrainStepBuilder::classifySignature() {
 /// output's shape without axis 1; Dice of one channel takes a mask).
 static RankedTensorType targetType(LossKind loss, Type output) {
   auto type = cast<RankedTensorType>(output);
-  bool classMap = loss == LossKind::ce ||
+  bool classMap = loss == LossKind::ce || loss == LossKind::ceDice ||
                   (loss == LossKind::dice && type.getDimSize(1) != 1);
   if (!classMap)
     return type;
@@ -245,7 +318,10 @@ void TrainStepBuilder::analyzeDependencies() {
                      [&](Value v) { return active.contains(v); }))
       active.insert(op.result_begin(), op.result_end());
 
-  llvm::DenseSet<Value> reaches = {forwardLossRoot};
+  llvm::DenseSet<Value> reaches;
+  Operation *terminator = body.getTerminator();
+  for (const SupervisedOutput &output : supervised)
+    reaches.insert(terminator->getOperand(output.index));
   for (Operation &op : llvm::reverse(body.without_terminator()))
     if (llvm::any_of(op.getResults(),
                      [&](Value v) { return reaches.contains(v); }))
@@ -342,85 +418,98 @@ Value emitSeed(OpBuilder &builder, Location loc, Value loss) {
       1.0);
 }
 
-/// The loss op of the configured kind, then (counted as gradient ops) the
-/// seed and the gradient of the prediction.
-/// `attrs` are the attributes that the loss and its gradient share.
-template <typename LossOp, typename LossBackwardOp, typename... Attrs>
-std::pair<Value, Value> emitLossOp(OpBuilder &builder, Location loc,
-                                   Value prediction, Value target,
-                                   CountingListener &counter, Attrs... attrs) {
-  auto type = RankedTensorType::get(
-      {}, cast<RankedTensorType>(prediction.getType()).getElementType());
-  Value loss = LossOp::create(builder, loc, type, prediction, target, attrs...);
-  builder.setListener(&counter);
-  Value grad = LossBackwardOp::create(builder, loc, prediction.getType(),
-                                      emitSeed(builder, loc, loss), prediction,
-                                      target, attrs...);
-  return {loss, grad};
+/// The loss of the configured kind of `prediction` against `target`: a loss
+/// op or a subgraph of tg ops, differentiated like the forward ops.
+Value TrainStepBuilder::emitLoss(Value prediction, Value target) {
+  Location loc =
+      NameLoc::get(builder.getStringAttr(kLossName), prediction.getLoc());
+  switch (options.loss) {
+  case LossKind::mse:
+    return MSELossOp::create(builder, loc, prediction, target);
+  case LossKind::l1:
+    return L1LossOp::create(builder, loc, prediction, target);
+  case LossKind::bce:
+    return BCELossOp::create(builder, loc, prediction, target);
+  case LossKind::ce:
+    return CrossEntropyLossOp::create(builder, loc, prediction, target);
+  case LossKind::dice:
+    // The smoothing term of memopt.losses.dice_loss (docs/user-guide.md).
+    return DiceLossOp::create(builder, loc, prediction, target,
+                              builder.getF64FloatAttr(1.0));
+  case LossKind::ceDice:
+    return memopt::tg::detail::emitDiceCELoss(builder, loc, prediction, target);
+  case LossKind::msssim:
+  case LossKind::msssimL1:
+    return memopt::tg::detail::emitMSSSIMLoss(builder, loc, prediction, target,
+                                  options.loss == LossKind::msssimL1);
+  case LossKind::graph:
+    break;
+  }
+  llvm_unreachable("loss=graph has no loss to emit");
+}
+
+/// The weighted sum of the losses of the supervised outputs, each against
+/// the target downsampled to its shape (one output of weight 1 without
+/// deep supervision: its loss alone).
+Value TrainStepBuilder::emitSupervisedLoss() {
+  Operation *terminator = forward.getBody().front().getTerminator();
+  Value target = trainStep.getArgument(*targetArg);
+  bool labelMap = options.loss == LossKind::ce ||
+                  options.loss == LossKind::dice ||
+                  options.loss == LossKind::ceDice;
+  Value total;
+  for (const SupervisedOutput &output : supervised) {
+    Value prediction = mapping.lookup(terminator->getOperand(output.index));
+    Location loc =
+        NameLoc::get(builder.getStringAttr(kLossName), prediction.getLoc());
+    Value scaled = memopt::tg::detail::emitDownsampledTarget(
+        builder, loc, target, targetType(options.loss, prediction.getType()),
+        labelMap);
+    Value term = emitLoss(prediction, scaled);
+    if (output.weight != 1.0) {
+      Value weight = ConstantOp::createScalar(
+          builder, loc, cast<RankedTensorType>(term.getType()).getElementType(),
+          output.weight);
+      term = MulOp::create(builder, loc, term, weight);
+    }
+    total = total ? AddOp::create(builder, loc, total, term).getResult() : term;
+  }
+  return total;
 }
 
 LogicalResult TrainStepBuilder::emitLossAndBackward() {
-  Value root = mapping.lookup(forwardLossRoot);
-  if (!needsGrad.contains(root))
+  Operation *terminator = forward.getBody().front().getTerminator();
+  auto prediction = [&](const SupervisedOutput &output) {
+    return mapping.lookup(terminator->getOperand(output.index));
+  };
+  if (llvm::none_of(supervised, [&](const SupervisedOutput &output) {
+        return needsGrad.contains(prediction(output));
+      }))
     return forward.emitOpError(
         "computes a loss that depends on no parameter; there is nothing to "
         "train");
 
-  CountingListener counter;
-  Location loc = NameLoc::get(builder.getStringAttr(kLossName), root.getLoc());
-  Value target = targetArg ? trainStep.getArgument(*targetArg) : Value();
-  std::pair<Value, Value> lossAndGrad;
-  switch (options.loss) {
-  case LossKind::mse:
-    lossAndGrad = emitLossOp<MSELossOp, MSELossBackwardOp>(builder, loc, root,
-                                                           target, counter);
-    break;
-  case LossKind::l1:
-    lossAndGrad = emitLossOp<L1LossOp, L1LossBackwardOp>(builder, loc, root,
-                                                         target, counter);
-    break;
-  case LossKind::bce:
-    lossAndGrad = emitLossOp<BCELossOp, BCELossBackwardOp>(builder, loc, root,
-                                                           target, counter);
-    break;
-  case LossKind::ce:
-    lossAndGrad = emitLossOp<CrossEntropyLossOp, CrossEntropyLossBackwardOp>(
-        builder, loc, root, target, counter);
-    break;
-  case LossKind::dice:
-    // The smoothing term of memopt.losses.dice_loss (docs/user-guide.md).
-    lossAndGrad = emitLossOp<DiceLossOp, DiceLossBackwardOp>(
-        builder, loc, root, target, counter, builder.getF64FloatAttr(1.0));
-    break;
-  case LossKind::msssim:
-  case LossKind::msssimL1: {
-    // Forward ops like the model's: differentiated by their own rules, and
-    // evaluated by @eval_step as the rest of the forward pass.
+  Value root = prediction(supervised.front());
+  if (options.loss == LossKind::graph) {
+    loss = root;
+  } else {
+    // The loss belongs to the forward ops: differentiated by its ops' own
+    // rules, and evaluated by @eval_step as the rest of the forward pass.
     RecordingListener recorder;
     builder.setListener(&recorder);
-    Value value = memopt::tg::detail::emitMSSSIMLoss(
-        builder, loc, root, target, options.loss == LossKind::msssimL1);
+    loss = emitSupervisedLoss();
     for (Operation *op : recorder.ops) {
       forwardOps.push_back(op);
       if (llvm::any_of(op->getOperands(),
                        [&](Value v) { return needsGrad.contains(v); }))
         needsGrad.insert(op->result_begin(), op->result_end());
     }
-    builder.setListener(&counter);
-    lossAndGrad = {value, emitSeed(builder, loc, value)};
-    break;
   }
-  case LossKind::graph:
-    builder.setListener(&counter);
-    lossAndGrad = {root, emitSeed(builder, loc, root)};
-    break;
-  }
-  loss = lossAndGrad.first;
-  // The MS-SSIM subgraph is differentiated with the forward ops: the seed
-  // is the gradient of its result, not yet of the model's output.
-  bool subgraphLoss = options.loss == LossKind::msssim ||
-                      options.loss == LossKind::msssimL1;
-  grads[subgraphLoss ? loss : root] = lossAndGrad.second;
+  CountingListener counter;
+  builder.setListener(&counter);
+  grads[loss] = emitSeed(
+      builder, NameLoc::get(builder.getStringAttr(kLossName), root.getLoc()),
+      loss);
 
   // Reverse forward order: all uses of a value are differentiated before
   // its definition, so its gradient is complete when its op is reached.
@@ -595,6 +684,7 @@ struct AutodiffPass : public memopt::tg::impl::AutodiffBase<AutodiffPass> {
 
     AutodiffOptions options;
     options.loss = loss;
+    options.deepSupervision = deepSupervision;
     options.optimizer = optimizer;
     options.lr = lr;
     options.momentum = momentum;

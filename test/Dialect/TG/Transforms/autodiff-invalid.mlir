@@ -61,7 +61,7 @@ func.func @main(%p: tensor<2xf32> {tg.param = "p"}, %q: tensor<2xf32>)
 
 // -----
 
-// expected-error @+1 {{'func.func' op loss=mse takes the loss of a single output, but the function has 2 outputs; use loss=graph for a model that computes its loss}}
+// expected-error @+1 {{'func.func' op loss=mse takes the loss of a single output, but the function has 2 outputs; for outputs at decreasing resolutions pass deep-supervision=nnunet, halving or W0,W1,... (one loss per output against the target downsampled to its shape), otherwise export the model with the one output to train}}
 func.func @main(%p: tensor<2xf32> {tg.param = "p"})
     -> (tensor<2xf32> {tg.output = "a"}, tensor<2xf32> {tg.output = "b"}) {
   return %p, %p : tensor<2xf32>, tensor<2xf32>

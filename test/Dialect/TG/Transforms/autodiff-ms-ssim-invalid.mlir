@@ -23,7 +23,7 @@ func.func @main(%x: tensor<2x200xf32> {tg.input = "input"},
 
 // -----
 
-// expected-error @+1 {{'func.func' op loss=ms-ssim takes the loss of a single output, but the function has 2 outputs; use loss=graph for a model that computes its loss}}
+// expected-error @+1 {{'func.func' op loss=ms-ssim takes the loss of a single output, but the function has 2 outputs; for outputs at decreasing resolutions pass deep-supervision=nnunet, halving or W0,W1,... (one loss per output against the target downsampled to its shape), otherwise export the model with the one output to train}}
 func.func @main(%x: tensor<1x1x176x176xf32> {tg.input = "input"},
                 %w: tensor<1x1x1x1xf32> {tg.param = "w"})
     -> (tensor<1x1x176x176xf32> {tg.output = "a"}, tensor<1x1x176x176xf32> {tg.output = "b"}) {

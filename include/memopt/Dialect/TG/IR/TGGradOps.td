@@ -424,10 +424,13 @@ def TG_BroadcastOp : TG_Op<"broadcast", [Pure, InferTypeOpAdaptor,
 //===----------------------------------------------------------------------===//
 
 // A loss with reduction = mean: a rank-0 tensor of the prediction's element
-// type.
+// type. Its gradient rule (a loss is differentiated like any forward op, so
+// that several losses can be summed) is its backward op below; the target
+// is data and gets no gradient.
 // `flops`: operations per prediction element for the cost model.
 class TG_LossOp<string mnemonic, string torchName, string formula, int flops>
-    : TG_Op<mnemonic, [Pure, InferTypeOpAdaptor, TG_KernelOpInterface]> {
+    : TG_Op<mnemonic, [Pure, InferTypeOpAdaptor, TG_Differentiable,
+                       TG_KernelOpInterface]> {
   let summary = "Mean " # torchName # " of a prediction";
   let description = "PyTorch's `" # torchName # "` with reduction = mean: `" #
       formula # "` over all elements. `prediction` and `target` have one " #
@@ -480,7 +483,8 @@ def TG_BCELossBackwardOp : TG_LossBackwardOp<"bce_loss_backward", "bce_loss",
 // whose form depends on C; the class indices of a label map are held as
 // floats (exact up to 2^24), the element type of every step tensor.
 def TG_CrossEntropyLossOp : TG_Op<"cross_entropy_loss",
-    [Pure, InferTypeOpAdaptor, TG_KernelOpInterface]> {
+    [Pure, InferTypeOpAdaptor, TG_Differentiable,
+     TG_KernelOpInterface]> {
   let summary = "Mean multi-class cross-entropy over the channel axis";
   let description = [{
     PyTorch's `F.cross_entropy(logits, target)` with reduction = mean:
@@ -519,7 +523,8 @@ def TG_CrossEntropyLossBackwardOp : TG_Op<"cross_entropy_loss_backward",
 }
 
 def TG_DiceLossOp : TG_Op<"dice_loss",
-    [Pure, InferTypeOpAdaptor, TG_KernelOpInterface]> {
+    [Pure, InferTypeOpAdaptor, TG_Differentiable,
+     TG_KernelOpInterface]> {
   let summary = "Soft Dice loss of logits";
   let description = [{
     `1 - (2 * sum(p * t) + epsilon) / (sum(p) + sum(t) + epsilon)`, the sums

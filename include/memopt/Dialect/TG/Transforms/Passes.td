@@ -23,7 +23,14 @@ def Autodiff : Pass<"tg-autodiff", "::mlir::ModuleOp"> {
        reduction; `tg.cross_entropy_loss` or `tg.dice_loss` of logits
        N x C x ... against a class map N x ..., whose class indices the
        target holds as floats; Dice of one channel takes a mask of the
-       output's shape); with `loss=ms-ssim` and `loss=ms-ssim+l1`, a
+       output's shape); with `loss=ce+dice`, nnU-Net's DC_and_CE_loss:
+       `tg.cross_entropy_loss` plus the soft Dice of the foreground
+       classes (batch Dice, smooth 1e-5) built from tg ops; with
+       `deep-supervision`, the weighted sum of one such loss per forward
+       output, each against the target downsampled to the output's shape
+       (a strided `tg.slice`, nearest, for class maps; `tg.reshape` and
+       `tg.reduce_mean`, area, for the other targets), an output of weight
+       0 left out; with `loss=ms-ssim` and `loss=ms-ssim+l1`, a
        subgraph of ordinary tg ops computing 1 - MS-SSIM (5 scales,
        depthwise `tg.conv2d` with a constant Gaussian window, 2x2
        `tg.avg_pool2d` between scales; mixed with the mean absolute error
@@ -84,6 +91,9 @@ def Autodiff : Pass<"tg-autodiff", "::mlir::ModuleOp"> {
              clEnumValN(::memopt::tg::LossKind::dice, "dice",
                         "soft Dice of softmax (sigmoid for one channel) "
                         "against a class map (a mask for one channel)"),
+             clEnumValN(::memopt::tg::LossKind::ceDice, "ce+dice",
+                        "nnU-Net's DC_and_CE_loss: cross-entropy plus soft "
+                        "Dice of the foreground classes, built from tg ops"),
              clEnumValN(::memopt::tg::LossKind::msssim, "ms-ssim",
                         "1 - MS-SSIM (pytorch_msssim.ms_ssim, data range "
                         "1), built from tg ops"),
@@ -92,6 +102,11 @@ def Autodiff : Pass<"tg-autodiff", "::mlir::ModuleOp"> {
                         "built from tg ops"),
              clEnumValN(::memopt::tg::LossKind::graph, "graph",
                         "the forward function's rank-0 first output"))}]>,
+    Option<"deepSupervision", "deep-supervision", "std::string", "",
+           "One loss per forward output against the target downsampled to "
+           "its shape, weighted: nnunet (1, 1/2, 1/4, ..., 0 normalized), "
+           "halving (1, 1/2, 1/4, ... normalized) or W0,W1,... (as given); "
+           "empty: the loss of the single output">,
     Option<"optimizer", "optimizer", "::memopt::tg::OptimizerKind",
            "::memopt::tg::OptimizerKind::sgd", "The parameter update",
            [{::llvm::cl::values(
