@@ -10,6 +10,7 @@
 #include "AttributeChecks.h"
 #include "HostTensor.h"
 #include "ExternalData.h"
+#include "FunctionInliner.h"
 #include "OnnxAttributes.h"
 #include "OpsetAdapters.h"
 #include "TorchExport.h"
@@ -363,7 +364,8 @@ bool memopt::onnx_import::loadModel(llvm::StringRef bytes,
     error = "the model imports no default ONNX opset";
     return false;
   }
-  if (!normalizeInitializers(model, modelDirectory, constants, summary,
+  if (!inlineLocalFunctions(model, error) ||
+      !normalizeInitializers(model, modelDirectory, constants, summary,
                              error) ||
       !adaptToLibraryOpset(model, error))
     return false;

@@ -161,6 +161,7 @@ public:
            std::string &error) {
     untieMerged(changed);
     unfoldVectors(changed);
+    restoreRemovedBiases(changed);
     copyForOtherReaders(changed);
     if (!checkNothingLost(error))
       return false;
@@ -275,6 +276,45 @@ private:
     std::vector<NodeFacts> shifted(reshapes.size());
     shifted.insert(shifted.end(), facts.begin(), facts.end());
     facts = std::move(shifted);
+  }
+
+  /// The optimizer's RemoveOptionalBiasFromConv drops a convolution's bias
+  /// whose values are all zero (DynUNet's output convolution, initialized
+  /// so): the bias is a parameter still, restored as the zeros it held.
+  void restoreRemovedBiases(bool &changed) {
+    for (auto [index, node] : llvm::enumerate(*graph.mutable_node())) {
+      const NodeFacts &fact = facts[index];
+      bool conv = node.op_type() == "Conv", transposed =
+                                                node.op_type() == "ConvTranspose";
+      if ((!conv && !transposed) ||
+          !llvm::StringRef(fact.rewriteRule).contains("RemoveOptionalBias") ||
+          llvm::StringRef(fact.rewriteRule).contains("BatchNorm") ||
+          (node.input_size() > 2 && !node.input(2).empty()) ||
+          node.input_size() < 2 || !initializers.count(node.input(1)))
+        continue;
+      std::optional<std::string> bias = ownTarget(fact, "bias");
+      const onnx::TensorProto &weight = *initializers[node.input(1)];
+      if (!bias || initializers.count(*bias) || weight.dims_size() < 2 ||
+          weight.data_type() != onnx::TensorProto::FLOAT)
+        continue;
+      int64_t channels = conv ? weight.dims(0)
+                              : weight.dims(1) * std::max<int64_t>(
+                                                     attrInt(node, "group", 1),
+                                                     1);
+      onnx::TensorProto zeros;
+      zeros.set_name(*bias);
+      zeros.set_data_type(onnx::TensorProto::FLOAT);
+      zeros.add_dims(channels);
+      zeros.set_raw_data(std::string(channels * sizeof(float), '\0'));
+      *graph.add_initializer() = std::move(zeros);
+      reindex();
+      while (node.input_size() < 3)
+        node.add_input("");
+      node.set_input(2, *bias);
+      changed = true;
+      summary.sharedInitializers.push_back(
+          {"", {nodeName(node, index)}, "restored", {*bias}});
+    }
   }
 
   /// The target of the one placeholder of `fact` whose name ends in `role`.

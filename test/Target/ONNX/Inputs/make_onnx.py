@@ -627,6 +627,43 @@ def external(path, location=None, offset=0, length=None, truncate=None):
     onnx.save(m, path)
 
 
+def case_local_function():
+    """A model-local function called twice: LeakyRelu whose alpha refers to
+    the call's attribute `slope`, then a Mul by a constant of the body."""
+    alpha = onnx.AttributeProto(name="alpha", ref_attr_name="slope",
+                                type=onnx.AttributeProto.FLOAT)
+    leaky = helper.make_node("LeakyRelu", ["x"], ["t"], name="leaky")
+    leaky.attribute.append(alpha)
+    two = helper.make_node("Constant", [], ["two"], name="two",
+                           value=numpy_helper.from_array(
+                               np.array(2.0, np.float32), "two"))
+    body = [leaky, two, helper.make_node("Mul", ["t", "two"], ["y"],
+                                         name="double")]
+    function = helper.make_function(
+        "memopt.test", "LeakyTwice", ["x"], ["y"], body,
+        [helper.make_opsetid("", 17)], ["slope"])
+    m = model([helper.make_node("LeakyTwice", ["x"], ["h"], name="call1",
+                                domain="memopt.test", slope=0.5),
+               helper.make_node("LeakyTwice", ["h"], ["y"], name="call2",
+                                domain="memopt.test", slope=0.25)],
+              [inp("x", [1, 4])], [out("y", 2)], check=False)
+    m.opset_import.append(helper.make_opsetid("memopt.test", 1))
+    m.functions.append(function)
+    return m
+
+
+def case_recursive_function():
+    body = [helper.make_node("Loopy", ["x"], ["y"], domain="memopt.test")]
+    function = helper.make_function("memopt.test", "Loopy", ["x"], ["y"],
+                                    body, [helper.make_opsetid("", 17)])
+    m = model([helper.make_node("Loopy", ["x"], ["y"], name="call",
+                                domain="memopt.test")],
+              [inp("x", [1, 4])], [out("y", 2)], check=False)
+    m.opset_import.append(helper.make_opsetid("memopt.test", 1))
+    m.functions.append(function)
+    return m
+
+
 def case_checker_fail():
     """Relu with two inputs: the schema allows one."""
     return model([node("Relu", ["x", "x"], ["y"], name="bad_relu")],
