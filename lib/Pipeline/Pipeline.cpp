@@ -34,6 +34,20 @@ tg::AutodiffOptions TrainingPipelineOptions::autodiffOptions() const {
   return autodiff;
 }
 
+llvm::Error
+memopt::checkTrainingPipelineOptions(const TrainingPipelineOptions &options,
+                                     const DeviceProfile &device) {
+  // tg-offload times its copies on the host link.
+  if (options.offload != "none" && device.linkBandwidth <= 0)
+    return llvm::createStringError(
+        "--offload=" + options.offload + ": the --device profile '" +
+        options.device +
+        "' has no host link bandwidth to copy over: add link=BYTES/s "
+        "(e.g. --device=" + options.device +
+        ",link=12GB/s) or drop --offload");
+  return llvm::Error::success();
+}
+
 void memopt::buildTrainingStepPipeline(OpPassManager &pm,
                                        const TrainingPipelineOptions &options) {
   // Set once, first: every later pass reads the module's #memopt.target.

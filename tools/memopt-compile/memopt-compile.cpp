@@ -399,6 +399,9 @@ void parseOptions(int argc, char **argv, Options &options) {
     usageError("--offload=auto --remat=optimal: the MILP plans recomputation only; use "
                "--remat=auto --offload=auto (joint keep/recompute/offload) "
                "or drop --offload");
+  if (llvm::Error error =
+          checkTrainingPipelineOptions(options.pipeline, options.device))
+    usageError(llvm::toString(std::move(error)));
   // Lean workspaces are a choice of tg-remat's greedy, on cuDNN only.
   if (options.pipeline.leanWorkspaces &&
       (options.pipeline.remat != "auto" ||
@@ -596,6 +599,10 @@ int compile(const Options &options) {
   registerAllDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // A diagnostic is one line, its location and cause: the op it is about
+  // (often the whole training function) is printed only for those who
+  // asked for IR.
+  context.printOpOnDiagnostic(options.verbose || !options.saveTemps.empty());
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
 
