@@ -13,15 +13,12 @@
 #include <functional>
 #include <numeric>
 #include <optional>
+#include <vector>
 
 using namespace llvm;
 using namespace memopt;
 
 namespace {
-
-bool overlapInTime(const LiveInterval &a, const LiveInterval &b) {
-  return a.first <= b.last && b.first <= a.last;
-}
 
 /// Bytes live at each position.
 SmallVector<uint64_t> liveBytes(ArrayRef<LiveInterval> intervals) {
@@ -59,44 +56,170 @@ SmallVector<unsigned> rankByBreadth(ArrayRef<LiveInterval> intervals) {
   return rank;
 }
 
+/// The intervals live at some position of a window of time, found without
+/// looking at the others: those live at the window's first position (a
+/// segment tree over the positions, each interval at the nodes that cover
+/// it) and those that start inside it (the intervals by first position).
+/// A step of many short lives, such as microbatches unrolled one after
+/// another, then costs best-fit placement about linear time: each block
+/// meets the few blocks live with it, not all that were placed.
+class TimeIndex {
+public:
+  explicit TimeIndex(ArrayRef<LiveInterval> intervals) : intervals(intervals) {
+    for (const LiveInterval &interval : intervals)
+      positions = std::max(positions, interval.last + 1);
+    size = 1;
+    while (size < positions)
+      size *= 2;
+    covering.resize(2 * size);
+    for (auto [index, interval] : llvm::enumerate(intervals))
+      insert(1, 0, size - 1, interval, index);
+    byFirst.resize(intervals.size());
+    std::iota(byFirst.begin(), byFirst.end(), 0u);
+    llvm::stable_sort(byFirst, [&](unsigned a, unsigned b) {
+      return intervals[a].first < intervals[b].first;
+    });
+  }
+
+  /// Calls `visit` once for each interval live with `window`.
+  void forEachOverlapping(const LiveInterval &window,
+                          function_ref<void(unsigned)> visit) const {
+    unsigned node = 1, low = 0, high = size - 1;
+    while (true) {
+      for (unsigned index : covering[node])
+        visit(index);
+      if (low == high)
+        break;
+      unsigned middle = low + (high - low) / 2;
+      node *= 2;
+      if (window.first <= middle) {
+        high = middle;
+      } else {
+        low = middle + 1;
+        ++node;
+      }
+    }
+    auto firstAfter = [&](unsigned position) {
+      return llvm::partition_point(byFirst, [&](unsigned index) {
+        return intervals[index].first <= position;
+      });
+    };
+    for (auto it = firstAfter(window.first), end = firstAfter(window.last);
+         it != end; ++it)
+      visit(*it);
+  }
+
+private:
+  void insert(unsigned node, unsigned low, unsigned high,
+              const LiveInterval &interval, unsigned index) {
+    if (interval.last < low || high < interval.first)
+      return;
+    if (interval.first <= low && high <= interval.last) {
+      covering[node].push_back(index);
+      return;
+    }
+    unsigned middle = low + (high - low) / 2;
+    insert(2 * node, low, middle, interval, index);
+    insert(2 * node + 1, middle + 1, high, interval, index);
+  }
+
+  ArrayRef<LiveInterval> intervals;
+  unsigned positions = 0, size = 1;
+  /// Per node of the segment tree, the intervals that cover its positions
+  /// (and not its parent's).
+  std::vector<SmallVector<unsigned, 2>> covering;
+  SmallVector<unsigned> byFirst;
+};
+
+/// Pairs of intervals live at a common position: all pairs less those
+/// where one ends before the other starts.
+uint64_t overlappingPairs(ArrayRef<LiveInterval> intervals) {
+  SmallVector<unsigned> firsts, lasts;
+  for (const LiveInterval &interval : intervals) {
+    firsts.push_back(interval.first);
+    lasts.push_back(interval.last);
+  }
+  llvm::sort(firsts);
+  llvm::sort(lasts);
+  uint64_t n = intervals.size(), disjoint = 0, ended = 0;
+  for (unsigned first : firsts) {
+    while (ended < n && lasts[ended] < first)
+      ++ended;
+    disjoint += ended;
+  }
+  return n * (n - 1) / 2 - disjoint;
+}
+
+/// Where `interval` goes among `blocks` (placed, by offset; those not live
+/// with it are skipped): the lowest-waste gap between them, or their top.
+/// Blocks at equal offsets give the same gaps in either order.
+uint64_t bestFit(ArrayRef<LiveInterval> intervals, ArrayRef<uint64_t> offsets,
+                 const LiveInterval &interval, ArrayRef<unsigned> blocks) {
+  std::optional<uint64_t> best;
+  uint64_t bestWaste = 0;
+  uint64_t top = 0;
+  for (unsigned other : blocks) {
+    const LiveInterval &block = intervals[other];
+    if (block.last < interval.first || interval.last < block.first)
+      continue;
+    if (offsets[other] >= top && offsets[other] - top >= interval.bytes) {
+      uint64_t waste = offsets[other] - top - interval.bytes;
+      if (!best || waste < bestWaste) {
+        best = top;
+        bestWaste = waste;
+        if (!waste) // no gap fits better, and the first is kept
+          break;
+      }
+    }
+    top = std::max(top, offsets[other] + block.bytes);
+  }
+  return best.value_or(top);
+}
+
+/// Below this share of all pairs live together, placeBestFit finds each
+/// block's live neighbours in the time index rather than scanning every
+/// placed block (sorting a block's neighbours costs more than the scan
+/// when they are most of the placed blocks, as in one step's activations
+/// that live across its backward).
+constexpr uint64_t kSparseShare = 32;
+
 /// Places the intervals in `order` best-fit; fills `offsets`, returns the
-/// arena size.
+/// arena size. The same offsets either way it finds the live blocks.
 uint64_t placeBestFit(ArrayRef<LiveInterval> intervals,
                       ArrayRef<unsigned> order,
                       SmallVectorImpl<uint64_t> &offsets) {
   offsets.assign(intervals.size(), 0);
-  // The blocks placed so far, by offset: the gaps between those live with
-  // the next block are found in one pass, without sorting them per block
-  // (equal offsets give the same gaps in either order).
-  SmallVector<unsigned> placed;
-  uint64_t total = 0;
-  for (unsigned index : order) {
-    const LiveInterval &interval = intervals[index];
-    // The lowest-waste gap between the live blocks, or their top.
-    std::optional<uint64_t> best;
-    uint64_t bestWaste = 0;
-    uint64_t top = 0;
-    for (unsigned other : placed) {
-      if (!overlapInTime(intervals[other], interval))
-        continue;
-      if (offsets[other] >= top && offsets[other] - top >= interval.bytes) {
-        uint64_t waste = offsets[other] - top - interval.bytes;
-        if (!best || waste < bestWaste) {
-          best = top;
-          bestWaste = waste;
-          if (!waste) // no gap fits better, and the first is kept
-            break;
-        }
-      }
-      top = std::max(top, offsets[other] + intervals[other].bytes);
+  uint64_t n = intervals.size(), total = 0;
+  if (overlappingPairs(intervals) * kSparseShare < n * n / 2) {
+    TimeIndex index(intervals);
+    SmallVector<bool> isPlaced(intervals.size(), false);
+    SmallVector<unsigned> live;
+    for (unsigned current : order) {
+      live.clear();
+      index.forEachOverlapping(intervals[current], [&](unsigned other) {
+        if (isPlaced[other])
+          live.push_back(other);
+      });
+      llvm::sort(live, [&](unsigned a, unsigned b) {
+        return offsets[a] < offsets[b];
+      });
+      offsets[current] = bestFit(intervals, offsets, intervals[current], live);
+      isPlaced[current] = true;
+      total = std::max(total, offsets[current] + intervals[current].bytes);
     }
-    offsets[index] = best.value_or(top);
-    placed.insert(llvm::upper_bound(placed, offsets[index],
+    return total;
+  }
+  // All blocks placed so far, by offset: the gaps between those live with
+  // the next block are found in one pass, without sorting them per block.
+  SmallVector<unsigned> placed;
+  for (unsigned current : order) {
+    offsets[current] = bestFit(intervals, offsets, intervals[current], placed);
+    placed.insert(llvm::upper_bound(placed, offsets[current],
                                     [&](uint64_t offset, unsigned other) {
                                       return offset < offsets[other];
                                     }),
-                  index);
-    total = std::max(total, offsets[index] + interval.bytes);
+                  current);
+    total = std::max(total, offsets[current] + intervals[current].bytes);
   }
   return total;
 }

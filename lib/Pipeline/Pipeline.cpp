@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace memopt;
@@ -33,6 +34,37 @@ tg::AutodiffOptions TrainingPipelineOptions::autodiffOptions() const {
   autodiff.eps = eps;
   autodiff.evalStep = evalStep;
   return autodiff;
+}
+
+llvm::Error
+memopt::checkTrainingPipelineOptions(const TrainingPipelineOptions &options,
+                                     const DeviceProfile &device) {
+  struct Bound {
+    StringRef flag;
+    unsigned value, most;
+    StringRef why;
+  };
+  for (const Bound &bound :
+       {Bound{"stages", options.stages, kMaxStages, "pipeline stages"},
+        Bound{"microbatches", options.microbatches, kMaxMicrobatches,
+              "microbatches per step"},
+        Bound{"data-parallel", options.dataParallel, kMaxDataParallel,
+              "data-parallel replicas"}})
+    if (bound.value > bound.most)
+      return llvm::createStringError(
+          llvm::formatv("--{0}={1}: memopt compiles at most {2} {3}; use "
+                        "--{0}={2} or fewer",
+                        bound.flag, bound.value, bound.most, bound.why)
+              .str());
+  // tg-offload times its copies on the host link.
+  if (options.offload != "none" && device.linkBandwidth <= 0)
+    return llvm::createStringError(
+        "--offload=" + options.offload + ": the --device profile '" +
+        options.device +
+        "' has no host link bandwidth to copy over: add link=BYTES/s "
+        "(e.g. --device=" + options.device +
+        ",link=12GB/s) or drop --offload");
+  return llvm::Error::success();
 }
 
 void memopt::buildTrainingStepPipeline(OpPassManager &pm,

@@ -237,6 +237,17 @@ llvm::json::Object memopt::compileReport(const StepEstimate &estimate,
   return report;
 }
 
+/// Whether a memory pass traded on `function`: tg-remat recomputes or
+/// tg-offload moves some of its values.
+static bool tradesMemory(func::FuncOp function) {
+  auto count = [&](StringRef attr, StringRef field) -> int64_t {
+    auto decision = function->getAttrOfType<DictionaryAttr>(attr);
+    return decision ? integerField(decision, field) : 0;
+  };
+  return count("memopt.remat", "recomputed_values") > 0 ||
+         count("memopt.offload", "values") > 0;
+}
+
 StageEstimate StageEstimate::of(func::FuncOp stage, uint64_t peak,
                                 uint64_t arenaBytes) {
   StageEstimate estimate;
@@ -259,8 +270,14 @@ StageEstimate StageEstimate::of(func::FuncOp stage, uint64_t peak,
           stage->getAttrOfType<DictionaryAttr>("memopt.microbatch")) {
     estimate.microbatches = integerField(microbatch, "microbatches");
     estimate.inFlight = integerField(microbatch, "in_flight");
-    estimate.gpipePeakBytes = integerField(microbatch, "peak_bytes_gpipe");
-    estimate.oneFOneBPeakBytes = integerField(microbatch, "peak_bytes_1f1b");
+    // The schedules' peaks are simulated before the memory passes: on a
+    // stage they traded on they are the peaks of another step than the one
+    // planned (above the budget that the plan fits), so they are left out.
+    if (!tradesMemory(stage)) {
+      estimate.gpipePeakBytes = integerField(microbatch, "peak_bytes_gpipe");
+      estimate.oneFOneBPeakBytes =
+          integerField(microbatch, "peak_bytes_1f1b");
+    }
     if (auto schedule = microbatch.getAs<StringAttr>("schedule"))
       estimate.schedule = schedule.str();
   }
@@ -285,16 +302,19 @@ void memopt::addStagesToReport(json::Object &report,
         {"arena_bytes", jsonInt(stage.arenaBytes)},
         {"send_bytes", jsonInt(stage.sendBytes)},
         {"forward_ops", json::Array{stage.forwardBegin, stage.forwardEnd}}};
-    // Pipelining: the simulated peaks (persistent bytes and the arena peak
-    // of tg-schedule's order, before tg-remat) of both schedules, so that
-    // the report shows what the other one would cost.
+    // Pipelining: the simulated peaks (persistent bytes and the live peak
+    // of tg-schedule's order) of both schedules, so that the report shows
+    // what the other one would cost; where no memory pass traded on the
+    // stage only (StageEstimate::of), so that the chosen schedule's is at
+    // most the stage's predicted peak (which adds the arena's packing).
     if (stage.microbatches > 1) {
       entry["microbatches"] = stage.microbatches;
       entry["in_flight"] = stage.inFlight;
       entry["schedule"] = stage.schedule;
-      entry["simulated_peak_bytes"] =
-          json::Object{{"gpipe", jsonInt(stage.gpipePeakBytes)},
-                       {"1f1b", jsonInt(stage.oneFOneBPeakBytes)}};
+      if (stage.gpipePeakBytes && stage.oneFOneBPeakBytes)
+        entry["simulated_peak_bytes"] =
+            json::Object{{"gpipe", jsonInt(stage.gpipePeakBytes)},
+                         {"1f1b", jsonInt(stage.oneFOneBPeakBytes)}};
     }
     list.push_back(std::move(entry));
   }

@@ -33,6 +33,14 @@ class DataParallelPass
 public:
   using DataParallelBase::DataParallelBase;
 
+  LogicalResult initialize(MLIRContext *context) override {
+    if (replicas == 0 || replicas > kMaxDataParallel)
+      return emitError(UnknownLoc::get(context))
+             << "tg-data-parallel: replicas must be in [1, "
+             << kMaxDataParallel << "], got " << replicas.getValue();
+    return success();
+  }
+
   void runOnOperation() override {
     if (replicas <= 1)
       return;

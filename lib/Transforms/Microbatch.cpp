@@ -63,9 +63,10 @@ public:
   using MicrobatchBase::MicrobatchBase;
 
   LogicalResult initialize(MLIRContext *context) override {
-    if (microbatches == 0)
+    if (microbatches == 0 || microbatches > kMaxMicrobatches)
       return emitError(UnknownLoc::get(context))
-             << "tg-microbatch: microbatches must be at least 1";
+             << "tg-microbatch: microbatches must be in [1, "
+             << kMaxMicrobatches << "], got " << microbatches.getValue();
     std::optional<PipelineSchedule> parsed = parsePipelineSchedule(schedule);
     if (!parsed)
       return emitError(UnknownLoc::get(context))

@@ -117,9 +117,14 @@ public:
   using PartitionBase::PartitionBase;
 
   LogicalResult initialize(MLIRContext *context) override {
-    if (stages == 0)
+    if (stages == 0 || stages > kMaxStages)
       return emitError(UnknownLoc::get(context))
-             << "tg-partition: stages must be at least 1";
+             << "tg-partition: stages must be in [1, " << kMaxStages
+             << "], got " << stages.getValue();
+    if (microbatches == 0 || microbatches > kMaxMicrobatches)
+      return emitError(UnknownLoc::get(context))
+             << "tg-partition: microbatches must be in [1, "
+             << kMaxMicrobatches << "], got " << microbatches.getValue();
     llvm::Expected<DeviceProfile> profile = parseDeviceProfile(device);
     if (!profile)
       return emitError(UnknownLoc::get(context))

@@ -3,15 +3,69 @@
 // RematMilp.h. CBC's C interface (Cbc_C_Interface.h): its C++ headers throw
 // (CoinError) and memopt builds without exceptions.
 //
+// Cbc_solve runs CBC's command-line driver (CbcMain1) on the model, and
+// that driver keeps its read position in process-wide globals: two solves
+// at once (tg-remat runs on each pipeline stage in its own thread) step on
+// each other's arguments, and one of them runs out of arguments before its
+// `-solve` and switches to reading commands from stdin, where it blocks.
+// Every solve therefore holds one process-wide lock, and the driver's
+// command stream is pointed at a stream that says `quit`, so that whatever
+// state it ends up in, it never reads the user's terminal or pipe.
+//
 //===----------------------------------------------------------------------===//
 
 #include "RematMilp.h"
 
 #include <Cbc_C_Interface.h>
+#include <chrono>
+#include <cstdio>
+#include <mutex>
 #include <vector>
-#include <string>
+
+// CbcSolver's command reader (CbcOrClpParam.cpp): the stream it falls back
+// to once the arguments are used up (stdin by default), and the index of
+// the next argument (1: read the arguments from the start).
+extern FILE *CbcOrClpReadCommand;
+extern int CbcOrClpRead_mode;
 
 using namespace memopt::remat;
+
+namespace {
+
+/// Holds CBC for one solve: the process-wide lock, and the command reader
+/// set to read from the arguments first and from a stream that says `quit`
+/// after them (restored when the solve ends).
+class CbcSession {
+public:
+  CbcSession() : lock(mutex()), stream(fmemopen(quit, sizeof(quit) - 1, "r")) {
+    saved = CbcOrClpReadCommand;
+    if (stream)
+      CbcOrClpReadCommand = stream;
+    CbcOrClpRead_mode = 1;
+  }
+  ~CbcSession() {
+    CbcOrClpReadCommand = saved;
+    if (stream)
+      std::fclose(stream);
+  }
+  CbcSession(const CbcSession &) = delete;
+  CbcSession &operator=(const CbcSession &) = delete;
+
+  /// False when no `quit` stream could be made: CBC must not run then.
+  bool ready() const { return stream != nullptr; }
+
+private:
+  static std::mutex &mutex() {
+    static std::mutex instance;
+    return instance;
+  }
+  static inline char quit[] = "quit\n";
+  std::lock_guard<std::mutex> lock;
+  FILE *stream;
+  FILE *saved = nullptr;
+};
+
+} // namespace
 
 unsigned Milp::addColumn(double lo, double hi, double c, bool isInteger) {
   lower.push_back(lo);
@@ -56,6 +110,10 @@ Milp::Result Milp::solve(double seconds) const {
     rowLower[row] = rowSenses[row] == 'L' ? -kInfinity : rowBounds[row];
     rowUpper[row] = rowSenses[row] == 'G' ? kInfinity : rowBounds[row];
   }
+  CbcSession session;
+  if (!session.ready())
+    return Result();
+  auto began = std::chrono::steady_clock::now();
   Cbc_Model *model = Cbc_newModel();
   Cbc_loadProblem(model, static_cast<int>(n), static_cast<int>(m),
                   starts.data(), rowsOf.data(), valuesOf.data(), lower.data(),
@@ -98,5 +156,8 @@ Milp::Result Milp::solve(double seconds) const {
                                                   : Status::NoSolution;
   }
   Cbc_deleteModel(model);
+  result.seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - began)
+                       .count();
   return result;
 }

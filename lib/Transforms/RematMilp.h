@@ -41,6 +41,9 @@ public:
     /// Its objective, and the best bound CBC proved (= objective when
     /// Optimal).
     double objective = 0, bound = 0;
+    /// The wall time CBC took, without the wait for another thread's
+    /// solve (solves run one at a time in a process: RematMilp.cpp).
+    double seconds = 0;
   };
   /// Minimizes within `seconds` of wall time (CBC's `sec`).
   Result solve(double seconds) const;

@@ -57,7 +57,6 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
-#include <chrono>
 #include <limits>
 #include <optional>
 
@@ -135,6 +134,7 @@ public:
     DenseSet<Value> recomputed;
     double seconds = 0, boundSeconds = 0;
     uint64_t peakBytes = 0; // minimizePeak: the program's least peak
+    double solverSeconds = 0; // CBC's own wall time (Milp::Result)
   };
   /// The least-time plan whose modelled peak is at most `budget`, or with
   /// `minimizePeak`, the least modelled peak (of those, the least time).
@@ -707,6 +707,7 @@ Program::Solution Program::solve(uint64_t budget, bool minimizePeak,
   Milp::Result result = milp.solve(seconds);
   Solution solution;
   solution.status = result.status;
+  solution.solverSeconds = result.seconds;
   if (result.values.empty())
     return solution;
   for (unsigned u = 0; u < units(); ++u) {
@@ -757,11 +758,8 @@ OptimalPlan memopt::remat::planOptimal(func::FuncOp function,
   plan.units = program.units();
   plan.stages = program.stages();
   auto solve = [&](uint64_t budget, bool minimizePeak, double seconds) {
-    auto began = std::chrono::steady_clock::now();
     Program::Solution solution = program.solve(budget, minimizePeak, seconds);
-    solverSeconds += std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - began)
-                         .count();
+    solverSeconds += solution.solverSeconds;
     ++plan.solves;
     return solution;
   };

@@ -3,7 +3,7 @@
 // RUN: not memopt-opt %s -split-input-file -tg-microbatch=microbatches=2 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: memopt-opt %s -split-input-file -verify-diagnostics -memopt-set-target=target=cpu -tg-microbatch=microbatches=2
 
-// ZERO: tg-microbatch: microbatches must be at least 1
+// ZERO: tg-microbatch: microbatches must be in [1, 256], got 0
 // SCHEDULE: tg-microbatch: unknown schedule 'zigzag' (expected gpipe or 1f1b)
 // TARGET: error: tg-microbatch: the module has no memopt.target; run -memopt-set-target=target=cpu
 

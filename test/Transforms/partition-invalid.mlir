@@ -4,7 +4,7 @@
 // RUN: not memopt-opt %s -split-input-file -tg-partition=stages=2 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: memopt-opt %s -split-input-file -verify-diagnostics -memopt-set-target=target=cpu -tg-partition=stages=3
 
-// ZERO: tg-partition: stages must be at least 1
+// ZERO: tg-partition: stages must be in [1, 64], got 0
 // DEVICE: error: tg-partition: device: unknown device 'tpu'
 // SCHEDULE: error: tg-partition: unknown schedule 'zigzag' (expected gpipe or 1f1b)
 // TARGET: error: tg-partition: the module has no memopt.target; run -memopt-set-target=target=cpu

@@ -419,6 +419,9 @@ void parseOptions(int argc, char **argv, Options &options) {
     usageError("--offload=auto --remat=optimal: the MILP plans recomputation only; use "
                "--remat=auto --offload=auto (joint keep/recompute/offload) "
                "or drop --offload");
+  if (llvm::Error error =
+          checkTrainingPipelineOptions(options.pipeline, options.device))
+    usageError(llvm::toString(std::move(error)));
   // Lean workspaces are a choice of tg-remat's greedy, on cuDNN only.
   if (options.pipeline.leanWorkspaces &&
       (options.pipeline.remat != "auto" ||
@@ -620,10 +623,10 @@ int compile(const Options &options) {
   registerAllDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
-  // A diagnostic names the ONNX node by its location; the op it is about,
-  // printed in generic form (a whole model for a function), is for
-  // memopt-opt's users, not a one-line error.
-  context.printOpOnDiagnostic(false);
+  // A diagnostic is one line, its location and cause: the op it is about
+  // (often the whole training function) is printed only for those who
+  // asked for IR.
+  context.printOpOnDiagnostic(options.verbose || !options.saveTemps.empty());
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
 

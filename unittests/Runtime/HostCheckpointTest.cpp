@@ -56,9 +56,11 @@ void patchCheckpoint(const std::string &path, size_t offset, uint64_t value,
   writeText(path, bytes);
 }
 
-/// Field offsets of the checkpoint format (version 2).
-constexpr size_t kBatchSizeOffset = 24 + 8 + 8;       // after step, samples
-constexpr size_t kEngineLengthOffset = 24 + 8 * 6 + 8; // before the engine
+/// Field offsets of the checkpoint format (version 3).
+constexpr size_t kBatchSizeOffset = 24 + 8 + 8; // after step, samples
+constexpr size_t kLayoutBytes = 6 * 4;          // rank, ..., replicas
+constexpr size_t kEngineLengthOffset =
+    24 + 8 * 6 + 8 + kLayoutBytes; // before the engine
 
 class RuntimeHostCheckpoint : public testing::Test {
 protected:

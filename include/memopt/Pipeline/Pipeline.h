@@ -21,12 +21,14 @@
 #ifndef MEMOPT_PIPELINE_PIPELINE_H
 #define MEMOPT_PIPELINE_PIPELINE_H
 
+#include "memopt/Analysis/DeviceProfile.h"
 #include "memopt/Dialect/Memopt/IR/MemoptDialect.h"
 #include "memopt/Dialect/TG/Transforms/Passes.h"
 #include "memopt/Transforms/Passes.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
+#include "llvm/Support/Error.h"
 
 #include <string>
 
@@ -209,6 +211,13 @@ struct TrainingPipelineOptions
   /// The tg-autodiff options these stand for.
   tg::AutodiffOptions autodiffOptions() const;
 };
+
+/// The option values that the pipeline would only refuse once it runs (a
+/// pass's failure, after the step is built): refused here first, each with
+/// the flag to change, so that memopt-compile reports them as bad usage.
+/// `device` is `options.device` parsed.
+llvm::Error checkTrainingPipelineOptions(const TrainingPipelineOptions &options,
+                                         const DeviceProfile &device);
 
 /// memopt-set-target, tg-amp (unless amp=none), tg-autodiff, canonicalize,
 /// and on cuda tg-fuse-elementwise: the whole training step in tg ops.

@@ -7,8 +7,9 @@
 // every step.
 //
 // File `D/checkpoint-<step, 10 digits>.mckpt`, little-endian:
-//   "MEMOPTCK"  u32 version (1)  u32 0  u64 file size
-//   u64 step  u64 samples  u64 seed  u32 shuffle  u32 tensors
+//   "MEMOPTCK"  u32 version (3)  u32 0  u64 file size
+//   u64 step  u64 samples  u64 batch  u32 rank  u32 ranks  u32 stage
+//   u32 stages  u32 replica  u32 replicas  u64 seed  u32 shuffle  u32 tensors
 //   u64 epoch  u64 position  u32 n  n bytes: the engine (std::mt19937_64 text)
 //   u64 steps  steps x f32 loss  steps x f64 seconds
 //   per tensor: u32 n  n bytes: name  u32 role  u32 type  u32 rank
@@ -33,10 +34,29 @@
 
 namespace memopt::rt {
 
+/// The process that writes a checkpoint, in the run's layout: its MPI
+/// rank of `ranks`, its pipeline stage of `stages` and its data-parallel
+/// replica of `replicas` (with ZeRO, the replica says which shard of the
+/// optimizer state it holds). Shards of equal shapes look alike: only this
+/// tells a rank's checkpoint from another's.
+struct ProcessLayout {
+  uint32_t rank = 0, ranks = 1;
+  uint32_t stage = 0, stages = 1;
+  uint32_t replica = 0, replicas = 1;
+  bool operator==(const ProcessLayout &other) const {
+    return rank == other.rank && ranks == other.ranks &&
+           stage == other.stage && stages == other.stages &&
+           replica == other.replica && replicas == other.replicas;
+  }
+  /// "rank R of N (stage S of T, replica P of Q)".
+  std::string describe() const;
+};
+
 struct TrainingProgress {
   int64_t step = 0; // steps done
   uint64_t numSamples = 0;
   uint64_t batchSize = 0; // compiled into the program: resume needs the same
+  ProcessLayout layout;   // resume needs the same process
   uint64_t seed = 0;
   bool shuffle = true;
   DataOrder::State order;

@@ -17,6 +17,15 @@ namespace memopt {
 #define GEN_PASS_DECL
 #include "memopt/Transforms/Passes.h.inc"
 
+/// The most pipeline stages (tg-partition), microbatches (tg-microbatch)
+/// and data-parallel replicas (tg-data-parallel) the passes accept: above
+/// what a training run of memopt's models needs, and low enough that the
+/// compile stays within seconds and the report within kilobytes (the
+/// microbatches are unrolled in the step; the report lists every rank).
+inline constexpr unsigned kMaxStages = 64;
+inline constexpr unsigned kMaxMicrobatches = 256;
+inline constexpr unsigned kMaxDataParallel = 1024;
+
 /// Called by tg-plan-memory with each function's plan while the function
 /// is still in tg ops, before it is converted into mbuf; a failure fails
 /// the pass. memopt-compile estimates the step here.

@@ -123,12 +123,19 @@ std::string NameScope::unique(StringRef hint) {
     used.insert(name);
     return name;
   }
-  for (unsigned i = 2;; ++i) {
+  // The smallest free suffix. Those below `next` are taken in this scope,
+  // which frees no name: a name asked for again and again (once per
+  // microbatch) costs a probe or two, not one per earlier copy.
+  unsigned &next = nextSuffix.try_emplace(name, 2).first->second;
+  for (unsigned i = next;; ++i) {
     std::string candidate = name + "_" + std::to_string(i);
-    if (isFree(candidate)) {
+    bool free = !used.contains(candidate) && isFree(candidate);
+    if (free)
       used.insert(candidate);
+    if (i == next && used.contains(candidate))
+      ++next;
+    if (free)
       return candidate;
-    }
   }
 }
 

@@ -14,6 +14,7 @@
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
 #include <string>
@@ -55,6 +56,8 @@ private:
   NameScope *parent = nullptr;
   llvm::SmallVector<NameScope *> children;
   llvm::StringSet<> used;
+  /// Per name unique() was asked for, the suffix to try first.
+  llvm::StringMap<unsigned> nextSuffix;
 };
 
 } // namespace memopt::codegen

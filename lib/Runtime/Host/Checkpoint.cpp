@@ -21,10 +21,19 @@
 
 namespace memopt::rt {
 
+std::string ProcessLayout::describe() const {
+  return "rank " + std::to_string(rank) + " of " + std::to_string(ranks) +
+         " (stage " + std::to_string(stage) + " of " + std::to_string(stages) +
+         ", replica " + std::to_string(replica) + " of " +
+         std::to_string(replicas) + ")";
+}
+
 namespace {
 
 constexpr char kMagic[8] = {'M', 'E', 'M', 'O', 'P', 'T', 'C', 'K'};
-constexpr uint32_t kVersion = 2; // 2: the batch size after the sample count
+// 2: the batch size after the sample count; 3: the writer's process layout
+// after it.
+constexpr uint32_t kVersion = 3;
 constexpr size_t kHeaderBytes = 24; // magic, version, 0, file size
 constexpr size_t kTrailerBytes = 4; // CRC-32
 constexpr const char *kPrefix = "checkpoint-";
@@ -49,6 +58,10 @@ std::string encodeProgress(const TrainingProgress &progress,
   e.put<uint64_t>(static_cast<uint64_t>(progress.step));
   e.put<uint64_t>(progress.numSamples);
   e.put<uint64_t>(progress.batchSize);
+  const ProcessLayout &layout = progress.layout;
+  for (uint32_t field : {layout.rank, layout.ranks, layout.stage,
+                         layout.stages, layout.replica, layout.replicas})
+    e.put<uint32_t>(field);
   e.put<uint64_t>(progress.seed);
   e.put<uint32_t>(progress.shuffle ? 1 : 0);
   e.put<uint32_t>(static_cast<uint32_t>(numTensors));
@@ -348,6 +361,10 @@ Status readCheckpoint(const std::string &path, TrainingProgress &progress,
   progress.step = static_cast<int64_t>(in.get<uint64_t>());
   progress.numSamples = in.get<uint64_t>();
   progress.batchSize = in.get<uint64_t>();
+  ProcessLayout &layout = progress.layout;
+  for (uint32_t *field : {&layout.rank, &layout.ranks, &layout.stage,
+                          &layout.stages, &layout.replica, &layout.replicas})
+    *field = in.get<uint32_t>();
   progress.seed = in.get<uint64_t>();
   progress.shuffle = in.get<uint32_t>() != 0;
   uint32_t numTensors = in.get<uint32_t>();

@@ -213,6 +213,13 @@ Status Trainer::openData() {
   order.emplace(data.size(), options.shuffle, options.seed);
   progress.numSamples = data.size();
   progress.batchSize = static_cast<uint64_t>(globalBatch);
+  if (group)
+    progress.layout = {static_cast<uint32_t>(group->rank()),
+                       static_cast<uint32_t>(group->size()),
+                       static_cast<uint32_t>(group->stage()),
+                       static_cast<uint32_t>(group->stages()),
+                       static_cast<uint32_t>(group->replica()),
+                       static_cast<uint32_t>(group->replicas())};
   progress.seed = options.seed;
   progress.shuffle = options.shuffle;
   return Status();
@@ -259,6 +266,16 @@ Status Trainer::resume() {
         std::to_string(progress.batchSize) +
         "; resume with the binary compiled with --batch=" +
         std::to_string(restored.batchSize) + " or use another --checkpoint-dir");
+  // Each rank resumes from its own checkpoint: with ZeRO the optimizer
+  // state shards of two replicas have the same shapes, so a swapped
+  // rank<i>/ directory would otherwise train on with another's moments.
+  if (!(restored.layout == progress.layout))
+    return Status::error(
+        newest + ": written by " + restored.layout.describe() +
+        ", this process is " + progress.layout.describe() +
+        "; put each rank's checkpoints back in its own rank<i>/ directory, "
+        "run with the layout that wrote them, or use another "
+        "--checkpoint-dir");
   if (restored.step > totalSteps)
     return Status::error(newest + ": at step " + std::to_string(restored.step) +
                          ", past the " + std::to_string(totalSteps) +
