@@ -223,19 +223,23 @@ void parseOptions(int argc, char **argv, Options &options) {
       options.pipeline.target = *symbolizeBackend(value);
     } else if (name == "batch") {
       options.import.batch = parsePositive(name, value);
+      if (*options.import.batch > kMaxBatch)
+        usageError("--batch=" + value + ": memopt compiles batches of at "
+                   "most " + llvm::Twine(kMaxBatch) + "; use a smaller batch "
+                   "(--microbatches splits one)");
     } else if (name == "input-shape") {
       SmallVector<StringRef> parts;
       value.split(parts, ',');
       for (StringRef part : parts) {
         int64_t dim;
-        if (part.getAsInteger(10, dim) || dim < 1)
+        if (part.getAsInteger(10, dim) || dim < 1 || dim > kMaxInputDim)
           parts.clear();
         else
           options.import.inputShape.push_back(dim);
       }
       if (options.import.inputShape.size() != 3 || parts.size() != 3)
-        usageError("--input-shape expects C,H,W with positive integers, "
-                   "got '" + value + "'");
+        usageError("--input-shape expects C,H,W with integers from 1 to " +
+                   llvm::Twine(kMaxInputDim) + ", got '" + value + "'");
     } else if (name == "loss") {
       std::optional<tg::LossKind> loss =
           llvm::StringSwitch<std::optional<tg::LossKind>>(value)

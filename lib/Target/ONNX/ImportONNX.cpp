@@ -88,19 +88,22 @@ void memopt::registerImportONNXTranslation() {
         ONNXImportOptions options;
         options.freezeBatchNorm = freezeBatchNormOption;
         if (batchOption.getNumOccurrences()) {
-          if (batchOption <= 0) {
+          if (batchOption <= 0 || batchOption > kMaxBatch) {
             emitError(UnknownLoc::get(context))
-                << "--batch must be a positive integer, got "
-                << batchOption.getValue();
+                << "--batch must be an integer from 1 to " << kMaxBatch
+                << ", got " << batchOption.getValue();
             return nullptr;
           }
           options.batch = batchOption;
         }
         if (inputShapeOption.getNumOccurrences()) {
           if (inputShapeOption.size() != 3 ||
-              llvm::any_of(inputShapeOption, [](int64_t d) { return d <= 0; })) {
+              llvm::any_of(inputShapeOption, [](int64_t d) {
+                return d <= 0 || d > kMaxInputDim;
+              })) {
             emitError(UnknownLoc::get(context))
-                << "--input-shape must be three positive integers C,H,W";
+                << "--input-shape must be three integers C,H,W from 1 to "
+                << kMaxInputDim;
             return nullptr;
           }
           options.inputShape.assign(inputShapeOption.begin(),

@@ -21,6 +21,12 @@
 
 namespace memopt {
 
+/// The largest --batch and --input-shape dimension the tools take: far
+/// beyond any training run (a batch of 65536, a side of 65536 pixels),
+/// and small enough that no tensor size overflows in the planners.
+constexpr int64_t kMaxBatch = 65536;
+constexpr int64_t kMaxInputDim = 65536;
+
 struct ONNXImportOptions {
   /// Overrides the leading (batch) dimension of every graph input.
   std::optional<int64_t> batch;
