@@ -237,11 +237,22 @@ def load_weights(module, onnx_path, strict=True):
 
     values = {i.name: numpy_helper.to_array(i)
               for i in onnx.load(os.fspath(onnx_path)).graph.initializer}
+    # A tensor that the module reaches under several names (nnU-Net's and
+    # MONAI's blocks keep their layers in two containers) is exported
+    # under one of them: any of its names will do.
+    state = module.state_dict(keep_vars=True)
+    aliases = {}
+    for name, tensor in state.items():
+        aliases.setdefault((tensor.data_ptr(), tuple(tensor.shape)),
+                           []).append(name)
     missing = []
     with torch.no_grad():
-        for name, tensor in module.state_dict().items():
-            if name in values:
-                source = torch.from_numpy(values[name].copy())
+        for name, tensor in state.items():
+            found = next((n for n in aliases[(tensor.data_ptr(),
+                                              tuple(tensor.shape))]
+                          if n in values), None)
+            if found is not None:
+                source = torch.from_numpy(values[found].copy())
                 if tuple(source.shape) != tuple(tensor.shape):
                     raise MemoptError(
                         "%s: initializer %s has shape %s, the module's %s"

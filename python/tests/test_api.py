@@ -115,3 +115,27 @@ def test_progress_bar_lines(capsys):
     lines = stream.getvalue().splitlines()
     assert len(lines) == 11  # not a terminal: every tenth, and the last
     assert lines[-1].startswith("[" + "#" * 30 + "] 20/20")
+
+
+class _TwoContainers(torch.nn.Module):
+    """Reaches one convolution under two names, as nnU-Net's and MONAI's
+    blocks do (a layer kept in a Sequential and as an attribute)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(1, 2, 3, padding=1)
+        self.all_modules = torch.nn.Sequential(self.conv, torch.nn.ReLU())
+
+    def forward(self, x):
+        return self.all_modules(x)
+
+
+def test_load_weights_aliases(tmp_path):
+    """The export names an aliased tensor once; load_weights fills every
+    name the module reaches it under."""
+    net = _TwoContainers()
+    path = str(tmp_path / "aliased.onnx")
+    memopt.export_module(net, path, (1, 8, 8), batch=1)
+    fresh = _TwoContainers()
+    memopt.load_weights(fresh, path)
+    assert torch.equal(fresh.conv.weight, net.conv.weight)
