@@ -56,6 +56,16 @@ memopt::checkTrainingPipelineOptions(const TrainingPipelineOptions &options,
                         "--{0}={2} or fewer",
                         bound.flag, bound.value, bound.most, bound.why)
               .str());
+  // tg-loss-scale scales the seed where a single loss op's backward reads
+  // it; a loss of several terms (ce+dice, deep supervision) reaches its
+  // backward ops through the gradients of the sum, which it cannot scale.
+  if (options.amp == tg::AmpMode::fp16 &&
+      (options.loss == tg::LossKind::ceDice ||
+       !options.deepSupervision.empty()))
+    return llvm::createStringError(
+        "--amp=fp16 scales the loss of a single loss op, not a loss of "
+        "several terms (--loss=ce+dice, --deep-supervision): use --amp=bf16, "
+        "which needs no loss scaling, or --amp=none");
   // tg-offload times its copies on the host link.
   if (options.offload != "none" && device.linkBandwidth <= 0)
     return llvm::createStringError(

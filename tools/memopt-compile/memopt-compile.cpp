@@ -408,15 +408,6 @@ void parseOptions(int argc, char **argv, Options &options) {
                "' has no bf16 support (bf16 needs an Ampere or newer GPU): "
                "use --amp=fp16, or a --device with bf16 (a100-40g, h100, "
                "or bf16=FLOPS)");
-  // tg-loss-scale scales the seed where a single loss op's backward reads
-  // it; a loss of several terms (ce+dice, deep supervision) reaches its
-  // backward ops through the gradients of the sum, which it cannot scale.
-  if (options.pipeline.amp == tg::AmpMode::fp16 &&
-      (options.pipeline.loss == tg::LossKind::ceDice ||
-       !options.pipeline.deepSupervision.empty()))
-    usageError("--amp=fp16 scales the loss of a single loss op, not a loss "
-               "of several terms (--loss=ce+dice, --deep-supervision): use "
-               "--amp=bf16, which needs no loss scaling, or --amp=none");
   // --remat=optimal fits the budget by recomputing alone (or fails), so
   // tg-offload after it would find nothing to do: the flag would be silent.
   if (options.pipeline.remat == "optimal" && options.pipeline.offload != "none")
