@@ -3,14 +3,15 @@
 #include "ExternalData.h"
 #include "HostTensor.h"
 
-#include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FileSystem.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
 #include <climits>
 #include <map>
 #include <memory>
+#include <optional>
 
 using namespace memopt::onnx_import;
 

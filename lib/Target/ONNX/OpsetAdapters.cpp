@@ -16,12 +16,10 @@
 #include "OnnxAttributes.h"
 
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringSet.h"
 
 #include <onnx/defs/schema.h>
 
 #include <cmath>
-#include <functional>
 #include <map>
 
 using namespace memopt::onnx_import;

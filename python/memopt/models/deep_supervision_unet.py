@@ -14,6 +14,8 @@ nnU-Net does with deep supervision on: full resolution first, then 1/2,
 import torch
 import torch.nn as nn
 
+from memopt.models.segmentation_unet import check_halving_shape
+
 
 class ConvStage(nn.Module):
     def __init__(self, cin, cout, stride):
@@ -49,12 +51,7 @@ class DeepSupervisionUNet(nn.Module):
             cin = w
 
     def check_input_shape(self, shape):
-        """Raise ValueError unless (C, H, W) halves evenly `depth` times."""
-        c, h, w = shape
-        if c != self.in_channels:
-            raise ValueError(f"input has {c} channels, model expects {self.in_channels}")
-        if h % 2 ** self.depth or w % 2 ** self.depth:
-            raise ValueError(f"depth {self.depth} needs H and W divisible by {2 ** self.depth}, got {h}x{w}")
+        check_halving_shape(shape, self.in_channels, self.depth)
 
     def forward(self, x):
         skips = []

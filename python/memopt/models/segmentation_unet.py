@@ -32,6 +32,16 @@ def norm_layer(kind, channels):
     raise ValueError("unknown norm %r" % kind)
 
 
+def check_halving_shape(shape, in_channels, depth):
+    """Raise ValueError unless (C, H, W) has `in_channels` channels and
+    halves evenly `depth` times."""
+    c, h, w = shape
+    if c != in_channels:
+        raise ValueError(f"input has {c} channels, model expects {in_channels}")
+    if h % 2 ** depth or w % 2 ** depth:
+        raise ValueError(f"depth {depth} needs H and W divisible by {2 ** depth}, got {h}x{w}")
+
+
 class Block(nn.Module):
     def __init__(self, cin, cout, norm, activation):
         super().__init__()
@@ -66,12 +76,7 @@ class SegmentationUNet(nn.Module):
         self.sigmoid = sigmoid
 
     def check_input_shape(self, shape):
-        """Raise ValueError unless (C, H, W) halves evenly `depth` times."""
-        c, h, w = shape
-        if c != self.in_channels:
-            raise ValueError(f"input has {c} channels, model expects {self.in_channels}")
-        if h % 2 ** self.depth or w % 2 ** self.depth:
-            raise ValueError(f"depth {self.depth} needs H and W divisible by {2 ** self.depth}, got {h}x{w}")
+        check_halving_shape(shape, self.in_channels, self.depth)
 
     def forward(self, x):
         skips = []
