@@ -267,8 +267,8 @@ def memopt_rows(args, onnx_path, data, steps, target, work):
                                            os.path.join(sub, "compile.json"),
                                            target, extra)
         if report is None:
-            # A strategy memopt can plan but not build yet (--amp before
-            # the runtimes have bf16 kernels): its predicted peak, no run.
+            # A strategy memopt plans but does not build for this model:
+            # its predicted peak, no run, and the compiler's reason.
             plan, _ = memopt_compile(args, onnx_path, None,
                                      os.path.join(sub, "plan.json"), target,
                                      extra + ["--plan-only"])
