@@ -18,6 +18,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 using namespace memopt::rt;
 using namespace memopt::rt::test;
@@ -118,6 +119,21 @@ TEST_F(RuntimeHostModelWeights, TruncatedFilesFailWithoutACrash) {
   }
   EXPECT_NE(failure("not a protobuf \xff\xff\xff").find("not an ONNX model"),
             std::string::npos);
+}
+
+TEST_F(RuntimeHostModelWeights, OversizedFileIsRefusedBeforeReading) {
+  // A sparse file: its size is checked before a byte is read.
+  writeText(dir / "big.onnx", testModel());
+  ASSERT_EQ(::truncate((dir / "big.onnx").c_str(),
+                       static_cast<off_t>(kMaxModelFileBytes) + 1),
+            0);
+  Status status = load(dir / "big.onnx");
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.message(),
+            dir / "big.onnx" +
+                ": 2147483648 bytes, more than the 2 GiB an ONNX file holds "
+                "without external data; pass --weights with the "
+                "NAME.weights.onnx memopt-compile wrote");
 }
 
 TEST_F(RuntimeHostModelWeights, MissingFileSaysWhereItIsLookedFor) {

@@ -9,9 +9,9 @@
 
 #include <cerrno>
 #include <climits>
-#include <cstdio>
 #include <cstring>
 #include <map>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,37 +24,32 @@ constexpr const char *kOtherModel =
     "; it is not the model this binary was compiled from: pass --weights "
     "with that model (or a --out trained from it), or recompile";
 
-/// Reads and parses the model file `path`; the whole file is read once, so
-/// it is bounded by kMaxModelFileBytes first.
+/// Parses the model file `path`, streamed from the file (no second copy of
+/// its bytes) once its size is known to be at most kMaxModelFileBytes.
 Status readModel(const std::string &path, onnx::ModelProto &model) {
   if (Status status = checkRegularFile(path); !status.ok())
     return Status::error(status.message() +
                          "; the binary reads its initial weights from it "
                          "(memopt-compile writes it beside the binary): "
                          "keep it there, or pass --weights FILE.onnx");
-  std::FILE *file = std::fopen(path.c_str(), "rb");
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   struct stat info;
-  if (!file || ::fstat(::fileno(file), &info) != 0) {
+  if (fd < 0 || ::fstat(fd, &info) != 0) {
     Status status = Status::error(path + ": cannot read: " +
                                   std::strerror(errno));
-    if (file)
-      std::fclose(file);
+    if (fd >= 0)
+      ::close(fd);
     return status;
   }
   size_t size = static_cast<size_t>(info.st_size);
-  if (size > kMaxModelFileBytes) {
-    std::fclose(file);
+  bool parsed = size <= kMaxModelFileBytes && model.ParseFromFileDescriptor(fd);
+  ::close(fd);
+  if (size > kMaxModelFileBytes)
     return Status::error(path + ": " + std::to_string(size) +
                          " bytes, more than the 2 GiB an ONNX file holds "
                          "without external data; pass --weights with the "
                          "NAME.weights.onnx memopt-compile wrote");
-  }
-  std::string bytes(size, '\0');
-  bool read = std::fread(bytes.data(), 1, size, file) == size;
-  std::fclose(file);
-  if (!read)
-    return Status::error(path + ": cannot read: " + std::strerror(errno));
-  if (!model.ParseFromString(bytes))
+  if (!parsed)
     return Status::error(path + ": not an ONNX model (truncated or corrupt)" +
                          kOtherModel);
   return Status();
