@@ -44,16 +44,19 @@ protected:
   Status load(const std::string &file) {
     return loadInitialValues(file, {{&wSpec, &w}, {&bSpec, &b}});
   }
-  /// The message of a failed load of `contents`, checked to be one line
-  /// that starts with the file's name.
-  std::string failure(const std::string &contents) {
-    writeText(dir / "m.onnx", contents);
-    Status status = load(dir / "m.onnx");
+  /// The message of a failed load of `file`, checked to be one line that
+  /// starts with the file's name.
+  std::string failedLoad(const std::string &file) {
+    Status status = load(file);
     EXPECT_FALSE(status.ok());
-    EXPECT_EQ(status.message().rfind(dir / "m.onnx: ", 0), 0u)
-        << status.message();
+    EXPECT_EQ(status.message().rfind(file + ": ", 0), 0u) << status.message();
     EXPECT_EQ(status.message().find('\n'), std::string::npos);
     return status.message();
+  }
+  /// failedLoad of a file that holds `contents`.
+  std::string failure(const std::string &contents) {
+    writeText(dir / "m.onnx", contents);
+    return failedLoad(dir / "m.onnx");
   }
   TempDir dir;
   TensorSpec wSpec{"w", Role::Param, ElementType::F32, 1, {1}};
@@ -127,9 +130,7 @@ TEST_F(RuntimeHostModelWeights, OversizedFileIsRefusedBeforeReading) {
   ASSERT_EQ(::truncate((dir / "big.onnx").c_str(),
                        static_cast<off_t>(kMaxModelFileBytes) + 1),
             0);
-  Status status = load(dir / "big.onnx");
-  ASSERT_FALSE(status.ok());
-  EXPECT_EQ(status.message(),
+  EXPECT_EQ(failedLoad(dir / "big.onnx"),
             dir / "big.onnx" +
                 ": 2147483648 bytes, more than the 2 GiB an ONNX file holds "
                 "without external data; pass --weights with the "
@@ -137,9 +138,7 @@ TEST_F(RuntimeHostModelWeights, OversizedFileIsRefusedBeforeReading) {
 }
 
 TEST_F(RuntimeHostModelWeights, MissingFileSaysWhereItIsLookedFor) {
-  Status status = load(dir / "BIN.weights.onnx");
-  ASSERT_FALSE(status.ok());
-  EXPECT_EQ(status.message(),
+  EXPECT_EQ(failedLoad(dir / "BIN.weights.onnx"),
             dir / "BIN.weights.onnx" +
                 ": No such file or directory; the binary reads its initial "
                 "weights from it (memopt-compile writes it beside the "
@@ -148,9 +147,7 @@ TEST_F(RuntimeHostModelWeights, MissingFileSaysWhereItIsLookedFor) {
 
 TEST_F(RuntimeHostModelWeights, FifoIsRefusedNotRead) {
   ASSERT_EQ(::mkfifo((dir / "fifo").c_str(), 0600), 0);
-  Status status = load(dir / "fifo");
-  ASSERT_FALSE(status.ok());
-  EXPECT_NE(status.message().find("not a regular file (a FIFO)"),
+  EXPECT_NE(failedLoad(dir / "fifo").find("not a regular file (a FIFO)"),
             std::string::npos);
 }
 
