@@ -142,9 +142,9 @@ def main(argv=None):
             f.write(instrument(open(source).read()))
         compiler, include, items = compile_config(args.build_dir)
         binary = os.path.join(work, "train-timed")
+        # Beside `train`, it reads train's weights file (train.weights.onnx).
         subprocess.run([compiler, "-O2", "-std=c++17", "-I" + include, timed,
-                        os.path.join(temps, "model.model.S"), "-o", binary]
-                       + items, check=True)
+                        "-o", binary] + items, check=True)
         data = os.path.join(work, "data")
         write_data(data, args.batch, args.size)
         result = os.path.join(work, "profile.json")

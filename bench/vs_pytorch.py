@@ -484,9 +484,11 @@ def render(args, groups, gpu, version, origin, seconds):
     notes = ["", "Peak RSS: VmHWM over the timed steps minus the resident "
              "set before the model and data exist (PyTorch: after `import "
              "torch`; memopt: `BIN --help`), one fresh process per row. "
-             "memopt's also holds its embedded ONNX model (%s), which "
-             "measured_peak_bytes (every byte the step's tensors need) does "
-             "not count; bench/README.md says what else differs."
+             "memopt's reads its initial weights from its weights file "
+             "(%s) before the first step and frees the parsed model; what "
+             "of it the heap keeps is counted, measured_peak_bytes (every "
+             "byte the step's tensors need) does not count it; "
+             "bench/README.md says what else differs."
              % ", ".join("%s %.0f MiB" % item
                          for item in sorted(args.onnx_mib.items()))]
     return head + table_lines(groups, gpu) + notes

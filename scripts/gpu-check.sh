@@ -15,8 +15,10 @@
 #       a smoke binary and one benchmark per quoted option string (default:
 #       one with gpu_step.py's defaults; none with --no-bench) into DIR,
 #       with the Python scripts, this script and the shared libraries the
-#       binaries load (all but the C library's and CUDA's). DIR alone then
-#       goes to the GPU machine. --mpi adds two CUDA pipeline stages on one
+#       binaries load (all but the C library's and CUDA's); each binary's
+#       initial weights are in the BIN.weights.onnx memopt-compile writes
+#       beside it, and the binaries are code only (a few MB). DIR alone
+#       then goes to the GPU machine. --mpi adds two CUDA pipeline stages on one
 #       GPU (scripts/gpu-check-mpi.sh) and Open MPI's runtime.
 #
 #   bash DIR/gpu-check.sh run DIR

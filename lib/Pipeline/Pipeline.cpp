@@ -175,6 +175,7 @@ void memopt::buildLoweringPipeline(OpPassManager &pm,
                                    const TrainingPipelineOptions &options) {
   ConvertTGToEmitCOptions lowering;
   lowering.modelName = options.modelName;
+  lowering.weightsFile = options.weightsFile;
   lowering.maxCallsPerFunction = options.maxCallsPerFunction;
   pm.addPass(createConvertTGToEmitC(lowering));
 }

@@ -32,13 +32,25 @@ class MemoptError(RuntimeError):
     """A memopt tool failed; the message is the tool's error line(s)."""
 
 
+# memopt-compile writes the model with the initial weights beside the
+# binary under the binary's path plus this suffix (memopt/Runtime/ModelWeights.h).
+WEIGHTS_SUFFIX = ".weights.onnx"
+
+
 @dataclass
 class CompileResult:
     """What memopt.compile produced: the binary (None with plan_only), the
-    compile report, and the timeline SVG's path (None unless asked)."""
+    compile report, and the timeline SVG's path (None unless asked).
+    `weights` is the file of initial weights memopt-compile wrote beside
+    the binary (BINARY.weights.onnx), which the binary reads at start:
+    copy or move the two together."""
     binary: str
     report: dict
     timeline: str = None
+
+    @property
+    def weights(self):
+        return self.binary and self.binary + WEIGHTS_SUFFIX
 
 
 def export_module(module, path, input_shape, batch=1, opset=17,
@@ -183,7 +195,8 @@ def train(binary, data, *, steps=None, epochs=None, out=None, report=None,
     ...). The trained model (ONNX) is written to `out`, by default
     default_out(binary): BINARY.trained.onnx beside the binary. `options`
     are the binary's flags (val_data, batch order seed, checkpoint_dir,
-    resume, lr, ...). progress: True for a progress bar on stderr, a
+    resume, lr, weights: another ONNX file to start from, e.g. a trained
+    model to fine-tune, ...). progress: True for a progress bar on stderr, a
     callable (step, total, loss, images_per_second, eta) to get each step,
     or False for none."""
     if (steps is None) == (epochs is None):

@@ -64,6 +64,10 @@ def test_compile_train_load(exported, tmp_path):
     build = memopt.compile(path, tmp_path / "train", optimizer="adam",
                            lr=1e-3, loss="l1", report=tmp_path / "c.json")
     assert os.access(build.binary, os.X_OK)
+    # The initial weights are beside the binary, the model compiled.
+    assert build.weights == build.binary + ".weights.onnx"
+    with open(path, "rb") as model, open(build.weights, "rb") as weights:
+        assert model.read() == weights.read()
     assert memopt.read_report(tmp_path / "c.json") == build.report
     write_data(tmp_path / "data", 4)
     seen = []
@@ -89,6 +93,18 @@ def test_compile_train_load(exported, tmp_path):
     memopt.train(build.binary, tmp_path / "data", steps=1, progress=False)
     assert memopt.default_out(build.binary) == build.binary + ".trained.onnx"
     onnx.checker.check_model(memopt.default_out(build.binary))
+
+
+def test_compile_module_keeps_its_weights(tmp_path):
+    # A module is exported into a scratch directory that compile removes:
+    # the binary trains from the weights file beside it.
+    build = memopt.compile(small_unet(), tmp_path / "train",
+                           input_shape=(1, 32, 32), batch=2)
+    assert os.path.isfile(build.weights)
+    write_data(tmp_path / "data", 2)
+    run = memopt.train(build.binary, tmp_path / "data", steps=1,
+                       progress=False)
+    assert len(run["loss"]) == 1
 
 
 def test_errors(exported, tmp_path):

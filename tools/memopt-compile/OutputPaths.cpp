@@ -26,9 +26,11 @@ static void printError(const llvm::Twine &message) {
 
 LogicalResult OutputFiles::prepare(llvm::StringRef input,
                                    llvm::StringRef output,
+                                   llvm::StringRef weights,
                                    llvm::StringRef report,
                                    llvm::StringRef timeline) {
   std::vector<rt::NamedPath> outputs = {{"-o", output.str()},
+                                        {"-o's weights file", weights.str()},
                                         {"--report", report.str()},
                                         {"--timeline", timeline.str()}};
   if (rt::Status status = rt::checkOutputs(outputs, {{"the input model",
@@ -37,7 +39,7 @@ LogicalResult OutputFiles::prepare(llvm::StringRef input,
     printError(status.message());
     return failure();
   }
-  File *files[] = {&binary, &this->report, &this->timeline};
+  File *files[] = {&binary, &this->weights, &this->report, &this->timeline};
   for (auto [file, named] : llvm::zip_equal(files, outputs)) {
     file->what = named.what;
     if (named.path.empty())
@@ -78,6 +80,11 @@ OutputFiles::writeTo(File &file,
   return success();
 }
 
+LogicalResult OutputFiles::writeWeights(
+    llvm::function_ref<void(llvm::raw_ostream &)> write) {
+  return writeTo(weights, write);
+}
+
 LogicalResult OutputFiles::writeReport(
     llvm::function_ref<void(llvm::raw_ostream &)> write) {
   return writeTo(report, write);
@@ -89,7 +96,9 @@ LogicalResult OutputFiles::writeTimeline(
 }
 
 LogicalResult OutputFiles::commit() {
-  for (File *file : {&timeline, &report, &binary}) {
+  // The weights before the binary: a binary never runs beside weights
+  // older than itself (newer ones it refuses if they do not match).
+  for (File *file : {&timeline, &report, &weights, &binary}) {
     if (!file->written)
       continue;
     if (std::error_code error =
@@ -105,7 +114,7 @@ LogicalResult OutputFiles::commit() {
 }
 
 OutputFiles::~OutputFiles() {
-  for (File *file : {&binary, &report, &timeline})
+  for (File *file : {&binary, &weights, &report, &timeline})
     if (!file->temporary.empty()) {
       llvm::sys::fs::remove(file->temporary);
       llvm::sys::DontRemoveFileOnSignal(file->temporary);

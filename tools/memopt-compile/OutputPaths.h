@@ -18,11 +18,13 @@ namespace memopt::tool {
 /// the end, so that a failure leaves every previous output as it was.
 class OutputFiles {
 public:
-  /// Checks -o, --report and --timeline (empty: not requested) by the rules
-  /// of memopt/Runtime/OutputPaths.h against each other and the input
-  /// model, before anything is written. Prints the error and fails.
+  /// Checks -o, the weights file beside it, --report and --timeline (empty:
+  /// not requested) by the rules of memopt/Runtime/OutputPaths.h against
+  /// each other and the input model, before anything is written. Prints
+  /// the error and fails.
   mlir::LogicalResult prepare(llvm::StringRef input, llvm::StringRef output,
-                              llvm::StringRef report, llvm::StringRef timeline);
+                              llvm::StringRef weights, llvm::StringRef report,
+                              llvm::StringRef timeline);
 
   /// The path the C++ compiler writes -o to (a temporary file).
   const std::string &binaryPath() const { return binary.temporary; }
@@ -30,7 +32,9 @@ public:
   /// Records that the C++ compiler wrote binaryPath().
   void binaryWritten() { binary.written = !binary.temporary.empty(); }
 
-  /// Writes the --report or --timeline contents to its temporary file.
+  /// Writes the weights file, --report or --timeline contents to its
+  /// temporary file.
+  mlir::LogicalResult writeWeights(llvm::function_ref<void(llvm::raw_ostream &)> write);
   mlir::LogicalResult writeReport(llvm::function_ref<void(llvm::raw_ostream &)> write);
   mlir::LogicalResult writeTimeline(llvm::function_ref<void(llvm::raw_ostream &)> write);
 
@@ -49,7 +53,7 @@ private:
   mlir::LogicalResult writeTo(File &file,
                               llvm::function_ref<void(llvm::raw_ostream &)> write);
 
-  File binary, report, timeline;
+  File binary, weights, report, timeline;
 };
 
 } // namespace memopt::tool

@@ -8,11 +8,11 @@
 // stop] -> the pipeline's lowering -> emitc::translateToCpp -> the C++
 // compiler (CUDA: nvcc, then the C++ compiler links), linking the memopt
 // runtime. This file only parses flags into TrainingPipelineOptions and
-// drives; every decision lives in the library. The ONNX
-// model is embedded in the binary with an assembler `.incbin`, so that
-// models of hundreds of MB cost the compiler nothing. Bad flags are a
-// one-line error and exit code 2; a model memopt
-// cannot compile is exit code 1.
+// drives; every decision lives in the library. The binary is code only:
+// the model it was compiled from, with its initial weights, is written
+// beside it as BIN.weights.onnx (memopt/Runtime/ModelWeights.h), which the
+// binary reads at start. Bad flags are a one-line error and exit code 2; a
+// model memopt cannot compile is exit code 1.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +28,7 @@
 #include "memopt/InitAllDialects.h"
 #include "memopt/Pipeline/Pipeline.h"
 #include "memopt/Pipeline/StepEstimate.h"
+#include "memopt/Runtime/ModelWeights.h"
 #include "memopt/Runtime/OptionRules.h"
 #include "memopt/Target/ONNX/ImportONNX.h"
 
@@ -84,6 +85,8 @@ constexpr const char *kUsage =
 struct Options {
   std::string input;
   std::string output;
+  /// The model with the initial weights, beside -o (ModelWeights.h).
+  std::string weights;
   bool compileOnly = false;
   /// Stop after the memory plan: report, timeline and budget, no binary.
   bool planOnly = false;
@@ -467,6 +470,16 @@ void parseOptions(int argc, char **argv, Options &options) {
     options.pipeline.evalStep = false;
   if (!options.planOnly && options.output.empty())
     usageError("no output file (-o BIN)");
+  // The initial weights go beside the binary; with -c beside the object,
+  // named for the binary of its stem that the object is linked into.
+  if (!options.planOnly) {
+    SmallString<128> base(options.output);
+    if (options.compileOnly)
+      llvm::sys::path::replace_extension(base, "");
+    options.weights = (base + rt::kWeightsFileSuffix).str();
+    options.pipeline.weightsFile =
+        llvm::sys::path::filename(options.weights).str();
+  }
   // A plan for the GPU needs no CUDA toolkit; a binary does.
   if (options.pipeline.target == Backend::cuda && !options.planOnly &&
       !config::kHaveCudaRuntime)
@@ -494,28 +507,6 @@ LogicalResult writeFile(StringRef path,
     return failure();
   }
   return success();
-}
-
-/// The assembly file that embeds the ONNX model (docs/contract.md: the
-/// binary carries the model it writes the trained weights into).
-std::string embeddingAssembly(StringRef modelPath) {
-  std::string quoted;
-  for (char c : modelPath) {
-    if (c == '"' || c == '\\')
-      quoted.push_back('\\');
-    quoted.push_back(c);
-  }
-  std::string sym = kOnnxModelSymbol.str();
-  std::string size = kOnnxModelSizeSymbol.str();
-  return "// The ONNX model, embedded by memopt-compile.\n"
-         "  .section .rodata\n"
-         "  .balign 64\n"
-         "  .globl " + sym + "\n" + sym + ":\n"
-         "  .incbin \"" + quoted + "\"\n" + sym + "_end:\n"
-         "  .balign 8\n"
-         "  .globl " + size + "\n" + size + ":\n"
-         "  .quad " + sym + "_end - " + sym + "\n"
-         "  .section .note.GNU-stack,\"\",@progbits\n";
 }
 
 /// The temporary directory of the run, for removeTemporaryDirectory.
@@ -627,8 +618,8 @@ int compile(const Options &options) {
 
   // Every output is checked before anything is computed or replaced.
   tool::OutputFiles outputs;
-  if (failed(outputs.prepare(options.input, options.output, options.report,
-                             options.timeline)))
+  if (failed(outputs.prepare(options.input, options.output, options.weights,
+                             options.report, options.timeline)))
     return 1;
 
   auto buffer = llvm::MemoryBuffer::getFile(options.input);
@@ -820,7 +811,6 @@ int compile(const Options &options) {
 
   bool cuda = options.pipeline.target == Backend::cuda;
   std::string cppPath = tempPath(modelName + (cuda ? ".cu" : ".cpp"));
-  std::string asmPath = tempPath(modelName + ".model.S");
   phaseStart = PhaseTimes::Clock::now();
   LogicalResult translated = success();
   if (failed(writeFile(cppPath, [&](raw_ostream &os) {
@@ -828,20 +818,15 @@ int compile(const Options &options) {
       })) ||
       failed(translated))
     return 1;
-  // The binary writes its trained weights into the model as memopt trains
-  // it: the file itself, or the importer's normalized copy of it (external
-  // data read in, merged initializers untied).
-  SmallString<128> modelPath(options.input);
-  if (!imported.normalizedModel.empty()) {
-    modelPath = tempPath(modelName + ".model.onnx");
-    if (failed(writeFile(std::string(modelPath), [&](raw_ostream &os) {
+  // The binary reads its initial weights from, and writes its trained
+  // weights into, the model as memopt trains it: the file itself, or the
+  // importer's normalized copy of it (external data read in, merged
+  // initializers untied).
+  if (failed(outputs.writeWeights([&](raw_ostream &os) {
+        if (imported.normalizedModel.empty())
+          os << (*buffer)->getBuffer();
+        else
           os << imported.normalizedModel;
-        })))
-      return 1;
-  }
-  llvm::sys::fs::make_absolute(modelPath);
-  if (failed(writeFile(asmPath, [&](raw_ostream &os) {
-        os << embeddingAssembly(modelPath);
       })))
     return 1;
   phases.add("emission", PhaseTimes::since(phaseStart));
@@ -883,8 +868,8 @@ int compile(const Options &options) {
                                             cppPath, "-o", objectPath});
   }
   if (!options.compileOnly) {
-    std::vector<std::string> link = {config::kCxxCompiler, objectPath,
-                                     asmPath, "-o", outputs.binaryPath()};
+    std::vector<std::string> link = {config::kCxxCompiler, objectPath, "-o",
+                                     outputs.binaryPath()};
     // A multi-process main (stageMain) and MPI come first: they call the
     // trainer.
     if (options.pipeline.stages > 1 || options.pipeline.dataParallel > 1)

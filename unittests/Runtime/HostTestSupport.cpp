@@ -131,7 +131,9 @@ onnx::TensorProto *addInitializer(onnx::GraphProto &graph, const char *name,
   return tensor;
 }
 
-const std::string &onnxModel() {
+} // namespace
+
+const std::string &testModel() {
   static const std::string serialized = [] {
     onnx::ModelProto model;
     model.set_ir_version(8);
@@ -168,8 +170,9 @@ const std::string &onnxModel() {
   return serialized;
 }
 
+namespace {
+
 Program makeProgram(bool full) {
-  const std::string &model = onnxModel();
   Program program{};
   program.modelName = "linear";
   program.args = kArgs;
@@ -180,8 +183,7 @@ Program makeProgram(bool full) {
   static const ArenaSpec arenas[] = {{kArenaBytes, MemorySpace::Device, 0}};
   program.arenas = arenas;
   program.numArenas = 1;
-  program.onnxModel = reinterpret_cast<const unsigned char *>(model.data());
-  program.onnxModelSize = model.size();
+  program.weightsFile = testModelFile().c_str();
   program.step = step;
   program.learningRate = full ? &learningRate : nullptr;
   program.evalStep = full ? evalStep : nullptr;
@@ -245,6 +247,16 @@ TempDir::TempDir() {
 }
 
 TempDir::~TempDir() { std::filesystem::remove_all(dir); }
+
+const std::string &testModelFile() {
+  static const TempDir dir;
+  static const std::string path = [] {
+    std::string file = dir / "linear.weights.onnx";
+    writeText(file, testModel());
+    return file;
+  }();
+  return path;
+}
 
 void makeDirs(const std::string &path) {
   std::filesystem::create_directories(path);

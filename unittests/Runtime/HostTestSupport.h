@@ -3,8 +3,9 @@
 // The trainer tests drive memopt::rt::trainerMain with a hand-written
 // Program: a per-pixel linear model y = w * x + b on 1x2x2 images, MSE
 // loss, SGD with momentum 0.9 written out by hand, a State that tracks the
-// running mean of the inputs, and an embedded ONNX model built with
-// onnx_proto. Data sets are written into temporary directories.
+// running mean of the inputs, and an ONNX model built with onnx_proto that
+// holds its initial weights (the file the program names, written into a
+// temporary directory). Data sets are written into temporary directories.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +35,9 @@ void resetTestProgram();
 size_t testProgramBytes();
 /// Initial values of the model's initializers.
 inline constexpr float kInitialW = 0.5f, kInitialB = 0.0f;
+/// The test program's ONNX model (initializers w, b and x_mean of shape 1,
+/// float32, and an int64 one the program does not train), serialized.
+const std::string &testModel();
 
 /// A fresh directory under the system's temporary directory, removed with
 /// its contents on destruction.
@@ -49,6 +53,10 @@ public:
 private:
   std::string dir;
 };
+
+/// The file testModel() is written to once, in a temporary directory
+/// removed at exit; the test programs' weightsFile (an absolute path).
+const std::string &testModelFile();
 
 void makeDirs(const std::string &path);
 void writeText(const std::string &path, const std::string &contents);

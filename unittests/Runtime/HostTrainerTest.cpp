@@ -85,8 +85,7 @@ TEST_F(RuntimeHostTrainer, OutKeepsTheRestOfTheModel) {
   std::vector<std::string> args = base("out.onnx");
   args.insert(args.end(), {"--steps", "1"});
   ASSERT_EQ(runTrainer(args).exitCode, 0);
-  std::string original(reinterpret_cast<const char *>(testProgram().onnxModel),
-                       testProgram().onnxModelSize);
+  const std::string &original = testModel();
   std::string trained = readText(dir / "out.onnx");
   // Same graph, same int64 initializer; only the float values moved.
   EXPECT_NE(trained.find("untouched"), std::string::npos);

@@ -48,6 +48,10 @@ def ConvertTGToEmitC : Pass<"convert-tg-to-emitc", "::mlir::ModuleOp"> {
     Option<"modelName", "model-name", "std::string", "\"\"",
            "Name of the model in messages and reports (default: the stem "
            "of the module's tg.onnx_model)">,
+    Option<"weightsFile", "weights-file", "std::string", "\"\"",
+           "The ONNX file the binary reads its initial weights from: a "
+           "name beside the binary, or an absolute path (memopt-compile: "
+           "BIN.weights.onnx; empty: the binary needs --weights)">,
     Option<"maxCallsPerFunction", "max-calls-per-function", "unsigned",
            /*default=*/"128",
            "Split a step with more kernel calls into part functions of at "

@@ -197,6 +197,12 @@ struct TrainingPipelineOptions
       llvm::cl::desc("The model's name in the generated program (default: "
                      "the stem of the module's tg.onnx_model)"),
       llvm::cl::init("")};
+  Option<std::string> weightsFile{
+      *this, "weights-file",
+      llvm::cl::desc("The ONNX file the binary reads its initial weights "
+                     "from: a name beside the binary, or an absolute path "
+                     "(empty: the binary needs --weights)"),
+      llvm::cl::init("")};
   Option<unsigned> maxCallsPerFunction{
       *this, "max-calls-per-function",
       llvm::cl::desc("Split a step of more kernel calls into part functions "

@@ -4,6 +4,7 @@
 //     [--seed S] [--lr F] --out TRAINED.onnx [--checkpoint-dir D
 //     [--checkpoint-every N] [--resume]] [--report FILE.json]
 //     [--trace FILE.json] [--log-every N] [--exchange nccl|mpi]
+//     [--weights FILE.onnx]
 //
 // (docs/contract.md.) Every option also takes the `--flag=value` form.
 //
@@ -33,6 +34,7 @@ struct TrainerOptions {
   bool hasInitialLossScale = false;
   double initialLossScale = 0.0;
   std::string outPath;
+  std::string weightsPath; // empty: the file memopt-compile wrote beside BIN
   std::string checkpointDir;   // empty: no checkpoints
   int64_t checkpointEvery = 0; // 0: once per epoch
   bool resume = false;

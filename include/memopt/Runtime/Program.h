@@ -3,7 +3,8 @@
 // memopt-compile emits one C++ file per model that defines a `Program`: the
 // signature of the compiled training step (every argument and result with its
 // role, ONNX name, element type and shape), the arenas (size, memory space,
-// device), the embedded ONNX model, and the step function itself. The
+// device), the name of the ONNX file beside the binary that holds the
+// initial weights, and the step function itself. The
 // training binary's `main` is `memopt::rt::trainerMain(argc, argv,
 // program)`; everything else (data loading, the training loop, checkpoints,
 // weight I/O, reports) lives in the runtime and never depends on the model.
@@ -93,8 +94,11 @@ struct Program {
   int lossIndex;                  // the rank-0 loss among the results
   const ArenaSpec *arenas;        // the arenas the step's temporaries use
   int numArenas;
-  const unsigned char *onnxModel; // the ONNX model the step was compiled from
-  size_t onnxModelSize;
+  /// The ONNX model the step was compiled from, with its initial weights
+  /// (memopt-compile writes it beside the binary, ModelWeights.h): a file
+  /// name, looked up in the directory of the running executable, or an
+  /// absolute path. The trainer's `--weights FILE` replaces it.
+  const char *weightsFile;
   StepFunction step;
   // Fields after `step` are optional: generated code that leaves them out of
   // its aggregate initializer gets null, and the trainer then refuses the

@@ -46,9 +46,7 @@ const char *const kReservedNames[] = {
     "makedev", "unix", "linux", "i386", "environ", "signbit", "isnan",
     "isinf", "isfinite", "fpclassify", "isnormal",
     // CUDA built-in variables.
-    "blockIdx", "blockDim", "threadIdx", "gridDim", "warpSize",
-    // The embedded ONNX model (memopt-compile's assembly).
-    "memopt_onnx_model", "memopt_onnx_model_end", "memopt_onnx_model_size"};
+    "blockIdx", "blockDim", "threadIdx", "gridDim", "warpSize"};
 
 /// Names of the forms the C++ emitter gives unnamed values (`v1`) and the
 /// generated CUDA kernels give their locals (`in0`, `x0`, `v0`).
@@ -81,9 +79,6 @@ NameScope::NameScope() {
   for (const char *name : kReservedNames)
     used.insert(name);
   static_assert(sizeof(kReservedNames) > 0, "no reserved names");
-  assert(kOnnxModelSymbol == "memopt_onnx_model" &&
-         kOnnxModelSizeSymbol == "memopt_onnx_model_size" &&
-         "keep kReservedNames in step with the embedding symbols");
 }
 
 NameScope::NameScope(NameScope &parent) : parent(&parent) {

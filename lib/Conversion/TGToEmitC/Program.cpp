@@ -153,7 +153,7 @@ static const TensorSpecInfo *dataSpec(ArrayRef<ProgramPart> parts,
 }
 
 void memopt::codegen::emitProgram(ModuleOp module, ArrayRef<ProgramPart> parts,
-                                  StringRef modelName,
+                                  StringRef modelName, StringRef weightsFile,
                                   std::optional<double> learningRate,
                                   bool hasEvalStep, int64_t replicas) {
   MLIRContext *context = module.getContext();
@@ -193,13 +193,6 @@ void memopt::codegen::emitProgram(ModuleOp module, ArrayRef<ProgramPart> parts,
         /*constSpecifier=*/false);
 
   builder.setInsertionPointToEnd(module.getBody());
-  emitc::VerbatimOp::create(
-      builder, loc,
-      ("// The ONNX model, embedded by memopt-compile (.incbin).\nextern const "
-       "unsigned char " +
-       kOnnxModelSymbol + "[];\nextern const size_t " + kOnnxModelSizeSymbol +
-       ";")
-          .str());
   // A pipeline's stages all know the shapes of the data's batches.
   // (Data-parallel replicas of one stage read the data themselves.)
   std::string dataSpecs = "";
@@ -232,8 +225,10 @@ void memopt::codegen::emitProgram(ModuleOp module, ArrayRef<ProgramPart> parts,
        << "/*numResults=*/" << part.signature.results.size()
        << ",\n    /*lossIndex=*/" << part.signature.lossIndex
        << ",\n    /*arenas=*/" << name(kArenasSpecsName) << ", /*numArenas=*/"
-       << part.arenas.size() << ",\n    /*onnxModel=*/" << kOnnxModelSymbol
-       << ", /*onnxModelSize=*/" << kOnnxModelSizeSymbol << ",\n    /*step=*/"
+       << part.arenas.size() << ",\n    /*weightsFile=*/"
+       << (weightsFile.empty() ? std::string("nullptr")
+                               : cppString(weightsFile))
+       << ",\n    /*step=*/"
        << part.stepName << ",\n    /*learningRate=*/"
        << (learningRate ? "&" + kLearningRateName.str() : "nullptr")
        << ",\n    /*evalStep=*/"

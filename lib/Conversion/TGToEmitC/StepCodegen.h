@@ -382,14 +382,16 @@ std::string partGlobalName(llvm::StringRef base, unsigned index,
 
 /// Adds to `module` the includes, the learning rate global (with
 /// `learningRate`), the Program of each part (tensor specs, arenas, the
-/// embedded model, the step function, the learning rate, the evaluation
+/// file of initial weights, `weightsFile`, or null when empty; the step
+/// function, the learning rate, the evaluation
 /// function when `hasEvalStep`) and `main`: with one part it hands its
 /// Program to trainerMain; with several (the pipeline stages of
 /// tg-partition, in stage order) or with `replicas` > 1
 /// (tg-data-parallel) it hands them all to stageMain, which runs the stage
 /// of its MPI rank.
 void emitProgram(mlir::ModuleOp module, llvm::ArrayRef<ProgramPart> parts,
-                 llvm::StringRef modelName, std::optional<double> learningRate,
+                 llvm::StringRef modelName, llvm::StringRef weightsFile,
+                 std::optional<double> learningRate,
                  bool hasEvalStep, int64_t replicas);
 
 } // namespace memopt::codegen

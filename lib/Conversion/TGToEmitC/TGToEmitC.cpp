@@ -249,7 +249,7 @@ public:
     emitProgram(module,
                 {ProgramPart{*signature, arenas, kStepFunctionName.str(),
                              threads, exchangeBytes}},
-                modelNameOf(module, modelName), learningRate,
+                modelNameOf(module, modelName), weightsFile, learningRate,
                 static_cast<bool>(evalFunc), replicasOf(module));
     finishModule(module, cuda, arenaBytes);
   }
@@ -392,8 +392,8 @@ private:
     numArenaBytes = arenaBytes;
     if (failed(splitFunctions(module, file)))
       return failure();
-    emitProgram(module, parts, modelNameOf(module, modelName), learningRate,
-                /*hasEvalStep=*/false, replicasOf(module));
+    emitProgram(module, parts, modelNameOf(module, modelName), weightsFile,
+                learningRate, /*hasEvalStep=*/false, replicasOf(module));
     finishModule(module, cuda, arenaBytes);
     return success();
   }

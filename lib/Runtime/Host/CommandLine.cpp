@@ -33,6 +33,7 @@ const Flag kFlags[] = {
     {"--initial-loss-scale", Kind::Rate,
      "--initial-loss-scale F (a finite number > 0)"},
     {"--out", Kind::Path, "--out TRAINED.onnx"},
+    {"--weights", Kind::Path, "--weights FILE.onnx"},
     {"--checkpoint-dir", Kind::Path, "--checkpoint-dir D"},
     {"--checkpoint-every", Kind::Count, "--checkpoint-every N (N >= 1)"},
     {"--resume", Kind::Switch, "--resume"},
@@ -104,6 +105,8 @@ Status apply(const Flag &flag, const std::string &value,
       options.valDataDir = value;
     else if (name == "--out")
       options.outPath = value;
+    else if (name == "--weights")
+      options.weightsPath = value;
     else if (name == "--checkpoint-dir")
       options.checkpointDir = value;
     else if (name == "--report")
@@ -213,7 +216,7 @@ std::string usage(const char *program) {
        --out TRAINED.onnx
        [--checkpoint-dir D [--checkpoint-every N] [--resume]]
        [--report FILE.json] [--trace FILE.json] [--log-every N]
-       [--exchange nccl|mpi]
+       [--exchange nccl|mpi] [--weights FILE.onnx]
 
 Trains the compiled model on DIR/inputs/NAME.EXT -> DIR/targets/NAME.EXT
 (EXT: .npy, .png, .dcm) and writes the trained ONNX model to --out.
@@ -233,6 +236,9 @@ Trains the compiled model on DIR/inputs/NAME.EXT -> DIR/targets/NAME.EXT
                         after 2000 clean steps)
   --out TRAINED.onnx    the model with its initializers replaced by the
                         trained values
+  --weights FILE.onnx   the initial weights (default: the BIN.weights.onnx
+                        memopt-compile wrote beside BIN): the model BIN was
+                        compiled from, or a --out trained from it
   --checkpoint-dir D    write checkpoints to D
   --checkpoint-every N  every N steps (default: once per epoch) and at the end
   --resume              continue from the newest checkpoint in D

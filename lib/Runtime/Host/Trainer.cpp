@@ -71,6 +71,10 @@ Status checkProgramOptions(const Program &program,
   if (!group && options.exchange)
     return Status::error("--exchange: this binary runs one process and "
                          "exchanges no tensors; drop --exchange");
+  if (options.weightsPath.empty() && !program.weightsFile)
+    return Status::error("--weights: this binary names no file of initial "
+                         "weights (memopt-compile -o names one); pass "
+                         "--weights FILE.onnx");
   if (!options.valDataDir.empty() && !program.evalStep)
     return Status::error("--val-data: this binary was compiled without "
                          "evaluation support");
@@ -125,6 +129,7 @@ private:
   const TrainerOptions &options;
   StageGroup *group; // null: one process
   std::string checkpointDir;
+  std::string weightsPath; // the initial weights, the model --out writes
   int lossRank = 0; // the stage that computes the loss
   // Data parallelism: every replica draws the same global batch of
   // globalBatch = replicas x the step's batch, and trains on slice
@@ -155,10 +160,13 @@ private:
 };
 
 Status Trainer::checkOutputs() {
-  // All at once: --out, --report and --trace must be three different files.
-  if (Status status = rt::checkOutputs({{"--out", options.outPath},
-                                        {"--report", options.reportPath},
-                                        {"--trace", options.tracePath}});
+  // All at once: --out, --report and --trace must be three different files,
+  // none of them the initial weights.
+  if (Status status = rt::checkOutputs(
+          {{"--out", options.outPath},
+           {"--report", options.reportPath},
+           {"--trace", options.tracePath}},
+          {{"the initial weights", weightsPath}});
       !status.ok())
     return status;
   if (!checkpointDir.empty()) {
@@ -311,6 +319,7 @@ Status Trainer::checkSameStep(int64_t step, const std::string &checkpoint) {
 }
 
 Status Trainer::setUp() {
+  weightsPath = initialWeightsPath(program, options.weightsPath);
   if (Status status = checkOutputs(); !status.ok())
     return status;
   // The exchange first: a CUDA rank's GPU is its choice.
@@ -346,11 +355,9 @@ Status Trainer::setUp() {
     lossRank = static_cast<int>(std::find(computes.begin(), computes.end(), 1) -
                                 computes.begin());
   }
-  if (Status status = loadInitialValues(program.onnxModel,
-                                        program.onnxModelSize, buffers.weights);
+  if (Status status = loadInitialValues(weightsPath, buffers.weights);
       !status.ok())
-    return Status::error(std::string(program.modelName) + ": " +
-                         status.message());
+    return status;
   if (options.resume)
     if (Status status = resume(); !status.ok())
       return status;
@@ -558,8 +565,8 @@ Status Trainer::finish() {
   }
   if (!primary())
     return Status();
-  if (Status status = writeTrainedModel(
-          program.onnxModel, program.onnxModelSize, weights, options.outPath);
+  if (Status status =
+          writeTrainedModel(weightsPath, weights, options.outPath);
       !status.ok())
     return status;
   trace.add("write --out", "io", begin, seconds() - begin, progress.step);

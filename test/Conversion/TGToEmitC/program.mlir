@@ -1,8 +1,9 @@
-// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-plan-memory -convert-tg-to-emitc | memopt-translate --mlir-to-cpp | FileCheck %s
+// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-plan-memory -convert-tg-to-emitc=weights-file=tiny_unet.weights.onnx | memopt-translate --mlir-to-cpp | FileCheck %s
 
 // The file around the step: runtime headers, the learning rate that the
 // updates read (the binary's --lr overwrites it), the TensorSpecs of every
-// argument and result (role, element type, shape), the Program and main.
+// argument and result (role, element type, shape), the Program (with the
+// file of initial weights beside the binary) and main.
 
 module attributes {tg.onnx_model = "/models/tiny_unet.onnx"} {
   func.func @train_step(%x: tensor<2x1x4x4xf32> {tg.input = "input.1"},
@@ -44,9 +45,7 @@ module attributes {tg.onnx_model = "/models/tiny_unet.onnx"} {
 // CHECK-NEXT: memopt::rt::reshape(bn_running_mean, new_bn_running_mean);
 // CHECK-NEXT: memopt::rt::traceKernel("new_bn_running_mean", "copy");
 // CHECK-NEXT: return;
-// CHECK: extern const unsigned char memopt_onnx_model[];
-// CHECK-NEXT: extern const size_t memopt_onnx_model_size;
-// CHECK-NEXT: static const memopt::rt::TensorSpec kArgs[6] = {
+// CHECK: static const memopt::rt::TensorSpec kArgs[6] = {
 // CHECK-NEXT: {"input.1", memopt::rt::Role::Input, memopt::rt::ElementType::F32, 4, {2, 1, 4, 4}},
 // CHECK-NEXT: {"target", memopt::rt::Role::Target, memopt::rt::ElementType::F32, 4, {2, 1, 4, 4}},
 // CHECK-NEXT: {"conv.weight", memopt::rt::Role::Param, memopt::rt::ElementType::F32, 4, {1, 1, 1, 1}},
@@ -65,7 +64,7 @@ module attributes {tg.onnx_model = "/models/tiny_unet.onnx"} {
 // CHECK-NEXT: /*results=*/kResults, /*numResults=*/5,
 // CHECK-NEXT: /*lossIndex=*/0,
 // CHECK-NEXT: /*arenas=*/kArenas, /*numArenas=*/1,
-// CHECK-NEXT: /*onnxModel=*/memopt_onnx_model, /*onnxModelSize=*/memopt_onnx_model_size,
+// CHECK-NEXT: /*weightsFile=*/"tiny_unet.weights.onnx",
 // CHECK-NEXT: /*step=*/train_step,
 // CHECK-NEXT: /*learningRate=*/&learning_rate,
 // CHECK-NEXT: /*evalStep=*/nullptr,

@@ -17,12 +17,6 @@
 
 namespace memopt {
 
-/// The symbols that the generated C++ expects to be defined next to it: the
-/// bytes of the ONNX model and their count (a `size_t`). memopt-compile
-/// defines them in an assembly file with `.incbin`.
-constexpr llvm::StringLiteral kOnnxModelSymbol = "memopt_onnx_model";
-constexpr llvm::StringLiteral kOnnxModelSizeSymbol = "memopt_onnx_model_size";
-
 /// The module attribute (i64) that convert-tg-to-emitc sets to the bytes of
 /// all arenas of the program.
 constexpr llvm::StringLiteral kArenaBytesAttr = "memopt.arena_bytes";

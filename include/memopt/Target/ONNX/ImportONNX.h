@@ -74,7 +74,9 @@ struct ONNXImportSummary {
   std::vector<std::string> constantInitializers;
   /// The model as memopt trains it, serialized, when it differs from the
   /// file (external data read in, merged initializers untied): what a
-  /// training binary embeds and writes its trained weights into.
+  /// training binary reads its initial weights from (memopt-compile writes
+  /// it beside the binary as BIN.weights.onnx) and writes the trained ones
+  /// into.
   std::string normalizedModel;
 };
 
