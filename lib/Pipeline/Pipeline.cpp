@@ -2,7 +2,7 @@
 //
 // Each build* function appends one phase; memopt-compile runs them as
 // separate PassManagers so that it can save the IR between phases
-// (--save-temps) and estimate the planned step before lowering it.
+// (--save-temps) and estimate the planned step before converting it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -109,8 +109,7 @@ void memopt::buildTrainingStepPipeline(OpPassManager &pm,
 }
 
 void memopt::buildMemoryPlanPipeline(OpPassManager &pm,
-                                     const TrainingPipelineOptions &options,
-                                     PlanObserver observe) {
+                                     const TrainingPipelineOptions &options) {
   // The workspaces first: tg-partition and tg-remat simulate the step with
   // them (their clones copy each op's annotation).
   pm.addNestedPass<func::FuncOp>(createAnnotateWorkspaces());
@@ -166,9 +165,12 @@ void memopt::buildMemoryPlanPipeline(OpPassManager &pm,
     offload.device = options.device;
     pm.addNestedPass<func::FuncOp>(createOffload(offload));
   }
-  // Plans each function and converts it into mbuf at the plan's places.
-  pm.addNestedPass<func::FuncOp>(observe ? createPlanMemory(std::move(observe))
-                                         : createPlanMemory());
+  // Plans each function, recording the plan on its ops.
+  pm.addNestedPass<func::FuncOp>(createPlanMemory());
+}
+
+void memopt::buildBufferPipeline(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createConvertTGToMBuf());
 }
 
 void memopt::buildLoweringPipeline(OpPassManager &pm,
@@ -183,6 +185,7 @@ void memopt::buildTrainingPipeline(OpPassManager &pm,
                                    const TrainingPipelineOptions &options) {
   buildTrainingStepPipeline(pm, options);
   buildMemoryPlanPipeline(pm, options);
+  buildBufferPipeline(pm);
   if (!options.planOnly)
     buildLoweringPipeline(pm, options);
 }

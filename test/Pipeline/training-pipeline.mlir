@@ -1,5 +1,6 @@
 // RUN: memopt-opt %s --memopt-training-pipeline='target=cpu optimizer=sgd lr=0.1 plan-only=true' | FileCheck %s --check-prefix=PLAN
 // RUN: memopt-opt %s --memopt-training-pipeline='target=cpu optimizer=sgd lr=0.1' | FileCheck %s --check-prefix=LOWERED
+// RUN: memopt-opt %s --memopt-training-pipeline='target=cpu optimizer=sgd lr=0.1 plan-only=true' | FileCheck %s --check-prefix=NO-RECORD
 // RUN: memopt-opt %s --memopt-training-pipeline='target=cuda optimizer=sgd lr=0.1 plan-only=true' | FileCheck %s --check-prefix=CUDA
 // RUN: memopt-opt %s --memopt-training-pipeline='target=cpu optimizer=sgd lr=0.1 plan-only=true remat=sqrt' | FileCheck %s --check-prefix=REMAT
 // RUN: not memopt-opt %s --memopt-training-pipeline='remat=everything' 2>&1 | FileCheck %s --check-prefix=REMAT-UNKNOWN
@@ -25,6 +26,9 @@
 // PLAN: tg.relu
 // PLAN: tg.sgd_update
 // PLAN-LABEL: func.func @eval_step(
+// convert-tg-to-mbuf consumed tg-plan-memory's record.
+// NO-RECORD-NOT: memopt.arena_size
+// NO-RECORD-NOT: memopt.place
 // LOWERED: emitc.func @train_step(
 // LOWERED: emitc.func @main(
 // CUDA: module attributes {memopt.target = #memopt.target<cuda>

@@ -26,6 +26,7 @@
 #include "memopt/Dialect/TG/IR/TGDialect.h"
 #include "memopt/Dialect/TG/Transforms/AmpPolicy.h"
 #include "memopt/InitAllDialects.h"
+#include "memopt/Pipeline/ModuleEstimate.h"
 #include "memopt/Pipeline/Pipeline.h"
 #include "memopt/Pipeline/StepEstimate.h"
 #include "memopt/Runtime/OptionRules.h"
@@ -692,11 +693,12 @@ int compile(const Options &options) {
         if (failed(result))
           return failure();
         // Printed as memopt-opt prints it, so that the two compare.
-        if (keep && failed(writeFile(tempPath((modelName + saveAs).str()),
-                                     [&](raw_ostream &os) {
-                                       module->print(os);
-                                       os << "\n";
-                                     })))
+        if (keep && !saveAs.empty() &&
+            failed(writeFile(tempPath((modelName + saveAs).str()),
+                             [&](raw_ostream &os) {
+                               module->print(os);
+                               os << "\n";
+                             })))
           return failure();
         return success();
       };
@@ -706,51 +708,26 @@ int compile(const Options &options) {
           },
           ".step.mlir")))
     return 1;
-  std::string stepName =
-      (*module->getOps<func::FuncOp>().begin()).getSymName().str();
-  // Predictions on the final schedule and memory plan, taken by
-  // tg-plan-memory's hook while the step is still in tg ops (it becomes
-  // mbuf buffers right after): the step's, or with --stages each stage's
-  // (tg-partition's functions of the step) and the worst one's.
-  FailureOr<StepEstimate> estimate = failure();
-  std::string schedule = "given";
-  SmallVector<StageEstimate> stageEstimates;
-  uint64_t worstStagePeak = 0;
-  auto estimateStep = [&](func::FuncOp step, const StepArenaPlan &plan) {
-    auto stage = step->getAttrOfType<DictionaryAttr>("memopt.stage");
-    if (stage ? stage.getAs<StringAttr>("of").getValue() != stepName
-              : step.getSymName() != stepName)
-      return success();
-    auto estimateStart = PhaseTimes::Clock::now();
-    FailureOr<StepEstimate> current =
-        StepEstimate::compute(step, options.device, plan.plan);
-    phases.addNested("estimate", "plan", PhaseTimes::since(estimateStart));
-    if (failed(current))
-      return failure();
-    uint64_t peak = current->predictedPeakBytes(plan.plan.totalBytes());
-    if (stage)
-      stageEstimates.push_back(StageEstimate::of(step, peak,
-                                                 plan.plan.totalBytes()));
-    if (succeeded(estimate) && peak <= worstStagePeak)
-      return success();
-    worstStagePeak = peak;
-    if (auto decision =
-            step->getAttrOfType<DictionaryAttr>("memopt.schedule"))
-      schedule = decision.getAs<StringAttr>("strategy").str();
-    estimate = std::move(current);
-    return success();
-  };
   if (failed(runPhase(
           [&](OpPassManager &pm) {
-            buildMemoryPlanPipeline(pm, options.pipeline, estimateStep);
+            buildMemoryPlanPipeline(pm, options.pipeline);
           },
-          ".planned.mlir")))
+          "")))
     return 1;
-  if (failed(estimate)) {
-    llvm::errs() << "memopt-compile: error: the module has no @train_step "
-                    "to estimate\n";
+  // Predictions on the final schedule and memory plan, while the step is
+  // still in tg ops with its plan recorded: the step's, or with --stages
+  // each stage's and the worst one's.
+  auto estimateStart = PhaseTimes::Clock::now();
+  FailureOr<ModuleEstimate> estimated =
+      estimatePlannedModule(*module, options.device);
+  if (failed(estimated))
     return 1;
-  }
+  phases.add("estimate", PhaseTimes::since(estimateStart));
+  const StepEstimate *estimate = &estimated->step;
+  const SmallVector<StageEstimate> &stageEstimates = estimated->stages;
+  if (failed(runPhase([&](OpPassManager &pm) { buildBufferPipeline(pm); },
+                      ".planned.mlir")))
+    return 1;
   // The lowering fixes the program's arena: the larger of the training and
   // evaluation steps' plans (CUDA: with the constants after them). It takes
   // a fraction of a second, so --plan-only runs it too. With stages the
@@ -758,9 +735,7 @@ int compile(const Options &options) {
   // lowering runs for a binary only.
   uint64_t arenaBytes = 0;
   if (!stageEstimates.empty()) {
-    for (const StageEstimate &stage : stageEstimates)
-      if (stage.predictedPeakBytes == worstStagePeak)
-        arenaBytes = stage.arenaBytes;
+    arenaBytes = estimated->stageArenaBytes;
     if (!options.planOnly &&
         failed(runPhase(
             [&](OpPassManager &pm) {
@@ -802,7 +777,8 @@ int compile(const Options &options) {
     llvm::outs() << "memopt-compile: predicted peak " << peak << " bytes ("
                  << formatBytes(peak) << "), arena " << arenaBytes
                  << " bytes (" << formatBytes(arenaBytes) << ")\n";
-    if (failed(writeReport(options, outputs, *estimate, stageEstimates, arenaBytes, schedule, phases, imported,
+    if (failed(writeReport(options, outputs, *estimate, stageEstimates,
+                           arenaBytes, estimated->schedule, phases, imported,
                            start)))
       return 1;
   }
@@ -914,7 +890,8 @@ int compile(const Options &options) {
   }
 
   outputs.binaryWritten();
-  if (failed(writeReport(options, outputs, *estimate, stageEstimates, arenaBytes, schedule, phases, imported,
+  if (failed(writeReport(options, outputs, *estimate, stageEstimates,
+                         arenaBytes, estimated->schedule, phases, imported,
                          start)))
     return 1;
   return failed(outputs.commit()) ? 1 : 0;

@@ -64,4 +64,32 @@ def ConvertTGToEmitC : Pass<"convert-tg-to-emitc", "::mlir::ModuleOp"> {
   ];
 }
 
+def ConvertTGToMBuf : Pass<"convert-tg-to-mbuf", "::mlir::func::FuncOp"> {
+  let summary = "The planned step in buffers, at the places tg-plan-memory "
+                "recorded";
+  let description = [{
+    Converts a function of tg ops into the mbuf dialect
+    (docs/dialects/mbuf.md) at the places of the memory plan that
+    `tg-plan-memory` recorded on it (`memopt.arena_size` on the function,
+    `memopt.place` on the ops; docs/passes/plan-memory.md), and removes the
+    record: arguments and results become views of the caller's buffers,
+    `mbuf.arena 0` holds the plan, every value is an `mbuf.view` at its
+    offset (an `mbuf.subview` of the concat result for a sliced operand,
+    `mbuf.result` for a result computed in its buffer) and every op an
+    `mbuf.kernel` writing its result views, tied to the operand it
+    overwrites. Offloaded tensors' host copies (tg-offload) are views of
+    `mbuf.arena 1` in pinned host memory. With a cuda `#memopt.target`,
+    constants get arena space after the plan. The mbuf verifier then checks
+    that no two live views overlap.
+
+    A function without a plan, a malformed record, a value the plan gives
+    no place, a dynamic shape or an element type that no view holds is an
+    error at the function or op. External functions are left alone.
+  }];
+  let dependentDialects = ["::memopt::mbuf::MBufDialect"];
+  let statistics = [
+    Statistic<"numKernels", "kernels", "Ops converted into mbuf.kernel">,
+  ];
+}
+
 #endif // MEMOPT_CONVERSION_PASSES_TD

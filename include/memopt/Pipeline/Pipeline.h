@@ -13,8 +13,12 @@
 //     -> tg-microbatch (microbatches > 1) -> tg-data-parallel (data-parallel > 1)
 //     -> tg-remat (strategy != none) -> tg-schedule
 //     -> tg-offload (offload != none)
-//     -> tg-plan-memory (plan, then convert into mbuf)          memory plan
+//     -> tg-plan-memory (offsets recorded as attributes)        memory plan
+//   -> convert-tg-to-mbuf (buffers at the recorded places)     buffers
 //   -> convert-tg-to-emitc (reads only mbuf)                   lowering
+//
+// memopt-compile estimates the step (ModuleEstimate.h) between the memory
+// plan and the buffers, on the tg ops and the plan recorded on them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -228,19 +232,19 @@ void buildTrainingStepPipeline(mlir::OpPassManager &pm,
 /// (microbatches > 1), tg-data-parallel
 /// (data-parallel > 1), tg-remat (unless remat=none), tg-schedule,
 /// tg-offload (unless offload=none) and
-/// tg-plan-memory: the op order and the static memory plan, the step
-/// converted into mbuf buffers at the plan's places. `observe`, if given,
-/// sees each function's plan before the conversion (memopt-compile's
-/// estimate).
+/// tg-plan-memory: the op order and the static memory plan, recorded on
+/// the tg ops (what memopt-compile estimates).
 void buildMemoryPlanPipeline(mlir::OpPassManager &pm,
-                             const TrainingPipelineOptions &options,
-                             PlanObserver observe = nullptr);
+                             const TrainingPipelineOptions &options);
+
+/// convert-tg-to-mbuf: the step in mbuf buffers at the plan's places.
+void buildBufferPipeline(mlir::OpPassManager &pm);
 
 /// convert-tg-to-emitc: the planned step as EmitC, for emitc::translateToCpp.
 void buildLoweringPipeline(mlir::OpPassManager &pm,
                            const TrainingPipelineOptions &options);
 
-/// The three in order (without the lowering under plan-only).
+/// The four in order (without the lowering under plan-only).
 void buildTrainingPipeline(mlir::OpPassManager &pm,
                            const TrainingPipelineOptions &options);
 
