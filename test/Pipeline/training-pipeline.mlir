@@ -79,7 +79,7 @@
 // STAGES-CUDA: emitc.global static const @kProgram : !emitc.array<2x!emitc.opaque<"memopt::rt::Program">> = #emitc.opaque<"{{.*}}/*exchangeBytes=*/{{[1-9][0-9]*}}
 // STAGES-CUDA: call_opaque "memopt::rt::stageMain"
 // STAGES-EVAL: error: convert-tg-to-emitc: @eval_step_stage0 is a pipeline stage of the evaluation step, which the multi-process trainer does not run yet: build the step without @eval_step (tg-autodiff eval-step=false)
-// REMAT-UNKNOWN: tg-remat: unknown strategy 'everything'; expected none, sqrt, auto or optimal
+// REMAT-UNKNOWN: error: memopt-training-pipeline: remat must be none, sqrt, auto or optimal, got 'everything'
 // TARGET: for the --target option: Cannot find option named 'tpu'!
 // OPTIMIZER: for the --optimizer option: Cannot find option named 'rmsprop'!
 // CHANGED: memopt-set-target: the module already targets #memopt.target<cuda>; earlier passes planned for it, so it cannot become #memopt.target<cpu>
