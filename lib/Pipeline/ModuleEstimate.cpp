@@ -60,3 +60,23 @@ memopt::estimatePlannedModule(ModuleOp module, const DeviceProfile &device) {
   }
   return result;
 }
+
+llvm::json::Object
+ModuleEstimate::report(const TrainingPipelineOptions &options,
+                       uint64_t arenaBytes, std::optional<uint64_t> budget,
+                       int64_t batchPerRank, double compileSeconds) const {
+  llvm::json::Object report =
+      compileReport(step, arenaBytes, schedule, budget, compileSeconds);
+  addStagesToReport(report, stages);
+  if (unsigned m = options.microbatches; m > 1)
+    if (llvm::json::Object *strategy = report.getObject("strategy")) {
+      (*strategy)["microbatches"] = static_cast<int64_t>(m);
+      if (options.stages > 1)
+        (*strategy)["pipeline_schedule"] = options.schedule;
+    }
+  addRanksToReport(report, stages, step.predictedPeakBytes(arenaBytes),
+                   options.dataParallel, options.zero, batchPerRank);
+  addExchangeToReport(report, stages, step.exchangeBytes,
+                      options.dataParallel, options.target);
+  return report;
+}

@@ -20,6 +20,8 @@
 #include "CompileConfig.h"
 #include "OutputPaths.h"
 #include "PhaseTimes.h"
+#include "SourceDirectory.h"
+#include "Toolchain.h"
 
 #include "memopt/Analysis/TimelineJson.h"
 #include "memopt/Analysis/TimelineSvg.h"
@@ -36,31 +38,22 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/Cpp/CppEmitter.h"
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
-#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Program.h"
-#include "llvm/Support/Signals.h"
 #include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
-#include <climits>
-#include <cmath>
-#include <csignal>
-#include <cstring>
 #include <optional>
-#include <unistd.h>
 
 using namespace mlir;
 using namespace memopt;
+using memopt::tool::writeFile;
 
 namespace {
 
@@ -360,73 +353,6 @@ void parseOptions(int argc, char **argv, Options &options) {
   options.pipeline.modelName = llvm::sys::path::stem(options.input).str();
 }
 
-/// Writes `text` to `path`; reports and fails on an I/O error.
-LogicalResult writeFile(StringRef path,
-                        llvm::function_ref<void(raw_ostream &)> write) {
-  std::error_code error;
-  llvm::raw_fd_ostream os(path, error);
-  if (!error) {
-    write(os);
-    os.close();
-    error = os.error();
-  }
-  if (error) {
-    llvm::errs() << "memopt-compile: error: cannot write '" << path
-                 << "': " << error.message() << "\n";
-    return failure();
-  }
-  return success();
-}
-
-/// The assembly file that embeds the ONNX model (docs/contract.md: the
-/// binary carries the model it writes the trained weights into).
-std::string embeddingAssembly(StringRef modelPath) {
-  std::string quoted;
-  for (char c : modelPath) {
-    if (c == '"' || c == '\\')
-      quoted.push_back('\\');
-    quoted.push_back(c);
-  }
-  std::string sym = kOnnxModelSymbol.str();
-  std::string size = kOnnxModelSizeSymbol.str();
-  return "// The ONNX model, embedded by memopt-compile.\n"
-         "  .section .rodata\n"
-         "  .balign 64\n"
-         "  .globl " + sym + "\n" + sym + ":\n"
-         "  .incbin \"" + quoted + "\"\n" + sym + "_end:\n"
-         "  .balign 8\n"
-         "  .globl " + size + "\n" + size + ":\n"
-         "  .quad " + sym + "_end - " + sym + "\n"
-         "  .section .note.GNU-stack,\"\",@progbits\n";
-}
-
-/// The temporary directory of the run, for removeTemporaryDirectory.
-char temporaryDirectory[PATH_MAX];
-
-/// Called by LLVM's signal handler on an interrupt (SIGINT, SIGTERM,
-/// SIGHUP), after it removed the registered files and restored the default
-/// handlers: removes the emptied temporary directory (rmdir is
-/// async-signal-safe) and ends the process as an interrupt does.
-void removeTemporaryDirectory() {
-  ::rmdir(temporaryDirectory);
-  ::raise(SIGINT);
-}
-
-/// Runs `command`; on failure prints its output (captured in `logPath`).
-bool runCompiler(ArrayRef<std::string> command, StringRef logPath,
-                 std::string &output) {
-  SmallVector<StringRef> args(command.begin(), command.end());
-  std::optional<StringRef> redirects[] = {std::nullopt, logPath, logPath};
-  std::string message;
-  int status = llvm::sys::ExecuteAndWait(command.front(), args, std::nullopt,
-                                         redirects, 0, 0, &message);
-  if (auto log = llvm::MemoryBuffer::getFile(logPath))
-    output = (*log)->getBuffer().str();
-  if (!message.empty())
-    output += message + "\n";
-  return status == 0;
-}
-
 /// Fails unless the model has the one graph input a training binary feeds
 /// (rt::kTrainableGraphInputs): the binary refuses any other count when it
 /// starts, so compiling one would only postpone the error.
@@ -460,9 +386,8 @@ LogicalResult checkGraphInputs(ModuleOp module, const Options &options) {
 /// Writes the compile report (docs/contract.md, reports) to --report's
 /// temporary file, if asked; OutputFiles::commit puts it in place.
 LogicalResult writeReport(const Options &options, tool::OutputFiles &outputs,
-                          const StepEstimate &estimate,
-                          ArrayRef<StageEstimate> stages, uint64_t arenaBytes,
-                          StringRef schedule, const PhaseTimes &phases,
+                          const ModuleEstimate &estimate, uint64_t arenaBytes,
+                          const PhaseTimes &phases,
                           const ONNXImportSummary &imported,
                           std::chrono::steady_clock::time_point start) {
   if (options.report.empty())
@@ -470,21 +395,10 @@ LogicalResult writeReport(const Options &options, tool::OutputFiles &outputs,
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
-  llvm::json::Object report = compileReport(estimate, arenaBytes, schedule,
-                                            options.budget, seconds);
-  addStagesToReport(report, stages);
-  if (unsigned m = options.pipeline.microbatches; m > 1)
-    if (llvm::json::Object *strategy = report.getObject("strategy")) {
-      (*strategy)["microbatches"] = static_cast<int64_t>(m);
-      if (options.pipeline.stages > 1)
-        (*strategy)["pipeline_schedule"] = options.pipeline.schedule;
-    }
-  addRanksToReport(report, stages, estimate.predictedPeakBytes(arenaBytes),
-                   options.pipeline.dataParallel, options.pipeline.zero,
-                   options.import.batch.value_or(0) *
-                       options.pipeline.microbatches);
-  addExchangeToReport(report, stages, estimate.exchangeBytes,
-                      options.pipeline.dataParallel, options.pipeline.target);
+  llvm::json::Object report = estimate.report(
+      options.pipeline, arenaBytes, options.budget,
+      options.import.batch.value_or(0) * options.pipeline.microbatches,
+      seconds);
   report["compile_phases"] = phases.toJSON();
   report["import"] = toJSON(imported);
   return outputs.writeReport([&](raw_ostream &os) {
@@ -529,37 +443,9 @@ int compile(const Options &options) {
   const std::string &modelName = options.pipeline.modelName;
 
   // Sources go to --save-temps or a temporary directory removed at the end.
-  SmallString<128> dir(options.saveTemps);
-  if (dir.empty()) {
-    if (llvm::sys::fs::createUniqueDirectory("memopt-compile", dir)) {
-      llvm::errs() << "memopt-compile: error: cannot create a temporary "
-                      "directory\n";
-      return 1;
-    }
-  } else if (std::error_code error = llvm::sys::fs::create_directories(dir)) {
-    llvm::errs() << "memopt-compile: error: cannot create '" << dir
-                 << "': " << error.message() << "\n";
+  tool::SourceDirectory sources;
+  if (failed(sources.create(options.saveTemps)))
     return 1;
-  }
-  bool keep = !options.saveTemps.empty();
-  // An interrupted run (Ctrl-C, SIGTERM) leaves no temporary directory:
-  // LLVM's handler removes the files registered here, then
-  // removeTemporaryDirectory the emptied directory.
-  if (!keep && dir.size() < sizeof(temporaryDirectory)) {
-    std::memcpy(temporaryDirectory, dir.c_str(), dir.size() + 1);
-    llvm::sys::SetInterruptFunction(removeTemporaryDirectory);
-  }
-  auto tempPath = [&](StringRef name) {
-    SmallString<128> path(dir);
-    llvm::sys::path::append(path, name);
-    if (!keep)
-      llvm::sys::RemoveFileOnSignal(path);
-    return path.str().str();
-  };
-  llvm::scope_exit cleanup([&] {
-    if (!keep)
-      llvm::sys::fs::remove_directories(dir);
-  });
 
   // The pipeline of memopt-opt --memopt-training-pipeline, phase by phase,
   // so that the IR between phases can be kept and the planned step
@@ -577,8 +463,8 @@ int compile(const Options &options) {
         if (failed(result))
           return failure();
         // Printed as memopt-opt prints it, so that the two compare.
-        if (keep && !saveAs.empty() &&
-            failed(writeFile(tempPath((modelName + saveAs).str()),
+        if (sources.kept() && !saveAs.empty() &&
+            failed(writeFile(sources.path((modelName + saveAs).str()),
                              [&](raw_ostream &os) {
                                module->print(os);
                                os << "\n";
@@ -652,8 +538,9 @@ int compile(const Options &options) {
   };
   if ((!options.timeline.empty() &&
        failed(outputs.writeTimeline(writeTimelineFile))) ||
-      (keep && failed(writeFile(tempPath(modelName + ".timeline.svg"),
-                                writeTimeline))))
+      (sources.kept() &&
+       failed(writeFile(sources.path(modelName + ".timeline.svg"),
+                        writeTimeline))))
     return 1;
   if (options.verbose)
     estimate->printDecisions(llvm::errs());
@@ -661,9 +548,8 @@ int compile(const Options &options) {
     llvm::outs() << "memopt-compile: predicted peak " << peak << " bytes ("
                  << formatBytes(peak) << "), arena " << arenaBytes
                  << " bytes (" << formatBytes(arenaBytes) << ")\n";
-    if (failed(writeReport(options, outputs, *estimate, stageEstimates,
-                           arenaBytes, estimated->schedule, phases, imported,
-                           start)))
+    if (failed(writeReport(options, outputs, *estimated, arenaBytes, phases,
+                           imported, start)))
       return 1;
   }
   // Over budget, the timeline (and with --plan-only the report) shows why:
@@ -679,8 +565,8 @@ int compile(const Options &options) {
     return failed(outputs.commit()) ? 1 : 0;
 
   bool cuda = options.pipeline.target == Backend::cuda;
-  std::string cppPath = tempPath(modelName + (cuda ? ".cu" : ".cpp"));
-  std::string asmPath = tempPath(modelName + ".model.S");
+  std::string cppPath = sources.path(modelName + (cuda ? ".cu" : ".cpp"));
+  std::string asmPath = sources.path(modelName + ".model.S");
   phaseStart = PhaseTimes::Clock::now();
   LogicalResult translated = success();
   if (failed(writeFile(cppPath, [&](raw_ostream &os) {
@@ -693,7 +579,7 @@ int compile(const Options &options) {
   // data read in, merged initializers untied).
   SmallString<128> modelPath(options.input);
   if (!imported.normalizedModel.empty()) {
-    modelPath = tempPath(modelName + ".model.onnx");
+    modelPath = sources.path(modelName + ".model.onnx");
     if (failed(writeFile(std::string(modelPath), [&](raw_ostream &os) {
           os << imported.normalizedModel;
         })))
@@ -701,71 +587,35 @@ int compile(const Options &options) {
   }
   llvm::sys::fs::make_absolute(modelPath);
   if (failed(writeFile(asmPath, [&](raw_ostream &os) {
-        os << embeddingAssembly(modelPath);
+        os << tool::embeddingAssembly(modelPath);
       })))
     return 1;
   phases.add("emission", PhaseTimes::since(phaseStart));
 
   if (!options.compileOnly && !config::kHaveTrainer) {
-    keep = true;
     llvm::errs() << "memopt-compile: error: this memopt was built without "
                     "the trainer (MemoptRuntimeHost), so it cannot link a "
                     "training binary; -c compiles the step only. Sources "
                     "kept in "
-                 << dir << "\n";
+                 << sources.keep() << "\n";
     return 1;
   }
-  // The step compiles to an object (-c: the output), which the C++
-  // compiler then links with the runtime. The generated C++ only declares
-  // views and calls the runtime's kernels, which are optimized in the
-  // prebuilt runtime libraries: -O0 compiles it in time linear in its
-  // (bounded) functions, several times faster than -O1 (densenet121: 9 s
-  // against 65 s of CPU), and changes no result. nvcc's -O is the host
-  // code's level too; the generated CUDA kernels are optimized whatever it
-  // is (device optimization is on without -G). Without FMA contraction
-  // they round every operation as the CPU backend and the runtime's own
-  // kernels do.
-  std::vector<std::pair<std::string, std::vector<std::string>>> commands;
-  std::string include = std::string("-I") + config::kRuntimeIncludeDir;
-  std::string objectPath =
-      options.compileOnly ? outputs.binaryPath() : tempPath(modelName + ".o");
-  if (cuda) {
-    std::vector<std::string> nvcc = {config::kNvcc, "-O0", "-std=c++17",
-                                     "--fmad=false", include};
-    for (const char *const *flag = config::kCudaGencode; *flag; ++flag)
-      nvcc.push_back(*flag);
-    nvcc.insert(nvcc.end(), {"-c", cppPath, "-o", objectPath});
-    commands.emplace_back("nvcc", std::move(nvcc));
-  } else {
-    commands.emplace_back(
-        "compile", std::vector<std::string>{config::kCxxCompiler, "-O0",
-                                            "-std=c++17", include, "-c",
-                                            cppPath, "-o", objectPath});
-  }
-  if (!options.compileOnly) {
-    std::vector<std::string> link = {config::kCxxCompiler, objectPath,
-                                     asmPath, "-o", outputs.binaryPath()};
-    // A multi-process main (stageMain) and MPI come first: they call the
-    // trainer.
-    if (options.pipeline.stages > 1 || options.pipeline.dataParallel > 1)
-      for (const char *const *item = cuda ? config::kCudaExchangeLinkItems
-                                          : config::kMpiLinkItems;
-           *item; ++item)
-        link.push_back(*item);
-    for (const char *const *item = cuda ? config::kCudaRuntimeLinkItems
-                                        : config::kRuntimeLinkItems;
-         *item; ++item)
-      link.push_back(*item);
-    commands.emplace_back("link", std::move(link));
-  }
+  bool multiProcess =
+      options.pipeline.stages > 1 || options.pipeline.dataParallel > 1;
+  std::string objectPath = options.compileOnly
+                               ? outputs.binaryPath()
+                               : sources.path(modelName + ".o");
+  std::vector<tool::ToolCommand> commands =
+      tool::buildCommands(cuda, options.compileOnly, multiProcess, cppPath,
+                          asmPath, objectPath, outputs.binaryPath());
   for (const auto &[phase, command] : commands) {
     phaseStart = PhaseTimes::Clock::now();
     std::string compilerOutput;
-    if (!runCompiler(command, tempPath("compiler.log"), compilerOutput)) {
-      keep = true;
+    if (!tool::runCommand(command, sources.path("compiler.log"),
+                          compilerOutput)) {
       llvm::errs() << "memopt-compile: error: the generated C++ failed to "
                       "compile (memopt bug); sources kept in "
-                   << dir << "\n"
+                   << sources.keep() << "\n"
                    << llvm::join(command, " ") << "\n"
                    << compilerOutput;
       return 1;
@@ -774,9 +624,8 @@ int compile(const Options &options) {
   }
 
   outputs.binaryWritten();
-  if (failed(writeReport(options, outputs, *estimate, stageEstimates,
-                         arenaBytes, estimated->schedule, phases, imported,
-                         start)))
+  if (failed(writeReport(options, outputs, *estimated, arenaBytes, phases,
+                         imported, start)))
     return 1;
   return failed(outputs.commit()) ? 1 : 0;
 }

@@ -12,6 +12,7 @@
 #ifndef MEMOPT_PIPELINE_MODULEESTIMATE_H
 #define MEMOPT_PIPELINE_MODULEESTIMATE_H
 
+#include "memopt/Pipeline/Pipeline.h"
 #include "memopt/Pipeline/StepEstimate.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -30,6 +31,19 @@ struct ModuleEstimate {
   /// With stages, the worst stage's own arena (each process holds one
   /// stage); 0 without, where the lowering fixes the program's arena.
   uint64_t stageArenaBytes = 0;
+
+  /// The compile report (docs/contract.md, reports) of this estimate for a
+  /// module built with `options`: compileReport, the stages, microbatches,
+  /// ranks and exchange. `arenaBytes` is the program's arena (the worst
+  /// stage's with stages), `budget` the budget checked, `batchPerRank` the
+  /// batch one rank trains on per step (0: unknown), `compileSeconds` the
+  /// compile time so far. The caller adds what only it knows (its phases,
+  /// the import).
+  llvm::json::Object report(const TrainingPipelineOptions &options,
+                            uint64_t arenaBytes,
+                            std::optional<uint64_t> budget,
+                            int64_t batchPerRank,
+                            double compileSeconds) const;
 };
 
 /// Estimates the training step of `module` (the module's first function,
