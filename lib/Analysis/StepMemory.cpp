@@ -17,6 +17,12 @@ uint64_t memopt::tensorBytes(Value value) {
          llvm::divideCeil(tensor.getElementTypeBitWidth(), 8);
 }
 
+LogicalResult memopt::checkOneBlock(func::FuncOp step, StringRef pass) {
+  if (step.getBody().hasOneBlock())
+    return success();
+  return step.emitError() << pass << ": expected a function with one block";
+}
+
 std::optional<NamedAttribute> memopt::roleOf(DictionaryAttr attrs) {
   if (!attrs)
     return std::nullopt;

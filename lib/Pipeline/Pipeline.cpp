@@ -2,7 +2,7 @@
 //
 // Each build* function appends one phase; memopt-compile runs them as
 // separate PassManagers so that it can save the IR between phases
-// (--save-temps) and estimate the planned step before lowering it.
+// (--save-temps) and estimate the planned step before converting it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,7 +14,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
-#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace memopt;
@@ -34,47 +33,6 @@ tg::AutodiffOptions TrainingPipelineOptions::autodiffOptions() const {
   autodiff.eps = eps;
   autodiff.evalStep = evalStep;
   return autodiff;
-}
-
-llvm::Error
-memopt::checkTrainingPipelineOptions(const TrainingPipelineOptions &options,
-                                     const DeviceProfile &device) {
-  struct Bound {
-    StringRef flag;
-    unsigned value, most;
-    StringRef why;
-  };
-  for (const Bound &bound :
-       {Bound{"stages", options.stages, kMaxStages, "pipeline stages"},
-        Bound{"microbatches", options.microbatches, kMaxMicrobatches,
-              "microbatches per step"},
-        Bound{"data-parallel", options.dataParallel, kMaxDataParallel,
-              "data-parallel replicas"}})
-    if (bound.value > bound.most)
-      return llvm::createStringError(
-          llvm::formatv("--{0}={1}: memopt compiles at most {2} {3}; use "
-                        "--{0}={2} or fewer",
-                        bound.flag, bound.value, bound.most, bound.why)
-              .str());
-  // tg-loss-scale scales the seed where a single loss op's backward reads
-  // it; a loss of several terms (ce+dice, deep supervision) reaches its
-  // backward ops through the gradients of the sum, which it cannot scale.
-  if (options.amp == tg::AmpMode::fp16 &&
-      (options.loss == tg::LossKind::ceDice ||
-       !options.deepSupervision.empty()))
-    return llvm::createStringError(
-        "--amp=fp16 scales the loss of a single loss op, not a loss of "
-        "several terms (--loss=ce+dice, --deep-supervision): use --amp=bf16, "
-        "which needs no loss scaling, or --amp=none");
-  // tg-offload times its copies on the host link.
-  if (options.offload != "none" && device.linkBandwidth <= 0)
-    return llvm::createStringError(
-        "--offload=" + options.offload + ": the --device profile '" +
-        options.device +
-        "' has no host link bandwidth to copy over: add link=BYTES/s "
-        "(e.g. --device=" + options.device +
-        ",link=12GB/s) or drop --offload");
-  return llvm::Error::success();
 }
 
 void memopt::buildTrainingStepPipeline(OpPassManager &pm,
@@ -109,8 +67,7 @@ void memopt::buildTrainingStepPipeline(OpPassManager &pm,
 }
 
 void memopt::buildMemoryPlanPipeline(OpPassManager &pm,
-                                     const TrainingPipelineOptions &options,
-                                     PlanObserver observe) {
+                                     const TrainingPipelineOptions &options) {
   // The workspaces first: tg-partition and tg-remat simulate the step with
   // them (their clones copy each op's annotation).
   pm.addNestedPass<func::FuncOp>(createAnnotateWorkspaces());
@@ -166,9 +123,12 @@ void memopt::buildMemoryPlanPipeline(OpPassManager &pm,
     offload.device = options.device;
     pm.addNestedPass<func::FuncOp>(createOffload(offload));
   }
-  // Plans each function and converts it into mbuf at the plan's places.
-  pm.addNestedPass<func::FuncOp>(observe ? createPlanMemory(std::move(observe))
-                                         : createPlanMemory());
+  // Plans each function, recording the plan on its ops.
+  pm.addNestedPass<func::FuncOp>(createPlanMemory());
+}
+
+void memopt::buildBufferPipeline(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createConvertTGToMBuf());
 }
 
 void memopt::buildLoweringPipeline(OpPassManager &pm,
@@ -184,14 +144,31 @@ void memopt::buildTrainingPipeline(OpPassManager &pm,
                                    const TrainingPipelineOptions &options) {
   buildTrainingStepPipeline(pm, options);
   buildMemoryPlanPipeline(pm, options);
+  buildBufferPipeline(pm);
   if (!options.planOnly)
     buildLoweringPipeline(pm, options);
 }
 
 void memopt::registerTrainingPipeline() {
-  PassPipelineRegistration<TrainingPipelineOptions>(
+  // PassPipelineRegistration<TrainingPipelineOptions> without a way to
+  // refuse parsed options: the same, with verify() between parsing and
+  // building.
+  registerPassPipeline(
       "memopt-training-pipeline",
       "The training step of an imported model, planned and lowered to "
       "EmitC as memopt-compile does it",
-      buildTrainingPipeline);
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        TrainingPipelineOptions options;
+        if (failed(options.parseFromString(text)))
+          return failure();
+        if (llvm::Error error = options.verify())
+          return errorHandler("memopt-training-pipeline: " +
+                              llvm::toString(std::move(error)));
+        buildTrainingPipeline(pm, options);
+        return success();
+      },
+      [](function_ref<void(const mlir::detail::PassOptions &)> handler) {
+        handler(TrainingPipelineOptions());
+      });
 }

@@ -1,18 +1,17 @@
 //===- PlanMemory.cpp - The tg-plan-memory pass ----------------------------===//
 //
 // Runs ArenaPlan over the MemorySimulator of the function's final op order
-// (planStepArena) and converts the step into the mbuf dialect at the
-// planned places (convertTGToMBuf).
+// (planStepArena) and records the plan on the function and its ops
+// (recordStepArenaPlan), where convert-tg-to-mbuf reads it.
 //
 //===----------------------------------------------------------------------===//
 
 #include "memopt/Transforms/Passes.h"
 
 #include "memopt/Analysis/ArenaPlan.h"
-#include "memopt/Conversion/TGToMBuf/TGToMBuf.h"
-#include "memopt/Dialect/MBuf/IR/MBufDialect.h"
+#include "memopt/Analysis/StepMemory.h"
 #include "memopt/Dialect/Memopt/IR/MemoptDialect.h"
-#include "memopt/Dialect/TG/IR/TGOps.h"
+#include "memopt/Dialect/TG/IR/TGDialect.h"
 
 namespace memopt {
 #define GEN_PASS_DEF_PLANMEMORY
@@ -26,23 +25,15 @@ namespace {
 
 class PlanMemoryPass : public memopt::impl::PlanMemoryBase<PlanMemoryPass> {
 public:
-  using PlanMemoryBase::PlanMemoryBase;
-  explicit PlanMemoryPass(PlanObserver observe) : observe(std::move(observe)) {}
-
   void runOnOperation() override {
     func::FuncOp function = getOperation();
     if (function.isExternal())
       return;
-    if (!function.getBody().hasOneBlock()) {
-      function.emitError("tg-plan-memory: expected a function with one "
-                         "block");
+    FailureOr<TargetAttr> target;
+    if (failed(checkOneBlock(function, "tg-plan-memory")) ||
+        failed(target = lookupTarget(function, "tg-plan-memory")))
       return signalPassFailure();
-    }
-    FailureOr<TargetAttr> target = lookupTarget(function, "tg-plan-memory");
-    if (failed(target))
-      return signalPassFailure();
-    StepArenaPlan planned = planStepArena(function, target->getInPlace());
-    const ArenaPlan &plan = planned.plan;
+    ArenaPlan plan = planStepArena(function, target->getInPlace()).plan;
     numArenaBytes = plan.totalBytes();
     for (Operation &op : function.getBody().front().without_terminator()) {
       numSliced += plan.slicedOperands(&op).size();
@@ -53,21 +44,8 @@ public:
           ++numInPlace;
       }
     }
-    if (observe && failed(observe(function, planned)))
-      return signalPassFailure();
-    // A device backend's kernels cannot read the program's static data.
-    if (failed(convertTGToMBuf(function, planned,
-                               /*constantsInArena=*/target->getBackend() ==
-                                   Backend::cuda)))
-      return signalPassFailure();
+    recordStepArenaPlan(function, plan);
   }
-
-private:
-  PlanObserver observe;
 };
 
 } // namespace
-
-std::unique_ptr<Pass> memopt::createPlanMemory(PlanObserver observe) {
-  return std::make_unique<PlanMemoryPass>(std::move(observe));
-}

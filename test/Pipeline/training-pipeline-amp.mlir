@@ -49,7 +49,8 @@
 // FP32-NOT: bf16
 
 // MODE: for the --amp option: Cannot find option named 'fp8'!
-// TABLE: error: tg-amp: 'tg.conv4d' in low-ops is not a forward tg op of the mixed-precision table
+// The table is checked with the options, before any pass runs.
+// TABLE: error: memopt-training-pipeline: amp: 'tg.conv4d' in low-ops is not a forward tg op of the mixed-precision table
 func.func @main(%x: tensor<2x3x8x8xf32> {tg.input = "input"},
                 %w: tensor<4x3x3x3xf32> {tg.param = "conv.weight"},
                 %s: tensor<4xf32> {tg.param = "bn.weight"},

@@ -1,5 +1,6 @@
 // RUN: memopt-opt %s --memopt-training-pipeline='target=cpu optimizer=sgd lr=0.1 plan-only=true' | FileCheck %s --check-prefix=PLAN
 // RUN: memopt-opt %s --memopt-training-pipeline='target=cpu optimizer=sgd lr=0.1' | FileCheck %s --check-prefix=LOWERED
+// RUN: memopt-opt %s --memopt-training-pipeline='target=cpu optimizer=sgd lr=0.1 plan-only=true' | FileCheck %s --check-prefix=NO-RECORD
 // RUN: memopt-opt %s --memopt-training-pipeline='target=cuda optimizer=sgd lr=0.1 plan-only=true' | FileCheck %s --check-prefix=CUDA
 // RUN: memopt-opt %s --memopt-training-pipeline='target=cpu optimizer=sgd lr=0.1 plan-only=true remat=sqrt' | FileCheck %s --check-prefix=REMAT
 // RUN: not memopt-opt %s --memopt-training-pipeline='remat=everything' 2>&1 | FileCheck %s --check-prefix=REMAT-UNKNOWN
@@ -25,6 +26,9 @@
 // PLAN: tg.relu
 // PLAN: tg.sgd_update
 // PLAN-LABEL: func.func @eval_step(
+// convert-tg-to-mbuf consumed tg-plan-memory's record.
+// NO-RECORD-NOT: memopt.arena_size
+// NO-RECORD-NOT: memopt.place
 // LOWERED: emitc.func @train_step(
 // LOWERED: emitc.func @main(
 // CUDA: module attributes {memopt.target = #memopt.target<cuda>
@@ -75,7 +79,7 @@
 // STAGES-CUDA: emitc.global static const @kProgram : !emitc.array<2x!emitc.opaque<"memopt::rt::Program">> = #emitc.opaque<"{{.*}}/*exchangeBytes=*/{{[1-9][0-9]*}}
 // STAGES-CUDA: call_opaque "memopt::rt::stageMain"
 // STAGES-EVAL: error: convert-tg-to-emitc: @eval_step_stage0 is a pipeline stage of the evaluation step, which the multi-process trainer does not run yet: build the step without @eval_step (tg-autodiff eval-step=false)
-// REMAT-UNKNOWN: tg-remat: unknown strategy 'everything'; expected none, sqrt, auto or optimal
+// REMAT-UNKNOWN: error: memopt-training-pipeline: remat must be none, sqrt, auto or optimal, got 'everything'
 // TARGET: for the --target option: Cannot find option named 'tpu'!
 // OPTIMIZER: for the --optimizer option: Cannot find option named 'rmsprop'!
 // CHANGED: memopt-set-target: the module already targets #memopt.target<cuda>; earlier passes planned for it, so it cannot become #memopt.target<cpu>

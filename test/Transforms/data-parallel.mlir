@@ -1,9 +1,9 @@
 // RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd momentum=0.9 eval-step=true' -tg-data-parallel=replicas=2 | FileCheck %s
 // RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=adam eval-step=false' -tg-annotate-workspaces -tg-partition=stages=2 -tg-data-parallel=replicas=2 | FileCheck %s --check-prefix=STAGES
-// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd eval-step=false' -tg-data-parallel=replicas=2 -tg-annotate-workspaces -tg-schedule -tg-plan-memory | FileCheck %s --check-prefix=MBUF
+// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd eval-step=false' -tg-data-parallel=replicas=2 -tg-annotate-workspaces -tg-schedule -tg-plan-memory -convert-tg-to-mbuf | FileCheck %s --check-prefix=MBUF
 // RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd eval-step=false' -tg-data-parallel=replicas=1 | FileCheck %s --check-prefix=ONE
 // RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=adam eval-step=true' -tg-data-parallel='replicas=4 zero=true' | FileCheck %s --check-prefix=ZERO
-// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=adam eval-step=false' -tg-data-parallel='replicas=4 zero=true' -tg-annotate-workspaces -tg-schedule -tg-plan-memory | FileCheck %s --check-prefix=ZERO-MBUF
+// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=adam eval-step=false' -tg-data-parallel='replicas=4 zero=true' -tg-annotate-workspaces -tg-schedule -tg-plan-memory -convert-tg-to-mbuf | FileCheck %s --check-prefix=ZERO-MBUF
 
 // Every gradient an update reads is averaged over the replicas right after
 // the op that computes it; the running statistics right after the

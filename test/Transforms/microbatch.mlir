@@ -2,7 +2,7 @@
 // RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd eval-step=false' -tg-annotate-workspaces -tg-partition=stages=2 -tg-microbatch='microbatches=4 schedule=gpipe' | FileCheck %s --check-prefix=GPIPE
 // RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd eval-step=false' -tg-annotate-workspaces -tg-partition=stages=3 -tg-microbatch='microbatches=4 schedule=1f1b' | FileCheck %s --check-prefix=THREE
 // RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd eval-step=true' -tg-annotate-workspaces -tg-microbatch=microbatches=2 | FileCheck %s --check-prefix=ONE
-// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd eval-step=true' -tg-annotate-workspaces -tg-partition=stages=2 -tg-microbatch=microbatches=2 -tg-schedule -tg-plan-memory | FileCheck %s --check-prefix=PLAN
+// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd eval-step=true' -tg-annotate-workspaces -tg-partition=stages=2 -tg-microbatch=microbatches=2 -tg-schedule -tg-plan-memory -convert-tg-to-mbuf | FileCheck %s --check-prefix=PLAN
 // RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd eval-step=false' -tg-microbatch=microbatches=1 | FileCheck %s --check-prefix=SAME
 
 // The U-Net in miniature of partition.mlir, compiled for a microbatch of

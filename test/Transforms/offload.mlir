@@ -1,5 +1,5 @@
 // RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-schedule -tg-offload='strategy=auto budget=5100' | FileCheck %s
-// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-schedule -tg-offload='strategy=auto budget=5100' -tg-plan-memory | FileCheck %s --check-prefix=MBUF
+// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-schedule -tg-offload='strategy=auto budget=5100' -tg-plan-memory -convert-tg-to-mbuf | FileCheck %s --check-prefix=MBUF
 // RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=4400 offload=true' | FileCheck %s --check-prefix=MARK
 // RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=4400 offload=true' -tg-schedule -tg-offload | FileCheck %s --check-prefix=JOINT
 // RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=4700 offload=true device=cpu,link=1MB/s' | FileCheck %s --check-prefix=SLOW

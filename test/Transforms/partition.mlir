@@ -1,5 +1,5 @@
 // RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd eval-step=false' -tg-annotate-workspaces -tg-partition=stages=2 | FileCheck %s
-// RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd eval-step=false' -tg-annotate-workspaces -tg-partition=stages=2 -tg-schedule -tg-plan-memory | FileCheck %s --check-prefix=MBUF
+// RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd eval-step=false' -tg-annotate-workspaces -tg-partition=stages=2 -tg-schedule -tg-plan-memory -convert-tg-to-mbuf | FileCheck %s --check-prefix=MBUF
 // RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd eval-step=false' -tg-partition=stages=1 | FileCheck %s --check-prefix=ONE
 // RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd eval-step=true' -tg-annotate-workspaces -tg-partition=stages=2 | FileCheck %s --check-prefix=EVAL
 // RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd eval-step=false' -tg-annotate-workspaces -tg-partition='stages=2 microbatches=4 schedule=gpipe' | FileCheck %s --check-prefix=PIPE

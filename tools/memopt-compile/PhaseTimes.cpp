@@ -36,11 +36,6 @@ void PhaseTimes::printNew() {
 }
 
 void PhaseTimes::addLocked(llvm::StringRef phase, double seconds) {
-  // Time that a phase nested in this one booked already.
-  double &nested = nestedSeconds[phase];
-  double share = std::min(seconds, nested);
-  seconds -= share;
-  nested -= share;
   auto it = llvm::find_if(phases, [&](const auto &entry) {
     return entry.first == phase;
   });
@@ -98,7 +93,7 @@ private:
             .Case("tg-remat", "remat")
             .Case("tg-offload", "offload")
             .Cases({"tg-annotate-workspaces", "tg-schedule"}, "schedule")
-            .Case("tg-plan-memory", "plan")
+            .Cases({"tg-plan-memory", "convert-tg-to-mbuf"}, "plan")
             .Case("convert-tg-to-emitc", "lowering")
             .Default(argument);
     std::lock_guard<std::mutex> lock(mutex);
@@ -119,13 +114,6 @@ private:
 
 void PhaseTimes::instrument(PassManager &manager) {
   manager.addInstrumentation(std::make_unique<PhaseInstrumentation>(*this));
-}
-
-void PhaseTimes::addNested(llvm::StringRef phase, llvm::StringRef outer,
-                           double seconds) {
-  std::lock_guard<std::mutex> lock(mutex);
-  addLocked(phase, seconds);
-  nestedSeconds[outer] += seconds;
 }
 
 llvm::json::Array PhaseTimes::toJSON() const {

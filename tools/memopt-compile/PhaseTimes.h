@@ -37,15 +37,11 @@ public:
   /// With --verbose, prints each phase's seconds booked since the last
   /// call, one line per phase.
   void printNew();
-  /// Adds `seconds` to `phase`, taken out of the next time `outer` (the
-  /// phase that ran it, still running) books: the estimate runs inside
-  /// tg-plan-memory's plan hook.
-  void addNested(llvm::StringRef phase, llvm::StringRef outer,
-                 double seconds);
   /// Books the passes `manager` runs under their phases: tg-autodiff,
   /// canonicalize and tg-fuse-elementwise under "autodiff" (with
   /// memopt-set-target), tg-annotate-workspaces and tg-schedule under
-  /// "schedule", tg-plan-memory under "plan", convert-tg-to-emitc
+  /// "schedule", tg-plan-memory and convert-tg-to-mbuf under "plan",
+  /// convert-tg-to-emitc
   /// under "lowering", any other pass under its own argument.
   void instrument(mlir::PassManager &manager);
   /// `[{"phase": ..., "seconds": ...}, ...]` in phase order.
@@ -63,7 +59,6 @@ private:
   /// Passes on several functions book from several threads.
   std::mutex mutex;
   std::vector<std::pair<std::string, double>> phases;
-  llvm::StringMap<double> nestedSeconds;
   /// The seconds of each phase printNew() has printed.
   llvm::StringMap<double> printed;
 };

@@ -4,28 +4,31 @@
 //
 // import (memopt::importONNX) -> the training pipeline of
 // memopt/Pipeline/Pipeline.h (training step, memory plan) -> cost model,
-// memory timeline and budget on --device (StepEstimate) -> [--plan-only:
-// stop] -> the pipeline's lowering -> emitc::translateToCpp -> the C++
+// memory timeline and budget on --device (estimatePlannedModule) -> the
+// step in buffers -> [--plan-only: stop] -> the pipeline's lowering -> emitc::translateToCpp -> the C++
 // compiler (CUDA: nvcc, then the C++ compiler links), linking the memopt
-// runtime. This file only parses flags into TrainingPipelineOptions and
-// drives; every decision lives in the library. The binary is code only:
-// the model it was compiled from, with its initial weights, is written
-// beside it as BIN.weights.onnx (memopt/Runtime/ModelWeights.h), which the
-// binary reads at start. Bad flags are a one-line error and exit code 2; a
-// model memopt cannot compile is exit code 1.
+// runtime. This file only parses flags into TrainingPipelineOptions (with
+// parseFromString, as memopt-opt does; TrainingPipelineOptions::verify
+// checks them) and drives; every decision lives in the library. The binary
+// is code only: the model it was compiled from, with its initial weights,
+// is written beside it as BIN.weights.onnx (memopt/Runtime/ModelWeights.h),
+// which the binary reads at start. Bad flags are a one-line error and exit
+// code 2; a model memopt cannot compile is exit code 1.
 //
 //===----------------------------------------------------------------------===//
 
 #include "CompileConfig.h"
 #include "OutputPaths.h"
 #include "PhaseTimes.h"
+#include "SourceDirectory.h"
+#include "Toolchain.h"
 
 #include "memopt/Analysis/TimelineJson.h"
 #include "memopt/Analysis/TimelineSvg.h"
 #include "memopt/Conversion/TGToEmitC/TGToEmitC.h"
 #include "memopt/Dialect/TG/IR/TGDialect.h"
-#include "memopt/Dialect/TG/Transforms/AmpPolicy.h"
 #include "memopt/InitAllDialects.h"
+#include "memopt/Pipeline/ModuleEstimate.h"
 #include "memopt/Pipeline/Pipeline.h"
 #include "memopt/Pipeline/StepEstimate.h"
 #include "memopt/Runtime/ModelWeights.h"
@@ -36,32 +39,22 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/Cpp/CppEmitter.h"
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
-#include "llvm/ADT/StringSwitch.h"
-#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Program.h"
-#include "llvm/Support/Signals.h"
 #include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
-#include <climits>
-#include <cmath>
-#include <csignal>
-#include <cstring>
 #include <optional>
-#include <unistd.h>
 
 using namespace mlir;
 using namespace memopt;
+using memopt::tool::writeFile;
 
 namespace {
 
@@ -90,8 +83,6 @@ struct Options {
   bool compileOnly = false;
   /// Stop after the memory plan: report, timeline and budget, no binary.
   bool planOnly = false;
-  /// --schedule was given (its default applies otherwise).
-  bool scheduleGiven = false;
   bool verbose = false; // --verbose: the time of each phase on stderr
   ONNXImportOptions import;
   TrainingPipelineOptions pipeline;
@@ -108,19 +99,15 @@ struct Options {
   std::exit(kUsageError);
 }
 
-/// A number of --flag that satisfies `valid`, described by `rule` ("a
-/// finite number > 0"); exits otherwise.
-double parseReal(StringRef flag, StringRef text, bool (*valid)(double),
-                 StringRef rule) {
+/// Fails unless `text` is a number (its range is the pipeline's rule,
+/// TrainingPipelineOptions::verify); exits otherwise.
+void checkReal(StringRef flag, StringRef text) {
   double value;
   if (text.getAsDouble(value))
     usageError("--" + flag + " expects a number, got '" + text + "'");
-  if (!valid(value))
-    usageError("--" + flag + " must be " + rule + ", got '" + text + "'");
-  return value;
 }
 
-/// A positive integer of --flag (--batch, --stages, ...); exits otherwise.
+/// A positive integer of --batch; exits otherwise.
 unsigned parsePositive(StringRef flag, StringRef text) {
   unsigned value;
   if (text.getAsInteger(10, value) || value < 1)
@@ -129,20 +116,10 @@ unsigned parsePositive(StringRef flag, StringRef text) {
   return value;
 }
 
-// The ranges torch.optim accepts (it checks the same ones), finite.
-bool isFiniteNonNegative(double v) { return std::isfinite(v) && v >= 0.0; }
-bool isFinite(double v) { return std::isfinite(v); }
-bool isBeta(double v) { return v >= 0.0 && v < 1.0; }
-
 /// --microbatches=M splits the batch (a replica's, with --data-parallel)
-/// into M microbatches, and the step is compiled for one; --schedule
-/// orders the microbatches of pipeline stages, so it needs both (one
-/// process runs them one after another; with M = 1 both orders are one).
+/// into M microbatches, and the step is compiled for one.
 void checkMicrobatches(Options &options) {
   unsigned m = options.pipeline.microbatches;
-  if (options.scheduleGiven && (options.pipeline.stages <= 1 || m <= 1))
-    usageError("--schedule orders the microbatches of pipeline stages: give "
-               "--stages=N and --microbatches=M with N, M > 1, or drop it");
   if (m <= 1)
     return;
   bool replicas = options.pipeline.dataParallel > 1;
@@ -168,7 +145,12 @@ void parseOptions(int argc, char **argv, Options &options) {
       "device",   "budget",    "timeline",    "remat",        "amp",
       "amp-fp32-ops", "amp-low-ops", "stages", "offload", "data-parallel",
       "zero", "remat-time-limit", "microbatches", "schedule", "workspaces"};
-  options.device = cantFail(parseDeviceProfile("cpu"));
+  // The pipeline's options as TrainingPipelineOptions parses them (as
+  // memopt-opt does), so that verify() knows which were given.
+  SmallVector<std::string> pipelineArgs;
+  auto pipelineArg = [&](StringRef option, StringRef value) {
+    pipelineArgs.push_back((option + "=" + value).str());
+  };
   // A repeated option is an error, not "the last one wins": the training
   // binary refuses repeats too.
   llvm::StringSet<> seen;
@@ -223,7 +205,7 @@ void parseOptions(int argc, char **argv, Options &options) {
     if (name == "target") {
       if (value != "cpu" && value != "cuda")
         usageError("--target must be cpu or cuda, got '" + value + "'");
-      options.pipeline.target = *symbolizeBackend(value);
+      pipelineArg(name, value);
     } else if (name == "batch") {
       options.import.batch = parsePositive(name, value);
       if (*options.import.batch > kMaxBatch)
@@ -244,189 +226,85 @@ void parseOptions(int argc, char **argv, Options &options) {
         usageError("--input-shape expects C,H,W with integers from 1 to " +
                    llvm::Twine(kMaxInputDim) + ", got '" + value + "'");
     } else if (name == "loss") {
-      std::optional<tg::LossKind> loss =
-          llvm::StringSwitch<std::optional<tg::LossKind>>(value)
-              .Case("mse", tg::LossKind::mse)
-              .Case("l1", tg::LossKind::l1)
-              .Case("bce", tg::LossKind::bce)
-              .Case("ce", tg::LossKind::ce)
-              .Case("dice", tg::LossKind::dice)
-              .Case("ce+dice", tg::LossKind::ceDice)
-              .Case("ms-ssim", tg::LossKind::msssim)
-              .Case("ms-ssim+l1", tg::LossKind::msssimL1)
-              .Case("graph", tg::LossKind::graph)
-              .Default(std::nullopt);
-      if (!loss)
+      if (!llvm::is_contained({"mse", "l1", "bce", "ce", "dice", "ce+dice",
+                               "ms-ssim", "ms-ssim+l1", "graph"},
+                              value))
         usageError("--loss must be mse, l1, bce, ce, dice, ce+dice, "
                    "ms-ssim, ms-ssim+l1 or graph, got '" +
                    value + "'");
-      options.pipeline.loss = *loss;
-    } else if (name == "deep-supervision") {
-      std::string error;
-      if (!tg::parseDeepSupervision(value, error))
-        usageError("--" + error);
-      options.pipeline.deepSupervision = value.str();
+      pipelineArg(name, value);
     } else if (name == "optimizer") {
-      std::optional<tg::OptimizerKind> optimizer =
-          llvm::StringSwitch<std::optional<tg::OptimizerKind>>(value)
-              .Case("sgd", tg::OptimizerKind::sgd)
-              .Case("adam", tg::OptimizerKind::adam)
-              .Case("adamw", tg::OptimizerKind::adamw)
-              .Default(std::nullopt);
-      if (!optimizer)
+      if (!llvm::is_contained({"sgd", "adam", "adamw"}, value))
         usageError("--optimizer must be sgd, adam or adamw, got '" + value +
                    "'");
-      options.pipeline.optimizer = *optimizer;
-    } else if (name == "lr") {
-      options.pipeline.lr = parseReal(name, value, rt::isValidLearningRate,
-                                      rt::kLearningRateRule);
-    } else if (name == "momentum") {
-      options.pipeline.momentum =
-          parseReal(name, value, isFiniteNonNegative, "a finite number >= 0");
-    } else if (name == "dampening") {
-      options.pipeline.dampening =
-          parseReal(name, value, isFinite, "a finite number");
+      pipelineArg(name, value);
+    } else if (llvm::is_contained({"lr", "momentum", "dampening",
+                                   "weight-decay", "beta1", "beta2", "eps"},
+                                  name)) {
+      checkReal(name, value);
+      pipelineArg(name, value);
     } else if (name == "nesterov") {
       if (value != "true" && value != "false")
         usageError("--nesterov must be true or false, got '" + value + "'");
-      options.pipeline.nesterov = value == "true";
-    } else if (name == "weight-decay") {
-      options.pipeline.weightDecay =
-          parseReal(name, value, isFiniteNonNegative, "a finite number >= 0");
-    } else if (name == "beta1") {
-      options.pipeline.beta1 = parseReal(name, value, isBeta, "in [0, 1)");
-    } else if (name == "beta2") {
-      options.pipeline.beta2 = parseReal(name, value, isBeta, "in [0, 1)");
-    } else if (name == "eps") {
-      options.pipeline.eps =
-          parseReal(name, value, isFiniteNonNegative, "a finite number >= 0");
-    } else if (name == "stages") {
-      options.pipeline.stages = parsePositive(name, value);
-    } else if (name == "microbatches") {
-      options.pipeline.microbatches = parsePositive(name, value);
-    } else if (name == "schedule") {
-      if (value != "gpipe" && value != "1f1b")
-        usageError("--schedule must be gpipe or 1f1b, got '" + value + "'");
-      options.pipeline.schedule = value.str();
-      options.scheduleGiven = true;
-    } else if (name == "data-parallel") {
-      options.pipeline.dataParallel = parsePositive(name, value);
+      pipelineArg(name, value);
+    } else if (llvm::is_contained({"stages", "microbatches", "data-parallel"},
+                                  name)) {
+      unsigned count;
+      if (value.getAsInteger(10, count))
+        usageError("--" + name + " expects a positive integer, got '" +
+                   value + "'");
+      pipelineArg(name, value);
     } else if (name == "zero") {
       if (value != "0" && value != "1")
         usageError("--zero must be 0 or 1, got '" + value + "'");
-      options.pipeline.zero = value == "1";
-    } else if (name == "remat") {
-      if (value != "none" && value != "sqrt" && value != "auto" &&
-          value != "optimal")
-        usageError("--remat must be none, sqrt, auto or optimal, got '" +
-                   value + "'");
-      options.pipeline.remat = value.str();
+      pipelineArg(name, value);
     } else if (name == "workspaces") {
       if (value != "full" && value != "lean")
         usageError("--workspaces must be full or lean, got '" + value + "'");
-      options.pipeline.leanWorkspaces = value == "lean";
-    } else if (name == "offload") {
-      if (value != "none" && value != "auto")
-        usageError("--offload must be none or auto, got '" + value + "'");
-      options.pipeline.offload = value.str();
+      pipelineArg("lean-workspaces", value == "lean" ? "true" : "false");
     } else if (name == "amp") {
-      std::optional<tg::AmpMode> amp =
-          llvm::StringSwitch<std::optional<tg::AmpMode>>(value)
-              .Case("none", tg::AmpMode::none)
-              .Case("bf16", tg::AmpMode::bf16)
-              .Case("fp16", tg::AmpMode::fp16)
-              .Default(std::nullopt);
-      if (!amp)
+      if (!llvm::is_contained({"none", "bf16", "fp16"}, value))
         usageError("--amp must be none, bf16 or fp16, got '" + value + "'");
-      options.pipeline.amp = *amp;
-    } else if (name == "amp-fp32-ops" || name == "amp-low-ops") {
-      SmallVector<StringRef> ops;
-      value.split(ops, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
-      auto &list = name == "amp-fp32-ops" ? options.pipeline.ampFp32Ops
-                                          : options.pipeline.ampLowOps;
-      for (StringRef op : ops)
-        list.push_back(op.str());
+      pipelineArg(name, value);
+    } else if (llvm::is_contained({"deep-supervision", "remat", "offload",
+                                   "schedule", "amp-fp32-ops", "amp-low-ops",
+                                   "device"},
+                                  name)) {
+      // Checked by TrainingPipelineOptions::verify.
+      pipelineArg(name, value);
     } else if (name == "save-temps") {
       options.saveTemps = value.str();
     } else if (name == "report") {
       options.report = value.str();
     } else if (name == "timeline") {
       options.timeline = value.str();
-    } else if (name == "device") {
-      llvm::Expected<DeviceProfile> device = parseDeviceProfile(value);
-      if (!device)
-        usageError("--device: " + llvm::toString(device.takeError()));
-      options.device = std::move(*device);
-      options.pipeline.device = value.str();
     } else if (name == "remat-time-limit") {
       double seconds;
-      if (value.getAsDouble(seconds) || !(seconds > 0))
+      if (value.getAsDouble(seconds))
         usageError("--remat-time-limit expects a positive number of "
                    "seconds, got '" + value + "'");
-      options.pipeline.rematTimeLimit = seconds;
+      pipelineArg(name, value);
     } else if (name == "budget") {
       llvm::Expected<uint64_t> budget = parseByteSize(value);
       if (!budget)
         usageError("--budget: " + llvm::toString(budget.takeError()));
       options.budget = *budget;
-      options.pipeline.budget = *budget;
+      pipelineArg(name, std::to_string(*budget));
     }
   }
   if (options.input.empty())
     usageError("no input model (usage: memopt-compile model.onnx -o BIN)");
-  // An optimizer's hyperparameter given for another optimizer would do
-  // nothing: refuse it rather than train with something else than asked.
-  bool sgd = options.pipeline.optimizer == tg::OptimizerKind::sgd;
-  for (StringRef flag : {"momentum", "dampening", "nesterov"})
-    if (!sgd && seen.contains(flag))
-      usageError("--" + flag + " is an SGD option; --optimizer=" +
-                 (options.pipeline.optimizer == tg::OptimizerKind::adam
-                      ? "adam"
-                      : "adamw") +
-                 " does not use it (drop it, or use --optimizer=sgd)");
-  for (StringRef flag : {"beta1", "beta2", "eps"})
-    if (sgd && seen.contains(flag))
-      usageError("--" + flag + " is an Adam/AdamW option; --optimizer=sgd "
-                 "does not use it (drop it, or use --optimizer=adam or "
-                 "adamw)");
-  bool amp = options.pipeline.amp != tg::AmpMode::none;
-  for (StringRef flag : {"amp-fp32-ops", "amp-low-ops"})
-    if (!amp && seen.contains(flag))
-      usageError("--" + flag + " edits the precision table of --amp: give "
-                 "--amp=bf16 or --amp=fp16 with it");
-  if (amp) {
-    llvm::Expected<tg::AmpPolicy> policy = tg::AmpPolicy::build(
-        options.pipeline.ampFp32Ops, options.pipeline.ampLowOps);
-    if (!policy)
-      usageError("--amp: " + llvm::toString(policy.takeError()));
-  }
-  // bf16 needs bf16 arithmetic on the GPU (Ampere and later); a --device
-  // profile without it (rtx2060: Turing) is a GPU the bf16 step cannot
-  // run on. fp16 runs on every CUDA GPU.
-  if (options.pipeline.amp == tg::AmpMode::bf16 &&
-      options.pipeline.target == Backend::cuda && seen.contains("device") &&
-      options.device.bf16Flops == 0)
-    usageError("--amp=bf16 --target=cuda: the --device profile '" +
-               options.device.name +
-               "' has no bf16 support (bf16 needs an Ampere or newer GPU): "
-               "use --amp=fp16, or a --device with bf16 (a100-40g, h100, "
-               "or bf16=FLOPS)");
-  // --remat=optimal fits the budget by recomputing alone (or fails), so
-  // tg-offload after it would find nothing to do: the flag would be silent.
-  if (options.pipeline.remat == "optimal" && options.pipeline.offload != "none")
-    usageError("--offload=auto --remat=optimal: the MILP plans recomputation only; use "
-               "--remat=auto --offload=auto (joint keep/recompute/offload) "
-               "or drop --offload");
+  // Every rule of the pipeline's options is the library's, as for
+  // memopt-opt --memopt-training-pipeline; the rest are this tool's.
+  std::string parseErrors;
+  llvm::raw_string_ostream parseStream(parseErrors);
+  if (failed(options.pipeline.parseFromString(llvm::join(pipelineArgs, " "),
+                                              parseStream)))
+    usageError(StringRef(parseErrors).trim());
   if (llvm::Error error =
-          checkTrainingPipelineOptions(options.pipeline, options.device))
+          options.pipeline.verify(TrainingPipelineOptions::Spelling::flag))
     usageError(llvm::toString(std::move(error)));
-  // Lean workspaces are a choice of tg-remat's greedy, on cuDNN only.
-  if (options.pipeline.leanWorkspaces &&
-      (options.pipeline.remat != "auto" ||
-       options.pipeline.target != Backend::cuda))
-    usageError("--workspaces=lean lets --remat=auto shrink cuDNN's "
-               "convolution workspaces: give --remat=auto --target=cuda "
-               "with it (oneDNN's cpu scratchpads are exact), or drop it");
+  options.device = cantFail(parseDeviceProfile(options.pipeline.device));
   if (options.planOnly && (options.compileOnly || !options.output.empty()))
     usageError("--plan-only writes no binary: drop -c and -o (the plan goes "
                "to --report, --timeline and --save-temps)");
@@ -445,9 +323,6 @@ void parseOptions(int argc, char **argv, Options &options) {
     options.import.batch = *options.import.batch / replicas;
   }
   checkMicrobatches(options);
-  if (options.pipeline.zero && options.pipeline.dataParallel <= 1)
-    usageError("--zero=1 shards the optimizer state over data-parallel "
-               "replicas: give --data-parallel=N with N > 1");
   bool multiProcess =
       options.pipeline.stages > 1 || options.pipeline.dataParallel > 1;
   if (multiProcess && !options.planOnly && !config::kHaveMpiRuntime &&
@@ -491,51 +366,6 @@ void parseOptions(int argc, char **argv, Options &options) {
   options.pipeline.modelName = llvm::sys::path::stem(options.input).str();
 }
 
-/// Writes `text` to `path`; reports and fails on an I/O error.
-LogicalResult writeFile(StringRef path,
-                        llvm::function_ref<void(raw_ostream &)> write) {
-  std::error_code error;
-  llvm::raw_fd_ostream os(path, error);
-  if (!error) {
-    write(os);
-    os.close();
-    error = os.error();
-  }
-  if (error) {
-    llvm::errs() << "memopt-compile: error: cannot write '" << path
-                 << "': " << error.message() << "\n";
-    return failure();
-  }
-  return success();
-}
-
-/// The temporary directory of the run, for removeTemporaryDirectory.
-char temporaryDirectory[PATH_MAX];
-
-/// Called by LLVM's signal handler on an interrupt (SIGINT, SIGTERM,
-/// SIGHUP), after it removed the registered files and restored the default
-/// handlers: removes the emptied temporary directory (rmdir is
-/// async-signal-safe) and ends the process as an interrupt does.
-void removeTemporaryDirectory() {
-  ::rmdir(temporaryDirectory);
-  ::raise(SIGINT);
-}
-
-/// Runs `command`; on failure prints its output (captured in `logPath`).
-bool runCompiler(ArrayRef<std::string> command, StringRef logPath,
-                 std::string &output) {
-  SmallVector<StringRef> args(command.begin(), command.end());
-  std::optional<StringRef> redirects[] = {std::nullopt, logPath, logPath};
-  std::string message;
-  int status = llvm::sys::ExecuteAndWait(command.front(), args, std::nullopt,
-                                         redirects, 0, 0, &message);
-  if (auto log = llvm::MemoryBuffer::getFile(logPath))
-    output = (*log)->getBuffer().str();
-  if (!message.empty())
-    output += message + "\n";
-  return status == 0;
-}
-
 /// Fails unless the model has the one graph input a training binary feeds
 /// (rt::kTrainableGraphInputs): the binary refuses any other count when it
 /// starts, so compiling one would only postpone the error.
@@ -569,9 +399,8 @@ LogicalResult checkGraphInputs(ModuleOp module, const Options &options) {
 /// Writes the compile report (docs/contract.md, reports) to --report's
 /// temporary file, if asked; OutputFiles::commit puts it in place.
 LogicalResult writeReport(const Options &options, tool::OutputFiles &outputs,
-                          const StepEstimate &estimate,
-                          ArrayRef<StageEstimate> stages, uint64_t arenaBytes,
-                          StringRef schedule, const PhaseTimes &phases,
+                          const ModuleEstimate &estimate, uint64_t arenaBytes,
+                          const PhaseTimes &phases,
                           const ONNXImportSummary &imported,
                           std::chrono::steady_clock::time_point start) {
   if (options.report.empty())
@@ -579,21 +408,10 @@ LogicalResult writeReport(const Options &options, tool::OutputFiles &outputs,
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
-  llvm::json::Object report = compileReport(estimate, arenaBytes, schedule,
-                                            options.budget, seconds);
-  addStagesToReport(report, stages);
-  if (unsigned m = options.pipeline.microbatches; m > 1)
-    if (llvm::json::Object *strategy = report.getObject("strategy")) {
-      (*strategy)["microbatches"] = static_cast<int64_t>(m);
-      if (options.pipeline.stages > 1)
-        (*strategy)["pipeline_schedule"] = options.pipeline.schedule;
-    }
-  addRanksToReport(report, stages, estimate.predictedPeakBytes(arenaBytes),
-                   options.pipeline.dataParallel, options.pipeline.zero,
-                   options.import.batch.value_or(0) *
-                       options.pipeline.microbatches);
-  addExchangeToReport(report, stages, estimate.exchangeBytes,
-                      options.pipeline.dataParallel, options.pipeline.target);
+  llvm::json::Object report = estimate.report(
+      options.pipeline, arenaBytes, options.budget,
+      options.import.batch.value_or(0) * options.pipeline.microbatches,
+      seconds);
   report["compile_phases"] = phases.toJSON();
   report["import"] = toJSON(imported);
   return outputs.writeReport([&](raw_ostream &os) {
@@ -638,56 +456,32 @@ int compile(const Options &options) {
   const std::string &modelName = options.pipeline.modelName;
 
   // Sources go to --save-temps or a temporary directory removed at the end.
-  SmallString<128> dir(options.saveTemps);
-  if (dir.empty()) {
-    if (llvm::sys::fs::createUniqueDirectory("memopt-compile", dir)) {
-      llvm::errs() << "memopt-compile: error: cannot create a temporary "
-                      "directory\n";
-      return 1;
-    }
-  } else if (std::error_code error = llvm::sys::fs::create_directories(dir)) {
-    llvm::errs() << "memopt-compile: error: cannot create '" << dir
-                 << "': " << error.message() << "\n";
+  tool::SourceDirectory sources;
+  if (failed(sources.create(options.saveTemps)))
     return 1;
-  }
-  bool keep = !options.saveTemps.empty();
-  // An interrupted run (Ctrl-C, SIGTERM) leaves no temporary directory:
-  // LLVM's handler removes the files registered here, then
-  // removeTemporaryDirectory the emptied directory.
-  if (!keep && dir.size() < sizeof(temporaryDirectory)) {
-    std::memcpy(temporaryDirectory, dir.c_str(), dir.size() + 1);
-    llvm::sys::SetInterruptFunction(removeTemporaryDirectory);
-  }
-  auto tempPath = [&](StringRef name) {
-    SmallString<128> path(dir);
-    llvm::sys::path::append(path, name);
-    if (!keep)
-      llvm::sys::RemoveFileOnSignal(path);
-    return path.str().str();
-  };
-  llvm::scope_exit cleanup([&] {
-    if (!keep)
-      llvm::sys::fs::remove_directories(dir);
-  });
 
   // The pipeline of memopt-opt --memopt-training-pipeline, phase by phase,
   // so that the IR between phases can be kept and the planned step
-  // estimated before it is lowered.
+  // estimated before it becomes buffers. A phase without `saveAs` is the
+  // first part of the next one (the memory plan before its buffers): it is
+  // neither saved nor printed on its own.
   auto runPhase =
       [&](llvm::function_ref<void(OpPassManager &)> build, StringRef saveAs) {
         PassManager pm(&context);
         phases.instrument(pm);
         build(pm);
         LogicalResult result = pm.run(*module);
-        phases.printNew();
+        if (!saveAs.empty() || failed(result))
+          phases.printNew();
         if (failed(result))
           return failure();
         // Printed as memopt-opt prints it, so that the two compare.
-        if (keep && failed(writeFile(tempPath((modelName + saveAs).str()),
-                                     [&](raw_ostream &os) {
-                                       module->print(os);
-                                       os << "\n";
-                                     })))
+        if (sources.kept() && !saveAs.empty() &&
+            failed(writeFile(sources.path((modelName + saveAs).str()),
+                             [&](raw_ostream &os) {
+                               module->print(os);
+                               os << "\n";
+                             })))
           return failure();
         return success();
       };
@@ -697,51 +491,26 @@ int compile(const Options &options) {
           },
           ".step.mlir")))
     return 1;
-  std::string stepName =
-      (*module->getOps<func::FuncOp>().begin()).getSymName().str();
-  // Predictions on the final schedule and memory plan, taken by
-  // tg-plan-memory's hook while the step is still in tg ops (it becomes
-  // mbuf buffers right after): the step's, or with --stages each stage's
-  // (tg-partition's functions of the step) and the worst one's.
-  FailureOr<StepEstimate> estimate = failure();
-  std::string schedule = "given";
-  SmallVector<StageEstimate> stageEstimates;
-  uint64_t worstStagePeak = 0;
-  auto estimateStep = [&](func::FuncOp step, const StepArenaPlan &plan) {
-    auto stage = step->getAttrOfType<DictionaryAttr>("memopt.stage");
-    if (stage ? stage.getAs<StringAttr>("of").getValue() != stepName
-              : step.getSymName() != stepName)
-      return success();
-    auto estimateStart = PhaseTimes::Clock::now();
-    FailureOr<StepEstimate> current =
-        StepEstimate::compute(step, options.device, plan.plan);
-    phases.addNested("estimate", "plan", PhaseTimes::since(estimateStart));
-    if (failed(current))
-      return failure();
-    uint64_t peak = current->predictedPeakBytes(plan.plan.totalBytes());
-    if (stage)
-      stageEstimates.push_back(StageEstimate::of(step, peak,
-                                                 plan.plan.totalBytes()));
-    if (succeeded(estimate) && peak <= worstStagePeak)
-      return success();
-    worstStagePeak = peak;
-    if (auto decision =
-            step->getAttrOfType<DictionaryAttr>("memopt.schedule"))
-      schedule = decision.getAs<StringAttr>("strategy").str();
-    estimate = std::move(current);
-    return success();
-  };
   if (failed(runPhase(
           [&](OpPassManager &pm) {
-            buildMemoryPlanPipeline(pm, options.pipeline, estimateStep);
+            buildMemoryPlanPipeline(pm, options.pipeline);
           },
-          ".planned.mlir")))
+          "")))
     return 1;
-  if (failed(estimate)) {
-    llvm::errs() << "memopt-compile: error: the module has no @train_step "
-                    "to estimate\n";
+  // Predictions on the final schedule and memory plan, while the step is
+  // still in tg ops with its plan recorded: the step's, or with --stages
+  // each stage's and the worst one's.
+  auto estimateStart = PhaseTimes::Clock::now();
+  FailureOr<ModuleEstimate> estimated =
+      estimatePlannedModule(*module, options.device);
+  if (failed(estimated))
     return 1;
-  }
+  phases.book("estimate", PhaseTimes::since(estimateStart));
+  const StepEstimate *estimate = &estimated->step;
+  const SmallVector<StageEstimate> &stageEstimates = estimated->stages;
+  if (failed(runPhase([&](OpPassManager &pm) { buildBufferPipeline(pm); },
+                      ".planned.mlir")))
+    return 1;
   // The lowering fixes the program's arena: the larger of the training and
   // evaluation steps' plans (CUDA: with the constants after them). It takes
   // a fraction of a second, so --plan-only runs it too. With stages the
@@ -749,9 +518,7 @@ int compile(const Options &options) {
   // lowering runs for a binary only.
   uint64_t arenaBytes = 0;
   if (!stageEstimates.empty()) {
-    for (const StageEstimate &stage : stageEstimates)
-      if (stage.predictedPeakBytes == worstStagePeak)
-        arenaBytes = stage.arenaBytes;
+    arenaBytes = estimated->stageArenaBytes;
     if (!options.planOnly &&
         failed(runPhase(
             [&](OpPassManager &pm) {
@@ -784,8 +551,9 @@ int compile(const Options &options) {
   };
   if ((!options.timeline.empty() &&
        failed(outputs.writeTimeline(writeTimelineFile))) ||
-      (keep && failed(writeFile(tempPath(modelName + ".timeline.svg"),
-                                writeTimeline))))
+      (sources.kept() &&
+       failed(writeFile(sources.path(modelName + ".timeline.svg"),
+                        writeTimeline))))
     return 1;
   if (options.verbose)
     estimate->printDecisions(llvm::errs());
@@ -793,8 +561,8 @@ int compile(const Options &options) {
     llvm::outs() << "memopt-compile: predicted peak " << peak << " bytes ("
                  << formatBytes(peak) << "), arena " << arenaBytes
                  << " bytes (" << formatBytes(arenaBytes) << ")\n";
-    if (failed(writeReport(options, outputs, *estimate, stageEstimates, arenaBytes, schedule, phases, imported,
-                           start)))
+    if (failed(writeReport(options, outputs, *estimated, arenaBytes, phases,
+                           imported, start)))
       return 1;
   }
   // Over budget, the timeline (and with --plan-only the report) shows why:
@@ -810,7 +578,7 @@ int compile(const Options &options) {
     return failed(outputs.commit()) ? 1 : 0;
 
   bool cuda = options.pipeline.target == Backend::cuda;
-  std::string cppPath = tempPath(modelName + (cuda ? ".cu" : ".cpp"));
+  std::string cppPath = sources.path(modelName + (cuda ? ".cu" : ".cpp"));
   phaseStart = PhaseTimes::Clock::now();
   LogicalResult translated = success();
   if (failed(writeFile(cppPath, [&](raw_ostream &os) {
@@ -832,65 +600,29 @@ int compile(const Options &options) {
   phases.add("emission", PhaseTimes::since(phaseStart));
 
   if (!options.compileOnly && !config::kHaveTrainer) {
-    keep = true;
     llvm::errs() << "memopt-compile: error: this memopt was built without "
                     "the trainer (MemoptRuntimeHost), so it cannot link a "
                     "training binary; -c compiles the step only. Sources "
                     "kept in "
-                 << dir << "\n";
+                 << sources.keep() << "\n";
     return 1;
   }
-  // The step compiles to an object (-c: the output), which the C++
-  // compiler then links with the runtime. The generated C++ only declares
-  // views and calls the runtime's kernels, which are optimized in the
-  // prebuilt runtime libraries: -O0 compiles it in time linear in its
-  // (bounded) functions, several times faster than -O1 (densenet121: 9 s
-  // against 65 s of CPU), and changes no result. nvcc's -O is the host
-  // code's level too; the generated CUDA kernels are optimized whatever it
-  // is (device optimization is on without -G). Without FMA contraction
-  // they round every operation as the CPU backend and the runtime's own
-  // kernels do.
-  std::vector<std::pair<std::string, std::vector<std::string>>> commands;
-  std::string include = std::string("-I") + config::kRuntimeIncludeDir;
-  std::string objectPath =
-      options.compileOnly ? outputs.binaryPath() : tempPath(modelName + ".o");
-  if (cuda) {
-    std::vector<std::string> nvcc = {config::kNvcc, "-O0", "-std=c++17",
-                                     "--fmad=false", include};
-    for (const char *const *flag = config::kCudaGencode; *flag; ++flag)
-      nvcc.push_back(*flag);
-    nvcc.insert(nvcc.end(), {"-c", cppPath, "-o", objectPath});
-    commands.emplace_back("nvcc", std::move(nvcc));
-  } else {
-    commands.emplace_back(
-        "compile", std::vector<std::string>{config::kCxxCompiler, "-O0",
-                                            "-std=c++17", include, "-c",
-                                            cppPath, "-o", objectPath});
-  }
-  if (!options.compileOnly) {
-    std::vector<std::string> link = {config::kCxxCompiler, objectPath, "-o",
-                                     outputs.binaryPath()};
-    // A multi-process main (stageMain) and MPI come first: they call the
-    // trainer.
-    if (options.pipeline.stages > 1 || options.pipeline.dataParallel > 1)
-      for (const char *const *item = cuda ? config::kCudaExchangeLinkItems
-                                          : config::kMpiLinkItems;
-           *item; ++item)
-        link.push_back(*item);
-    for (const char *const *item = cuda ? config::kCudaRuntimeLinkItems
-                                        : config::kRuntimeLinkItems;
-         *item; ++item)
-      link.push_back(*item);
-    commands.emplace_back("link", std::move(link));
-  }
+  bool multiProcess =
+      options.pipeline.stages > 1 || options.pipeline.dataParallel > 1;
+  std::string objectPath = options.compileOnly
+                               ? outputs.binaryPath()
+                               : sources.path(modelName + ".o");
+  std::vector<tool::ToolCommand> commands =
+      tool::buildCommands(cuda, options.compileOnly, multiProcess, cppPath,
+                          objectPath, outputs.binaryPath());
   for (const auto &[phase, command] : commands) {
     phaseStart = PhaseTimes::Clock::now();
     std::string compilerOutput;
-    if (!runCompiler(command, tempPath("compiler.log"), compilerOutput)) {
-      keep = true;
+    if (!tool::runCommand(command, sources.path("compiler.log"),
+                          compilerOutput)) {
       llvm::errs() << "memopt-compile: error: the generated C++ failed to "
                       "compile (memopt bug); sources kept in "
-                   << dir << "\n"
+                   << sources.keep() << "\n"
                    << llvm::join(command, " ") << "\n"
                    << compilerOutput;
       return 1;
@@ -899,8 +631,8 @@ int compile(const Options &options) {
   }
 
   outputs.binaryWritten();
-  if (failed(writeReport(options, outputs, *estimate, stageEstimates, arenaBytes, schedule, phases, imported,
-                         start)))
+  if (failed(writeReport(options, outputs, *estimated, arenaBytes, phases,
+                         imported, start)))
     return 1;
   return failed(outputs.commit()) ? 1 : 0;
 }

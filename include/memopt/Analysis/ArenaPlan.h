@@ -5,8 +5,9 @@
 // workspace) gets a byte offset, chosen best-fit over the live intervals
 // of the op order (as XLA's heap simulator); buffers whose intervals
 // overlap never overlap in memory. `tg-plan-memory` runs it
-// (planStepArena) and converts the step into buffers at its places
-// (TGToMBuf.h); the computation is separate from the conversion.
+// (planStepArena) and records it in the IR (recordStepArenaPlan);
+// `convert-tg-to-mbuf` reads it back (readStepArenaPlan) and converts the
+// step into buffers at its places (TGToMBuf.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +17,7 @@
 #include "memopt/Analysis/MemorySimulator.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Support/LLVM.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -26,6 +28,8 @@
 #include <optional>
 
 namespace memopt {
+
+struct StepArenaPlan;
 
 class ArenaPlan {
 public:
@@ -57,6 +61,9 @@ public:
   uint64_t totalBytes() const { return total; }
 
 private:
+  friend mlir::FailureOr<StepArenaPlan>
+  readStepArenaPlan(mlir::func::FuncOp step, llvm::StringRef pass);
+
   llvm::DenseMap<mlir::Value, uint64_t> valueOffsets;
   llvm::DenseMap<mlir::Value, unsigned> inPlaceOperands;
   llvm::DenseMap<mlir::Operation *, llvm::SmallVector<unsigned, 2>> sliced;
@@ -77,6 +84,30 @@ struct StepArenaPlan {
 /// workspaces tg-annotate-workspaces recorded (memopt::workspaceBytes) in
 /// it; `inPlace` as the module's #memopt.target allows.
 StepArenaPlan planStepArena(mlir::func::FuncOp step, bool inPlace);
+
+/// The plan in the IR, as tg-plan-memory records it and convert-tg-to-mbuf
+/// reads it (docs/passes/plan-memory.md#the-plan-in-the-ir): the arena's
+/// bytes on the function (i64), and on each op that has a place a
+/// dictionary of `offsets` (one per result, -1 for a result outside the
+/// arena), `in_place` (one per result: the operand it overwrites, or -1),
+/// `sliced` (a concat's operands computed in their slice of its result)
+/// and `workspace` (the offset of the op's workspace), each only when it
+/// says something.
+constexpr llvm::StringLiteral kArenaSizeAttr = "memopt.arena_size";
+constexpr llvm::StringLiteral kPlaceAttr = "memopt.place";
+
+/// Records `plan` on `step` and its ops (kArenaSizeAttr, kPlaceAttr).
+void recordStepArenaPlan(mlir::func::FuncOp step, const ArenaPlan &plan);
+
+/// The plan recordStepArenaPlan recorded on `step`, with the workspace
+/// bytes of its ops. Checks it against the ops (one offset per result, an
+/// operand that exists, every place inside the arena, 64-byte aligned);
+/// emits `<pass>: ...` at the op and fails on a missing or malformed one.
+mlir::FailureOr<StepArenaPlan> readStepArenaPlan(mlir::func::FuncOp step,
+                                                 llvm::StringRef pass);
+
+/// Removes the record from `step` and its ops.
+void eraseStepArenaPlan(mlir::func::FuncOp step);
 
 } // namespace memopt
 

@@ -33,6 +33,11 @@ namespace memopt {
 /// The bytes of a statically shaped tensor value (elements x element size).
 uint64_t tensorBytes(mlir::Value value);
 
+/// Succeeds when `step` has one block, the steps every memory pass takes;
+/// otherwise emits `<pass>: expected a function with one block` and fails.
+mlir::LogicalResult checkOneBlock(mlir::func::FuncOp step,
+                                  llvm::StringRef pass);
+
 /// The tg role attribute (`tg.param = "name"`, ...) among argument or
 /// result attributes.
 std::optional<mlir::NamedAttribute> roleOf(mlir::DictionaryAttr attrs);

@@ -4,6 +4,7 @@
 #define MEMOPT_CONVERSION_PASSES_H
 
 #include "memopt/Conversion/TGToEmitC/TGToEmitC.h"
+#include "memopt/Conversion/TGToMBuf/TGToMBuf.h"
 
 namespace memopt {
 

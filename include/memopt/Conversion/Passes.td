@@ -23,8 +23,8 @@ def ConvertTGToEmitC : Pass<"convert-tg-to-emitc", "::mlir::ModuleOp"> {
       (`memopt::rt::conv2d`, ...) on its views, with its workspace view;
     - the module gets the `memopt::rt::Program` of the model (tensor specs
       from the role attributes, loss index, the arenas with their sizes and
-      memory spaces, the embedded ONNX model `memopt_onnx_model` that
-      memopt-compile assembles) and a `main` that calls
+      memory spaces, the name of the weights file the binary reads its
+      initial weights from, `weights-file`) and a `main` that calls
       `memopt::rt::trainerMain`.
 
     The runtime the step calls is the module's `#memopt.target`: cpu
@@ -65,6 +65,34 @@ def ConvertTGToEmitC : Pass<"convert-tg-to-emitc", "::mlir::ModuleOp"> {
               "Part functions the step functions were split into">,
     Statistic<"numResultCopies", "result-copies",
               "Results copied at the end of the step">,
+  ];
+}
+
+def ConvertTGToMBuf : Pass<"convert-tg-to-mbuf", "::mlir::func::FuncOp"> {
+  let summary = "The planned step in buffers, at the places tg-plan-memory "
+                "recorded";
+  let description = [{
+    Converts a function of tg ops into the mbuf dialect
+    (docs/dialects/mbuf.md) at the places of the memory plan that
+    `tg-plan-memory` recorded on it (`memopt.arena_size` on the function,
+    `memopt.place` on the ops; docs/passes/plan-memory.md), and removes the
+    record: arguments and results become views of the caller's buffers,
+    `mbuf.arena 0` holds the plan, every value is an `mbuf.view` at its
+    offset (an `mbuf.subview` of the concat result for a sliced operand,
+    `mbuf.result` for a result computed in its buffer) and every op an
+    `mbuf.kernel` writing its result views, tied to the operand it
+    overwrites. Offloaded tensors' host copies (tg-offload) are views of
+    `mbuf.arena 1` in pinned host memory. With a cuda `#memopt.target`,
+    constants get arena space after the plan. The mbuf verifier then checks
+    that no two live views overlap.
+
+    A function without a plan, a malformed record, a value the plan gives
+    no place, a dynamic shape or an element type that no view holds is an
+    error at the function or op. External functions are left alone.
+  }];
+  let dependentDialects = ["::memopt::mbuf::MBufDialect"];
+  let statistics = [
+    Statistic<"numKernels", "kernels", "Ops converted into mbuf.kernel">,
   ];
 }
 

@@ -13,8 +13,17 @@
 //     -> tg-microbatch (microbatches > 1) -> tg-data-parallel (data-parallel > 1)
 //     -> tg-remat (strategy != none) -> tg-schedule
 //     -> tg-offload (offload != none)
-//     -> tg-plan-memory (plan, then convert into mbuf)          memory plan
+//     -> tg-plan-memory (offsets recorded as attributes)        memory plan
+//   -> convert-tg-to-mbuf (buffers at the recorded places)     buffers
 //   -> convert-tg-to-emitc (reads only mbuf)                   lowering
+//
+// memopt-compile estimates the step (ModuleEstimate.h) between the memory
+// plan and the buffers, on the tg ops and the plan recorded on them.
+//
+// TrainingPipelineOptions::verify holds every rule of the options; both
+// memopt-compile (after parsing its flags into the struct with
+// parseFromString, as memopt-opt does) and the memopt-training-pipeline
+// registration call it, so the two accept and refuse the same options.
 //
 //===----------------------------------------------------------------------===//
 
@@ -216,14 +225,25 @@ struct TrainingPipelineOptions
 
   /// The tg-autodiff options these stand for.
   tg::AutodiffOptions autodiffOptions() const;
-};
 
-/// The option values that the pipeline would only refuse once it runs (a
-/// pass's failure, after the step is built): refused here first, each with
-/// the flag to change, so that memopt-compile reports them as bad usage.
-/// `device` is `options.device` parsed.
-llvm::Error checkTrainingPipelineOptions(const TrainingPipelineOptions &options,
-                                         const DeviceProfile &device);
+  /// How verify() names an option: as memopt-compile's flag
+  /// (`--remat=optimal`) or as this struct's option (`remat=optimal`).
+  enum class Spelling { flag, option };
+
+  /// Refuses, with a one-line message that names the option to change,
+  /// every value and combination the pipeline refuses or that would do
+  /// nothing: values out of range (lr, betas, counts, strategies, the
+  /// device profile), an optimizer's hyperparameter given for another
+  /// optimizer, amp's tables without amp or with an unknown op, bf16 on a
+  /// cuda device without bf16, remat=optimal with offload, fp16 with a loss
+  /// of several terms, offload without a host link, lean workspaces outside
+  /// remat=auto on cuda, a schedule without stages and microbatches, zero
+  /// without replicas. memopt-compile and the memopt-training-pipeline
+  /// registration both call it, so they accept and refuse the same
+  /// options. "Given" rules read Option::hasValue(), which parsing
+  /// (parseFromString) and assignment set and a default does not.
+  llvm::Error verify(Spelling spelling = Spelling::option) const;
+};
 
 /// memopt-set-target, tg-amp (unless amp=none), tg-autodiff, canonicalize,
 /// and on cuda tg-fuse-elementwise: the whole training step in tg ops.
@@ -234,23 +254,24 @@ void buildTrainingStepPipeline(mlir::OpPassManager &pm,
 /// (microbatches > 1), tg-data-parallel
 /// (data-parallel > 1), tg-remat (unless remat=none), tg-schedule,
 /// tg-offload (unless offload=none) and
-/// tg-plan-memory: the op order and the static memory plan, the step
-/// converted into mbuf buffers at the plan's places. `observe`, if given,
-/// sees each function's plan before the conversion (memopt-compile's
-/// estimate).
+/// tg-plan-memory: the op order and the static memory plan, recorded on
+/// the tg ops (what memopt-compile estimates).
 void buildMemoryPlanPipeline(mlir::OpPassManager &pm,
-                             const TrainingPipelineOptions &options,
-                             PlanObserver observe = nullptr);
+                             const TrainingPipelineOptions &options);
+
+/// convert-tg-to-mbuf: the step in mbuf buffers at the plan's places.
+void buildBufferPipeline(mlir::OpPassManager &pm);
 
 /// convert-tg-to-emitc: the planned step as EmitC, for emitc::translateToCpp.
 void buildLoweringPipeline(mlir::OpPassManager &pm,
                            const TrainingPipelineOptions &options);
 
-/// The three in order (without the lowering under plan-only).
+/// The four in order (without the lowering under plan-only).
 void buildTrainingPipeline(mlir::OpPassManager &pm,
                            const TrainingPipelineOptions &options);
 
-/// Registers `memopt-training-pipeline` (PassPipelineRegistration).
+/// Registers `memopt-training-pipeline`, which refuses the options that
+/// TrainingPipelineOptions::verify refuses.
 void registerTrainingPipeline();
 
 } // namespace memopt

@@ -143,7 +143,7 @@ struct Program {
 };
 
 /// The training binary's command line (docs/contract.md): loads data, initial
-/// weights from the embedded model (or a checkpoint), runs the steps, writes
+/// weights from the weights file (or a checkpoint), runs the steps, writes
 /// --out, checkpoints and reports. Returns the process exit code.
 int trainerMain(int argc, char **argv, const Program &program);
 

@@ -3,13 +3,11 @@
 #ifndef MEMOPT_TRANSFORMS_PASSES_H
 #define MEMOPT_TRANSFORMS_PASSES_H
 
-#include "memopt/Analysis/ArenaPlan.h"
 #include "memopt/Dialect/MBuf/IR/MBufDialect.h"
 #include "memopt/Dialect/Memopt/IR/MemoptDialect.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
 
-#include <functional>
 #include <memory>
 
 namespace memopt {
@@ -25,15 +23,6 @@ namespace memopt {
 inline constexpr unsigned kMaxStages = 64;
 inline constexpr unsigned kMaxMicrobatches = 256;
 inline constexpr unsigned kMaxDataParallel = 1024;
-
-/// Called by tg-plan-memory with each function's plan while the function
-/// is still in tg ops, before it is converted into mbuf; a failure fails
-/// the pass. memopt-compile estimates the step here.
-using PlanObserver = std::function<mlir::LogicalResult(
-    mlir::func::FuncOp, const StepArenaPlan &)>;
-
-/// tg-plan-memory with `observe` called on every plan it makes.
-std::unique_ptr<mlir::Pass> createPlanMemory(PlanObserver observe);
 
 #define GEN_PASS_REGISTRATION
 #include "memopt/Transforms/Passes.h.inc"

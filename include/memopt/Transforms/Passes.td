@@ -449,7 +449,7 @@ def Schedule : Pass<"tg-schedule", "::mlir::func::FuncOp"> {
 }
 
 def PlanMemory : Pass<"tg-plan-memory", "::mlir::func::FuncOp"> {
-  let summary = "Static arena offsets of every temporary, in the IR";
+  let summary = "Static arena offsets of every temporary, recorded in the IR";
   let description = [{
     Plans one arena for the function's op order (ArenaPlan): lifetimes and
     shared buffers from the MemorySimulator, buffers placed best-fit in the
@@ -466,18 +466,16 @@ def PlanMemory : Pass<"tg-plan-memory", "::mlir::func::FuncOp"> {
     the module's `#memopt.target` allows in-place writes (cpu by default,
     never cuda).
 
-    The function is then converted into the mbuf dialect at these places
-    (docs/dialects/mbuf.md): arguments and results become views of the
-    caller's buffers, `mbuf.arena 0` holds the plan, every value is an
-    `mbuf.view` at its offset (an `mbuf.subview` of the concat result for a
-    sliced operand, `mbuf.result` for a result computed in its buffer) and
-    every op an `mbuf.kernel` writing its result views, tied to the operand
-    it overwrites. With a cuda target, constants get arena space after the
-    plan. The mbuf verifier checks that no two live views overlap.
+    The plan is recorded in the IR, for `convert-tg-to-mbuf` to read
+    (docs/passes/plan-memory.md#the-plan-in-the-ir): the arena's bytes as
+    `memopt.arena_size` on the function, and on each op with a place a
+    `memopt.place` dictionary of `offsets` (one per result, -1 outside the
+    arena), `in_place` (the operand each result overwrites, -1 for none),
+    `sliced` (a concat's operands computed in their slice) and `workspace`
+    (the workspace's offset). Planning again replaces the record.
   }];
   let dependentDialects = ["::memopt::MemoptDialect",
-                           "::memopt::tg::TGDialect",
-                           "::memopt::mbuf::MBufDialect"];
+                           "::memopt::tg::TGDialect"];
   let statistics = [
     Statistic<"numArenaBytes", "arena-bytes", "Bytes of the arena">,
     Statistic<"numArenaValues", "arena-values", "Values in the arena">,

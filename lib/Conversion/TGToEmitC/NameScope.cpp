@@ -17,8 +17,7 @@ namespace {
 /// What a name must never spell at any scope: C++ (and CUDA) keywords and
 /// alternative tokens, the names of the standard library and the runtime
 /// that the generated code spells unqualified (types, namespaces), the
-/// lower-case macros of the C library, CUDA's built-in variables, and the
-/// symbols that memopt-compile's embedding assembly defines.
+/// lower-case macros of the C library and CUDA's built-in variables.
 const char *const kReservedNames[] = {
     // Keywords and alternative tokens (C++20).
     "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor",

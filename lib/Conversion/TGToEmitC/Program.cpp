@@ -2,8 +2,8 @@
 //
 // Around the step function the generated file holds the runtime headers,
 // the TensorSpecs of the step's arguments and results, the ArenaSpecs of
-// its arenas, the Program that ties them to the step and the embedded ONNX
-// model, and
+// its arenas, the Program that ties them to the step and names the weights
+// file the binary reads its initial weights from, and
 // `main`, which hands the Program to memopt::rt::trainerMain. A pipeline
 // (tg-partition) has one Program per stage, and `main` hands them to
 // memopt::rt::stageMain, which picks its rank's.

@@ -1,6 +1,7 @@
-//===- TGToMBuf.cpp - Value-semantics tg step to buffers ------------------===//
+//===- TGToMBuf.cpp - The convert-tg-to-mbuf pass -------------------------===//
 //
-// Walks the planned op order once. Every value gets its view where its
+// Reads the plan tg-plan-memory recorded (readStepArenaPlan), removes the
+// record and walks the planned op order once. Every value gets its view where its
 // first writer runs: a step result computed in its buffer the caller's
 // result buffer (mbuf.result), an operand computed in its slice of a concat
 // a subview of the concat's result view (which is then created early), any
@@ -16,11 +17,17 @@
 
 #include "memopt/Analysis/StepMemory.h"
 #include "memopt/Dialect/MBuf/IR/MBufOps.h"
+#include "memopt/Dialect/Memopt/IR/MemoptDialect.h"
 #include "memopt/Dialect/TG/IR/TGOps.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/Support/MathExtras.h"
+
+namespace memopt {
+#define GEN_PASS_DEF_CONVERTTGTOMBUF
+#include "memopt/Conversion/Passes.h.inc"
+} // namespace memopt
 
 using namespace mlir;
 using namespace memopt;
@@ -77,10 +84,10 @@ FailureOr<mbuf::ViewType> StepConverter::viewType(Type type,
                                                   Location loc) const {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor || !tensor.hasStaticShape())
-    return emitError(loc) << "tg-plan-memory: expected a statically shaped "
+    return emitError(loc) << "convert-tg-to-mbuf: expected a statically shaped "
                              "tensor, not "
                           << type;
-  auto diag = [&] { return emitError(loc) << "tg-plan-memory: "; };
+  auto diag = [&] { return emitError(loc) << "convert-tg-to-mbuf: "; };
   if (failed(mbuf::ViewType::verify(diag, tensor.getShape(),
                                     tensor.getElementType(),
                                     mbuf::MemorySpace::Device)))
@@ -98,7 +105,7 @@ FailureOr<Value> StepConverter::viewOf(OpBuilder &builder, Value value) {
   auto result = dyn_cast<OpResult>(value);
   Value view;
   if (!result) {
-    return emitError(loc) << "tg-plan-memory: a value of another block";
+    return emitError(loc) << "convert-tg-to-mbuf: a value of another block";
   } else if (auto it = resultBuffers.find(value); it != resultBuffers.end()) {
     view = mbuf::ResultOp::create(builder, loc, *type, it->second);
   } else if (auto it = slices.find(value); it != slices.end()) {
@@ -113,7 +120,7 @@ FailureOr<Value> StepConverter::viewOf(OpBuilder &builder, Value value) {
              it != constantOffsets.end()) {
     view = mbuf::ViewOp::create(builder, loc, *type, arena, it->second);
   } else {
-    return emitError(loc) << "tg-plan-memory: result #"
+    return emitError(loc) << "convert-tg-to-mbuf: result #"
                           << result.getResultNumber() << " of '"
                           << result.getOwner()->getName()
                           << "' has no place in the memory plan";
@@ -142,7 +149,7 @@ LogicalResult StepConverter::convertOp(OpBuilder &builder, Operation &op) {
   if (auto send = dyn_cast<tg::SendOp>(op)) {
     Value view = views.lookupOrNull(send.getInput());
     if (!view)
-      return op.emitError("tg-plan-memory: an operand is defined in another "
+      return op.emitError("convert-tg-to-mbuf: an operand is defined in another "
                           "block");
     mbuf::WaitOp::create(builder, loc,
                          ValueRange{mbuf::SendOp::create(builder, loc, token, view,
@@ -167,7 +174,7 @@ LogicalResult StepConverter::convertOp(OpBuilder &builder, Operation &op) {
     Value source = views.lookupOrNull(start.getInput());
     FailureOr<mbuf::ViewType> type = viewType(start.getType(), loc);
     if (!source || failed(type))
-      return op.emitError("tg-plan-memory: an offloaded tensor without a "
+      return op.emitError("convert-tg-to-mbuf: an offloaded tensor without a "
                           "view");
     auto hostType = mbuf::ViewType::get(type->getShape(),
                                         type->getElementType(),
@@ -183,7 +190,7 @@ LogicalResult StepConverter::convertOp(OpBuilder &builder, Operation &op) {
     Value host = views.lookupOrNull(prefetch.getHost());
     FailureOr<Value> view = viewOf(builder, prefetch.getOutput());
     if (!host || failed(view))
-      return op.emitError("tg-plan-memory: a prefetch without its views");
+      return op.emitError("convert-tg-to-mbuf: a prefetch without its views");
     copyTokens[prefetch.getOutput()] =
         mbuf::CopyAsyncOp::create(builder, loc, token, host, *view);
     return success();
@@ -193,7 +200,7 @@ LogicalResult StepConverter::convertOp(OpBuilder &builder, Operation &op) {
                                               : op.getOperand(0);
     Value copyToken = copyTokens.lookup(copied);
     if (!copyToken)
-      return op.emitError("tg-plan-memory: a wait before its copy");
+      return op.emitError("convert-tg-to-mbuf: a wait before its copy");
     mbuf::WaitOp::create(builder, loc, ValueRange{copyToken});
     return success();
   }
@@ -202,7 +209,7 @@ LogicalResult StepConverter::convertOp(OpBuilder &builder, Operation &op) {
   for (Value operand : op.getOperands()) {
     Value view = views.lookupOrNull(operand);
     if (!view)
-      return op.emitError("tg-plan-memory: an operand is defined in another "
+      return op.emitError("convert-tg-to-mbuf: an operand is defined in another "
                           "block");
     ins.push_back(view);
   }
@@ -241,15 +248,12 @@ LogicalResult StepConverter::convertOp(OpBuilder &builder, Operation &op) {
 }
 
 LogicalResult StepConverter::run() {
-  if (!step.getBody().hasOneBlock())
-    return step.emitError("tg-plan-memory: expected a function with one "
-                          "block");
   Block &oldBody = step.getBody().front();
   for (Operation &op : oldBody.without_terminator())
     if (ArrayRef<unsigned> sliced = plan.slicedOperands(&op); !sliced.empty()) {
       std::optional<SmallVector<uint64_t>> offsets = concatOperandOffsets(&op);
       if (!offsets)
-        return op.emitError("tg-plan-memory: sliced operands need a "
+        return op.emitError("convert-tg-to-mbuf: sliced operands need a "
                             "tg.concat of contiguous slabs");
       for (unsigned k : sliced)
         slices[op.getOperand(k)] = {op.getResult(0), (*offsets)[k]};
@@ -339,3 +343,34 @@ LogicalResult memopt::convertTGToMBuf(func::FuncOp step,
                                       bool constantsInArena) {
   return StepConverter(step, plan, constantsInArena).run();
 }
+
+namespace {
+
+class ConvertTGToMBufPass
+    : public memopt::impl::ConvertTGToMBufBase<ConvertTGToMBufPass> {
+public:
+  void runOnOperation() override {
+    func::FuncOp function = getOperation();
+    if (function.isExternal())
+      return;
+    FailureOr<TargetAttr> target;
+    if (failed(checkOneBlock(function, "convert-tg-to-mbuf")) ||
+        failed(target = lookupTarget(function, "convert-tg-to-mbuf")))
+      return signalPassFailure();
+    FailureOr<StepArenaPlan> plan =
+        readStepArenaPlan(function, "convert-tg-to-mbuf");
+    if (failed(plan))
+      return signalPassFailure();
+    // The kernels clone the ops: without the record, which the views and
+    // kernels now state.
+    eraseStepArenaPlan(function);
+    // A device backend's kernels cannot read the program's static data.
+    if (failed(convertTGToMBuf(function, *plan,
+                               /*constantsInArena=*/target->getBackend() ==
+                                   Backend::cuda)))
+      return signalPassFailure();
+    function.walk([&](mbuf::KernelOp) { ++numKernels; });
+  }
+};
+
+} // namespace

@@ -3,7 +3,8 @@
 // PyTorch's exporter stores every larger initializer in a file beside the
 // model (`m.onnx.data`), naming it in the tensor's external_data entries.
 // memopt reads those values into the model once, so that the rest of the
-// importer and the training binary (which embeds the model) see one
+// importer and the training binary (which reads the weights file that
+// memopt-compile writes from it) see one
 // self-contained ModelProto.
 //
 //===----------------------------------------------------------------------===//

@@ -1,4 +1,4 @@
-// RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-plan-memory -convert-tg-to-emitc | FileCheck %s
+// RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-plan-memory -convert-tg-to-mbuf -convert-tg-to-emitc | FileCheck %s
 
 // The views sit at the offsets of tg-plan-memory's plan: values live from
 // their op to their last use; offsets are best fit by decreasing size

@@ -1,4 +1,4 @@
-// RUN: memopt-opt %s -split-input-file -verify-diagnostics -memopt-set-target=target=cuda -tg-annotate-workspaces -tg-plan-memory -convert-tg-to-emitc
+// RUN: memopt-opt %s -split-input-file -verify-diagnostics -memopt-set-target=target=cuda -tg-annotate-workspaces -tg-plan-memory -convert-tg-to-mbuf -convert-tg-to-emitc
 
 // cuDNN pads symmetrically: an asymmetric convolution pad is rejected at
 // the op (the CPU target accepts it).

@@ -1,4 +1,4 @@
-// RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cuda -tg-annotate-workspaces -tg-plan-memory -convert-tg-to-emitc | memopt-translate --mlir-to-cpp --split-input-file | FileCheck %s
+// RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cuda -tg-annotate-workspaces -tg-plan-memory -convert-tg-to-mbuf -convert-tg-to-emitc | memopt-translate --mlir-to-cpp --split-input-file | FileCheck %s
 
 // Mixed precision on CUDA: the bf16 arena views carry their element type
 // into the runtime's calls (cuDNN convolutions and batch norm, the cast

@@ -1,5 +1,5 @@
-// RUN: memopt-opt %s -memopt-set-target=target=cuda -tg-plan-memory -convert-tg-to-emitc | memopt-translate --mlir-to-cpp | FileCheck %s
-// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-plan-memory -convert-tg-to-emitc | memopt-translate --mlir-to-cpp | FileCheck %s --check-prefix=CPU
+// RUN: memopt-opt %s -memopt-set-target=target=cuda -tg-plan-memory -convert-tg-to-mbuf -convert-tg-to-emitc | memopt-translate --mlir-to-cpp | FileCheck %s
+// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-plan-memory -convert-tg-to-mbuf -convert-tg-to-emitc | memopt-translate --mlir-to-cpp | FileCheck %s --check-prefix=CPU
 
 // A data-parallel step (2 replicas, --zero=1's shard and gather): both
 // backends call the same transfers, which the runtime linked in implements

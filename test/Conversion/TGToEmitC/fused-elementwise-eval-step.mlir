@@ -1,4 +1,4 @@
-// RUN: memopt-opt %s -memopt-set-target=target=cuda -tg-autodiff='eval-step=true' -tg-fuse-elementwise -tg-annotate-workspaces -tg-plan-memory -convert-tg-to-emitc | memopt-translate --mlir-to-cpp | FileCheck %s
+// RUN: memopt-opt %s -memopt-set-target=target=cuda -tg-autodiff='eval-step=true' -tg-fuse-elementwise -tg-annotate-workspaces -tg-plan-memory -convert-tg-to-mbuf -convert-tg-to-emitc | memopt-translate --mlir-to-cpp | FileCheck %s
 
 // The step and its evaluation function share one generated file: a chain
 // fused in both (a residual add and its ReLU) gets a kernel of its own in

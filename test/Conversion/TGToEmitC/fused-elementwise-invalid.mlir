@@ -1,4 +1,4 @@
-// RUN: memopt-opt %s -verify-diagnostics -memopt-set-target=target=cpu -tg-plan-memory -convert-tg-to-emitc
+// RUN: memopt-opt %s -verify-diagnostics -memopt-set-target=target=cpu -tg-plan-memory -convert-tg-to-mbuf -convert-tg-to-emitc
 
 // The CPU target has no kernel for a fused body: tg-fuse-elementwise is for
 // the CUDA backend only.

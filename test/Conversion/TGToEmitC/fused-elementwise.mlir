@@ -1,4 +1,4 @@
-// RUN: memopt-opt %s -memopt-set-target=target=cuda -tg-annotate-workspaces -tg-plan-memory -convert-tg-to-emitc | memopt-translate --mlir-to-cpp | FileCheck %s
+// RUN: memopt-opt %s -memopt-set-target=target=cuda -tg-annotate-workspaces -tg-plan-memory -convert-tg-to-mbuf -convert-tg-to-emitc | memopt-translate --mlir-to-cpp | FileCheck %s
 
 // target=cuda: a tg.fused_elementwise becomes one __global__ kernel of the
 // generated file, with the formulas of the runtime's kernels, launched on

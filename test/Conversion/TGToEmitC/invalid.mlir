@@ -1,4 +1,4 @@
-// RUN: memopt-opt %s -split-input-file -verify-diagnostics -memopt-set-target=target=cpu -tg-plan-memory -convert-tg-to-emitc
+// RUN: memopt-opt %s -split-input-file -verify-diagnostics -memopt-set-target=target=cpu -tg-plan-memory -convert-tg-to-mbuf -convert-tg-to-emitc
 
 func.func @train_step(%x: tensor<4xf32> {tg.input = "input"}, %loss: tensor<f32> {tg.input = "loss"})
     -> (tensor<f32> {tg.output = "loss"}, tensor<4xf32> {tg.output = "out"}) {

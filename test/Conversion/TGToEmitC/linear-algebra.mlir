@@ -1,4 +1,4 @@
-// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-plan-memory -convert-tg-to-emitc | memopt-translate --mlir-to-cpp | FileCheck %s
+// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-plan-memory -convert-tg-to-mbuf -convert-tg-to-emitc | memopt-translate --mlir-to-cpp | FileCheck %s
 
 func.func @train_step(%a: tensor<2x3xf32> {tg.input = "a"},
                       %b: tensor<3x4xf32> {tg.param = "b"},

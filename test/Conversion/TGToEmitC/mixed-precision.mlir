@@ -1,4 +1,4 @@
-// RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-annotate-workspaces -tg-plan-memory -convert-tg-to-emitc | memopt-translate --mlir-to-cpp --split-input-file | FileCheck %s
+// RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-annotate-workspaces -tg-plan-memory -convert-tg-to-mbuf -convert-tg-to-emitc | memopt-translate --mlir-to-cpp --split-input-file | FileCheck %s
 
 // Mixed precision on the CPU: bf16 arena views carry their element type,
 // tg.cast calls the conversion kernel, the low-precision kernels take the

@@ -1,5 +1,5 @@
-// RUN: memopt-opt %s -tg-autodiff='eval-step=true' -memopt-set-target=target=cpu -tg-plan-memory -convert-tg-to-emitc | memopt-translate --mlir-to-cpp | FileCheck %s
-// RUN: memopt-opt %s -memopt-set-target=target=cuda -tg-autodiff='eval-step=true' -tg-fuse-elementwise -tg-plan-memory -convert-tg-to-emitc | memopt-translate --mlir-to-cpp | FileCheck %s --check-prefix=CUDA
+// RUN: memopt-opt %s -tg-autodiff='eval-step=true' -memopt-set-target=target=cpu -tg-plan-memory -convert-tg-to-mbuf -convert-tg-to-emitc | memopt-translate --mlir-to-cpp | FileCheck %s
+// RUN: memopt-opt %s -memopt-set-target=target=cuda -tg-autodiff='eval-step=true' -tg-fuse-elementwise -tg-plan-memory -convert-tg-to-mbuf -convert-tg-to-emitc | memopt-translate --mlir-to-cpp | FileCheck %s --check-prefix=CUDA
 
 // Hostile ONNX names. Every identifier comes from one name scope per C++
 // scope (the file, each function), so no name clashes with another or

@@ -1,4 +1,4 @@
-// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-plan-memory -convert-tg-to-emitc=weights-file=tiny_unet.weights.onnx | memopt-translate --mlir-to-cpp | FileCheck %s
+// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-plan-memory -convert-tg-to-mbuf -convert-tg-to-emitc=weights-file=tiny_unet.weights.onnx | memopt-translate --mlir-to-cpp | FileCheck %s
 
 // The file around the step: runtime headers, the learning rate that the
 // updates read (the binary's --lr overwrites it), the TensorSpecs of every

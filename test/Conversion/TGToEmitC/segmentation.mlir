@@ -1,5 +1,5 @@
-// RUN: memopt-opt %s -tg-autodiff=loss=ce -memopt-set-target=target=cpu -tg-schedule -tg-plan-memory -convert-tg-to-emitc | memopt-translate --mlir-to-cpp | FileCheck %s
-// RUN: memopt-opt %s -tg-autodiff=loss=mse -memopt-set-target=target=cpu -tg-schedule -tg-plan-memory -convert-tg-to-emitc | memopt-translate --mlir-to-cpp | FileCheck %s --check-prefix=MSE
+// RUN: memopt-opt %s -tg-autodiff=loss=ce -memopt-set-target=target=cpu -tg-schedule -tg-plan-memory -convert-tg-to-mbuf -convert-tg-to-emitc | memopt-translate --mlir-to-cpp | FileCheck %s
+// RUN: memopt-opt %s -tg-autodiff=loss=mse -memopt-set-target=target=cpu -tg-schedule -tg-plan-memory -convert-tg-to-mbuf -convert-tg-to-emitc | memopt-translate --mlir-to-cpp | FileCheck %s --check-prefix=MSE
 
 // The kernel calls of the segmentation ops: operands, results, then the
 // attributes (alpha/beta, axis, epsilon). A cross-entropy target holds

@@ -1,6 +1,6 @@
-// RUN: memopt-opt %s -tg-autodiff -memopt-set-target=target=cpu -tg-plan-memory -convert-tg-to-emitc='max-calls-per-function=3' | memopt-translate --mlir-to-cpp | FileCheck %s
-// RUN: memopt-opt %s -tg-autodiff -memopt-set-target=target=cpu -tg-plan-memory -convert-tg-to-emitc='max-calls-per-function=0' | memopt-translate --mlir-to-cpp | FileCheck %s --check-prefix=WHOLE
-// RUN: memopt-opt %s -tg-autodiff -memopt-set-target=target=cpu -tg-plan-memory -convert-tg-to-emitc | memopt-translate --mlir-to-cpp | FileCheck %s --check-prefix=WHOLE
+// RUN: memopt-opt %s -tg-autodiff -memopt-set-target=target=cpu -tg-plan-memory -convert-tg-to-mbuf -convert-tg-to-emitc='max-calls-per-function=3' | memopt-translate --mlir-to-cpp | FileCheck %s
+// RUN: memopt-opt %s -tg-autodiff -memopt-set-target=target=cpu -tg-plan-memory -convert-tg-to-mbuf -convert-tg-to-emitc='max-calls-per-function=0' | memopt-translate --mlir-to-cpp | FileCheck %s --check-prefix=WHOLE
+// RUN: memopt-opt %s -tg-autodiff -memopt-set-target=target=cpu -tg-plan-memory -convert-tg-to-mbuf -convert-tg-to-emitc | memopt-translate --mlir-to-cpp | FileCheck %s --check-prefix=WHOLE
 // RUN: not memopt-opt %s -convert-tg-to-emitc='max-calls-per-function=many' 2>&1 | FileCheck %s --check-prefix=BAD
 
 // A step of more than max-calls-per-function kernel calls becomes part

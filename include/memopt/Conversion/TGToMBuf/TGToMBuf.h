@@ -1,8 +1,9 @@
 //===- TGToMBuf.h - Value-semantics tg step to buffers ----------*- C++ -*-===//
 //
-// The conversion at the heart of `tg-plan-memory`: a single-block func.func
-// of tg ops becomes the same step in the mbuf dialect, as an arena plan
-// (ArenaPlan) places it. See docs/passes/plan-memory.md.
+// `convert-tg-to-mbuf`: a single-block func.func of tg ops becomes the same
+// step in the mbuf dialect, as the arena plan that tg-plan-memory recorded
+// on it (ArenaPlan.h, readStepArenaPlan) places it. See
+// docs/passes/tg-to-mbuf.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,7 +12,10 @@
 
 #include "memopt/Analysis/ArenaPlan.h"
 
+#include "memopt/Dialect/MBuf/IR/MBufDialect.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/Pass.h"
 
 namespace memopt {
 
@@ -28,6 +32,9 @@ namespace memopt {
 mlir::LogicalResult convertTGToMBuf(mlir::func::FuncOp step,
                                     const StepArenaPlan &plan,
                                     bool constantsInArena);
+
+#define GEN_PASS_DECL_CONVERTTGTOMBUF
+#include "memopt/Conversion/Passes.h.inc"
 
 } // namespace memopt
 
