@@ -74,6 +74,9 @@ memopt::checkTrainingPipelineOptions(const TrainingPipelineOptions &options,
         "' has no host link bandwidth to copy over: add link=BYTES/s "
         "(e.g. --device=" + options.device +
         ",link=12GB/s) or drop --offload");
+  if (llvm::Error tooLarge = verifyBudget(options.budget, device))
+    return llvm::createStringError("--budget: " +
+                                   llvm::toString(std::move(tooLarge)));
   return llvm::Error::success();
 }
 
@@ -82,6 +85,8 @@ void memopt::buildTrainingStepPipeline(OpPassManager &pm,
   // Set once, first: every later pass reads the module's #memopt.target.
   SetTargetOptions target;
   target.target = stringifyBackend(options.target).str();
+  target.device = options.device;
+  target.budget = options.budget;
   pm.addPass(createSetTarget(target));
   // Mixed precision on the forward ops, before autodiff: the gradient
   // rules then give every backward op its forward op's type and bring the
@@ -119,7 +124,6 @@ void memopt::buildMemoryPlanPipeline(OpPassManager &pm,
   if (options.stages > 1) {
     PartitionOptions partition;
     partition.stages = options.stages;
-    partition.device = options.device;
     partition.microbatches = options.microbatches;
     partition.schedule = options.schedule;
     pm.addPass(createPartition(partition));
@@ -146,9 +150,7 @@ void memopt::buildMemoryPlanPipeline(OpPassManager &pm,
   if (options.remat != "none") {
     RematOptions remat;
     remat.strategy = options.remat;
-    remat.budget = options.budget;
     remat.timeLimit = options.rematTimeLimit;
-    remat.device = options.device;
     remat.leanWorkspaces = options.leanWorkspaces;
     // remat=auto with offload=auto: one greedy decides per value keep,
     // recompute or offload; tg-offload then inserts the marked copies.
@@ -162,8 +164,6 @@ void memopt::buildMemoryPlanPipeline(OpPassManager &pm,
   if (options.offload != "none") {
     OffloadOptions offload;
     offload.strategy = options.offload;
-    offload.budget = options.budget;
-    offload.device = options.device;
     pm.addNestedPass<func::FuncOp>(createOffload(offload));
   }
   // Plans each function and converts it into mbuf at the plan's places.

@@ -24,14 +24,17 @@ static int64_t integerField(DictionaryAttr dict, StringRef name) {
 }
 
 FailureOr<StepEstimate> StepEstimate::compute(func::FuncOp step,
-                                              const DeviceProfile &device,
                                               const ArenaPlan &plan) {
   FailureOr<TargetAttr> target = lookupTarget(step, "memopt-compile");
   if (failed(target))
     return failure();
   StepPhases phases(step);
+  DeviceProfile device = target->getDeviceProfile();
   StepEstimate estimate{device, target->getBackend(), StepCost(),
                         MemoryTimeline()};
+  estimate.defaultDevice =
+      target->getDevice() ==
+      DeviceAttr::getDefault(step.getContext(), target->getBackend());
   estimate.inPlace = target->getInPlace();
   estimate.hostScalarBytes =
       memopt::hostScalarBytes(step, estimate.target == Backend::cuda);
@@ -217,7 +220,9 @@ llvm::json::Object memopt::compileReport(const StepEstimate &estimate,
                          {"fp16_flops", device.fp16Flops},
                          {"memory_bandwidth", device.memoryBandwidth},
                          {"link_bandwidth", device.linkBandwidth},
-                         {"launch_seconds", device.launchSeconds}}},
+                         {"launch_seconds", device.launchSeconds},
+                         {"lean_slowdown", device.leanSlowdown},
+                         {"default", estimate.defaultDevice}}},
            {"schedule", schedule},
            {"memory_plan", estimate.inPlace
                                ? "liveness best-fit, in place, concat slices"

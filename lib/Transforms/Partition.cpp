@@ -125,11 +125,6 @@ public:
       return emitError(UnknownLoc::get(context))
              << "tg-partition: microbatches must be in [1, "
              << kMaxMicrobatches << "], got " << microbatches.getValue();
-    llvm::Expected<DeviceProfile> profile = parseDeviceProfile(device);
-    if (!profile)
-      return emitError(UnknownLoc::get(context))
-             << "tg-partition: device: " << llvm::toString(profile.takeError());
-    deviceProfile = std::move(*profile);
     std::optional<PipelineSchedule> parsed = parsePipelineSchedule(schedule);
     if (!parsed)
       return emitError(UnknownLoc::get(context))
@@ -164,7 +159,6 @@ private:
   LogicalResult partition(func::FuncOp step,
                           llvm::StringMap<unsigned> &owners);
 
-  DeviceProfile deviceProfile;
   PipelineSchedule pipelineSchedule = PipelineSchedule::OneFOneB;
 };
 
@@ -185,7 +179,7 @@ LogicalResult PartitionPass::partition(func::FuncOp step,
            << " (use at most " << std::max(n, 1u) << ")";
   bool inPlace = target->getInPlace();
   bool cuda = target->getBackend() == Backend::cuda;
-  CostModel model(deviceProfile, workspaceBytes);
+  CostModel model(target->getDeviceProfile(), workspaceBytes);
 
   bool training = updatesParameters(step);
   // With microbatches a training stage's cost depends on its place too:

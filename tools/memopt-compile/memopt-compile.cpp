@@ -71,7 +71,8 @@ constexpr const char *kUsage =
     "[--loss=mse|l1|bce|ce|dice|ce+dice|ms-ssim|ms-ssim+l1|graph] "
     "[--deep-supervision=nnunet|halving|W0,W1,...] [--optimizer=sgd|adam|adamw] [--lr=F] [--momentum=F] [--dampening=F] "
     "[--nesterov=true|false] [--weight-decay=F] [--beta1=F] [--beta2=F] [--eps=F] [--save-temps=DIR] "
-    "[--device=NAME[,KEY=VALUE]...] [--budget=SIZE] [--report=FILE.json] "
+    "[--device=NAME[,KEY=VALUE]...|FILE.json|list] [--budget=SIZE] "
+    "[--report=FILE.json] "
     "[--timeline=FILE.svg|FILE.json] [--remat=none|sqrt|auto|optimal] "
     "[--remat-time-limit=SECONDS] [--workspaces=full|lean] "
     "[--offload=none|auto] "
@@ -165,7 +166,6 @@ void parseOptions(int argc, char **argv, Options &options) {
       "device",   "budget",    "timeline",    "remat",        "amp",
       "amp-fp32-ops", "amp-low-ops", "stages", "offload", "data-parallel",
       "zero", "remat-time-limit", "microbatches", "schedule", "workspaces"};
-  options.device = cantFail(parseDeviceProfile("cpu"));
   // A repeated option is an error, not "the last one wins": the training
   // binary refuses repeats too.
   llvm::StringSet<> seen;
@@ -350,6 +350,14 @@ void parseOptions(int argc, char **argv, Options &options) {
     } else if (name == "timeline") {
       options.timeline = value.str();
     } else if (name == "device") {
+      if (value == "list") {
+        for (StringRef device : builtinDeviceNames())
+          llvm::outs() << llvm::left_justify(device, 10)
+                       << builtinDeviceDescription(device) << "\n";
+        llvm::outs() << llvm::left_justify("FILE.json", 10)
+                     << "a user profile (docs/cost-model.md)\n";
+        std::exit(0);
+      }
       llvm::Expected<DeviceProfile> device = parseDeviceProfile(value);
       if (!device)
         usageError("--device: " + llvm::toString(device.takeError()));
@@ -371,6 +379,9 @@ void parseOptions(int argc, char **argv, Options &options) {
   }
   if (options.input.empty())
     usageError("no input model (usage: memopt-compile model.onnx -o BIN)");
+  bool cudaTarget = options.pipeline.target == Backend::cuda;
+  if (!seen.contains("device"))
+    options.device = *builtinDeviceProfile(defaultDeviceName(cudaTarget));
   // An optimizer's hyperparameter given for another optimizer would do
   // nothing: refuse it rather than train with something else than asked.
   bool sgd = options.pipeline.optimizer == tg::OptimizerKind::sgd;
@@ -401,7 +412,7 @@ void parseOptions(int argc, char **argv, Options &options) {
   // profile without it (rtx2060: Turing) is a GPU the bf16 step cannot
   // run on. fp16 runs on every CUDA GPU.
   if (options.pipeline.amp == tg::AmpMode::bf16 &&
-      options.pipeline.target == Backend::cuda && seen.contains("device") &&
+      options.pipeline.target == Backend::cuda &&
       options.device.bf16Flops == 0)
     usageError("--amp=bf16 --target=cuda: the --device profile '" +
                options.device.name +
@@ -476,6 +487,12 @@ void parseOptions(int argc, char **argv, Options &options) {
                "only (--plan-only)");
   // The step's name in the generated program and the files it writes.
   options.pipeline.modelName = llvm::sys::path::stem(options.input).str();
+  if (cudaTarget && !seen.contains("device"))
+    llvm::errs() << "memopt-compile: note: --target=cuda without --device "
+                    "plans and prices for "
+                 << describeDeviceProfile(options.device)
+                 << ", the CUDA default; give --device=NAME (see "
+                    "--device=list) for another GPU\n";
 }
 
 /// Writes `text` to `path`; reports and fails on an I/O error.
@@ -723,7 +740,7 @@ int compile(const Options &options) {
       return success();
     auto estimateStart = PhaseTimes::Clock::now();
     FailureOr<StepEstimate> current =
-        StepEstimate::compute(step, options.device, plan.plan);
+        StepEstimate::compute(step, plan.plan);
     phases.addNested("estimate", "plan", PhaseTimes::since(estimateStart));
     if (failed(current))
       return failure();
@@ -779,8 +796,8 @@ int compile(const Options &options) {
         (*module)->getAttrOfType<IntegerAttr>(kArenaBytesAttr).getInt();
   }
   uint64_t peak = estimate->predictedPeakBytes(arenaBytes);
-  TimelineLabels labels{modelName, describeDeviceProfile(options.device),
-                        options.device.memoryBytes, peak, options.budget};
+  TimelineLabels labels{modelName, describeDeviceProfile(estimate->device),
+                        estimate->device.memoryBytes, peak, options.budget};
   auto writeTimeline = [&](raw_ostream &os) {
     writeTimelineSvg(os, estimate->timeline, labels);
   };

@@ -1,12 +1,15 @@
 //===- MemoptDialect.h - memopt's core dialect ------------------*- C++ -*-===//
 //
 // The memopt dialect and #memopt.target, the module attribute that every
-// pass reads to learn the backend and what it allows.
+// pass reads to learn the backend and what it allows, the device profile
+// (#memopt.device) and the budget.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef MEMOPT_DIALECT_MEMOPT_IR_MEMOPTDIALECT_H
 #define MEMOPT_DIALECT_MEMOPT_IR_MEMOPTDIALECT_H
+
+#include "memopt/Analysis/DeviceProfile.h"
 
 #include "mlir/IR/Attributes.h"
 #include "mlir/IR/BuiltinAttributes.h"

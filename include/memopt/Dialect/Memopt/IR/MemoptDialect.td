@@ -1,8 +1,9 @@
 //===- MemoptDialect.td - memopt's core dialect ------------*- tablegen -*-===//
 //
 // The small dialect of what every memopt pass shares about a compilation:
-// today the target, a module attribute that the pipeline (or
-// -memopt-set-target) sets once and every pass reads (docs/dialects/memopt.md).
+// today the target (backend, device profile, budget), a module attribute
+// that the pipeline (or -memopt-set-target) sets once and every pass reads
+// (docs/dialects/memopt.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,9 +21,10 @@ def Memopt_Dialect : Dialect {
   let description = [{
     Holds the attributes that describe a whole compilation rather than one
     op. `#memopt.target` on the module (`memopt.target`) says which backend
-    the step is compiled for and what that allows; the passes read it
-    instead of taking their own target options, so that they cannot
-    disagree. The other `memopt.*` attributes on ops (the schedule, the
+    the step is compiled for and what that allows, the device profile the
+    cost model prices it on (`#memopt.device`) and the memory budget; the
+    passes read it instead of taking their own target, device and budget
+    options, so that they cannot disagree. The other `memopt.*` attributes on ops (the schedule, the
     memory plan, workspace sizes, costs) are discardable attributes whose
     passes document them.
   }];
@@ -42,6 +44,52 @@ def Memopt_Backend : I32EnumAttr<"Backend", "the runtime a step runs on", [
   let genSpecializedAttr = 0;
 }
 
+def Memopt_DeviceAttr : AttrDef<Memopt_Dialect, "Device"> {
+  let mnemonic = "device";
+  let summary = "The device profile the cost model prices a step on";
+  let description = [{
+    ```mlir
+    #memopt.device<"h100">
+    #memopt.device<"rtx2060", memory = 6442450944>
+    #memopt.device<"mygpu", memory = 8589934592, fp32 = 6.5e12, bandwidth = 3.36e11, link = 1.2e10>
+    ```
+
+    The numbers of `memopt/Analysis/DeviceProfile.h` (docs/cost-model.md),
+    in base units: `memory` (bytes), `fp32`, `tf32`, `bf16`, `fp16`
+    (FLOP/s; 0: no such tensor cores), `bandwidth`, `link` (bytes/s),
+    `launch` (seconds per kernel), `lean` (the lean-workspace slowdown).
+    A built-in profile's name (cpu, rtx2060, a100-40g, h100) gives its
+    numbers, and only those that differ are printed; any other name starts
+    from zeros (lean 2) and must give memory, fp32 and bandwidth. The
+    verifier wants memory, fp32 and bandwidth positive, the others finite
+    and not negative, lean from 1 to 1e6.
+  }];
+  let parameters = (ins StringRefParameter<"the profile's name">:$name,
+                        "uint64_t":$memory,
+                        APFloatParameter<"peak fp32 FLOP/s">:$fp32,
+                        APFloatParameter<"tf32 tensor-core FLOP/s">:$tf32,
+                        APFloatParameter<"bf16 tensor-core FLOP/s">:$bf16,
+                        APFloatParameter<"fp16 tensor-core FLOP/s">:$fp16,
+                        APFloatParameter<"memory bytes/s">:$bandwidth,
+                        APFloatParameter<"host link bytes/s">:$link,
+                        APFloatParameter<"seconds per kernel">:$launch,
+                        APFloatParameter<"lean-workspace slowdown">:$lean);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let builders = [
+    AttrBuilder<(ins "const ::memopt::DeviceProfile &":$profile)>,
+  ];
+  let extraClassDeclaration = [{
+    /// The numbers as the cost model takes them.
+    ::memopt::DeviceProfile getProfile() const;
+
+    /// The profile `backend` uses when none is given
+    /// (::memopt::defaultDeviceName: cpu, or a100-40g on cuda).
+    static DeviceAttr getDefault(::mlir::MLIRContext *context,
+                                 ::memopt::Backend backend);
+  }];
+}
+
 def Memopt_TargetAttr : AttrDef<Memopt_Dialect, "Target"> {
   let mnemonic = "target";
   let summary = "The backend a step is compiled for and what it allows";
@@ -50,6 +98,8 @@ def Memopt_TargetAttr : AttrDef<Memopt_Dialect, "Target"> {
     module attributes {memopt.target = #memopt.target<cpu>} { ... }
     module attributes {memopt.target = #memopt.target<cpu, in_place = false>} { ... }
     module attributes {memopt.target = #memopt.target<cuda>} { ... }
+    module attributes {memopt.target = #memopt.target<cuda,
+        device = #memopt.device<"rtx2060">, budget = 6442450944>} { ... }
     ```
 
     - `backend`: `cpu` (oneDNN and plain loops, MemoptRuntimeCPU) or `cuda`
@@ -58,7 +108,13 @@ def Memopt_TargetAttr : AttrDef<Memopt_Dialect, "Target"> {
       operand that dies at its op (elementwise ops, BatchNorm) and compute
       concat operands in their slice of the result. Default: true on cpu,
       false on cuda, whose kernels are not checked for in-place writes
-      (cuDNN BatchNorm); `in_place = true` on cuda is an error.
+      (cuDNN BatchNorm); `in_place = true` on cuda is an error;
+    - `device`: the `#memopt.device` every pass prices ops on and, without
+      a budget, fits into. Default: `cpu` on cpu, `a100-40g` on cuda
+      (printed only when it is not the default);
+    - `budget`: the predicted peak in bytes that tg-remat and tg-offload
+      fit (0, not printed: none given, they fit the device's memory); at
+      most the device's memory.
 
     The workspace policy follows from the backend: on cpu the memory
     planner asks oneDNN at compile time, on cuda it applies the CUDA
@@ -66,12 +122,15 @@ def Memopt_TargetAttr : AttrDef<Memopt_Dialect, "Target"> {
     `tg-annotate-workspaces` applies it.
   }];
   let parameters = (ins EnumParameter<Memopt_Backend>:$backend,
-                        "bool":$inPlace);
+                        "bool":$inPlace,
+                        "::memopt::DeviceAttr":$device,
+                        "uint64_t":$budget);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let builders = [
     AttrBuilder<(ins "::memopt::Backend":$backend), [{
-      return $_get($_ctxt, backend, backend == ::memopt::Backend::cpu);
+      return $_get($_ctxt, backend, backend == ::memopt::Backend::cpu,
+                   ::memopt::DeviceAttr::getDefault($_ctxt, backend), 0);
     }]>,
   ];
   let skipDefaultBuilders = 0;
@@ -79,6 +138,17 @@ def Memopt_TargetAttr : AttrDef<Memopt_Dialect, "Target"> {
     /// Whether in_place has the backend's default value (then it is not
     /// printed).
     bool hasDefaultInPlace() const;
+
+    /// The device's numbers as the cost model takes them.
+    ::memopt::DeviceProfile getDeviceProfile() const {
+      return getDevice().getProfile();
+    }
+
+    /// The predicted peak in bytes to fit: the budget, or without one the
+    /// device's memory.
+    uint64_t getPeakLimit() const {
+      return getBudget() ? getBudget() : getDevice().getMemory();
+    }
   }];
 }
 
