@@ -259,18 +259,13 @@ StageEstimate StageEstimate::of(func::FuncOp stage, uint64_t peak,
   estimate.predictedPeakBytes = peak;
   estimate.arenaBytes = arenaBytes;
   estimate.exchangeBytes = largestExchangeBytes(stage);
-  auto attr = stage->getAttrOfType<DictionaryAttr>("memopt.stage");
+  StageAttr attr = getStage(stage);
   if (!attr)
     return estimate;
-  if (auto index = attr.getAs<IntegerAttr>("index"))
-    estimate.index = index.getInt();
-  if (auto send = attr.getAs<IntegerAttr>("send_bytes"))
-    estimate.sendBytes = send.getInt();
-  if (auto range = attr.getAs<DenseI64ArrayAttr>("forward_ops");
-      range && range.size() == 2) {
-    estimate.forwardBegin = range[0];
-    estimate.forwardEnd = range[1];
-  }
+  estimate.index = attr.getIndex();
+  estimate.sendBytes = attr.getSendBytes();
+  estimate.forwardBegin = attr.getForwardBegin();
+  estimate.forwardEnd = attr.getForwardEnd();
   if (auto microbatch =
           stage->getAttrOfType<DictionaryAttr>("memopt.microbatch")) {
     estimate.microbatches = integerField(microbatch, "microbatches");

@@ -49,8 +49,6 @@ using namespace memopt;
 
 namespace {
 
-constexpr StringLiteral kStageAttr = "memopt.stage";
-
 /// Persistent bytes and the arena peak of tg-schedule's order.
 uint64_t simulatedPeak(func::FuncOp func, bool inPlace, bool cuda) {
   MemorySimulator simulator(func, inPlace);
@@ -109,15 +107,13 @@ void MicrobatchPass::runOnOperation() {
     if (func.isExternal())
       continue;
     // A middle stage reads no batch data, only what the others send.
-    auto stage = func->getAttrOfType<DictionaryAttr>(kStageAttr);
+    StageAttr stage = getStage(func);
     if (!stage &&
         !llvm::any_of(llvm::seq(0u, func.getNumArguments()),
                       [&](unsigned i) { return isBatchArgument(func, i); }))
       continue;
-    auto of = stage ? stage.getAs<StringAttr>("of") : StringAttr();
-    auto index = stage ? stage.getAs<IntegerAttr>("index") : IntegerAttr();
-    if (of && index)
-      steps[of.getValue()].push_back({index.getInt(), func});
+    if (stage && stage.getOf())
+      steps[stage.getOf().getValue()].push_back({stage.getIndex(), func});
     else
       steps[func.getSymName()].push_back({0, func});
   }

@@ -734,8 +734,8 @@ int compile(const Options &options) {
   SmallVector<StageEstimate> stageEstimates;
   uint64_t worstStagePeak = 0;
   auto estimateStep = [&](func::FuncOp step, const StepArenaPlan &plan) {
-    auto stage = step->getAttrOfType<DictionaryAttr>("memopt.stage");
-    if (stage ? stage.getAs<StringAttr>("of").getValue() != stepName
+    StageAttr stage = getStage(step);
+    if (stage ? !stage.getOf() || stage.getOf().getValue() != stepName
               : step.getSymName() != stepName)
       return success();
     auto estimateStart = PhaseTimes::Clock::now();

@@ -273,7 +273,7 @@ def Partition : Pass<"tg-partition", "::mlir::ModuleOp"> {
     stage that owns its parameter), so each segment's forward, backward and
     update run on one device. Each function `@F` becomes `@F_stage0` ...
     `@F_stage<N-1>`, each with the arguments and results it owns (roles
-    kept) and `memopt.stage = {index, stages, of = "F", ...}`; every value
+    kept) and `memopt.stage = #memopt.stage<index = I, stages = N, of = "F", ...>`; every value
     read across a cut (activations, skip connections, gradients, a shared
     parameter) becomes a `tg.send` in the stage that computes it and a
     `tg.recv` in the stage that reads it, at the place of its first reader

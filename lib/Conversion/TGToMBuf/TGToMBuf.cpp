@@ -16,6 +16,7 @@
 
 #include "memopt/Analysis/StepMemory.h"
 #include "memopt/Dialect/MBuf/IR/MBufOps.h"
+#include "memopt/Dialect/Memopt/IR/MemoptDialect.h"
 #include "memopt/Dialect/TG/IR/TGOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -51,10 +52,8 @@ private:
   /// The device of the step's arena: its pipeline stage (tg-partition's
   /// `memopt.stage`), else 0.
   int64_t stageIndex() const {
-    if (auto stage = step->getAttrOfType<DictionaryAttr>("memopt.stage"))
-      if (auto index = stage.getAs<IntegerAttr>("index"))
-        return index.getInt();
-    return 0;
+    StageAttr stage = getStage(step);
+    return stage ? stage.getIndex() : 0;
   }
 
   func::FuncOp step;

@@ -2,6 +2,7 @@
 
 #include "memopt/Dialect/Memopt/IR/MemoptDialect.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -21,20 +22,57 @@ void MemoptDialect::initialize() {
       >();
 }
 
-/// `memopt.target` is a #memopt.target on a module; the other `memopt.*`
-/// attributes belong to the passes that write them (they check them when
-/// they read them back).
-LogicalResult MemoptDialect::verifyOperationAttribute(Operation *op,
-                                                      NamedAttribute attr) {
-  if (attr.getName() != kTargetAttrName)
-    return success();
-  if (!isa<ModuleOp>(op))
-    return op->emitError() << "'" << kTargetAttrName
-                           << "' belongs on the module, not on '"
+/// Fails unless `attr` sits on an OpT (`where`) and is an AttrT (`form`).
+template <typename OpT, typename AttrT>
+static LogicalResult verifyPlacement(Operation *op, NamedAttribute attr,
+                                     StringRef where, StringRef form) {
+  if (!isa<OpT>(op))
+    return op->emitError() << "'" << attr.getName().strref()
+                           << "' belongs on " << where << ", not on '"
                            << op->getName() << "'";
-  if (!isa<TargetAttr>(attr.getValue()))
-    return op->emitError() << "'" << kTargetAttrName
-                           << "' must be a #memopt.target<cpu|cuda>, got "
+  if (!isa<AttrT>(attr.getValue()))
+    return op->emitError() << "'" << attr.getName().strref()
+                           << "' must be a " << form << ", got "
                            << attr.getValue();
   return success();
+}
+
+/// `memopt.target` is a #memopt.target on a module, `memopt.stage` a
+/// #memopt.stage on a function; the other `memopt.*` attributes belong to
+/// the passes that write them (they check them when they read them back).
+LogicalResult MemoptDialect::verifyOperationAttribute(Operation *op,
+                                                      NamedAttribute attr) {
+  if (attr.getName() == kTargetAttrName)
+    return verifyPlacement<ModuleOp, TargetAttr>(op, attr, "the module",
+                                                 "#memopt.target<cpu|cuda>");
+  if (attr.getName() == kStageAttrName)
+    return verifyPlacement<func::FuncOp, StageAttr>(
+        op, attr, "a function", "#memopt.stage<index = I, stages = N, ...>");
+  return success();
+}
+
+LogicalResult StageAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                int64_t index, int64_t stages, StringAttr of,
+                                int64_t forwardBegin, int64_t forwardEnd,
+                                uint64_t persistentBytes,
+                                uint64_t simulatedPeakBytes, FloatAttr seconds,
+                                uint64_t sendBytes) {
+  if (stages < 1 || index < 0 || index >= stages)
+    return emitError() << "#memopt.stage index " << index
+                       << " must be in [0, stages) with stages >= 1, got "
+                          "stages = "
+                       << stages;
+  if (forwardBegin < 0 || forwardBegin > forwardEnd)
+    return emitError() << "#memopt.stage forward ops [" << forwardBegin
+                       << ", " << forwardEnd
+                       << ") must be a range of positions, begin <= end";
+  return success();
+}
+
+StageAttr memopt::getStage(Operation *function) {
+  return function->getAttrOfType<StageAttr>(MemoptDialect::kStageAttrName);
+}
+
+void memopt::setStage(Operation *function, StageAttr stage) {
+  function->setAttr(MemoptDialect::kStageAttrName, stage);
 }

@@ -30,6 +30,13 @@ namespace memopt {
 mlir::FailureOr<TargetAttr> lookupTarget(mlir::Operation *op,
                                          llvm::StringRef pass);
 
+/// The #memopt.stage of `function` (a pipeline stage of tg-partition), or
+/// null.
+StageAttr getStage(mlir::Operation *function);
+
+/// Records `stage` on `function`.
+void setStage(mlir::Operation *function, StageAttr stage);
+
 } // namespace memopt
 
 #endif // MEMOPT_DIALECT_MEMOPT_IR_MEMOPTDIALECT_H

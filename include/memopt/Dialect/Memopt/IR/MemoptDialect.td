@@ -33,6 +33,8 @@ def Memopt_Dialect : Dialect {
   let extraClassDeclaration = [{
     /// The module attribute that holds the #memopt.target.
     static constexpr llvm::StringLiteral kTargetAttrName = "memopt.target";
+    /// The function attribute that holds a pipeline stage's #memopt.stage.
+    static constexpr llvm::StringLiteral kStageAttrName = "memopt.stage";
   }];
 }
 
@@ -150,6 +152,40 @@ def Memopt_TargetAttr : AttrDef<Memopt_Dialect, "Target"> {
       return getBudget() ? getBudget() : getDevice().getMemory();
     }
   }];
+}
+
+def Memopt_StageAttr : AttrDef<Memopt_Dialect, "Stage"> {
+  let mnemonic = "stage";
+  let summary = "A pipeline stage: which one, of which step, and its cost";
+  let description = [{
+    ```mlir
+    func.func @train_step_stage0(...) attributes {memopt.stage =
+        #memopt.stage<index = 0, stages = 2, of = "train_step",
+                      forward_begin = 0, forward_end = 8,
+                      persistent_bytes = 4096, simulated_peak_bytes = 9216,
+                      seconds = 1.0e-05 : f64, send_bytes = 1024>} { ... }
+    ```
+
+    What tg-partition decided for the function of one stage
+    (docs/passes/partition.md): its `index` among `stages`, the step it
+    was cut from (`of`), its forward ops `[forward_begin, forward_end)`
+    in the step's program order, and what the partition predicted for it:
+    `persistent_bytes`, `simulated_peak_bytes`, `seconds` and
+    `send_bytes`. Only `index` and `stages` are required (the others
+    default to 0 and no step). The verifier wants 0 <= index < stages and
+    forward_begin <= forward_end; `tg.send`/`tg.recv` read it to check
+    their peer stage.
+  }];
+  let parameters = (ins "int64_t":$index, "int64_t":$stages,
+                        OptionalParameter<"::mlir::StringAttr">:$of,
+                        DefaultValuedParameter<"int64_t", "0">:$forward_begin,
+                        DefaultValuedParameter<"int64_t", "0">:$forward_end,
+                        DefaultValuedParameter<"uint64_t", "0">:$persistent_bytes,
+                        DefaultValuedParameter<"uint64_t", "0">:$simulated_peak_bytes,
+                        OptionalParameter<"::mlir::FloatAttr">:$seconds,
+                        DefaultValuedParameter<"uint64_t", "0">:$send_bytes);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
 }
 
 #endif // MEMOPT_DIALECT_MEMOPT_IR_MEMOPTDIALECT_TD
