@@ -751,9 +751,8 @@ int compile(const Options &options) {
     if (succeeded(estimate) && peak <= worstStagePeak)
       return success();
     worstStagePeak = peak;
-    if (auto decision =
-            step->getAttrOfType<DictionaryAttr>("memopt.schedule"))
-      schedule = decision.getAs<StringAttr>("strategy").str();
+    if (ScheduleAttr decision = getSchedule(step))
+      schedule = decision.getStrategy().str();
     estimate = std::move(current);
     return success();
   };

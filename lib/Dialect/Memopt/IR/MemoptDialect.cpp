@@ -38,7 +38,8 @@ static LogicalResult verifyPlacement(Operation *op, NamedAttribute attr,
 }
 
 /// `memopt.target` is a #memopt.target on a module, `memopt.stage` a
-/// #memopt.stage on a function; the other `memopt.*` attributes belong to
+/// #memopt.stage and `memopt.schedule` a #memopt.schedule on a function;
+/// the other `memopt.*` attributes belong to
 /// the passes that write them (they check them when they read them back).
 LogicalResult MemoptDialect::verifyOperationAttribute(Operation *op,
                                                       NamedAttribute attr) {
@@ -48,6 +49,11 @@ LogicalResult MemoptDialect::verifyOperationAttribute(Operation *op,
   if (attr.getName() == kStageAttrName)
     return verifyPlacement<func::FuncOp, StageAttr>(
         op, attr, "a function", "#memopt.stage<index = I, stages = N, ...>");
+  if (attr.getName() == kScheduleAttrName)
+    return verifyPlacement<func::FuncOp, ScheduleAttr>(
+        op, attr, "a function",
+        "#memopt.schedule<strategy = S, simulated_peak_bytes = B, "
+        "candidates = {...}>");
   return success();
 }
 
@@ -75,4 +81,34 @@ StageAttr memopt::getStage(Operation *function) {
 
 void memopt::setStage(Operation *function, StageAttr stage) {
   function->setAttr(MemoptDialect::kStageAttrName, stage);
+}
+
+LogicalResult
+ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                     StringAttr strategy, uint64_t simulatedPeakBytes,
+                     DictionaryAttr candidates) {
+  for (NamedAttribute candidate : candidates)
+    if (!isa<IntegerAttr>(candidate.getValue()))
+      return emitError() << "#memopt.schedule candidate '"
+                         << candidate.getName().strref()
+                         << "' must be an integer number of bytes, got "
+                         << candidate.getValue();
+  auto chosen = candidates.getAs<IntegerAttr>(strategy);
+  if (!chosen)
+    return emitError() << "#memopt.schedule strategy '" << strategy.strref()
+                       << "' is not among its candidates";
+  if (chosen.getValue().getZExtValue() != simulatedPeakBytes)
+    return emitError() << "#memopt.schedule simulated_peak_bytes "
+                       << simulatedPeakBytes << " differs from candidate '"
+                       << strategy.strref() << "''s " << chosen.getInt();
+  return success();
+}
+
+ScheduleAttr memopt::getSchedule(Operation *function) {
+  return function->getAttrOfType<ScheduleAttr>(
+      MemoptDialect::kScheduleAttrName);
+}
+
+void memopt::setSchedule(Operation *function, ScheduleAttr schedule) {
+  function->setAttr(MemoptDialect::kScheduleAttrName, schedule);
 }

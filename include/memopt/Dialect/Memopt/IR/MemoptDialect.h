@@ -37,6 +37,12 @@ StageAttr getStage(mlir::Operation *function);
 /// Records `stage` on `function`.
 void setStage(mlir::Operation *function, StageAttr stage);
 
+/// The #memopt.schedule tg-schedule recorded on `function`, or null.
+ScheduleAttr getSchedule(mlir::Operation *function);
+
+/// Records `schedule` on `function`.
+void setSchedule(mlir::Operation *function, ScheduleAttr schedule);
+
 } // namespace memopt
 
 #endif // MEMOPT_DIALECT_MEMOPT_IR_MEMOPTDIALECT_H

@@ -35,6 +35,8 @@ def Memopt_Dialect : Dialect {
     static constexpr llvm::StringLiteral kTargetAttrName = "memopt.target";
     /// The function attribute that holds a pipeline stage's #memopt.stage.
     static constexpr llvm::StringLiteral kStageAttrName = "memopt.stage";
+    /// The function attribute that holds tg-schedule's #memopt.schedule.
+    static constexpr llvm::StringLiteral kScheduleAttrName = "memopt.schedule";
   }];
 }
 
@@ -184,6 +186,32 @@ def Memopt_StageAttr : AttrDef<Memopt_Dialect, "Stage"> {
                         DefaultValuedParameter<"uint64_t", "0">:$simulated_peak_bytes,
                         OptionalParameter<"::mlir::FloatAttr">:$seconds,
                         DefaultValuedParameter<"uint64_t", "0">:$send_bytes);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Memopt_ScheduleAttr : AttrDef<Memopt_Dialect, "Schedule"> {
+  let mnemonic = "schedule";
+  let summary = "The op order tg-schedule chose and the peaks it compared";
+  let description = [{
+    ```mlir
+    func.func @train_step(...) attributes {memopt.schedule =
+        #memopt.schedule<strategy = "free-first", simulated_peak_bytes = 6144,
+                         candidates = {"free-first" = 6144 : i64,
+                                       "frees-asap" = 6144 : i64,
+                                       given = 9216 : i64}>} { ... }
+    ```
+
+    What tg-schedule decided for a function (docs/passes/schedule.md):
+    the `strategy` whose order it applied, that order's
+    `simulated_peak_bytes`, and the simulated peak of every candidate
+    order it compared (`candidates`, bytes by strategy name). The verifier
+    wants every candidate an integer number of bytes, and the strategy
+    among the candidates with the simulated peak as its bytes.
+  }];
+  let parameters = (ins "::mlir::StringAttr":$strategy,
+                        "uint64_t":$simulated_peak_bytes,
+                        "::mlir::DictionaryAttr":$candidates);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }
