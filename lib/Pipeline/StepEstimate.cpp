@@ -259,26 +259,24 @@ StageEstimate StageEstimate::of(func::FuncOp stage, uint64_t peak,
   estimate.predictedPeakBytes = peak;
   estimate.arenaBytes = arenaBytes;
   estimate.exchangeBytes = largestExchangeBytes(stage);
-  StageAttr attr = getStage(stage);
+  StageAttr attr = getDecision<StageAttr>(stage);
   if (!attr)
     return estimate;
   estimate.index = attr.getIndex();
   estimate.sendBytes = attr.getSendBytes();
   estimate.forwardBegin = attr.getForwardBegin();
   estimate.forwardEnd = attr.getForwardEnd();
-  if (auto microbatch =
-          stage->getAttrOfType<DictionaryAttr>("memopt.microbatch")) {
-    estimate.microbatches = integerField(microbatch, "microbatches");
-    estimate.inFlight = integerField(microbatch, "in_flight");
+  if (MicrobatchAttr microbatch = getDecision<MicrobatchAttr>(stage)) {
+    estimate.microbatches = microbatch.getMicrobatches();
+    estimate.inFlight = microbatch.getInFlight();
     // The schedules' peaks are simulated before the memory passes: on a
     // stage they traded on they are the peaks of another step than the one
     // planned (above the budget that the plan fits), so they are left out.
     if (!tradesMemory(stage)) {
-      estimate.gpipePeakBytes = integerField(microbatch, "peak_bytes_gpipe");
-      estimate.oneFOneBPeakBytes =
-          integerField(microbatch, "peak_bytes_1f1b");
+      estimate.gpipePeakBytes = microbatch.getPeakBytesGpipe();
+      estimate.oneFOneBPeakBytes = microbatch.getPeakBytes_1f1b();
     }
-    if (auto schedule = microbatch.getAs<StringAttr>("schedule"))
+    if (StringAttr schedule = microbatch.getSchedule())
       estimate.schedule = schedule.str();
   }
   return estimate;

@@ -107,7 +107,7 @@ void MicrobatchPass::runOnOperation() {
     if (func.isExternal())
       continue;
     // A middle stage reads no batch data, only what the others send.
-    StageAttr stage = getStage(func);
+    StageAttr stage = getDecision<StageAttr>(func);
     if (!stage &&
         !llvm::any_of(llvm::seq(0u, func.getNumArguments()),
                       [&](unsigned i) { return isBatchArgument(func, i); }))
@@ -155,12 +155,13 @@ void MicrobatchPass::runOnOperation() {
     for (auto [s, func] : llvm::enumerate(funcs)) {
       uint64_t mine = chosenPeaks[s], theirs = otherPeaks[s];
       bool gpipe = chosen == PipelineSchedule::GPipe;
-      NamedAttrList fields(func->getAttrOfType<DictionaryAttr>(kMicrobatchAttr));
-      fields.set("peak_bytes_gpipe",
-                 attrs.getI64IntegerAttr(gpipe ? mine : theirs));
-      fields.set("peak_bytes_1f1b",
-                 attrs.getI64IntegerAttr(gpipe ? theirs : mine));
-      func->setAttr(kMicrobatchAttr, fields.getDictionary(module.getContext()));
+      MicrobatchAttr decision = getDecision<MicrobatchAttr>(func);
+      setDecision(func,
+                  MicrobatchAttr::get(
+                      module.getContext(), decision.getMicrobatches(),
+                      decision.getInFlight(), decision.getOrder(),
+                      decision.getSchedule(), gpipe ? mine : theirs,
+                      gpipe ? theirs : mine));
     }
   }
 }

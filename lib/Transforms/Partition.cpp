@@ -138,7 +138,7 @@ public:
     ModuleOp module = getOperation();
     SmallVector<func::FuncOp> steps;
     for (auto function : module.getOps<func::FuncOp>())
-      if (!function.isExternal() && !getStage(function))
+      if (!function.isExternal() && !getDecision<StageAttr>(function))
         steps.push_back(function);
     // Training steps first: a step that updates nothing (the evaluation
     // step) then takes their cuts, so that each parameter stays on the
@@ -310,12 +310,11 @@ LogicalResult PartitionPass::partition(func::FuncOp step,
     // more threads and differed from one process with others).
     if (Attribute threads = step->getAttr(kWorkspaceThreadsAttr))
       stage->setAttr(kWorkspaceThreadsAttr, threads);
-    setStage(stage, StageAttr::get(attrs.getContext(), s, stages,
-                                   step.getSymNameAttr(), bounds[s],
-                                   bounds[s + 1], cost.persistentBytes,
-                                   cost.peak(),
-                                   attrs.getF64FloatAttr(cost.seconds),
-                                   sendBytes));
+    setDecision(stage,
+                StageAttr::get(attrs.getContext(), s, stages,
+                               step.getSymNameAttr(), bounds[s], bounds[s + 1],
+                               cost.persistentBytes, cost.peak(),
+                               attrs.getF64FloatAttr(cost.seconds), sendBytes));
     insert.setInsertionPointAfter(insertAfter);
     insert.insert(stage);
     insertAfter = stage;

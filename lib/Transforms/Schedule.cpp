@@ -248,7 +248,7 @@ public:
         ++numMovedOps;
     applyOrder(graph, choice.order, body.getTerminator());
     numChosenPeak = bestPeak;
-    setSchedule(function,
+    setDecision(function,
                 ScheduleAttr::get(&getContext(),
                                   builder.getStringAttr(bestName), bestPeak,
                                   builder.getDictionaryAttr(candidates)));

@@ -734,7 +734,7 @@ int compile(const Options &options) {
   SmallVector<StageEstimate> stageEstimates;
   uint64_t worstStagePeak = 0;
   auto estimateStep = [&](func::FuncOp step, const StepArenaPlan &plan) {
-    StageAttr stage = getStage(step);
+    StageAttr stage = getDecision<StageAttr>(step);
     if (stage ? !stage.getOf() || stage.getOf().getValue() != stepName
               : step.getSymName() != stepName)
       return success();
@@ -751,7 +751,7 @@ int compile(const Options &options) {
     if (succeeded(estimate) && peak <= worstStagePeak)
       return success();
     worstStagePeak = peak;
-    if (ScheduleAttr decision = getSchedule(step))
+    if (ScheduleAttr decision = getDecision<ScheduleAttr>(step))
       schedule = decision.getStrategy().str();
     estimate = std::move(current);
     return success();

@@ -118,7 +118,7 @@ public:
     unsigned numSteps = 0;
     SmallVector<func::FuncOp> stages;
     for (func::FuncOp func : module.getOps<func::FuncOp>()) {
-      if (StageAttr stage = getStage(func)) {
+      if (StageAttr stage = getDecision<StageAttr>(func)) {
         StringAttr of = stage.getOf();
         if (of && of.getValue() == kEvalFunctionName) {
           func.emitError("convert-tg-to-emitc: @")
@@ -316,7 +316,7 @@ private:
   LogicalResult convertStages(ModuleOp module,
                               SmallVector<func::FuncOp> &stages) {
     auto indexOf = [](func::FuncOp func) {
-      return getStage(func).getIndex();
+      return getDecision<StageAttr>(func).getIndex();
     };
     llvm::sort(stages, [&](func::FuncOp a, func::FuncOp b) {
       return indexOf(a) < indexOf(b);

@@ -52,7 +52,7 @@ private:
   /// The device of the step's arena: its pipeline stage (tg-partition's
   /// `memopt.stage`), else 0.
   int64_t stageIndex() const {
-    StageAttr stage = getStage(step);
+    StageAttr stage = getDecision<StageAttr>(step);
     return stage ? stage.getIndex() : 0;
   }
 

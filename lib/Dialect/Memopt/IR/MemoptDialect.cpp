@@ -38,8 +38,8 @@ static LogicalResult verifyPlacement(Operation *op, NamedAttribute attr,
 }
 
 /// `memopt.target` is a #memopt.target on a module, `memopt.stage` a
-/// #memopt.stage and `memopt.schedule` a #memopt.schedule on a function;
-/// the other `memopt.*` attributes belong to
+/// #memopt.stage, `memopt.schedule` a #memopt.schedule and
+/// `memopt.microbatch` a #memopt.microbatch on a function; the other `memopt.*` attributes belong to
 /// the passes that write them (they check them when they read them back).
 LogicalResult MemoptDialect::verifyOperationAttribute(Operation *op,
                                                       NamedAttribute attr) {
@@ -54,6 +54,11 @@ LogicalResult MemoptDialect::verifyOperationAttribute(Operation *op,
         op, attr, "a function",
         "#memopt.schedule<strategy = S, simulated_peak_bytes = B, "
         "candidates = {...}>");
+  if (attr.getName() == kMicrobatchAttrName)
+    return verifyPlacement<func::FuncOp, MicrobatchAttr>(
+        op, attr, "a function",
+        "#memopt.microbatch<microbatches = M, in_flight = K, order = O, "
+        "...>");
   return success();
 }
 
@@ -75,13 +80,7 @@ LogicalResult StageAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-StageAttr memopt::getStage(Operation *function) {
-  return function->getAttrOfType<StageAttr>(MemoptDialect::kStageAttrName);
-}
 
-void memopt::setStage(Operation *function, StageAttr stage) {
-  function->setAttr(MemoptDialect::kStageAttrName, stage);
-}
 
 LogicalResult
 ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
@@ -104,11 +103,24 @@ ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-ScheduleAttr memopt::getSchedule(Operation *function) {
-  return function->getAttrOfType<ScheduleAttr>(
-      MemoptDialect::kScheduleAttrName);
+
+
+LogicalResult
+MicrobatchAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                       int64_t microbatches, int64_t inFlight,
+                       StringAttr order, StringAttr schedule,
+                       uint64_t peakBytesGpipe, uint64_t peakBytesOneFOneB) {
+  if (microbatches < 1 || inFlight < 0 || inFlight > microbatches)
+    return emitError() << "#memopt.microbatch in_flight " << inFlight
+                       << " must be in [0, microbatches] with microbatches "
+                          ">= 1, got microbatches = "
+                       << microbatches;
+  if (schedule && schedule.getValue() != "gpipe" &&
+      schedule.getValue() != "1f1b")
+    return emitError() << "#memopt.microbatch schedule must be \"gpipe\" or "
+                          "\"1f1b\", got "
+                       << schedule;
+  return success();
 }
 
-void memopt::setSchedule(Operation *function, ScheduleAttr schedule) {
-  function->setAttr(MemoptDialect::kScheduleAttrName, schedule);
-}
+

@@ -14,14 +14,14 @@
 
 using namespace mlir;
 using namespace memopt::tg;
-using memopt::getStage;
+using memopt::getDecision;
 using memopt::StageAttr;
 
 static LogicalResult verifyPeer(Operation *op, int64_t peer) {
   auto function = op->getParentOfType<func::FuncOp>();
   if (!function)
     return success();
-  StageAttr stage = getStage(function);
+  StageAttr stage = getDecision<StageAttr>(function);
   if (!stage)
     return success();
   if (peer == stage.getIndex() || peer >= stage.getStages())

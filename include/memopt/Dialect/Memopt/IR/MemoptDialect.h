@@ -30,18 +30,37 @@ namespace memopt {
 mlir::FailureOr<TargetAttr> lookupTarget(mlir::Operation *op,
                                          llvm::StringRef pass);
 
-/// The #memopt.stage of `function` (a pipeline stage of tg-partition), or
-/// null.
-StageAttr getStage(mlir::Operation *function);
+/// The name of the function attribute that holds a decision AttrT
+/// (#memopt.stage, #memopt.schedule, #memopt.microbatch).
+template <typename AttrT>
+struct DecisionAttrName;
+template <>
+struct DecisionAttrName<StageAttr> {
+  static constexpr llvm::StringLiteral value = MemoptDialect::kStageAttrName;
+};
+template <>
+struct DecisionAttrName<ScheduleAttr> {
+  static constexpr llvm::StringLiteral value =
+      MemoptDialect::kScheduleAttrName;
+};
+template <>
+struct DecisionAttrName<MicrobatchAttr> {
+  static constexpr llvm::StringLiteral value =
+      MemoptDialect::kMicrobatchAttrName;
+};
 
-/// Records `stage` on `function`.
-void setStage(mlir::Operation *function, StageAttr stage);
+/// The decision AttrT that its pass recorded on `function`, or null:
+/// getDecision<StageAttr>(f) is tg-partition's stage of f.
+template <typename AttrT>
+AttrT getDecision(mlir::Operation *function) {
+  return function->getAttrOfType<AttrT>(DecisionAttrName<AttrT>::value);
+}
 
-/// The #memopt.schedule tg-schedule recorded on `function`, or null.
-ScheduleAttr getSchedule(mlir::Operation *function);
-
-/// Records `schedule` on `function`.
-void setSchedule(mlir::Operation *function, ScheduleAttr schedule);
+/// Records `decision` on `function`.
+template <typename AttrT>
+void setDecision(mlir::Operation *function, AttrT decision) {
+  function->setAttr(DecisionAttrName<AttrT>::value, decision);
+}
 
 } // namespace memopt
 

@@ -37,6 +37,9 @@ def Memopt_Dialect : Dialect {
     static constexpr llvm::StringLiteral kStageAttrName = "memopt.stage";
     /// The function attribute that holds tg-schedule's #memopt.schedule.
     static constexpr llvm::StringLiteral kScheduleAttrName = "memopt.schedule";
+    /// The function attribute that holds tg-microbatch's #memopt.microbatch.
+    static constexpr llvm::StringLiteral kMicrobatchAttrName =
+        "memopt.microbatch";
   }];
 }
 
@@ -212,6 +215,35 @@ def Memopt_ScheduleAttr : AttrDef<Memopt_Dialect, "Schedule"> {
   let parameters = (ins "::mlir::StringAttr":$strategy,
                         "uint64_t":$simulated_peak_bytes,
                         "::mlir::DictionaryAttr":$candidates);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Memopt_MicrobatchAttr : AttrDef<Memopt_Dialect, "Microbatch"> {
+  let mnemonic = "microbatch";
+  let summary = "How tg-microbatch runs a step's microbatches";
+  let description = [{
+    ```mlir
+    func.func @train_step_stage0(...) attributes {memopt.microbatch =
+        #memopt.microbatch<microbatches = 4, in_flight = 2,
+                           order = "F0 F1 B0 F2 B1 F3 B2 B3", schedule = "1f1b",
+                           peak_bytes_gpipe = 655838464,
+                           peak_bytes_1f1b = 391577088>} { ... }
+    ```
+
+    What tg-microbatch decided for a function (docs/passes/microbatch.md):
+    its `microbatches`, how many are `in_flight` at most (their forward
+    run, their backward not yet), the `order` of its forward (F) and
+    backward (B) units, and for a training step in pipeline stages the
+    `schedule` and the simulated peak under either schedule (0: not
+    simulated). The verifier wants at least one microbatch, in_flight at
+    most microbatches, and a schedule of gpipe or 1f1b.
+  }];
+  let parameters = (ins "int64_t":$microbatches, "int64_t":$in_flight,
+                        "::mlir::StringAttr":$order,
+                        OptionalParameter<"::mlir::StringAttr">:$schedule,
+                        DefaultValuedParameter<"uint64_t", "0">:$peak_bytes_gpipe,
+                        DefaultValuedParameter<"uint64_t", "0">:$peak_bytes_1f1b);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }
