@@ -9,6 +9,7 @@
 #include "memopt/Analysis/CostModel.h"
 #include "memopt/Analysis/Passes.h"
 #include "memopt/Analysis/StepPhases.h"
+#include "memopt/Dialect/Memopt/IR/MemoptDialect.h"
 #include "memopt/Dialect/TG/IR/TGOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -32,13 +33,11 @@ public:
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();
-    llvm::Expected<DeviceProfile> profile = parseDeviceProfile(device);
-    if (!profile) {
-      func.emitError("tg-estimate-cost: ")
-          << llvm::toString(profile.takeError());
+    FailureOr<TargetAttr> target = lookupTarget(func, "tg-estimate-cost");
+    if (failed(target))
       return signalPassFailure();
-    }
-    CostModel model(*profile, workspaceBytes);
+    DeviceProfile profile = target->getDeviceProfile();
+    CostModel model(profile, workspaceBytes);
     StepPhases phases(func);
 
     Builder b(&getContext());
@@ -60,7 +59,7 @@ public:
     func->setAttr(
         kCostAttr,
         b.getDictionaryAttr({
-            b.getNamedAttr("device", b.getStringAttr(profile->name)),
+            b.getNamedAttr("device", b.getStringAttr(profile.name)),
             b.getNamedAttr("forward_flops",
                            b.getI64IntegerAttr(total.flops[0])),
             b.getNamedAttr("backward_flops",

@@ -8,6 +8,7 @@
 #include "memopt/Pipeline/ModuleEstimate.h"
 
 #include "memopt/Analysis/ArenaPlan.h"
+#include "memopt/Dialect/Memopt/IR/MemoptDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -15,7 +16,7 @@ using namespace mlir;
 using namespace memopt;
 
 FailureOr<ModuleEstimate>
-memopt::estimatePlannedModule(ModuleOp module, const DeviceProfile &device) {
+memopt::estimatePlannedModule(ModuleOp module) {
   auto functions = module.getOps<func::FuncOp>();
   if (functions.empty())
     return module.emitError("memopt-compile: the module has no training "
@@ -24,8 +25,8 @@ memopt::estimatePlannedModule(ModuleOp module, const DeviceProfile &device) {
   // name it in their memopt.stage.
   func::FuncOp first = *functions.begin();
   auto stageOf = [](func::FuncOp function) -> std::optional<StringRef> {
-    if (auto stage = function->getAttrOfType<DictionaryAttr>("memopt.stage"))
-      if (auto of = stage.getAs<StringAttr>("of"))
+    if (StageAttr stage = getDecision<StageAttr>(function))
+      if (StringAttr of = stage.getOf())
         return of.getValue();
     return std::nullopt;
   };
@@ -41,7 +42,7 @@ memopt::estimatePlannedModule(ModuleOp module, const DeviceProfile &device) {
     if (failed(plan))
       return failure();
     FailureOr<StepEstimate> estimate =
-        StepEstimate::compute(function, device, plan->plan);
+        StepEstimate::compute(function, plan->plan);
     if (failed(estimate))
       return failure();
     uint64_t peak = estimate->predictedPeakBytes(plan->plan.totalBytes());
@@ -53,9 +54,8 @@ memopt::estimatePlannedModule(ModuleOp module, const DeviceProfile &device) {
     worstPeak = peak;
     if (of)
       result.stageArenaBytes = arenaBytes;
-    if (auto decision =
-            function->getAttrOfType<DictionaryAttr>("memopt.schedule"))
-      result.schedule = decision.getAs<StringAttr>("strategy").str();
+    if (ScheduleAttr decision = getDecision<ScheduleAttr>(function))
+      result.schedule = decision.getStrategy().str();
     result.step = std::move(*estimate);
   }
   return result;

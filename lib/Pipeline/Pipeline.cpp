@@ -40,6 +40,8 @@ void memopt::buildTrainingStepPipeline(OpPassManager &pm,
   // Set once, first: every later pass reads the module's #memopt.target.
   SetTargetOptions target;
   target.target = stringifyBackend(options.target).str();
+  target.device = options.device;
+  target.budget = options.budget;
   pm.addPass(createSetTarget(target));
   // Mixed precision on the forward ops, before autodiff: the gradient
   // rules then give every backward op its forward op's type and bring the
@@ -76,7 +78,6 @@ void memopt::buildMemoryPlanPipeline(OpPassManager &pm,
   if (options.stages > 1) {
     PartitionOptions partition;
     partition.stages = options.stages;
-    partition.device = options.device;
     partition.microbatches = options.microbatches;
     partition.schedule = options.schedule;
     pm.addPass(createPartition(partition));
@@ -103,9 +104,7 @@ void memopt::buildMemoryPlanPipeline(OpPassManager &pm,
   if (options.remat != "none") {
     RematOptions remat;
     remat.strategy = options.remat;
-    remat.budget = options.budget;
     remat.timeLimit = options.rematTimeLimit;
-    remat.device = options.device;
     remat.leanWorkspaces = options.leanWorkspaces;
     // remat=auto with offload=auto: one greedy decides per value keep,
     // recompute or offload; tg-offload then inserts the marked copies.
@@ -119,8 +118,6 @@ void memopt::buildMemoryPlanPipeline(OpPassManager &pm,
   if (options.offload != "none") {
     OffloadOptions offload;
     offload.strategy = options.offload;
-    offload.budget = options.budget;
-    offload.device = options.device;
     pm.addNestedPass<func::FuncOp>(createOffload(offload));
   }
   // Plans each function, recording the plan on its ops.

@@ -24,14 +24,17 @@ static int64_t integerField(DictionaryAttr dict, StringRef name) {
 }
 
 FailureOr<StepEstimate> StepEstimate::compute(func::FuncOp step,
-                                              const DeviceProfile &device,
                                               const ArenaPlan &plan) {
   FailureOr<TargetAttr> target = lookupTarget(step, "memopt-compile");
   if (failed(target))
     return failure();
   StepPhases phases(step);
+  DeviceProfile device = target->getDeviceProfile();
   StepEstimate estimate{device, target->getBackend(), StepCost(),
                         MemoryTimeline()};
+  estimate.defaultDevice =
+      target->getDevice() ==
+      DeviceAttr::getDefault(step.getContext(), target->getBackend());
   estimate.inPlace = target->getInPlace();
   estimate.hostScalarBytes =
       memopt::hostScalarBytes(step, estimate.target == Backend::cuda);
@@ -217,7 +220,9 @@ llvm::json::Object memopt::compileReport(const StepEstimate &estimate,
                          {"fp16_flops", device.fp16Flops},
                          {"memory_bandwidth", device.memoryBandwidth},
                          {"link_bandwidth", device.linkBandwidth},
-                         {"launch_seconds", device.launchSeconds}}},
+                         {"launch_seconds", device.launchSeconds},
+                         {"lean_slowdown", device.leanSlowdown},
+                         {"default", estimate.defaultDevice}}},
            {"schedule", schedule},
            {"memory_plan", estimate.inPlace
                                ? "liveness best-fit, in place, concat slices"
@@ -254,31 +259,24 @@ StageEstimate StageEstimate::of(func::FuncOp stage, uint64_t peak,
   estimate.predictedPeakBytes = peak;
   estimate.arenaBytes = arenaBytes;
   estimate.exchangeBytes = largestExchangeBytes(stage);
-  auto attr = stage->getAttrOfType<DictionaryAttr>("memopt.stage");
+  StageAttr attr = getDecision<StageAttr>(stage);
   if (!attr)
     return estimate;
-  if (auto index = attr.getAs<IntegerAttr>("index"))
-    estimate.index = index.getInt();
-  if (auto send = attr.getAs<IntegerAttr>("send_bytes"))
-    estimate.sendBytes = send.getInt();
-  if (auto range = attr.getAs<DenseI64ArrayAttr>("forward_ops");
-      range && range.size() == 2) {
-    estimate.forwardBegin = range[0];
-    estimate.forwardEnd = range[1];
-  }
-  if (auto microbatch =
-          stage->getAttrOfType<DictionaryAttr>("memopt.microbatch")) {
-    estimate.microbatches = integerField(microbatch, "microbatches");
-    estimate.inFlight = integerField(microbatch, "in_flight");
+  estimate.index = attr.getIndex();
+  estimate.sendBytes = attr.getSendBytes();
+  estimate.forwardBegin = attr.getForwardBegin();
+  estimate.forwardEnd = attr.getForwardEnd();
+  if (MicrobatchAttr microbatch = getDecision<MicrobatchAttr>(stage)) {
+    estimate.microbatches = microbatch.getMicrobatches();
+    estimate.inFlight = microbatch.getInFlight();
     // The schedules' peaks are simulated before the memory passes: on a
     // stage they traded on they are the peaks of another step than the one
     // planned (above the budget that the plan fits), so they are left out.
     if (!tradesMemory(stage)) {
-      estimate.gpipePeakBytes = integerField(microbatch, "peak_bytes_gpipe");
-      estimate.oneFOneBPeakBytes =
-          integerField(microbatch, "peak_bytes_1f1b");
+      estimate.gpipePeakBytes = microbatch.getPeakBytesGpipe();
+      estimate.oneFOneBPeakBytes = microbatch.getPeakBytes_1f1b();
     }
-    if (auto schedule = microbatch.getAs<StringAttr>("schedule"))
+    if (StringAttr schedule = microbatch.getSchedule())
       estimate.schedule = schedule.str();
   }
   return estimate;

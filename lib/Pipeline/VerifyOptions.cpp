@@ -80,9 +80,15 @@ llvm::Error TrainingPipelineOptions::verify(Spelling spelling) const {
     return error("{0}remat-time-limit expects a positive number of seconds, "
                  "got {1}",
                  quote(rematTimeLimit));
-  llvm::Expected<DeviceProfile> profile = parseDeviceProfile(device);
+  // Without a device, the target's default profile (cpu or a100-40g).
+  std::string deviceSpec =
+      device.empty() ? defaultDeviceName(target == Backend::cuda).str()
+                     : std::string(device);
+  llvm::Expected<DeviceProfile> profile = parseDeviceProfile(deviceSpec);
   if (!profile)
     return error("{0}device: {1}", llvm::toString(profile.takeError()));
+  if (llvm::Error tooLarge = verifyBudget(budget, *profile))
+    return error("{0}budget: {1}", llvm::toString(std::move(tooLarge)));
   if (!llvm::is_contained({"none", "auto"}, offload))
     return error("{0}offload must be none or auto, got '{1}'",
                  StringRef(offload));
@@ -149,7 +155,7 @@ llvm::Error TrainingPipelineOptions::verify(Spelling spelling) const {
   // profile without it (rtx2060: Turing) is a GPU the bf16 step cannot
   // run on. fp16 runs on every CUDA GPU.
   if (amp == tg::AmpMode::bf16 && target == Backend::cuda &&
-      device.hasValue() && profile->bf16Flops == 0)
+      profile->bf16Flops == 0)
     return error("{0}amp=bf16 {0}target=cuda: the {0}device profile '{1}' "
                  "has no bf16 support (bf16 needs an Ampere or newer GPU): "
                  "use {0}amp=fp16, or a {0}device with bf16 (a100-40g, "
@@ -176,7 +182,7 @@ llvm::Error TrainingPipelineOptions::verify(Spelling spelling) const {
     return error("{0}offload={1}: the {0}device profile '{2}' has no host "
                  "link bandwidth to copy over: add link=BYTES/s (e.g. "
                  "{0}device={2},link=12GB/s) or drop {0}offload",
-                 StringRef(offload), StringRef(device));
+                 StringRef(offload), StringRef(deviceSpec));
   // Lean workspaces are a choice of tg-remat's greedy, on cuDNN only.
   if (leanWorkspaces && (remat != "auto" || target != Backend::cuda))
     return error("{1} lets {0}remat=auto shrink cuDNN's convolution "

@@ -49,8 +49,6 @@ using namespace memopt;
 
 namespace {
 
-constexpr StringLiteral kStageAttr = "memopt.stage";
-
 /// Persistent bytes and the arena peak of tg-schedule's order.
 uint64_t simulatedPeak(func::FuncOp func, bool inPlace, bool cuda) {
   MemorySimulator simulator(func, inPlace);
@@ -109,15 +107,13 @@ void MicrobatchPass::runOnOperation() {
     if (func.isExternal())
       continue;
     // A middle stage reads no batch data, only what the others send.
-    auto stage = func->getAttrOfType<DictionaryAttr>(kStageAttr);
+    StageAttr stage = getDecision<StageAttr>(func);
     if (!stage &&
         !llvm::any_of(llvm::seq(0u, func.getNumArguments()),
                       [&](unsigned i) { return isBatchArgument(func, i); }))
       continue;
-    auto of = stage ? stage.getAs<StringAttr>("of") : StringAttr();
-    auto index = stage ? stage.getAs<IntegerAttr>("index") : IntegerAttr();
-    if (of && index)
-      steps[of.getValue()].push_back({index.getInt(), func});
+    if (stage && stage.getOf())
+      steps[stage.getOf().getValue()].push_back({stage.getIndex(), func});
     else
       steps[func.getSymName()].push_back({0, func});
   }
@@ -159,12 +155,13 @@ void MicrobatchPass::runOnOperation() {
     for (auto [s, func] : llvm::enumerate(funcs)) {
       uint64_t mine = chosenPeaks[s], theirs = otherPeaks[s];
       bool gpipe = chosen == PipelineSchedule::GPipe;
-      NamedAttrList fields(func->getAttrOfType<DictionaryAttr>(kMicrobatchAttr));
-      fields.set("peak_bytes_gpipe",
-                 attrs.getI64IntegerAttr(gpipe ? mine : theirs));
-      fields.set("peak_bytes_1f1b",
-                 attrs.getI64IntegerAttr(gpipe ? theirs : mine));
-      func->setAttr(kMicrobatchAttr, fields.getDictionary(module.getContext()));
+      MicrobatchAttr decision = getDecision<MicrobatchAttr>(func);
+      setDecision(func,
+                  MicrobatchAttr::get(
+                      module.getContext(), decision.getMicrobatches(),
+                      decision.getInFlight(), decision.getOrder(),
+                      decision.getSchedule(), gpipe ? mine : theirs,
+                      gpipe ? theirs : mine));
     }
   }
 }

@@ -9,6 +9,7 @@
 
 #include "memopt/Analysis/StepMemory.h"
 #include "memopt/Analysis/StepPhases.h"
+#include "memopt/Dialect/Memopt/IR/MemoptDialect.h"
 #include "memopt/Dialect/TG/IR/TGOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -366,16 +367,14 @@ LogicalResult MicrobatchRewrite::run(ArrayRef<func::FuncOp> funcs) {
       postponedSends += position != index && events[s][index].op &&
                            isa<tg::SendOp>(events[s][index].op);
     emit(split, events[s], order, tagStride);
-    SmallVector<NamedAttribute> fields{
-        attrs.getNamedAttr("microbatches",
-                           attrs.getI64IntegerAttr(microbatches)),
-        attrs.getNamedAttr("in_flight",
-                           attrs.getI64IntegerAttr(inFlight(units[s]))),
-        attrs.getNamedAttr("order", attrs.getStringAttr(formatUnits(units[s])))};
+    StringAttr scheduleName;
     if (training && (stages > 1 || alone))
-      fields.push_back(attrs.getNamedAttr(
-          "schedule", attrs.getStringAttr(stringifyPipelineSchedule(schedule))));
-    split.func->setAttr(kMicrobatchAttr, attrs.getDictionaryAttr(fields));
+      scheduleName = attrs.getStringAttr(stringifyPipelineSchedule(schedule));
+    setDecision(split.func,
+                MicrobatchAttr::get(attrs.getContext(), microbatches,
+                                    inFlight(units[s]),
+                                    attrs.getStringAttr(formatUnits(units[s])),
+                                    scheduleName, 0, 0));
   }
   return success();
 }

@@ -21,9 +21,6 @@
 
 namespace memopt {
 
-/// The attribute recording the rewrite on each function.
-constexpr llvm::StringLiteral kMicrobatchAttr = "memopt.microbatch";
-
 bool isOptimizerUpdate(mlir::Operation *op);
 
 /// The step's input or target: the data that splits into microbatches.

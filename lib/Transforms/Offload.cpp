@@ -42,11 +42,6 @@ public:
       return emitError(UnknownLoc::get(context))
              << "tg-offload: unknown strategy '" << strategy
              << "'; expected none or auto";
-    llvm::Expected<DeviceProfile> profile = parseDeviceProfile(device);
-    if (!profile)
-      return emitError(UnknownLoc::get(context))
-             << "tg-offload: device: " << llvm::toString(profile.takeError());
-    deviceProfile = std::move(*profile);
     return success();
   }
 
@@ -98,10 +93,15 @@ public:
     // Only a training step has a backward to prefetch for.
     if (!backward || (values.empty() && strategy == "none"))
       return;
+    FailureOr<TargetAttr> target = lookupTarget(function, "tg-offload");
+    if (failed(target))
+      return signalPassFailure();
+    DeviceProfile deviceProfile = target->getDeviceProfile();
     CostModel cost(deviceProfile, workspaceBytes);
     if (deviceProfile.linkBandwidth <= 0) {
       function.emitError("tg-offload: device '")
-          << device << "' has no host link bandwidth; give one (link=12GB/s)";
+          << deviceProfile.name
+          << "' has no host link bandwidth; give one (link=12GB/s)";
       return signalPassFailure();
     }
     Builder b(&getContext());
@@ -110,10 +110,7 @@ public:
     };
     SmallVector<NamedAttribute> decision;
     if (values.empty()) {
-      FailureOr<TargetAttr> target = lookupTarget(function, "tg-offload");
-      if (failed(target))
-        return signalPassFailure();
-      uint64_t budgetBytes = budget ? budget : deviceProfile.memoryBytes;
+      uint64_t budgetBytes = target->getPeakLimit();
       uint64_t persistent = remat::bytesBesideArena(
           function, target->getBackend() == Backend::cuda);
       uint64_t arenaTarget =
@@ -129,7 +126,7 @@ public:
         uint64_t smallest = plan.arenaBytes + persistent;
         mlir::emitError(function.getLoc())
             << "tg-offload: the step does not fit "
-            << (budget ? "--budget=" : "the --device memory of ")
+            << (target->getBudget() ? "--budget=" : "the --device memory of ")
             << budgetBytes << " bytes: the smallest peak offload=auto "
             << "reaches is " << smallest << " bytes (--budget=" << smallest
             << "; --remat=auto recomputes too)";
@@ -165,9 +162,6 @@ public:
                         b.getF64FloatAttr(timing.stallSeconds))});
     function->setAttr(offload::kOffloadAttr, b.getDictionaryAttr(decision));
   }
-
-private:
-  DeviceProfile deviceProfile;
 };
 
 } // namespace

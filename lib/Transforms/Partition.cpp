@@ -40,8 +40,6 @@ using namespace memopt;
 
 namespace {
 
-constexpr StringLiteral kStageAttr = "memopt.stage";
-
 /// The predicted peak and time of one stage.
 struct StageCost {
   uint64_t persistentBytes = 0;
@@ -125,11 +123,6 @@ public:
       return emitError(UnknownLoc::get(context))
              << "tg-partition: microbatches must be in [1, "
              << kMaxMicrobatches << "], got " << microbatches.getValue();
-    llvm::Expected<DeviceProfile> profile = parseDeviceProfile(device);
-    if (!profile)
-      return emitError(UnknownLoc::get(context))
-             << "tg-partition: device: " << llvm::toString(profile.takeError());
-    deviceProfile = std::move(*profile);
     std::optional<PipelineSchedule> parsed = parsePipelineSchedule(schedule);
     if (!parsed)
       return emitError(UnknownLoc::get(context))
@@ -145,7 +138,7 @@ public:
     ModuleOp module = getOperation();
     SmallVector<func::FuncOp> steps;
     for (auto function : module.getOps<func::FuncOp>())
-      if (!function.isExternal() && !function->hasAttr(kStageAttr))
+      if (!function.isExternal() && !getDecision<StageAttr>(function))
         steps.push_back(function);
     // Training steps first: a step that updates nothing (the evaluation
     // step) then takes their cuts, so that each parameter stays on the
@@ -164,7 +157,6 @@ private:
   LogicalResult partition(func::FuncOp step,
                           llvm::StringMap<unsigned> &owners);
 
-  DeviceProfile deviceProfile;
   PipelineSchedule pipelineSchedule = PipelineSchedule::OneFOneB;
 };
 
@@ -185,7 +177,7 @@ LogicalResult PartitionPass::partition(func::FuncOp step,
            << " (use at most " << std::max(n, 1u) << ")";
   bool inPlace = target->getInPlace();
   bool cuda = target->getBackend() == Backend::cuda;
-  CostModel model(deviceProfile, workspaceBytes);
+  CostModel model(target->getDeviceProfile(), workspaceBytes);
 
   bool training = updatesParameters(step);
   // With microbatches a training stage's cost depends on its place too:
@@ -318,24 +310,11 @@ LogicalResult PartitionPass::partition(func::FuncOp step,
     // more threads and differed from one process with others).
     if (Attribute threads = step->getAttr(kWorkspaceThreadsAttr))
       stage->setAttr(kWorkspaceThreadsAttr, threads);
-    stage->setAttr(
-        kStageAttr,
-        attrs.getDictionaryAttr({
-            attrs.getNamedAttr("index", attrs.getI64IntegerAttr(s)),
-            attrs.getNamedAttr("stages", attrs.getI64IntegerAttr(stages)),
-            attrs.getNamedAttr("of", step.getSymNameAttr()),
-            attrs.getNamedAttr("forward_ops",
-                               attrs.getDenseI64ArrayAttr(
-                                   {bounds[s], bounds[s + 1]})),
-            attrs.getNamedAttr(
-                "persistent_bytes",
-                attrs.getI64IntegerAttr(cost.persistentBytes)),
-            attrs.getNamedAttr("simulated_peak_bytes",
-                               attrs.getI64IntegerAttr(cost.peak())),
-            attrs.getNamedAttr("seconds", attrs.getF64FloatAttr(cost.seconds)),
-            attrs.getNamedAttr("send_bytes",
-                               attrs.getI64IntegerAttr(sendBytes)),
-        }));
+    setDecision(stage,
+                StageAttr::get(attrs.getContext(), s, stages,
+                               step.getSymNameAttr(), bounds[s], bounds[s + 1],
+                               cost.persistentBytes, cost.peak(),
+                               attrs.getF64FloatAttr(cost.seconds), sendBytes));
     insert.setInsertionPointAfter(insertAfter);
     insert.insert(stage);
     insertAfter = stage;

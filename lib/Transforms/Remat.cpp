@@ -237,11 +237,6 @@ public:
       return emitError(UnknownLoc::get(context))
              << "tg-remat: offload=true needs strategy=auto (the joint "
                 "planner); tg-offload offloads on top of the other strategies";
-    llvm::Expected<DeviceProfile> profile = parseDeviceProfile(device);
-    if (!profile)
-      return emitError(UnknownLoc::get(context))
-             << "tg-remat: device: " << llvm::toString(profile.takeError());
-    deviceProfile = std::move(*profile);
     return success();
   }
 
@@ -281,6 +276,7 @@ public:
     };
     SmallVector<NamedAttribute> decision{
         b.getNamedAttr("strategy", b.getStringAttr(strategy))};
+    DeviceProfile deviceProfile = target->getDeviceProfile();
     CostModel cost(deviceProfile, workspaceBytes);
     DenseSet<Value> recomputed, nested, offloaded, synchronous;
     DenseSet<Operation *> lean;
@@ -297,7 +293,7 @@ public:
     } else {
       // The budget is the predicted peak: the arena plus the persistent
       // bytes beside it (weights, optimizer state, inputs and outputs).
-      uint64_t budgetBytes = budget ? budget : deviceProfile.memoryBytes;
+      uint64_t budgetBytes = target->getPeakLimit();
       uint64_t persistent = bytesBesideArena(
           function, target->getBackend() == Backend::cuda);
       uint64_t arenaTarget = budgetBytes > persistent ? budgetBytes - persistent : 0;
@@ -358,7 +354,7 @@ public:
         // an op's diagnostic carries would bury the message.
         mlir::emitError(function.getLoc())
             << "tg-remat: the step does not fit "
-            << (budget ? "--budget=" : "the --device memory of ")
+            << (target->getBudget() ? "--budget=" : "the --device memory of ")
             << budgetBytes << " bytes: the smallest peak remat=" << strategy
             << (offload ? " with offload" : "") << " reaches is " << smallest
             << " bytes (--budget=" << smallest << ")";
@@ -486,8 +482,6 @@ private:
     MemorySimulator simulator(function, inPlace);
     return simulator.peak(simulator.givenOrder());
   }
-
-  DeviceProfile deviceProfile;
 };
 
 } // namespace

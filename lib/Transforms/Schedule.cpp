@@ -32,7 +32,6 @@ using namespace memopt;
 
 namespace {
 
-constexpr StringLiteral kScheduleAttr = "memopt.schedule";
 constexpr StringLiteral kStrategies[] = {"given", "free-first", "frees-asap"};
 
 /// List scheduling: the ready op with the highest key runs next. Keys
@@ -249,16 +248,10 @@ public:
         ++numMovedOps;
     applyOrder(graph, choice.order, body.getTerminator());
     numChosenPeak = bestPeak;
-    function->setAttr(
-        kScheduleAttr,
-        builder.getDictionaryAttr(
-            {builder.getNamedAttr("strategy",
-                                  builder.getStringAttr(bestName)),
-             builder.getNamedAttr(
-                 "simulated_peak_bytes",
-                 builder.getI64IntegerAttr(static_cast<int64_t>(bestPeak))),
-             builder.getNamedAttr("candidates",
-                                  builder.getDictionaryAttr(candidates))}));
+    setDecision(function,
+                ScheduleAttr::get(&getContext(),
+                                  builder.getStringAttr(bestName), bestPeak,
+                                  builder.getDictionaryAttr(candidates)));
   }
 };
 

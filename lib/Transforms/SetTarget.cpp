@@ -1,7 +1,8 @@
 //===- SetTarget.cpp - The memopt-set-target pass --------------------------===//
 //
-// Records the backend once, as the module's #memopt.target, so that no two
-// passes can plan for different ones.
+// Records the backend, the device profile and the budget once, as the
+// module's #memopt.target, so that no two passes can plan for different
+// ones.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,11 +39,20 @@ public:
              << inPlace << "'";
     if (!inPlace.empty())
       inPlaceAllowed = inPlace == "true";
+    DeviceAttr deviceAttr = DeviceAttr::getDefault(context, *backend);
+    if (!device.empty()) {
+      llvm::Expected<DeviceProfile> profile = parseDeviceProfile(device);
+      if (!profile)
+        return emitError(UnknownLoc::get(context))
+               << "memopt-set-target: device: "
+               << llvm::toString(profile.takeError());
+      deviceAttr = DeviceAttr::get(context, *profile);
+    }
     attr = TargetAttr::getChecked(
         [&] {
           return emitError(UnknownLoc::get(context)) << "memopt-set-target: ";
         },
-        context, *backend, inPlaceAllowed);
+        context, *backend, inPlaceAllowed, deviceAttr, budget.getValue());
     return success(static_cast<bool>(attr));
   }
 

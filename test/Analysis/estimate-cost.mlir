@@ -1,5 +1,5 @@
-// RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-annotate-workspaces -tg-estimate-cost='device="custom,memory=1GiB,fp32=1G,bandwidth=1GB/s"' | FileCheck %s
-// RUN: memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-annotate-workspaces -tg-estimate-cost=device=h100 | FileCheck %s --check-prefix=H100
+// RUN: memopt-opt %s -split-input-file -memopt-set-target='target=cpu device="custom,memory=1GiB,fp32=1G,bandwidth=1GB/s"' -tg-annotate-workspaces -tg-estimate-cost | FileCheck %s
+// RUN: memopt-opt %s -split-input-file -memopt-set-target='target=cpu device=h100' -tg-annotate-workspaces -tg-estimate-cost | FileCheck %s --check-prefix=H100
 
 // The cost model's formulas on small graphs. On a device of 1 GFLOP/s and
 // 1 GB/s without launch overhead an op takes max(flops, bytes) ns.

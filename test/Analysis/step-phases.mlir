@@ -1,4 +1,4 @@
-// RUN: memopt-opt %s -tg-autodiff='optimizer=sgd momentum=0.9' -canonicalize -tg-estimate-cost=device=a100-40g | FileCheck %s
+// RUN: memopt-opt %s -memopt-set-target='target=cpu device=a100-40g' -tg-autodiff='optimizer=sgd momentum=0.9' -canonicalize -tg-estimate-cost | FileCheck %s
 
 // The phase of each op of a training step comes from the graph's structure:
 // what the loss and the forward outputs depend on is forward, the optimizer

@@ -24,7 +24,7 @@ func.func @state_from_batch(%x: tensor<2x4xf32> {tg.input = "input"})
 func.func @step_stage0(%x: tensor<4xf32> {tg.input = "input"},
                        %w: tensor<4xf32> {tg.param = "w"})
     -> (tensor<4xf32> {tg.param = "w"})
-    attributes {memopt.stage = {index = 0 : i64, of = "step", stages = 2 : i64}} {
+    attributes {memopt.stage = #memopt.stage<index = 0, stages = 2, of = "step">} {
   %g = tg.relu %x : tensor<4xf32>
   %new = tg.sgd_update %w, %g : tensor<4xf32>
   // expected-error @+1 {{'tg.send' op tg-microbatch: a transfer after the optimizer updates cannot run once per step}}

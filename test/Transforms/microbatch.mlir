@@ -15,7 +15,7 @@
 // CHECK-LABEL: func.func @train_step_stage0(
 // CHECK-SAME: %[[X:.*]]: tensor<2x2x8x8xf32> {tg.input = "input"}
 // CHECK-SAME: %[[RM:[^:]*]]: tensor<2xf32> {tg.state = "bn.running_mean"}
-// CHECK-SAME: memopt.microbatch = {in_flight = 2 : i64, microbatches = 2 : i64, order = "F0 F1 B0 B1", peak_bytes_1f1b = {{[0-9]+}} : i64, peak_bytes_gpipe = {{[0-9]+}} : i64, schedule = "1f1b"}
+// CHECK-SAME: memopt.microbatch = #memopt.microbatch<microbatches = 2, in_flight = 2, order = "F0 F1 B0 B1", schedule = "1f1b", peak_bytes_gpipe = {{[0-9]+}}, peak_bytes_1f1b = {{[0-9]+}}>
 // CHECK: %[[X0:.*]] = tg.slice %[[X]] {ends = array<i64: 1, 2, 8, 8>, starts = array<i64: 0, 0, 0, 0>
 // CHECK-NEXT: tg.conv2d %[[X0]]
 // CHECK-NEXT: %{{.*}}, %[[MEAN0:.*]], %[[VAR0:.*]], %{{.*}}, %{{.*}} = tg.batch_norm %{{.*}}, %{{.*}}, %{{.*}}, %[[RM]],
@@ -46,7 +46,7 @@
 // CHECK-LABEL: func.func @train_step_stage1(
 // CHECK-SAME: tensor<2x2x8x8xf32> {tg.target = "target"}
 // CHECK-SAME: -> (tensor<f32> {tg.output = "loss"}, tensor<2x2x8x8xf32> {tg.output = "output"}
-// CHECK-SAME: memopt.microbatch = {in_flight = 1 : i64, microbatches = 2 : i64, order = "F0 B0 F1 B1",
+// CHECK-SAME: memopt.microbatch = #memopt.microbatch<microbatches = 2, in_flight = 1, order = "F0 B0 F1 B1",
 // CHECK: tg.recv from stage 0 tag 0 forward
 // CHECK-NEXT: tg.recv from stage 0 tag 1 forward
 // CHECK: %[[OUT0:.*]] = tg.conv2d
@@ -70,7 +70,7 @@
 // GPipe: all forwards, then all backwards; every stage holds all 4
 // microbatches, and records what 1F1B would have held instead.
 // GPIPE-LABEL: func.func @train_step_stage0(
-// GPIPE-SAME: memopt.microbatch = {in_flight = 4 : i64, microbatches = 4 : i64, order = "F0 F1 F2 F3 B0 B1 B2 B3", peak_bytes_1f1b = [[P1F1B:[0-9]+]] : i64, peak_bytes_gpipe = [[PGPIPE:[0-9]+]] : i64, schedule = "gpipe"}
+// GPIPE-SAME: memopt.microbatch = #memopt.microbatch<microbatches = 4, in_flight = 4, order = "F0 F1 F2 F3 B0 B1 B2 B3", schedule = "gpipe", peak_bytes_gpipe = [[PGPIPE:[0-9]+]], peak_bytes_1f1b = [[P1F1B:[0-9]+]]>
 // GPIPE: tg.send %{{.*}} to stage 1 tag 12 forward
 // GPIPE-NEXT: tg.send %{{.*}} to stage 1 tag 13 forward
 // GPIPE-NEXT: tg.recv from stage 1 tag 2 :
@@ -80,21 +80,21 @@
 // 1F1B on three stages: stage i warms up with 2 - i forwards and holds
 // min(4, 3 - i) microbatches.
 // THREE-LABEL: func.func @train_step_stage0(
-// THREE-SAME: memopt.microbatch = {in_flight = 3 : i64, microbatches = 4 : i64, order = "F0 F1 F2 B0 F3 B1 B2 B3",
+// THREE-SAME: memopt.microbatch = #memopt.microbatch<microbatches = 4, in_flight = 3, order = "F0 F1 F2 B0 F3 B1 B2 B3",
 // THREE-LABEL: func.func @train_step_stage1(
-// THREE-SAME: memopt.microbatch = {in_flight = 2 : i64, microbatches = 4 : i64, order = "F0 F1 B0 F2 B1 F3 B2 B3",
+// THREE-SAME: memopt.microbatch = #memopt.microbatch<microbatches = 4, in_flight = 2, order = "F0 F1 B0 F2 B1 F3 B2 B3",
 // THREE-LABEL: func.func @train_step_stage2(
-// THREE-SAME: memopt.microbatch = {in_flight = 1 : i64, microbatches = 4 : i64, order = "F0 B0 F1 B1 F2 B2 F3 B3",
+// THREE-SAME: memopt.microbatch = #memopt.microbatch<microbatches = 4, in_flight = 1, order = "F0 B0 F1 B1 F2 B2 F3 B3",
 
 // One process: gradient accumulation, one microbatch after the other, and
 // no schedule to choose. The evaluation step runs its microbatches' forwards
 // and returns the mean loss and the whole batch's output.
 // ONE-LABEL: func.func @train_step(
 // ONE-SAME: tensor<2x2x8x8xf32> {tg.input = "input"}
-// ONE-SAME: memopt.microbatch = {in_flight = 1 : i64, microbatches = 2 : i64, order = "F0 B0 F1 B1"}
+// ONE-SAME: memopt.microbatch = #memopt.microbatch<microbatches = 2, in_flight = 1, order = "F0 B0 F1 B1">
 // ONE-LABEL: func.func @eval_step(
 // ONE-SAME: -> (tensor<f32> {tg.output = "loss"}, tensor<2x2x8x8xf32> {tg.output = "output"})
-// ONE-SAME: memopt.microbatch = {in_flight = 2 : i64, microbatches = 2 : i64, order = "F0 F1"}
+// ONE-SAME: memopt.microbatch = #memopt.microbatch<microbatches = 2, in_flight = 2, order = "F0 F1">
 // ONE: tg.batch_norm_inference
 // ONE: tg.batch_norm_inference
 // ONE: tg.add

@@ -1,10 +1,10 @@
-// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-schedule -tg-offload='strategy=auto budget=5100' | FileCheck %s
-// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-schedule -tg-offload='strategy=auto budget=5100' -tg-plan-memory -convert-tg-to-mbuf | FileCheck %s --check-prefix=MBUF
-// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=4400 offload=true' | FileCheck %s --check-prefix=MARK
-// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=4400 offload=true' -tg-schedule -tg-offload | FileCheck %s --check-prefix=JOINT
-// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=4700 offload=true device=cpu,link=1MB/s' | FileCheck %s --check-prefix=SLOW
-// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-schedule -tg-offload='strategy=auto budget=5100 device=cpu,link=1MB/s' | FileCheck %s --check-prefix=SYNC
-// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-schedule -tg-offload='strategy=auto budget=6116' | FileCheck %s --check-prefix=PLAIN
+// RUN: memopt-opt %s -memopt-set-target='target=cpu budget=5100' -tg-autodiff='loss=mse optimizer=sgd' -tg-schedule -tg-offload=strategy=auto | FileCheck %s
+// RUN: memopt-opt %s -memopt-set-target='target=cpu budget=5100' -tg-autodiff='loss=mse optimizer=sgd' -tg-schedule -tg-offload=strategy=auto -tg-plan-memory -convert-tg-to-mbuf | FileCheck %s --check-prefix=MBUF
+// RUN: memopt-opt %s -memopt-set-target='target=cpu budget=4400' -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto offload=true' | FileCheck %s --check-prefix=MARK
+// RUN: memopt-opt %s -memopt-set-target='target=cpu budget=4400' -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto offload=true' -tg-schedule -tg-offload | FileCheck %s --check-prefix=JOINT
+// RUN: memopt-opt %s -memopt-set-target='target=cpu budget=4700 device="cpu,link=1MB/s"' -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto offload=true' | FileCheck %s --check-prefix=SLOW
+// RUN: memopt-opt %s -memopt-set-target='target=cpu budget=5100 device="cpu,link=1MB/s"' -tg-autodiff='loss=mse optimizer=sgd' -tg-schedule -tg-offload=strategy=auto | FileCheck %s --check-prefix=SYNC
+// RUN: memopt-opt %s -memopt-set-target='target=cpu budget=6116' -tg-autodiff='loss=mse optimizer=sgd' -tg-schedule -tg-offload=strategy=auto | FileCheck %s --check-prefix=PLAIN
 // RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-schedule -tg-offload | FileCheck %s --check-prefix=NONE
 
 // The U-Net in miniature of remat-auto.mlir: persistent 2148 bytes, a

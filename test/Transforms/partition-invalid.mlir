@@ -1,11 +1,9 @@
 // RUN: not memopt-opt %s -memopt-set-target=target=cpu -tg-partition=stages=0 2>&1 | FileCheck %s --check-prefix=ZERO
-// RUN: not memopt-opt %s -memopt-set-target=target=cpu -tg-partition='stages=2 device=tpu' 2>&1 | FileCheck %s --check-prefix=DEVICE
 // RUN: not memopt-opt %s -memopt-set-target=target=cpu -tg-partition='stages=2 microbatches=4 schedule=zigzag' 2>&1 | FileCheck %s --check-prefix=SCHEDULE
 // RUN: not memopt-opt %s -split-input-file -tg-partition=stages=2 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: memopt-opt %s -split-input-file -verify-diagnostics -memopt-set-target=target=cpu -tg-partition=stages=3
 
 // ZERO: tg-partition: stages must be in [1, 64], got 0
-// DEVICE: error: tg-partition: device: unknown device 'tpu'
 // SCHEDULE: error: tg-partition: unknown schedule 'zigzag' (expected gpipe or 1f1b)
 // TARGET: error: tg-partition: the module has no memopt.target; run -memopt-set-target=target=cpu
 

@@ -25,9 +25,9 @@
 // them: under GPipe each stage holds all 4 microbatches' activations, and
 // the balanced cut moves one op later than for one microbatch (0, 7).
 // PIPE-LABEL: func.func @train_step_stage0(
-// PIPE-SAME: memopt.stage = {forward_ops = array<i64: 0, 8>
+// PIPE-SAME: memopt.stage = #memopt.stage<index = 0, stages = 2, of = "train_step", forward_end = 8,
 // PIPE-LABEL: func.func @train_step_stage1(
-// PIPE-SAME: memopt.stage = {forward_ops = array<i64: 8, 10>
+// PIPE-SAME: memopt.stage = #memopt.stage<index = 1, stages = 2, of = "train_step", forward_begin = 8, forward_end = 10,
 
 // The evaluation step updates nothing: it takes the training step's cuts,
 // so each parameter stays on the stage that owns it (stage 1 starts at the
@@ -64,7 +64,7 @@
 // CHECK-SAME: {tg.state = "bn.running_var"}
 // CHECK-SAME: -> (
 // CHECK-NOT: dec.weight
-// CHECK-SAME: memopt.stage = {forward_ops = array<i64: 0, 7>, index = 0 : i64, of = "train_step", persistent_bytes = {{[0-9]+}} : i64, seconds = {{.*}} : f64, send_bytes = 1024 : i64, simulated_peak_bytes = {{[0-9]+}} : i64, stages = 2 : i64}
+// CHECK-SAME: memopt.stage = #memopt.stage<index = 0, stages = 2, of = "train_step", forward_end = 7, persistent_bytes = {{[0-9]+}}, simulated_peak_bytes = {{[0-9]+}}, seconds = {{.*}} : f64, send_bytes = 1024>
 // CHECK: %[[SKIP:.*]] = tg.relu %{{.*}} : tensor<1x2x8x8xf32>
 // CHECK: %[[UP:.*]] = tg.resize
 // CHECK-NEXT: tg.send %[[UP]] to stage 1 tag 0 forward : tensor<1x2x8x8xf32>
@@ -82,8 +82,8 @@
 // CHECK-SAME: {tg.target = "target"}
 // CHECK-SAME: {tg.param = "dec.weight"}
 // CHECK-SAME: -> (tensor<f32> {tg.output = "loss"}, tensor<1x2x8x8xf32> {tg.output = "output"}, tensor<2x4x3x3xf32> {tg.param = "dec.weight"})
-// CHECK-SAME: memopt.stage = {forward_ops = array<i64: 7, 10>, index = 1 : i64, of = "train_step",
-// CHECK-SAME: send_bytes = 640 : i64
+// CHECK-SAME: memopt.stage = #memopt.stage<index = 1, stages = 2, of = "train_step", forward_begin = 7, forward_end = 10,
+// CHECK-SAME: send_bytes = 640>
 // CHECK-NEXT: %[[UP1:.*]] = tg.recv from stage 0 tag 0 forward : tensor<1x2x8x8xf32>
 // CHECK-NEXT: %[[SKIP1:.*]] = tg.recv from stage 0 tag 1 forward : tensor<1x2x8x8xf32>
 // CHECK-NEXT: tg.concat %[[UP1]], %[[SKIP1]]

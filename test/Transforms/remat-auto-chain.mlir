@@ -1,4 +1,4 @@
-// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=4000' | FileCheck %s
+// RUN: memopt-opt %s -memopt-set-target='target=cpu budget=4000' -tg-autodiff='loss=mse optimizer=sgd' -tg-remat=strategy=auto | FileCheck %s
 
 // A chain conv -> BatchNorm -> ReLU -> conv. Persistent: 1860 bytes;
 // plain arena 2368 (predicted peak 4228). Under 4000 bytes one

@@ -1,4 +1,4 @@
-// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=4800' | FileCheck %s
+// RUN: memopt-opt %s -memopt-set-target='target=cpu budget=4800' -tg-autodiff='loss=mse optimizer=sgd' -tg-remat=strategy=auto | FileCheck %s
 
 // A chain conv -> BatchNorm -> ReLU -> conv -> ReLU -> conv. Persistent:
 // 2004 bytes; plain arena 2880 (predicted peak 4884). Under 4800 bytes

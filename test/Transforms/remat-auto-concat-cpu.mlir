@@ -1,5 +1,5 @@
-// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=7200' | FileCheck %s
-// RUN: not memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=6819' 2>&1 | FileCheck %s --check-prefix=SMALLEST
+// RUN: memopt-opt %s -memopt-set-target='target=cpu budget=7200' -tg-autodiff='loss=mse optimizer=sgd' -tg-remat=strategy=auto | FileCheck %s
+// RUN: not memopt-opt %s -memopt-set-target='target=cpu budget=6819' -tg-autodiff='loss=mse optimizer=sgd' -tg-remat=strategy=auto 2>&1 | FileCheck %s --check-prefix=SMALLEST
 
 // A two-level U-Net in miniature on cpu, where the plan writes in place:
 // each decoder concat's upsampled operand is computed in its slice, but

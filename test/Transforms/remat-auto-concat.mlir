@@ -1,6 +1,6 @@
-// RUN: memopt-opt %s -memopt-set-target=target=cuda -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=5700' | FileCheck %s
-// RUN: memopt-opt %s -memopt-set-target=target=cuda -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=100000' | FileCheck %s --check-prefix=PLAIN
-// RUN: not memopt-opt %s -memopt-set-target=target=cuda -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=5667' 2>&1 | FileCheck %s --check-prefix=SMALLEST
+// RUN: memopt-opt %s -memopt-set-target='target=cuda budget=5700' -tg-autodiff='loss=mse optimizer=sgd' -tg-remat=strategy=auto | FileCheck %s
+// RUN: memopt-opt %s -memopt-set-target='target=cuda budget=100000' -tg-autodiff='loss=mse optimizer=sgd' -tg-remat=strategy=auto | FileCheck %s --check-prefix=PLAIN
+// RUN: not memopt-opt %s -memopt-set-target='target=cuda budget=5667' -tg-autodiff='loss=mse optimizer=sgd' -tg-remat=strategy=auto 2>&1 | FileCheck %s --check-prefix=SMALLEST
 
 // A U-Net in miniature whose concat is read late in the backward (two
 // conv+ReLU layers follow the decoder conv), on cuda, where nothing is

@@ -1,4 +1,4 @@
-// RUN: memopt-opt %s -split-input-file -verify-diagnostics -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-annotate-workspaces -tg-remat='strategy=auto budget=100000000 lean-workspaces=true'
+// RUN: memopt-opt %s -split-input-file -verify-diagnostics -memopt-set-target='target=cpu budget=100000000' -tg-autodiff='loss=mse optimizer=sgd' -tg-annotate-workspaces -tg-remat='strategy=auto lean-workspaces=true'
 // RUN: not memopt-opt %s -split-input-file -tg-remat='strategy=sqrt lean-workspaces=true' 2>&1 | FileCheck %s --check-prefix=STRATEGY
 
 // Lean workspaces are cuDNN's: the cpu backend's oneDNN scratchpads are

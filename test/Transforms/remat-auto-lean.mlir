@@ -1,8 +1,8 @@
-// RUN: memopt-opt %s -memopt-set-target=target=cuda -tg-autodiff='loss=mse optimizer=sgd' -tg-annotate-workspaces -tg-remat='strategy=auto budget=54636612 device=a100-40g lean-workspaces=true' | FileCheck %s
-// RUN: not memopt-opt %s -memopt-set-target=target=cuda -tg-autodiff='loss=mse optimizer=sgd' -tg-annotate-workspaces -tg-remat='strategy=auto budget=54636612 device=a100-40g' 2>&1 | FileCheck %s --check-prefix=FULL
-// RUN: memopt-opt %s -memopt-set-target=target=cuda -tg-autodiff='loss=mse optimizer=sgd' -tg-annotate-workspaces -tg-remat='strategy=auto budget=58830916 device=a100-40g lean-workspaces=true' | FileCheck %s --check-prefix=PLAIN
-// RUN: not memopt-opt %s -memopt-set-target=target=cuda -tg-autodiff='loss=mse optimizer=sgd' -tg-annotate-workspaces -tg-remat='strategy=auto budget=54636611 device=a100-40g lean-workspaces=true' 2>&1 | FileCheck %s --check-prefix=SMALLEST
-// RUN: memopt-opt %s -memopt-set-target=target=cuda -tg-autodiff='loss=mse optimizer=sgd' -tg-annotate-workspaces -tg-remat='strategy=auto budget=54636612 device=a100-40g,lean=3 lean-workspaces=true' | FileCheck %s --check-prefix=SLOWER
+// RUN: memopt-opt %s -memopt-set-target='target=cuda budget=54636612 device=a100-40g' -tg-autodiff='loss=mse optimizer=sgd' -tg-annotate-workspaces -tg-remat='strategy=auto lean-workspaces=true' | FileCheck %s
+// RUN: not memopt-opt %s -memopt-set-target='target=cuda budget=54636612 device=a100-40g' -tg-autodiff='loss=mse optimizer=sgd' -tg-annotate-workspaces -tg-remat=strategy=auto 2>&1 | FileCheck %s --check-prefix=FULL
+// RUN: memopt-opt %s -memopt-set-target='target=cuda budget=58830916 device=a100-40g' -tg-autodiff='loss=mse optimizer=sgd' -tg-annotate-workspaces -tg-remat='strategy=auto lean-workspaces=true' | FileCheck %s --check-prefix=PLAIN
+// RUN: not memopt-opt %s -memopt-set-target='target=cuda budget=54636611 device=a100-40g' -tg-autodiff='loss=mse optimizer=sgd' -tg-annotate-workspaces -tg-remat='strategy=auto lean-workspaces=true' 2>&1 | FileCheck %s --check-prefix=SMALLEST
+// RUN: memopt-opt %s -memopt-set-target='target=cuda budget=54636612 device="a100-40g,lean=3"' -tg-autodiff='loss=mse optimizer=sgd' -tg-annotate-workspaces -tg-remat='strategy=auto lean-workspaces=true' | FileCheck %s --check-prefix=SLOWER
 
 // Two 3x3 convolutions of 32 channels at 256x256 on cuda: every tensor is
 // 8 MiB and so is every convolution's full workspace (the largest tensor,

@@ -1,9 +1,9 @@
-// RUN: memopt-opt %s -memopt-set-target=target=cuda -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=5500' | FileCheck %s
-// RUN: memopt-opt %s -memopt-set-target=target=cuda -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=6000' | FileCheck %s --check-prefix=ONCE
-// RUN: not memopt-opt %s -memopt-set-target=target=cuda -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=4979' 2>&1 | FileCheck %s --check-prefix=SMALLEST
-// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=5556' | FileCheck %s --check-prefix=CPU-SHARED
-// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=5400' | FileCheck %s --check-prefix=CPU-PRIVATE
-// RUN: not memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=4915' 2>&1 | FileCheck %s --check-prefix=CPU-SMALLEST
+// RUN: memopt-opt %s -memopt-set-target='target=cuda budget=5500' -tg-autodiff='loss=mse optimizer=sgd' -tg-remat=strategy=auto | FileCheck %s
+// RUN: memopt-opt %s -memopt-set-target='target=cuda budget=6000' -tg-autodiff='loss=mse optimizer=sgd' -tg-remat=strategy=auto | FileCheck %s --check-prefix=ONCE
+// RUN: not memopt-opt %s -memopt-set-target='target=cuda budget=4979' -tg-autodiff='loss=mse optimizer=sgd' -tg-remat=strategy=auto 2>&1 | FileCheck %s --check-prefix=SMALLEST
+// RUN: memopt-opt %s -memopt-set-target='target=cpu budget=5556' -tg-autodiff='loss=mse optimizer=sgd' -tg-remat=strategy=auto | FileCheck %s --check-prefix=CPU-SHARED
+// RUN: memopt-opt %s -memopt-set-target='target=cpu budget=5400' -tg-autodiff='loss=mse optimizer=sgd' -tg-remat=strategy=auto | FileCheck %s --check-prefix=CPU-PRIVATE
+// RUN: not memopt-opt %s -memopt-set-target='target=cpu budget=4915' -tg-autodiff='loss=mse optimizer=sgd' -tg-remat=strategy=auto 2>&1 | FileCheck %s --check-prefix=CPU-SMALLEST
 
 // Nested recomputation on a chain of five conv -> BatchNorm -> ReLU blocks
 // on cuda (no in-place writes; the clones of cheap ops are private).

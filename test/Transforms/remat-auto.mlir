@@ -1,9 +1,9 @@
-// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=5100' | FileCheck %s
-// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=5100' -tg-schedule | FileCheck %s --check-prefix=SCHED
-// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=6116' | FileCheck %s --check-prefix=PLAIN
-// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=4580' | FileCheck %s --check-prefix=SMALLEST
-// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto budget=4324' | FileCheck %s --check-prefix=NESTED
-// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=auto device=cpu,memory=5100' | FileCheck %s --check-prefix=DEVICE
+// RUN: memopt-opt %s -memopt-set-target='target=cpu budget=5100' -tg-autodiff='loss=mse optimizer=sgd' -tg-remat=strategy=auto | FileCheck %s
+// RUN: memopt-opt %s -memopt-set-target='target=cpu budget=5100' -tg-autodiff='loss=mse optimizer=sgd' -tg-remat=strategy=auto -tg-schedule | FileCheck %s --check-prefix=SCHED
+// RUN: memopt-opt %s -memopt-set-target='target=cpu budget=6116' -tg-autodiff='loss=mse optimizer=sgd' -tg-remat=strategy=auto | FileCheck %s --check-prefix=PLAIN
+// RUN: memopt-opt %s -memopt-set-target='target=cpu budget=4580' -tg-autodiff='loss=mse optimizer=sgd' -tg-remat=strategy=auto | FileCheck %s --check-prefix=SMALLEST
+// RUN: memopt-opt %s -memopt-set-target='target=cpu budget=4324' -tg-autodiff='loss=mse optimizer=sgd' -tg-remat=strategy=auto | FileCheck %s --check-prefix=NESTED
+// RUN: memopt-opt %s -memopt-set-target='target=cpu device="cpu,memory=5100"' -tg-autodiff='loss=mse optimizer=sgd' -tg-remat=strategy=auto | FileCheck %s --check-prefix=DEVICE
 
 // The U-Net in miniature of remat.mlir (encoder conv+BN+ReLU whose output
 // is the skip, pool, bottleneck conv+ReLU, upsampling, concat with the

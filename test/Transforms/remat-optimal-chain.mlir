@@ -1,8 +1,8 @@
-// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=optimal budget=4800' | FileCheck %s
-// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=optimal budget=4372' | FileCheck %s --check-prefix=SMALLEST
-// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=optimal budget=4884' | FileCheck %s --check-prefix=PLAIN
+// RUN: memopt-opt %s -memopt-set-target='target=cpu budget=4800' -tg-autodiff='loss=mse optimizer=sgd' -tg-remat=strategy=optimal | FileCheck %s
+// RUN: memopt-opt %s -memopt-set-target='target=cpu budget=4372' -tg-autodiff='loss=mse optimizer=sgd' -tg-remat=strategy=optimal | FileCheck %s --check-prefix=SMALLEST
+// RUN: memopt-opt %s -memopt-set-target='target=cpu budget=4884' -tg-autodiff='loss=mse optimizer=sgd' -tg-remat=strategy=optimal | FileCheck %s --check-prefix=PLAIN
 // One byte below the smallest budget: the error names it.
-// RUN: memopt-opt %s -verify-diagnostics -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=optimal budget=4371'
+// RUN: memopt-opt %s -verify-diagnostics -memopt-set-target='target=cpu budget=4371' -tg-autodiff='loss=mse optimizer=sgd' -tg-remat=strategy=optimal
 
 // The chain of remat-auto-cheap.mlir: conv -> BatchNorm -> ReLU -> conv ->
 // ReLU -> conv. Persistent: 2004 bytes; plain arena 2880 (predicted peak

@@ -1,6 +1,6 @@
-// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=optimal budget=4800' | FileCheck %s
-// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=optimal budget=4356' | FileCheck %s --check-prefix=SMALLEST
-// RUN: memopt-opt %s -verify-diagnostics -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=optimal budget=4355'
+// RUN: memopt-opt %s -memopt-set-target='target=cpu budget=4800' -tg-autodiff='loss=mse optimizer=sgd' -tg-remat=strategy=optimal | FileCheck %s
+// RUN: memopt-opt %s -memopt-set-target='target=cpu budget=4356' -tg-autodiff='loss=mse optimizer=sgd' -tg-remat=strategy=optimal | FileCheck %s --check-prefix=SMALLEST
+// RUN: memopt-opt %s -verify-diagnostics -memopt-set-target='target=cpu budget=4355' -tg-autodiff='loss=mse optimizer=sgd' -tg-remat=strategy=optimal
 
 // A plain chain, conv -> ReLU four times: the whole step is a chain for
 // tg-remat's chain dynamic program (RematChain.cpp). Its six units (three

@@ -1,5 +1,5 @@
-// RUN: memopt-opt %s -split-input-file -verify-diagnostics -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=optimal budget=4323'
-// RUN: not memopt-opt %s -split-input-file -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=optimal device=cpu,memory=2000' 2>&1 | FileCheck %s --check-prefix=DEVICE
+// RUN: memopt-opt %s -split-input-file -verify-diagnostics -memopt-set-target='target=cpu budget=4323' -tg-autodiff='loss=mse optimizer=sgd' -tg-remat=strategy=optimal
+// RUN: not memopt-opt %s -split-input-file -memopt-set-target='target=cpu device="cpu,memory=2000"' -tg-autodiff='loss=mse optimizer=sgd' -tg-remat=strategy=optimal 2>&1 | FileCheck %s --check-prefix=DEVICE
 // RUN: not memopt-opt %s -split-input-file -tg-remat='strategy=optimal time-limit=0' 2>&1 | FileCheck %s --check-prefix=TIME
 // RUN: not memopt-opt %s -split-input-file -tg-remat='strategy=optimal time-limit=-1' 2>&1 | FileCheck %s --check-prefix=TIME-NEGATIVE
 

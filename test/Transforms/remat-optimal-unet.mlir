@@ -1,7 +1,7 @@
-// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=optimal budget=5100' | FileCheck %s
-// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=optimal budget=5100' -tg-schedule | FileCheck %s --check-prefix=SCHED
-// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=sqrt' | FileCheck %s --check-prefix=SQRT
-// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat='strategy=optimal budget=4324' | FileCheck %s --check-prefix=SMALLEST
+// RUN: memopt-opt %s -memopt-set-target='target=cpu budget=5100' -tg-autodiff='loss=mse optimizer=sgd' -tg-remat=strategy=optimal | FileCheck %s
+// RUN: memopt-opt %s -memopt-set-target='target=cpu budget=5100' -tg-autodiff='loss=mse optimizer=sgd' -tg-remat=strategy=optimal -tg-schedule | FileCheck %s --check-prefix=SCHED
+// RUN: memopt-opt %s -memopt-set-target=target=cpu -tg-autodiff='loss=mse optimizer=sgd' -tg-remat=strategy=sqrt | FileCheck %s --check-prefix=SQRT
+// RUN: memopt-opt %s -memopt-set-target='target=cpu budget=4324' -tg-autodiff='loss=mse optimizer=sgd' -tg-remat=strategy=optimal | FileCheck %s --check-prefix=SMALLEST
 
 // The U-Net in miniature of remat-auto.mlir: encoder conv+BN+ReLU whose
 // output is the skip, pool, bottleneck conv+ReLU, upsampling, concat with

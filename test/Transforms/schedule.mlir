@@ -6,14 +6,14 @@
 // holds both (and a pooled value) at once. free-first pools each as soon as
 // it exists.
 // CHECK-LABEL: func.func @pool_early
-// CHECK-SAME: memopt.schedule = {candidates = {"free-first" = 6144 : i64, "frees-asap" = 6144 : i64, given = 9216 : i64}, simulated_peak_bytes = 6144 : i64, strategy = "free-first"}
+// CHECK-SAME: memopt.schedule = #memopt.schedule<strategy = "free-first", simulated_peak_bytes = 6144, candidates = {"free-first" = 6144 : i64, "frees-asap" = 6144 : i64, given = 9216 : i64}>
 // CHECK: %[[A:.*]] = tg.relu
 // CHECK-NEXT: tg.max_pool2d %[[A]]
 // CHECK-NEXT: %[[B:.*]] = tg.sigmoid
 // CHECK-NEXT: tg.max_pool2d %[[B]]
 // CHECK-NEXT: tg.add
 // GIVEN-LABEL: func.func @pool_early
-// GIVEN-SAME: memopt.schedule = {candidates = {given = 9216 : i64}, simulated_peak_bytes = 9216 : i64, strategy = "given"}
+// GIVEN-SAME: memopt.schedule = #memopt.schedule<strategy = "given", simulated_peak_bytes = 9216, candidates = {given = 9216 : i64}>
 // GIVEN: tg.relu
 // GIVEN-NEXT: tg.sigmoid
 func.func @pool_early(%x: tensor<1x1x32x32xf32>) -> tensor<1x1x16x16xf32> {
@@ -31,7 +31,7 @@ func.func @pool_early(%x: tensor<1x1x32x32xf32>) -> tensor<1x1x16x16xf32> {
 // as soon as its gradient exists (the updated parameters go to their result
 // buffers, outside the arena).
 // CHECK-LABEL: func.func @updates_late
-// CHECK-SAME: simulated_peak_bytes = 4096 : i64, strategy = "free-first"
+// CHECK-SAME: #memopt.schedule<strategy = "free-first", simulated_peak_bytes = 4096,
 // CHECK: %[[G1:.*]] = tg.relu
 // CHECK-NEXT: tg.sgd_update %{{.*}}, %[[G1]]
 // CHECK-NEXT: %[[G2:.*]] = tg.sigmoid
@@ -53,7 +53,7 @@ func.func @updates_late(%x: tensor<1x1x32x32xf32> {tg.input = "input"},
 // reader of the parameter (tg.mul), although it would free more bytes
 // earlier. (No order beats the given one here.)
 // CHECK-LABEL: func.func @update_after_readers
-// CHECK-SAME: strategy = "given"
+// CHECK-SAME: #memopt.schedule<strategy = "given",
 // GREEDY-LABEL: func.func @update_after_readers
 // GREEDY: tg.sigmoid
 // GREEDY-NEXT: tg.mul
@@ -75,7 +75,7 @@ func.func @update_after_readers(%x: tensor<1x1x32x32xf32> {tg.input = "input"},
 // chain relu -> sigmoid -> neg needs one buffer, so the given order is
 // already best (ties keep it).
 // CHECK-LABEL: func.func @in_place_chain
-// CHECK-SAME: memopt.schedule = {candidates = {"free-first" = 4096 : i64, "frees-asap" = 4096 : i64, given = 4096 : i64}, simulated_peak_bytes = 4096 : i64, strategy = "given"}
+// CHECK-SAME: memopt.schedule = #memopt.schedule<strategy = "given", simulated_peak_bytes = 4096, candidates = {"free-first" = 4096 : i64, "frees-asap" = 4096 : i64, given = 4096 : i64}>
 func.func @in_place_chain(%x: tensor<1x1x32x32xf32>) -> tensor<1x1x32x32xf32> {
   %a = tg.relu %x : tensor<1x1x32x32xf32>
   %b = tg.sigmoid %a : tensor<1x1x32x32xf32>

@@ -65,7 +65,8 @@ constexpr const char *kUsage =
     "[--loss=mse|l1|bce|ce|dice|ce+dice|ms-ssim|ms-ssim+l1|graph] "
     "[--deep-supervision=nnunet|halving|W0,W1,...] [--optimizer=sgd|adam|adamw] [--lr=F] [--momentum=F] [--dampening=F] "
     "[--nesterov=true|false] [--weight-decay=F] [--beta1=F] [--beta2=F] [--eps=F] [--save-temps=DIR] "
-    "[--device=NAME[,KEY=VALUE]...] [--budget=SIZE] [--report=FILE.json] "
+    "[--device=NAME[,KEY=VALUE]...|FILE.json|list] [--budget=SIZE] "
+    "[--report=FILE.json] "
     "[--timeline=FILE.svg|FILE.json] [--remat=none|sqrt|auto|optimal] "
     "[--remat-time-limit=SECONDS] [--workspaces=full|lean] "
     "[--offload=none|auto] "
@@ -266,6 +267,13 @@ void parseOptions(int argc, char **argv, Options &options) {
       if (!llvm::is_contained({"none", "bf16", "fp16"}, value))
         usageError("--amp must be none, bf16 or fp16, got '" + value + "'");
       pipelineArg(name, value);
+    } else if (name == "device" && value == "list") {
+      for (StringRef device : builtinDeviceNames())
+        llvm::outs() << llvm::left_justify(device, 10)
+                     << builtinDeviceDescription(device) << "\n";
+      llvm::outs() << llvm::left_justify("FILE.json", 10)
+                   << "a user profile (docs/cost-model.md)\n";
+      std::exit(0);
     } else if (llvm::is_contained({"deep-supervision", "remat", "offload",
                                    "schedule", "amp-fp32-ops", "amp-low-ops",
                                    "device"},
@@ -304,7 +312,11 @@ void parseOptions(int argc, char **argv, Options &options) {
   if (llvm::Error error =
           options.pipeline.verify(TrainingPipelineOptions::Spelling::flag))
     usageError(llvm::toString(std::move(error)));
-  options.device = cantFail(parseDeviceProfile(options.pipeline.device));
+  bool cudaTarget = options.pipeline.target == Backend::cuda;
+  options.device = cantFail(parseDeviceProfile(
+      options.pipeline.device.empty()
+          ? defaultDeviceName(cudaTarget)
+          : StringRef(options.pipeline.device)));
   if (options.planOnly && (options.compileOnly || !options.output.empty()))
     usageError("--plan-only writes no binary: drop -c and -o (the plan goes "
                "to --report, --timeline and --save-temps)");
@@ -364,6 +376,12 @@ void parseOptions(int argc, char **argv, Options &options) {
                "only (--plan-only)");
   // The step's name in the generated program and the files it writes.
   options.pipeline.modelName = llvm::sys::path::stem(options.input).str();
+  if (cudaTarget && !seen.contains("device"))
+    llvm::errs() << "memopt-compile: note: --target=cuda without --device "
+                    "plans and prices for "
+                 << describeDeviceProfile(options.device)
+                 << ", the CUDA default; give --device=NAME (see "
+                    "--device=list) for another GPU\n";
 }
 
 /// Fails unless the model has the one graph input a training binary feeds
@@ -502,7 +520,7 @@ int compile(const Options &options) {
   // each stage's and the worst one's.
   auto estimateStart = PhaseTimes::Clock::now();
   FailureOr<ModuleEstimate> estimated =
-      estimatePlannedModule(*module, options.device);
+      estimatePlannedModule(*module);
   if (failed(estimated))
     return 1;
   phases.book("estimate", PhaseTimes::since(estimateStart));
@@ -537,8 +555,8 @@ int compile(const Options &options) {
         (*module)->getAttrOfType<IntegerAttr>(kArenaBytesAttr).getInt();
   }
   uint64_t peak = estimate->predictedPeakBytes(arenaBytes);
-  TimelineLabels labels{modelName, describeDeviceProfile(options.device),
-                        options.device.memoryBytes, peak, options.budget};
+  TimelineLabels labels{modelName, describeDeviceProfile(estimate->device),
+                        estimate->device.memoryBytes, peak, options.budget};
   auto writeTimeline = [&](raw_ostream &os) {
     writeTimelineSvg(os, estimate->timeline, labels);
   };

@@ -9,6 +9,8 @@
 #include "memopt/Analysis/DeviceProfile.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
 #include "mlir/IR/MLIRContext.h"
 
 #include "gtest/gtest.h"
@@ -104,7 +106,8 @@ TEST(DeviceProfile, Custom) {
 TEST(DeviceProfile, Errors) {
   EXPECT_EQ(errorOf(parseDeviceProfile("tpu")).rfind(
                 "unknown device 'tpu'; expected NAME[,KEY=VALUE]... with "
-                "NAME cpu, rtx2060, a100-40g, h100 or custom",
+                "NAME cpu, rtx2060, a100-40g, h100, custom or a FILE.json "
+                "user profile",
                 0),
             0u);
   EXPECT_EQ(errorOf(parseDeviceProfile("h100,colour=red")).rfind(
@@ -130,6 +133,77 @@ TEST(DeviceProfile, Errors) {
               "bad value '" + llvm::StringRef(spec).split('=').second.str() +
                   "' for device key 'lean': expected a factor of at least 1 "
                   "such as 2 or 1.5");
+}
+
+/// Writes `text` to a temporary .json file and returns its path.
+std::string jsonFile(llvm::StringRef text) {
+  llvm::SmallString<128> path;
+  int fd;
+  EXPECT_FALSE(llvm::sys::fs::createTemporaryFile("device", "json", fd, path));
+  llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+  os << text;
+  return path.str().str();
+}
+
+TEST(DeviceProfile, UserFile) {
+  std::string path = jsonFile(
+      R"({"name": "mygpu", "memory": "8GiB", "fp32": 6.5e12, )"
+      R"("bandwidth": "336GB/s", "link": 12000000000, "launch": "5us"})");
+  DeviceProfile p = cantFail(parseDeviceProfile(path));
+  EXPECT_EQ(p.name, "mygpu");
+  EXPECT_EQ(p.memoryBytes, 8ull << 30);
+  EXPECT_DOUBLE_EQ(p.fp32Flops, 6.5e12);
+  EXPECT_DOUBLE_EQ(p.memoryBandwidth, 336e9);
+  EXPECT_DOUBLE_EQ(p.linkBandwidth, 12e9);
+  EXPECT_DOUBLE_EQ(p.launchSeconds, 5e-6);
+  EXPECT_DOUBLE_EQ(p.leanSlowdown, 2);
+  // Overridden like a built-in profile.
+  EXPECT_EQ(cantFail(parseDeviceProfile(path + ",memory=4GiB")).memoryBytes,
+            4ull << 30);
+  llvm::sys::fs::remove(path);
+}
+
+TEST(DeviceProfile, UserFileErrors) {
+  auto errorFor = [](llvm::StringRef text) {
+    std::string path = jsonFile(text);
+    std::string message = errorOf(parseDeviceProfile(path));
+    llvm::sys::fs::remove(path);
+    // The file's name, then the cause.
+    size_t cause = message.find("': ");
+    return cause == std::string::npos ? message : message.substr(cause + 3);
+  };
+  const char *base = R"("memory": "8GiB", "fp32": "1T", "bandwidth": "1GB/s")";
+  EXPECT_EQ(errorFor(std::string("{") + base + R"(, "colour": "red"})"),
+            "unknown key 'colour'; expected name, memory, fp32, tf32, bf16, "
+            "fp16, bandwidth, link, launch or lean");
+  EXPECT_EQ(errorFor(R"({"memory": "lots", "fp32": "1T", "bandwidth": 1})"),
+            "bad value 'lots' for device key 'memory': expected a size such "
+            "as 8GiB, 750MB, 1.5GB or 1073741824 (units B, KB, MB, GB, TB, "
+            "KiB, MiB, GiB, TiB)");
+  EXPECT_EQ(errorFor(std::string("{") + base + R"(, "link": [1]})"),
+            "bad value for device key 'link': expected a JSON number or a "
+            "string such as \"8GiB\", \"19.5T\" or \"336GB/s\"");
+  EXPECT_EQ(errorFor(std::string("{") + base + R"(, "lean": 0.5})")
+                .rfind("bad value '", 0),
+            0u);
+  EXPECT_EQ(errorFor(R"({"memory": "8GiB"})").rfind(
+                "a user profile needs memory, fp32 and bandwidth", 0),
+            0u);
+  EXPECT_EQ(errorFor("[1]").rfind("expected an object", 0), 0u);
+  EXPECT_EQ(errorFor("{").rfind("not JSON: ", 0), 0u);
+  EXPECT_EQ(errorOf(parseDeviceProfile("/nonexistent/p.json"))
+                .rfind("device file '/nonexistent/p.json': cannot read it", 0),
+            0u);
+}
+
+TEST(DeviceProfile, Budget) {
+  DeviceProfile rtx = cantFail(parseDeviceProfile("rtx2060"));
+  EXPECT_FALSE(llvm::errorToBool(verifyBudget(0, rtx)));
+  EXPECT_FALSE(llvm::errorToBool(verifyBudget(8ull << 30, rtx)));
+  EXPECT_EQ(llvm::toString(verifyBudget((8ull << 30) + 1, rtx)),
+            "the budget of 8589934593 bytes (8.00 GiB) exceeds the memory of "
+            "device 'rtx2060', 8589934592 bytes (8.00 GiB): give a budget of "
+            "at most 8589934592 bytes or a device with more memory");
 }
 
 TEST(DeviceProfile, PeakByElementType) {

@@ -8,9 +8,12 @@
 //   h100                          a built-in profile
 //   rtx2060,memory=6GiB           a built-in profile with one value changed
 //   custom,memory=8GiB,fp32=6.5T,bandwidth=336GB/s,link=12GB/s
+//   mygpu.json                    a user profile (the same keys, in JSON)
 //
 // The numbers of the built-in profiles and their sources are in
-// docs/cost-model.md. Every pass reads the profile; none hard-codes a number.
+// docs/cost-model.md. The profile reaches the passes as the module's
+// #memopt.target (memopt/Dialect/Memopt/IR/MemoptDialect.h), which
+// memopt-set-target builds from this syntax; none hard-codes a number.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +25,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace mlir {
@@ -58,12 +62,38 @@ struct DeviceProfile {
 /// The names of the built-in profiles, in the order the docs list them.
 llvm::ArrayRef<llvm::StringRef> builtinDeviceNames();
 
+/// One line on the built-in profile `name` (what it models), for
+/// `memopt-compile --device=list`; "" for any other name.
+llvm::StringRef builtinDeviceDescription(llvm::StringRef name);
+
+/// The built-in profile `name`, if there is one.
+std::optional<DeviceProfile> builtinDeviceProfile(llvm::StringRef name);
+
+/// The built-in profile a target uses without --device: `cpu` on the cpu
+/// backend, `a100-40g` on cuda (docs/cost-model.md says why).
+llvm::StringRef defaultDeviceName(bool cuda);
+
+/// Fails unless every number of `profile` is usable: memory, fp32 and
+/// bandwidth positive, the other rates, link and launch finite and not
+/// negative, lean from 1 to 1e6. The message names the key and the
+/// accepted values.
+llvm::Error verifyDeviceProfile(const DeviceProfile &profile);
+
+/// Fails unless a `budget` (bytes; 0: none) fits `profile`'s memory: a
+/// step planned for more than the device holds cannot run on it.
+llvm::Error verifyBudget(uint64_t budget, const DeviceProfile &profile);
+
 /// Parses `NAME[,KEY=VALUE]...` (see the file comment). Keys: memory
 /// (a size), fp32, tf32, bf16, fp16 (FLOP/s: 19.5T, 6.5e12), bandwidth and
 /// link (bytes/s: 336GB/s, 1.5TB/s), launch (seconds: 5us, 0), lean (a
 /// factor of at least 1: 2, 1.5). `custom`
-/// starts from nothing and needs memory, fp32 and bandwidth. The error
-/// names the accepted forms.
+/// starts from nothing and needs memory, fp32 and bandwidth. A NAME that
+/// ends in `.json` is a user profile read from that file: an object with
+/// an optional "name" (default: the file's stem) and the keys above,
+/// whose values are JSON numbers in bytes, FLOP/s, bytes/s and seconds or
+/// strings in the syntax above ("8GiB"); it needs memory, fp32 and
+/// bandwidth too, and refuses other keys. The error names the key and
+/// the accepted forms.
 llvm::Expected<DeviceProfile> parseDeviceProfile(llvm::StringRef spec);
 
 /// Parses a byte size: an integer or decimal number with an optional unit

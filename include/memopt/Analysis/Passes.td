@@ -24,23 +24,16 @@ def EstimateCost : Pass<"tg-estimate-cost", "::mlir::func::FuncOp"> {
     `flops` and `bytes` (read + written) come from the op's shapes and
     attributes; `workspace` (bytes, present when non-zero) is what the CPU
     runtime reports for a convolution; `seconds` is the roofline time on
-    the device: max(flops / peak FLOP/s, bytes / bandwidth) + launch
+    the target's device: max(flops / peak FLOP/s, bytes / bandwidth) + launch
     overhead; `phase` is the op's part of the training step (forward,
     backward or optimizer, `memopt/Analysis/StepPhases.h`). The function
     gets the totals: `memopt.cost = {device, bytes, seconds, forward_flops,
     backward_flops, optimizer_flops}`.
 
-    The device is a profile name with optional overrides, the syntax of
-    `memopt-compile --device` (docs/cost-model.md), e.g.
-    `tg-estimate-cost{device="rtx2060,memory=6GiB"}` (quoted: the commas
-    belong to the value); a bad one is an error
-    that lists the accepted forms.
+    The device is the module's `#memopt.target` device
+    (`-memopt-set-target='target=cpu device="rtx2060,memory=6GiB"'`,
+    docs/cost-model.md); a module without a target is an error.
   }];
-  let options = [
-    Option<"device", "device", "std::string", "\"cpu\"",
-           "Device profile: NAME[,KEY=VALUE]... (cpu, rtx2060, a100-40g, "
-           "h100 or custom)">,
-  ];
   let statistics = [
     Statistic<"numCostedOps", "costed-ops", "Ops annotated with a cost">,
   ];

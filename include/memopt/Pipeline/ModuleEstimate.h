@@ -47,11 +47,11 @@ struct ModuleEstimate {
 };
 
 /// Estimates the training step of `module` (the module's first function,
-/// or the functions tg-partition made of it) on `device`, reading each
-/// function's plan from the IR (readStepArenaPlan). Emits an error and
-/// fails when the module has no step or a step has no plan.
-mlir::FailureOr<ModuleEstimate>
-estimatePlannedModule(mlir::ModuleOp module, const DeviceProfile &device);
+/// or the functions tg-partition made of it) on the device of its
+/// #memopt.target, reading each function's plan from the IR
+/// (readStepArenaPlan). Emits an error and fails when the module has no
+/// step, no target or a step has no plan.
+mlir::FailureOr<ModuleEstimate> estimatePlannedModule(mlir::ModuleOp module);
 
 } // namespace memopt
 

@@ -140,8 +140,9 @@ struct TrainingPipelineOptions
       llvm::cl::init("none")};
   Option<uint64_t> budget{
       *this, "budget",
-      llvm::cl::desc("remat=auto, optimal: the predicted peak in bytes to "
-                     "fit (0: the device's memory)"),
+      llvm::cl::desc("The predicted peak in bytes that remat=auto, optimal "
+                     "and offload=auto fit (0: the device's memory); "
+                     "recorded in the #memopt.target"),
       llvm::cl::init(0)};
   Option<double> rematTimeLimit{
       *this, "remat-time-limit",
@@ -156,9 +157,11 @@ struct TrainingPipelineOptions
       llvm::cl::init(false)};
   Option<std::string> device{
       *this, "device",
-      llvm::cl::desc("remat=auto and tg-partition: the device profile "
-                     "(NAME[,KEY=VALUE]...)"),
-      llvm::cl::init("cpu")};
+      llvm::cl::desc("The device profile that every pass prices on, "
+                     "NAME[,KEY=VALUE]... or FILE.json (empty: the "
+                     "target's default, cpu or a100-40g); recorded in the "
+                     "#memopt.target"),
+      llvm::cl::init("")};
 
   // tg-offload (and tg-remat's joint planner with remat=auto).
   Option<std::string> offload{

@@ -27,6 +27,9 @@ struct StepEstimate {
   Backend target;
   StepCost cost;
   MemoryTimeline timeline;
+  /// Whether `device` is the target's default (no --device was given, or
+  /// the default itself): the report's strategy.device.default.
+  bool defaultDevice = false;
   /// Whether the plan may write in place and compute concat operands in
   /// their slices (#memopt.target's in_place).
   bool inPlace = false;
@@ -56,11 +59,10 @@ struct StepEstimate {
   void printDecisions(llvm::raw_ostream &os) const;
 
   /// Cost model and timeline of `step` (still in tg ops, whose arena plan
-  /// is `plan`) on the module's #memopt.target, with the workspaces
-  /// tg-annotate-workspaces recorded; fails (with a diagnostic) when the
-  /// module has no target.
+  /// is `plan`) on the module's #memopt.target and its device, with the
+  /// workspaces tg-annotate-workspaces recorded; fails (with a diagnostic)
+  /// when the module has no target.
   static mlir::FailureOr<StepEstimate> compute(mlir::func::FuncOp step,
-                                               const DeviceProfile &device,
                                                const ArenaPlan &plan);
 
   /// Persistent bytes that stay in host memory (CUDA: step number, seed).

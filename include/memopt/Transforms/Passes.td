@@ -12,13 +12,21 @@
 include "mlir/Pass/PassBase.td"
 
 def SetTarget : Pass<"memopt-set-target", "::mlir::ModuleOp"> {
-  let summary = "Record the backend as the module's #memopt.target";
+  let summary = "Record the backend, the device profile and the budget as "
+                "the module's #memopt.target";
   let description = [{
-    Sets `memopt.target = #memopt.target<BACKEND>` on the module, once, for
-    every later pass to read (docs/dialects/memopt.md). `in-place` overrides
-    the backend's default (true on cpu; cuda allows only false). A module
-    that already targets another backend is an error: the passes before
-    this one planned for that one.
+    Sets `memopt.target = #memopt.target<BACKEND, ...>` on the module, once,
+    for every later pass to read (docs/dialects/memopt.md). `in-place`
+    overrides the backend's default (true on cpu; cuda allows only false).
+    `device` is the device profile in memopt-compile's `--device` syntax
+    (`NAME[,KEY=VALUE]...` or a `FILE.json` user profile,
+    docs/cost-model.md; quoted where it holds commas:
+    `device="rtx2060,memory=6GiB"`); without it the backend's default
+    (`cpu` on cpu, `a100-40g` on cuda). `budget` is the predicted peak in
+    bytes that tg-remat and tg-offload fit (0: none, they fit the device's
+    memory); it may not exceed the device's memory. A module that already
+    has another target is an error: the passes before this one planned for
+    that one.
   }];
   let dependentDialects = ["::memopt::MemoptDialect"];
   let options = [
@@ -27,6 +35,11 @@ def SetTarget : Pass<"memopt-set-target", "::mlir::ModuleOp"> {
     Option<"inPlace", "in-place", "std::string", "\"\"",
            "true or false: whether the memory plan may write results over "
            "dying operands (default: the backend's)">,
+    Option<"device", "device", "std::string", "\"\"",
+           "The device profile, NAME[,KEY=VALUE]... or FILE.json (default: "
+           "the backend's, cpu or a100-40g)">,
+    Option<"budget", "budget", "uint64_t", "0",
+           "The predicted peak in bytes to fit (0: the device's memory)">,
   ];
 }
 
@@ -53,13 +66,14 @@ def Remat : Pass<"tg-remat", "::mlir::func::FuncOp"> {
       forward value the backward reads is recomputed from the stored values
       of its own segment;
     - `auto`: the least predicted recompute time whose predicted peak fits
-      `budget` (0: the memory of `device`), by a greedy heuristic: the
+      the target's budget (without one, the memory of its device), by a
+      greedy heuristic: the
       budget less the persistent bytes (weights, optimizer state, inputs
       and outputs: what the report adds to the arena) is the arena target;
       each round simulates the rewritten step (MemorySimulator, program
       order, with the workspaces tg-annotate-workspaces recorded) and
       recomputes the value with the most peak bytes removed per second of
-      recompute (CostModel on `device`), cheap ops first, until the planned
+      recompute (CostModel on the target's device), cheap ops first, until the planned
       arena (ArenaPlan) fits. It also nests chosen values (recomputed once
       per clone that needs them and once for their own readers, instead of
       one clone living from the first reader to the last: Rotor's nested
@@ -107,14 +121,8 @@ def Remat : Pass<"tg-remat", "::mlir::func::FuncOp"> {
   let options = [
     Option<"strategy", "strategy", "std::string", "\"none\"",
            "Which values to recompute: none, sqrt, auto or optimal">,
-    Option<"budget", "budget", "uint64_t", "0",
-           "auto, optimal: the predicted peak (arena + persistent bytes) to "
-           "fit, in bytes; 0: the device's memory">,
     Option<"timeLimit", "time-limit", "double", "4.0",
            "optimal: the seconds CBC may spend on all its programs">,
-    Option<"device", "device", "std::string", "\"cpu\"",
-           "auto: the device profile (memopt-compile --device syntax) that "
-           "prices recomputation and, without a budget, gives the memory">,
     Option<"offload", "offload", "bool", "false",
            "auto: decide per value keep, recompute or offload to host "
            "memory in one greedy (the offloaded values are marked "
@@ -152,14 +160,14 @@ def Offload : Pass<"tg-offload", "::mlir::func::FuncOp"> {
     `tg.prefetch_start` as late as the host link allows without stalling
     and `tg.prefetch_wait` right before the first backward reader, which,
     with every later reader, now reads the prefetched tensor. The link is
-    priced by the device profile (`link`, one copy at a time per
+    priced by the target's device profile (`link`, one copy at a time per
     direction, overlapping compute).
 
     The values: those tg-remat's joint planner marked `memopt.offload`
     (`tg-remat{strategy=auto offload=true}`), else, with `strategy=auto`,
     its own greedy over the same simulator, offloading only: the least
-    predicted stall whose predicted peak fits `budget` (0: the memory of
-    `device`). The decision is recorded on the function as
+    predicted stall whose predicted peak fits the target's budget (without
+    one, the memory of its device). The decision is recorded on the function as
     `memopt.offload = {planner, values, d2h_bytes, h2d_bytes, host_bytes,
     stall_seconds, ...}` and on each `tg.offload_start` as
     `memopt.offload = {bytes, seconds}`.
@@ -168,13 +176,8 @@ def Offload : Pass<"tg-offload", "::mlir::func::FuncOp"> {
   let options = [
     Option<"strategy", "strategy", "std::string", "\"none\"",
            "none (insert only the copies tg-remat marked) or auto (choose "
-           "the values to fit the budget when nothing is marked)">,
-    Option<"budget", "budget", "uint64_t", "0",
-           "auto: the predicted peak (arena + persistent bytes) to fit, in "
-           "bytes; 0: the device's memory">,
-    Option<"device", "device", "std::string", "\"cpu\"",
-           "The device profile (memopt-compile --device syntax) whose host "
-           "link and op times place the copies">,
+           "the values to fit the target's budget when nothing is "
+           "marked)">,
   ];
   let statistics = [
     Statistic<"numOffloaded", "offloaded-values",
@@ -270,7 +273,7 @@ def Partition : Pass<"tg-partition", "::mlir::ModuleOp"> {
     stage that owns its parameter), so each segment's forward, backward and
     update run on one device. Each function `@F` becomes `@F_stage0` ...
     `@F_stage<N-1>`, each with the arguments and results it owns (roles
-    kept) and `memopt.stage = {index, stages, of = "F", ...}`; every value
+    kept) and `memopt.stage = #memopt.stage<index = I, stages = N, of = "F", ...>`; every value
     read across a cut (activations, skip connections, gradients, a shared
     parameter) becomes a `tg.send` in the stage that computes it and a
     `tg.recv` in the stage that reads it, at the place of its first reader
@@ -281,7 +284,7 @@ def Partition : Pass<"tg-partition", "::mlir::ModuleOp"> {
     plus the MemorySimulator's arena peak of the stage in the order that
     tg-schedule will choose,
     workspaces as `tg-annotate-workspaces` recorded them), then its
-    predicted time (the cost model on `device`): a binary search over the
+    predicted time (the cost model on the target's device): a binary search over the
     bound with greedy segments. Each stage records its
     `simulated_peak_bytes`, `persistent_bytes`, `seconds`, `send_bytes`
     and its first and last forward op (`forward_ops = [first, end)`).
@@ -297,8 +300,6 @@ def Partition : Pass<"tg-partition", "::mlir::ModuleOp"> {
   let options = [
     Option<"stages", "stages", "unsigned", "1",
            "Number of stages (devices); 1 leaves the module alone">,
-    Option<"device", "device", "std::string", "\"cpu\"",
-           "Device profile of the time estimate (NAME[,KEY=VALUE]...)">,
     Option<"microbatches", "microbatches", "unsigned", "1",
            "Microbatches that tg-microbatch will run per step: a training "
            "stage's cost is then its peak under `schedule`">,

@@ -118,8 +118,8 @@ public:
     unsigned numSteps = 0;
     SmallVector<func::FuncOp> stages;
     for (func::FuncOp func : module.getOps<func::FuncOp>()) {
-      if (auto stage = func->getAttrOfType<DictionaryAttr>("memopt.stage")) {
-        auto of = stage.getAs<StringAttr>("of");
+      if (StageAttr stage = getDecision<StageAttr>(func)) {
+        StringAttr of = stage.getOf();
         if (of && of.getValue() == kEvalFunctionName) {
           func.emitError("convert-tg-to-emitc: @")
               << func.getSymName()
@@ -316,9 +316,7 @@ private:
   LogicalResult convertStages(ModuleOp module,
                               SmallVector<func::FuncOp> &stages) {
     auto indexOf = [](func::FuncOp func) {
-      return func->getAttrOfType<DictionaryAttr>("memopt.stage")
-          .getAs<IntegerAttr>("index")
-          .getInt();
+      return getDecision<StageAttr>(func).getIndex();
     };
     llvm::sort(stages, [&](func::FuncOp a, func::FuncOp b) {
       return indexOf(a) < indexOf(b);

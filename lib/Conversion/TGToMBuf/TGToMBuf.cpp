@@ -58,10 +58,8 @@ private:
   /// The device of the step's arena: its pipeline stage (tg-partition's
   /// `memopt.stage`), else 0.
   int64_t stageIndex() const {
-    if (auto stage = step->getAttrOfType<DictionaryAttr>("memopt.stage"))
-      if (auto index = stage.getAs<IntegerAttr>("index"))
-        return index.getInt();
-    return 0;
+    StageAttr stage = getDecision<StageAttr>(step);
+    return stage ? stage.getIndex() : 0;
   }
 
   func::FuncOp step;

@@ -890,7 +890,7 @@ func.func @reduce_axes_unsorted(%x: tensor<2x3xf32>) {
 // -----
 
 func.func @send_to_itself(%x: tensor<2xf32>)
-    attributes {memopt.stage = {index = 1 : i64, stages = 2 : i64}} {
+    attributes {memopt.stage = #memopt.stage<index = 1, stages = 2>} {
   // expected-error @+1 {{'tg.send' op peer stage 1 must be another of the 2 stages than this function's 1}}
   tg.send %x to stage 1 tag 0 : tensor<2xf32>
   return
@@ -899,7 +899,7 @@ func.func @send_to_itself(%x: tensor<2xf32>)
 // -----
 
 func.func @recv_beyond_the_stages()
-    attributes {memopt.stage = {index = 0 : i64, stages = 2 : i64}} {
+    attributes {memopt.stage = #memopt.stage<index = 0, stages = 2>} {
   // expected-error @+1 {{'tg.recv' op peer stage 2 must be another of the 2 stages than this function's 0}}
   %0 = tg.recv from stage 2 tag 0 forward : tensor<2xf32>
   return
@@ -907,9 +907,9 @@ func.func @recv_beyond_the_stages()
 
 // -----
 
-func.func @stage_without_index(%x: tensor<2xf32>)
+// expected-error @+1 {{'memopt.stage' must be a #memopt.stage<index = I, stages = N, ...>, got {stages = 2 : i64}}}
+func.func @stage_as_dictionary(%x: tensor<2xf32>)
     attributes {memopt.stage = {stages = 2 : i64}} {
-  // expected-error @+1 {{'tg.send' op is in a function whose 'memopt.stage' lacks an integer 'index' or 'stages'}}
   tg.send %x to stage 1 tag 0 : tensor<2xf32>
   return
 }

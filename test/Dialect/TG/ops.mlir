@@ -332,9 +332,9 @@ func.func @reduce(%x: tensor<2x3x4xf32>)
 
 // CHECK-LABEL: func.func @transfers
 // CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>)
-// CHECK-SAME: memopt.stage = {index = 0 : i64, stages = 2 : i64}
+// CHECK-SAME: memopt.stage = #memopt.stage<index = 0, stages = 2>
 func.func @transfers(%x: tensor<2x3xf32>) -> tensor<2x3xf32>
-    attributes {memopt.stage = {index = 0 : i64, stages = 2 : i64}} {
+    attributes {memopt.stage = #memopt.stage<index = 0, stages = 2>} {
   // CHECK: tg.send %[[X]] to stage 1 tag 0 forward : tensor<2x3xf32>
   tg.send %x to stage 1 tag 0 forward : tensor<2x3xf32>
   // CHECK: %[[G:.*]] = tg.recv from stage 1 tag 1 : tensor<2x3xf32>

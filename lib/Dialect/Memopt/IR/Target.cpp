@@ -1,8 +1,9 @@
 //===- Target.cpp - #memopt.target ----------------------------------------===//
 //
-// Syntax: `#memopt.target<BACKEND>` or `#memopt.target<BACKEND, in_place =
-// true|false>`; in_place is printed only when it differs from the
-// backend's default.
+// Syntax: `#memopt.target<BACKEND(, KEY = VALUE)*>` with the keys
+// `in_place = true|false`, `device = #memopt.device<...>` and `budget =
+// BYTES`, each printed only when it differs from the backend's default
+// (budget: when there is one).
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +11,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/DenseSet.h"
 
 using namespace mlir;
 using namespace memopt;
@@ -22,13 +24,18 @@ bool TargetAttr::hasDefaultInPlace() const {
 
 LogicalResult
 TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                   Backend backend, bool inPlace) {
+                   Backend backend, bool inPlace, DeviceAttr device,
+                   uint64_t budget) {
   // cuDNN's BatchNorm and the generated kernels were never checked for
   // writing over their input.
   if (backend == Backend::cuda && inPlace)
     return emitError() << "#memopt.target<cuda> does not allow in_place = "
                           "true: the CUDA kernels are not checked for "
                           "in-place writes";
+  if (!device)
+    return emitError() << "#memopt.target needs a #memopt.device";
+  if (llvm::Error tooLarge = verifyBudget(budget, device.getProfile()))
+    return emitError() << llvm::toString(std::move(tooLarge));
   return success();
 }
 
@@ -44,31 +51,63 @@ Attribute TargetAttr::parse(AsmParser &parser, Type) {
     return {};
   }
   bool inPlace = defaultInPlace(*backend);
-  if (succeeded(parser.parseOptionalComma())) {
-    StringRef value;
-    SMLoc valueLoc;
-    if (parser.parseKeyword("in_place") || parser.parseEqual() ||
-        (valueLoc = parser.getCurrentLocation(),
-         parser.parseKeyword(&value)))
+  DeviceAttr device = DeviceAttr::getDefault(parser.getContext(), *backend);
+  uint64_t budget = 0;
+  llvm::SmallDenseSet<StringRef> given;
+  while (succeeded(parser.parseOptionalComma())) {
+    StringRef key;
+    SMLoc keyLoc = parser.getCurrentLocation();
+    if (parser.parseKeyword(&key) || parser.parseEqual())
       return {};
-    if (value != "true" && value != "false") {
-      parser.emitError(valueLoc)
-          << "in_place must be true or false, got '" << value << "'";
+    if (!given.insert(key).second) {
+      parser.emitError(keyLoc) << "target key '" << key << "' given twice";
       return {};
     }
-    inPlace = value == "true";
+    SMLoc valueLoc = parser.getCurrentLocation();
+    if (key == "in_place") {
+      StringRef value;
+      if (parser.parseKeyword(&value))
+        return {};
+      if (value != "true" && value != "false") {
+        parser.emitError(valueLoc)
+            << "in_place must be true or false, got '" << value << "'";
+        return {};
+      }
+      inPlace = value == "true";
+    } else if (key == "device") {
+      if (parser.parseAttribute(device))
+        return {};
+    } else if (key == "budget") {
+      if (parser.parseInteger(budget))
+        return {};
+      if (budget == 0) {
+        parser.emitError(valueLoc) << "budget must be a positive number of "
+                                      "bytes; leave it out for none";
+        return {};
+      }
+    } else {
+      parser.emitError(keyLoc) << "unknown target key '" << key
+                               << "': expected in_place, device or budget";
+      return {};
+    }
   }
   if (parser.parseGreater())
     return {};
   return TargetAttr::getChecked(
       [&] { return parser.emitError(loc); }, parser.getContext(), *backend,
-      inPlace);
+      inPlace, device, budget);
 }
 
 void TargetAttr::print(AsmPrinter &printer) const {
   printer << "<" << stringifyBackend(getBackend());
   if (!hasDefaultInPlace())
     printer << ", in_place = " << (getInPlace() ? "true" : "false");
+  if (getDevice() != DeviceAttr::getDefault(getContext(), getBackend())) {
+    printer << ", device = ";
+    printer.printAttribute(getDevice());
+  }
+  if (getBudget())
+    printer << ", budget = " << getBudget();
   printer << ">";
 }
 

@@ -1,34 +1,33 @@
 //===- TGTransferOps.cpp - Verifiers of the transfers and all_reduce ------===//
 //
 // Inside a stage of a partitioned step (a function with tg-partition's
-// `memopt.stage = {index = I, stages = N, ...}`) a transfer's peer is one
-// of the other N - 1 stages.
+// `memopt.stage = #memopt.stage<index = I, stages = N, ...>`) a
+// transfer's peer is one of the other N - 1 stages.
 //
 //===----------------------------------------------------------------------===//
 
 #include "memopt/Dialect/TG/IR/TGOps.h"
 
+#include "memopt/Dialect/Memopt/IR/MemoptDialect.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 using namespace mlir;
 using namespace memopt::tg;
+using memopt::getDecision;
+using memopt::StageAttr;
 
 static LogicalResult verifyPeer(Operation *op, int64_t peer) {
   auto function = op->getParentOfType<func::FuncOp>();
   if (!function)
     return success();
-  auto stage = function->getAttrOfType<DictionaryAttr>("memopt.stage");
+  StageAttr stage = getDecision<StageAttr>(function);
   if (!stage)
     return success();
-  auto index = stage.getAs<IntegerAttr>("index");
-  auto stages = stage.getAs<IntegerAttr>("stages");
-  if (!index || !stages)
-    return op->emitOpError("is in a function whose 'memopt.stage' lacks an "
-                           "integer 'index' or 'stages'");
-  if (peer == index.getInt() || peer >= stages.getInt())
+  if (peer == stage.getIndex() || peer >= stage.getStages())
     return op->emitOpError("peer stage ")
-           << peer << " must be another of the " << stages.getInt()
-           << " stages than this function's " << index.getInt();
+           << peer << " must be another of the " << stage.getStages()
+           << " stages than this function's " << stage.getIndex();
   return success();
 }
 
