@@ -21,15 +21,6 @@
 
 namespace memopt::offload {
 
-/// tg-remat's mark of the values its joint planner offloads: on their
-/// defining op, the result numbers (tg-offload inserts their copies).
-constexpr llvm::StringLiteral kMarkAttr = "memopt.offload_results";
-/// The same for the values offloaded synchronously (placeOffloads).
-constexpr llvm::StringLiteral kSyncMarkAttr = "memopt.offload_sync_results";
-/// tg-offload's record: on the function (the decision) and on each
-/// tg.offload_start (its bytes and one-way seconds).
-constexpr llvm::StringLiteral kOffloadAttr = "memopt.offload";
-
 /// Whether `value` may be offloaded: a tensor in the arena made by a
 /// forward op, read after the forward (`isForward` is false for a reader)
 /// and not returned.

@@ -184,8 +184,6 @@ Rewrite memopt::remat::recompute(ArrayRef<Operation *> later,
 
 namespace {
 
-constexpr StringLiteral kRematAttr = "memopt.remat";
-
 /// Chen et al. 2016 on a DAG: the forward ops in program order are cut into
 /// segments of ceil(sqrt(n)) ops. A value that a forward op of a later
 /// segment reads (the segment's output, a skip connection) is stored, so a
@@ -271,11 +269,11 @@ public:
 
     uint64_t peakBefore = simulatedPeak(function, inPlace);
     Builder b(&getContext());
-    auto i64 = [&](uint64_t value) {
-      return b.getI64IntegerAttr(static_cast<int64_t>(value));
-    };
-    SmallVector<NamedAttribute> decision{
-        b.getNamedAttr("strategy", b.getStringAttr(strategy))};
+    // What the planner decided, for #memopt.remat.
+    uint64_t budgetBytes = 0, persistent = 0, plannedArenaBytes = 0;
+    uint64_t segmentOps = 0, rounds = 0, exchanges = 0;
+    bool overshoot = false;
+    RematMilpAttr milp;
     DeviceProfile deviceProfile = target->getDeviceProfile();
     CostModel cost(deviceProfile, workspaceBytes);
     DenseSet<Value> recomputed, nested, offloaded, synchronous;
@@ -287,15 +285,15 @@ public:
     // (planAuto says which).
     bool privateClones = false;
     if (strategy == "sqrt") {
-      unsigned segmentOps = 0;
-      recomputed = chooseSqrt(forward, segmentOps);
-      decision.push_back(b.getNamedAttr("segment_ops", i64(segmentOps)));
+      unsigned segments = 0;
+      recomputed = chooseSqrt(forward, segments);
+      segmentOps = segments;
     } else {
       // The budget is the predicted peak: the arena plus the persistent
       // bytes beside it (weights, optimizer state, inputs and outputs).
-      uint64_t budgetBytes = target->getPeakLimit();
-      uint64_t persistent = bytesBesideArena(
-          function, target->getBackend() == Backend::cuda);
+      budgetBytes = target->getPeakLimit();
+      persistent = bytesBesideArena(function,
+                                    target->getBackend() == Backend::cuda);
       uint64_t arenaTarget = budgetBytes > persistent ? budgetBytes - persistent : 0;
       bool fits;
       uint64_t arenaBytes;
@@ -328,14 +326,9 @@ public:
         offloaded = std::move(plan.offloaded);
         synchronous = std::move(plan.synchronous);
         lean = std::move(plan.lean);
-        if (fits) {
-          decision.push_back(b.getNamedAttr("rounds", i64(plan.rounds)));
-          if (plan.overshoot)
-            decision.push_back(b.getNamedAttr("overshoot", b.getUnitAttr()));
-          if (plan.exchanges)
-            decision.push_back(
-                b.getNamedAttr("exchanges", i64(plan.exchanges)));
-        }
+        rounds = plan.rounds;
+        overshoot = plan.overshoot;
+        exchanges = plan.exchanges;
       } else {
         OptimalPlan plan = planOptimal(function, forward, inPlace, arenaTarget,
                                        cost, timeLimit);
@@ -345,8 +338,7 @@ public:
         recomputed = std::move(plan.recomputed);
         nested = std::move(plan.nested);
         planCuts = std::move(plan.cuts);
-        if (fits)
-          decision.push_back(b.getNamedAttr("milp", milpDecision(b, plan)));
+        milp = milpDecision(b, plan);
       }
       if (!fits) {
         uint64_t smallest = arenaBytes + persistent;
@@ -360,10 +352,7 @@ public:
             << " bytes (--budget=" << smallest << ")";
         return signalPassFailure();
       }
-      decision.append(
-          {b.getNamedAttr("budget_bytes", i64(budgetBytes)),
-           b.getNamedAttr("persistent_bytes", i64(persistent)),
-           b.getNamedAttr("planned_arena_bytes", i64(arenaBytes))});
+      plannedArenaBytes = arenaBytes;
     }
 
     // The lean workspaces (backward ops: none is cloned).
@@ -386,17 +375,18 @@ public:
       secondsAdded += cost.cost(clone).seconds;
     // The offloaded values, for tg-offload to insert their copies once
     // tg-schedule has fixed the order the plan was made for.
-    for (bool waitAtOnce : {false, true}) {
-      DenseMap<Operation *, SmallVector<int64_t>> marks;
-      for (Value value : offloaded)
-        if (synchronous.contains(value) == waitAtOnce)
-          marks[value.getDefiningOp()].push_back(
-              cast<OpResult>(value).getResultNumber());
-      for (auto &[op, results] : marks) {
-        llvm::sort(results);
-        op->setAttr(waitAtOnce ? offload::kSyncMarkAttr : offload::kMarkAttr,
-                    b.getDenseI64ArrayAttr(results));
-      }
+    DenseMap<Operation *, std::pair<SmallVector<int64_t>, SmallVector<int64_t>>>
+        marks;
+    for (Value value : offloaded) {
+      auto &[async, sync] = marks[value.getDefiningOp()];
+      (synchronous.contains(value) ? sync : async)
+          .push_back(cast<OpResult>(value).getResultNumber());
+    }
+    for (auto &[op, lists] : marks) {
+      llvm::sort(lists.first);
+      llvm::sort(lists.second);
+      setDecision(op, OffloadResultsAttr::get(&getContext(), lists.first,
+                                              lists.second));
     }
     uint64_t offloadedBytes = 0;
     for (Value value : offloaded)
@@ -418,64 +408,34 @@ public:
     numBytesSaved = peakBefore > peakAfter ? peakBefore - peakAfter : 0;
     numFlopsAdded = rewrite.flopsAdded;
     numRecomputedOps = rewrite.clones.size();
-    decision.append(
-        {b.getNamedAttr("recomputed_values", i64(rewrite.rewired.size())),
-         b.getNamedAttr("recomputed_ops", i64(rewrite.clones.size())),
-         b.getNamedAttr("stored_values", i64(stored)),
-         b.getNamedAttr("flops_added", i64(rewrite.flopsAdded)),
-         b.getNamedAttr("seconds_added", b.getF64FloatAttr(secondsAdded)),
-         b.getNamedAttr(
-             "simulated_peak_bytes",
-             b.getDictionaryAttr({b.getNamedAttr("before", i64(peakBefore)),
-                                  b.getNamedAttr("after", i64(peakAfter))}))});
-    // Nested values (recomputed more than once) where a plan has them.
-    if (!nested.empty())
-      decision.push_back(b.getNamedAttr("nested_values", i64(nested.size())));
-    // Private clones where the plan writes in place (cpu): shared ones
-    // did not fit (planAuto). Without in-place writes auto's are private
-    // always, and the attribute would say nothing.
-    if (privateClones && inPlace)
-      decision.push_back(b.getNamedAttr("private_clones", b.getUnitAttr()));
-    // Shared clones a plan ends part-way through the backward (Cuts).
-    if (rewrite.cuts)
-      decision.push_back(b.getNamedAttr("cuts", i64(rewrite.cuts)));
-    // Convolutions planned with their lean workspace, and the bytes that
-    // took off their workspaces.
-    if (!lean.empty())
-      decision.append(
-          {b.getNamedAttr("lean_workspaces", i64(lean.size())),
-           b.getNamedAttr("lean_workspace_bytes", i64(leanBytes))});
-    if (offload)
-      decision.append(
-          {b.getNamedAttr("offloaded_values", i64(offloaded.size())),
-           b.getNamedAttr("offloaded_bytes", i64(offloadedBytes))});
-    function->setAttr(kRematAttr, b.getDictionaryAttr(decision));
+    // Private clones are recorded where the plan writes in place (cpu):
+    // shared ones did not fit (planAuto). Without in-place writes auto's
+    // are private always, and the parameter would say nothing.
+    setDecision(
+        function,
+        RematAttr::get(
+            &getContext(), b.getStringAttr(strategy), budgetBytes, persistent,
+            plannedArenaBytes, segmentOps, rounds, overshoot, exchanges, milp,
+            rewrite.rewired.size(), rewrite.clones.size(), stored,
+            nested.size(), privateClones && inPlace, rewrite.cuts,
+            rewrite.flopsAdded, b.getF64FloatAttr(secondsAdded), peakBefore,
+            peakAfter, lean.size(), leanBytes, offloaded.size(),
+            offloadedBytes));
   }
 
 private:
   /// `optimal`'s program: its budget, objective, proven bound and gap.
-  static DictionaryAttr milpDecision(Builder &b, const OptimalPlan &plan) {
-    auto i64 = [&](uint64_t value) {
-      return b.getI64IntegerAttr(static_cast<int64_t>(value));
-    };
+  static RematMilpAttr milpDecision(Builder &b, const OptimalPlan &plan) {
     double gap = plan.seconds > 0
                      ? (plan.seconds - plan.boundSeconds) / plan.seconds
                      : 0;
-    return b.getDictionaryAttr(
-        {b.getNamedAttr("budget_bytes", i64(plan.milpBudgetBytes)),
-         b.getNamedAttr("solver", b.getStringAttr(plan.solver.empty()
-                                                        ? "none"
-                                                        : plan.solver)),
-         b.getNamedAttr("status", b.getStringAttr(plan.status)),
-         b.getNamedAttr("objective_seconds", b.getF64FloatAttr(plan.seconds)),
-         b.getNamedAttr("bound_seconds", b.getF64FloatAttr(plan.boundSeconds)),
-         b.getNamedAttr("gap", b.getF64FloatAttr(std::max(0.0, gap))),
-         b.getNamedAttr("solves", i64(plan.solves)),
-         b.getNamedAttr("units", i64(plan.units)),
-         b.getNamedAttr("stages", i64(plan.stages)),
-         b.getNamedAttr("chain_units", i64(plan.chainUnits)),
-         b.getNamedAttr("chain_solves", i64(plan.chainSolves)),
-         b.getNamedAttr("bin_bytes", i64(plan.binBytes))});
+    return RematMilpAttr::get(
+        b.getContext(), plan.milpBudgetBytes,
+        b.getStringAttr(plan.solver.empty() ? "none" : plan.solver),
+        b.getStringAttr(plan.status), b.getF64FloatAttr(plan.seconds),
+        b.getF64FloatAttr(plan.boundSeconds),
+        b.getF64FloatAttr(std::max(0.0, gap)), plan.solves, plan.units,
+        plan.stages, plan.chainUnits, plan.chainSolves, plan.binBytes);
   }
 
   static uint64_t simulatedPeak(func::FuncOp function, bool inPlace) {
