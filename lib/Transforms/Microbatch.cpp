@@ -27,7 +27,7 @@
 #include "memopt/Transforms/Passes.h"
 
 #include "MicrobatchRewrite.h"
-#include "ScheduleOrder.h"
+#include "memopt/Planning/ScheduleOrder.h"
 
 #include "memopt/Analysis/MemorySimulator.h"
 #include "memopt/Analysis/MemoryTimeline.h"

@@ -12,8 +12,8 @@
 
 #include "memopt/Transforms/Passes.h"
 
-#include "OffloadPlan.h"
-#include "RematPlan.h"
+#include "memopt/Planning/OffloadPlan.h"
+#include "memopt/Planning/RematPlan.h"
 
 #include "memopt/Analysis/DeviceProfile.h"
 #include "memopt/Analysis/StepPhases.h"

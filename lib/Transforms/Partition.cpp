@@ -10,7 +10,7 @@
 #include "memopt/Transforms/Passes.h"
 
 #include "MicrobatchRewrite.h"
-#include "ScheduleOrder.h"
+#include "memopt/Planning/ScheduleOrder.h"
 #include "StageSplit.h"
 
 #include "memopt/Analysis/CostModel.h"

@@ -28,9 +28,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "OffloadPlan.h"
-#include "RematPlan.h"
-#include "ScheduleOrder.h"
+#include "memopt/Planning/OffloadPlan.h"
+#include "memopt/Planning/RematPlan.h"
+#include "memopt/Planning/ScheduleOrder.h"
 
 #include "memopt/Analysis/ArenaPlan.h"
 #include "memopt/Analysis/MemorySimulator.h"

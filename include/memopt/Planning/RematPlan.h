@@ -1,13 +1,15 @@
-//===- RematPlan.h - tg-remat's strategies and rewrite ----------*- C++ -*-===//
+//===- RematPlan.h - The remat planners and their rewrite -------*- C++ -*-===//
 //
-// Internal to tg-remat (Remat.cpp, RematAuto.cpp): which forward values
-// may be recomputed, the rewrite that recomputes a set of them in the
-// backward, and the budget-driven `auto` strategy that chooses such a set.
+// Part of the planning library (docs/planning.md), for tg-remat, tg-offload
+// and tg-recompute-casts: which forward values may be recomputed, the
+// rewrite that recomputes a set of them in the backward (Recompute.cpp),
+// the budget-driven `auto` planner (RematAuto.cpp) and the `optimal` one
+// (RematOptimal.cpp) that choose such a set.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MEMOPT_LIB_TRANSFORMS_REMATPLAN_H
-#define MEMOPT_LIB_TRANSFORMS_REMATPLAN_H
+#ifndef MEMOPT_PLANNING_REMATPLAN_H
+#define MEMOPT_PLANNING_REMATPLAN_H
 
 #include "memopt/Analysis/CostModel.h"
 
@@ -247,4 +249,4 @@ OptimalPlan planOptimal(mlir::func::FuncOp function,
 
 } // namespace memopt::remat
 
-#endif // MEMOPT_LIB_TRANSFORMS_REMATPLAN_H
+#endif // MEMOPT_PLANNING_REMATPLAN_H

@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "OffloadPlan.h"
+#include "memopt/Planning/OffloadPlan.h"
 
 #include "memopt/Analysis/ArenaPlan.h"
 #include "memopt/Analysis/StepMemory.h"
