@@ -7,6 +7,7 @@
 
 #include "memopt/Analysis/StepMemory.h"
 #include "memopt/Conversion/TGToEmitC/TGToEmitC.h"
+#include "memopt/Planning/PredictedPeak.h"
 #include "memopt/Dialect/TG/IR/TGOps.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -47,8 +48,8 @@ FailureOr<StepEstimate> StepEstimate::compute(func::FuncOp step,
       target->getDevice() ==
       DeviceAttr::getDefault(step.getContext(), target->getBackend());
   estimate.inPlace = target->getInPlace();
-  estimate.hostScalarBytes =
-      memopt::hostScalarBytes(step, estimate.target == Backend::cuda);
+  estimate.bytesBesideArena =
+      predictedPeak(step, estimate.target == Backend::cuda, /*arenaBytes=*/0);
   estimate.exchangeBytes = largestExchangeBytes(step);
   estimate.cost =
       estimateStepCost(step, CostModel(device, workspaceBytes), phases);
@@ -106,9 +107,7 @@ void StepEstimate::printDecisions(raw_ostream &os) const {
 }
 
 uint64_t StepEstimate::predictedPeakBytes(uint64_t arenaBytes) const {
-  return arenaBytes + timeline.persistentBytes(MemoryCategory::Weights) +
-         timeline.persistentBytes(MemoryCategory::OptimizerState) +
-         timeline.persistentBytes(MemoryCategory::Data) - hostScalarBytes;
+  return bytesBesideArena + arenaBytes;
 }
 
 llvm::Error memopt::checkBudget(std::optional<uint64_t> budget,

@@ -30,6 +30,7 @@
 
 #include "memopt/Planning/OffloadPlan.h"
 #include "memopt/Planning/RematPlan.h"
+#include "memopt/Planning/PredictedPeak.h"
 #include "memopt/Planning/ScheduleOrder.h"
 
 #include "memopt/Analysis/ArenaPlan.h"
@@ -1306,12 +1307,12 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
 }
 
 uint64_t memopt::remat::bytesBesideArena(func::FuncOp function, bool cuda) {
-  uint64_t persistent = persistentDeviceBytes(function, cuda);
   // On cuda, tg-plan-memory puts the constants in the arena after the
   // planned buffers (convertTGToMBuf): beside the plan, like the rest.
+  uint64_t constants = 0;
   if (cuda)
     for (auto constant : function.getBody().front().getOps<tg::ConstantOp>())
-      persistent += llvm::alignTo(tensorBytes(constant.getOutput()),
-                                  ArenaPlan::kAlignment);
-  return persistent;
+      constants += llvm::alignTo(tensorBytes(constant.getOutput()),
+                                 ArenaPlan::kAlignment);
+  return predictedPeak(function, cuda, constants);
 }
