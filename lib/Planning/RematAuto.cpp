@@ -1390,10 +1390,12 @@ static AutoPlan planFamilies(func::FuncOp function,
   return std::move(*chosen);
 }
 
-AutoPlan memopt::remat::planAuto(func::FuncOp function,
-                                 ArrayRef<Operation *> forward, bool inPlace,
-                                 uint64_t arenaTarget, const CostModel &cost,
-                                 const AutoOptions &options) {
+/// planAuto under one set of candidates: shared clones, and where they do
+/// not fit, private ones.
+static AutoPlan planClones(func::FuncOp function,
+                           ArrayRef<Operation *> forward, bool inPlace,
+                           uint64_t arenaTarget, const CostModel &cost,
+                           const AutoOptions &options) {
   AutoOptions given = options;
   given.privateAncestors = options.privateAncestors.value_or(!inPlace);
   AutoPlan plan =
@@ -1415,6 +1417,27 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
   other.privateClones = true;
   if (other.fits || other.arenaBytes < plan.arenaBytes)
     return other;
+  return plan;
+}
+
+AutoPlan memopt::remat::planAuto(func::FuncOp function,
+                                 ArrayRef<Operation *> forward, bool inPlace,
+                                 uint64_t arenaTarget, const CostModel &cost,
+                                 const AutoOptions &options) {
+  AutoPlan plan =
+      planClones(function, forward, inPlace, arenaTarget, cost, options);
+  if (!options.recompute || !options.offload)
+    return plan;
+  // One greedy over both is no proof of the least time: recomputing
+  // alone may fit where the joint choice does not, or fit faster.
+  AutoOptions alone = options;
+  alone.offload = false;
+  AutoPlan recomputeOnly =
+      planClones(function, forward, inPlace, arenaTarget, cost, alone);
+  if (recomputeOnly.fits
+          ? !plan.fits || recomputeOnly.seconds < plan.seconds
+          : !plan.fits && recomputeOnly.arenaBytes < plan.arenaBytes)
+    return recomputeOnly;
   return plan;
 }
 

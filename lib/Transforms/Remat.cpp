@@ -163,18 +163,6 @@ public:
         options.leanWorkspaces = leanWorkspaces;
         AutoPlan plan =
             planAuto(function, forward, inPlace, arenaTarget, cost, options);
-        // One greedy over both is no proof of the least time: recomputing
-        // alone may fit where the joint choice does not, or fit faster.
-        if (offload) {
-          AutoOptions alone = options;
-          alone.offload = false;
-          AutoPlan recomputeOnly =
-              planAuto(function, forward, inPlace, arenaTarget, cost, alone);
-          if (recomputeOnly.fits
-                  ? !plan.fits || recomputeOnly.seconds < plan.seconds
-                  : !plan.fits && recomputeOnly.arenaBytes < plan.arenaBytes)
-            plan = std::move(recomputeOnly);
-        }
         fits = plan.fits;
         arenaBytes = plan.arenaBytes;
         privateClones = plan.privateClones;

@@ -176,7 +176,9 @@ struct AutoPlan {
 /// Greedy least-time rematerialization (and, with `options.offload`,
 /// offload) of `function` (whose forward ops are `forward`, in program
 /// order) until the arena of its scheduled order is at most `arenaTarget`
-/// bytes (docs/passes/remat.md#strategies, docs/passes/offload.md).
+/// bytes (docs/passes/remat.md#strategies, docs/passes/offload.md). With
+/// both recomputation and offload, the faster (or, when neither fits, the
+/// smaller) of the joint plan and the plan that only recomputes.
 AutoPlan planAuto(mlir::func::FuncOp function,
                   llvm::ArrayRef<mlir::Operation *> forward, bool inPlace,
                   uint64_t arenaTarget, const CostModel &cost,
