@@ -219,36 +219,11 @@ public:
     Rewrite rewrite = recompute(later, recomputed, policy);
     for (Operation *clone : rewrite.clones)
       secondsAdded += cost.cost(clone).seconds;
-    // The offloaded values, for tg-offload to insert their copies once
-    // tg-schedule has fixed the order the plan was made for.
-    DenseMap<Operation *, std::pair<SmallVector<int64_t>, SmallVector<int64_t>>>
-        marks;
-    for (Value value : offloaded) {
-      auto &[async, sync] = marks[value.getDefiningOp()];
-      (synchronous.contains(value) ? sync : async)
-          .push_back(cast<OpResult>(value).getResultNumber());
-    }
-    for (auto &[op, lists] : marks) {
-      llvm::sort(lists.first);
-      llvm::sort(lists.second);
-      setDecision(op, OffloadResultsAttr::get(&getContext(), lists.first,
-                                              lists.second));
-    }
+    markOffloads(offloaded, synchronous);
     uint64_t offloadedBytes = 0;
     for (Value value : offloaded)
       offloadedBytes += tensorBytes(value);
-
-    // Stored: forward values that the backward or a clone still reads.
-    unsigned stored = 0;
-    for (Operation *op : forward)
-      for (OpResult result : op->getResults())
-        if (tensorBytes(result) && !rewrite.rewired.contains(result) &&
-            !offloaded.contains(result) &&
-            llvm::any_of(result.getUsers(), [&](Operation *user) {
-              return !user->hasTrait<OpTrait::IsTerminator>() &&
-                     phases.phase(user) != StepPhase::Forward;
-            }))
-          ++stored;
+    unsigned stored = countStored(forward, phases, rewrite, offloaded);
 
     uint64_t peakAfter = simulatedPeak(function, inPlace);
     numBytesSaved = peakBefore > peakAfter ? peakBefore - peakAfter : 0;
@@ -270,6 +245,44 @@ public:
   }
 
 private:
+  /// Hands the `offloaded` values to tg-offload (#memopt.offload_results
+  /// on their ops), which inserts their copies once tg-schedule has fixed
+  /// the order the plan was made for.
+  static void markOffloads(const DenseSet<Value> &offloaded,
+                           const DenseSet<Value> &synchronous) {
+    DenseMap<Operation *,
+             std::pair<SmallVector<int64_t>, SmallVector<int64_t>>>
+        marks;
+    for (Value value : offloaded) {
+      auto &[async, sync] = marks[value.getDefiningOp()];
+      (synchronous.contains(value) ? sync : async)
+          .push_back(cast<OpResult>(value).getResultNumber());
+    }
+    for (auto &[op, lists] : marks) {
+      llvm::sort(lists.first);
+      llvm::sort(lists.second);
+      setDecision(op, OffloadResultsAttr::get(op->getContext(), lists.first,
+                                              lists.second));
+    }
+  }
+
+  /// Stored: forward values that the backward or a clone still reads.
+  static unsigned countStored(ArrayRef<Operation *> forward,
+                              const StepPhases &phases, const Rewrite &rewrite,
+                              const DenseSet<Value> &offloaded) {
+    unsigned stored = 0;
+    for (Operation *op : forward)
+      for (OpResult result : op->getResults())
+        if (tensorBytes(result) && !rewrite.rewired.contains(result) &&
+            !offloaded.contains(result) &&
+            llvm::any_of(result.getUsers(), [&](Operation *user) {
+              return !user->hasTrait<OpTrait::IsTerminator>() &&
+                     phases.phase(user) != StepPhase::Forward;
+            }))
+          ++stored;
+    return stored;
+  }
+
   /// `optimal`'s program: its budget, objective, proven bound and gap.
   static RematMilpAttr milpDecision(Builder &b, const OptimalPlan &plan) {
     double gap = plan.seconds > 0
