@@ -7,6 +7,7 @@
 
 #include "memopt/Analysis/StepMemory.h"
 #include "memopt/Conversion/TGToEmitC/TGToEmitC.h"
+#include "memopt/Planning/PredictedPeak.h"
 #include "memopt/Dialect/TG/IR/TGOps.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -17,10 +18,21 @@ using namespace mlir;
 using namespace memopt;
 namespace json = llvm::json;
 
-/// Integer field `name` of a decision dictionary, 0 when absent.
-static int64_t integerField(DictionaryAttr dict, StringRef name) {
-  auto value = dict.getAs<IntegerAttr>(name);
-  return value ? value.getInt() : 0;
+/// The report's summary of remat=optimal's program.
+static json::Object summarize(RematMilpAttr milp) {
+  return json::Object{
+      {"budget_bytes", milp.getBudgetBytes()},
+      {"solver", milp.getSolver().str()},
+      {"status", milp.getStatus().str()},
+      {"objective_seconds", milp.getObjectiveSeconds().getValueAsDouble()},
+      {"bound_seconds", milp.getBoundSeconds().getValueAsDouble()},
+      {"gap", milp.getGap().getValueAsDouble()},
+      {"solves", milp.getSolves()},
+      {"units", milp.getUnits()},
+      {"stages", milp.getStages()},
+      {"chain_units", milp.getChainUnits()},
+      {"chain_solves", milp.getChainSolves()},
+      {"bin_bytes", milp.getBinBytes()}};
 }
 
 FailureOr<StepEstimate> StepEstimate::compute(func::FuncOp step,
@@ -36,39 +48,26 @@ FailureOr<StepEstimate> StepEstimate::compute(func::FuncOp step,
       target->getDevice() ==
       DeviceAttr::getDefault(step.getContext(), target->getBackend());
   estimate.inPlace = target->getInPlace();
-  estimate.hostScalarBytes =
-      memopt::hostScalarBytes(step, estimate.target == Backend::cuda);
+  estimate.bytesBesideArena =
+      predictedPeak(step, estimate.target == Backend::cuda, /*arenaBytes=*/0);
   estimate.exchangeBytes = largestExchangeBytes(step);
   estimate.cost =
       estimateStepCost(step, CostModel(device, workspaceBytes), phases);
   estimate.timeline = MemoryTimeline::compute(step, phases, plan);
-  if (auto remat = step->getAttrOfType<DictionaryAttr>("memopt.remat")) {
-    if (auto strategy = remat.getAs<StringAttr>("strategy"))
-      estimate.remat = strategy.str();
-    if (auto milp = remat.getAs<DictionaryAttr>("milp")) {
-      json::Object summary;
-      for (NamedAttribute field : milp) {
-        StringRef name = field.getName().strref();
-        if (auto integer = dyn_cast<IntegerAttr>(field.getValue()))
-          summary[name] = integer.getInt();
-        else if (auto real = dyn_cast<FloatAttr>(field.getValue()))
-          summary[name] = real.getValueAsDouble();
-        else if (auto text = dyn_cast<StringAttr>(field.getValue()))
-          summary[name] = text.str();
-      }
-      estimate.rematMilp = std::move(summary);
-    }
+  if (RematAttr remat = getDecision<RematAttr>(step)) {
+    estimate.remat = remat.getStrategy().str();
+    if (RematMilpAttr milp = remat.getMilp())
+      estimate.rematMilp = summarize(milp);
   }
   if (auto module = step->getParentOfType<ModuleOp>())
     if (auto amp = module->getAttrOfType<StringAttr>("memopt.amp"))
       estimate.amp = amp.str();
-  if (auto offload = step->getAttrOfType<DictionaryAttr>("memopt.offload")) {
+  if (OffloadAttr offload = getDecision<OffloadAttr>(step)) {
     estimate.offload = "auto";
-    estimate.offloadBytes = integerField(offload, "d2h_bytes");
-    estimate.prefetchBytes = integerField(offload, "h2d_bytes");
-    estimate.hostBytes = integerField(offload, "host_bytes");
-    if (auto stall = offload.getAs<FloatAttr>("stall_seconds"))
-      estimate.stallSeconds = stall.getValueAsDouble();
+    estimate.offloadBytes = offload.getD2hBytes();
+    estimate.prefetchBytes = offload.getH2dBytes();
+    estimate.hostBytes = offload.getHostBytes();
+    estimate.stallSeconds = offload.getStallSeconds().getValueAsDouble();
   }
   // What each value got, in program order: its op's ONNX node names it.
   auto name = [](Operation *op) {
@@ -78,12 +77,12 @@ FailureOr<StepEstimate> StepEstimate::compute(func::FuncOp step,
   };
   for (Operation &op : step.getBody().front()) {
     if (auto start = dyn_cast<tg::OffloadStartOp>(op)) {
-      auto info = start->getAttrOfType<DictionaryAttr>("memopt.offload");
+      OffloadCopyAttr copy = getDecision<OffloadCopyAttr>(start);
       estimate.decisions.push_back(
           {name(start.getInput().getDefiningOp()),
            tensorBytes(start.getInput()),
-           info && info.contains("synchronous") ? "offload-synchronous"
-                                                : "offload"});
+           copy && copy.getSynchronous() ? "offload-synchronous"
+                                         : "offload"});
     }
     else if (isRecomputation(&op) && op.getNumResults())
       estimate.decisions.push_back(
@@ -108,9 +107,7 @@ void StepEstimate::printDecisions(raw_ostream &os) const {
 }
 
 uint64_t StepEstimate::predictedPeakBytes(uint64_t arenaBytes) const {
-  return arenaBytes + timeline.persistentBytes(MemoryCategory::Weights) +
-         timeline.persistentBytes(MemoryCategory::OptimizerState) +
-         timeline.persistentBytes(MemoryCategory::Data) - hostScalarBytes;
+  return bytesBesideArena + arenaBytes;
 }
 
 llvm::Error memopt::checkBudget(std::optional<uint64_t> budget,
@@ -245,12 +242,10 @@ llvm::json::Object memopt::compileReport(const StepEstimate &estimate,
 /// Whether a memory pass traded on `function`: tg-remat recomputes or
 /// tg-offload moves some of its values.
 static bool tradesMemory(func::FuncOp function) {
-  auto count = [&](StringRef attr, StringRef field) -> int64_t {
-    auto decision = function->getAttrOfType<DictionaryAttr>(attr);
-    return decision ? integerField(decision, field) : 0;
-  };
-  return count("memopt.remat", "recomputed_values") > 0 ||
-         count("memopt.offload", "values") > 0;
+  RematAttr remat = getDecision<RematAttr>(function);
+  OffloadAttr offload = getDecision<OffloadAttr>(function);
+  return (remat && remat.getRecomputedValues() > 0) ||
+         (offload && offload.getValues() > 0);
 }
 
 StageEstimate StageEstimate::of(func::FuncOp stage, uint64_t peak,

@@ -27,10 +27,8 @@
 #include "memopt/Transforms/Passes.h"
 
 #include "MicrobatchRewrite.h"
-#include "ScheduleOrder.h"
+#include "memopt/Planning/PredictedPeak.h"
 
-#include "memopt/Analysis/MemorySimulator.h"
-#include "memopt/Analysis/MemoryTimeline.h"
 #include "memopt/Dialect/Memopt/IR/MemoptDialect.h"
 #include "memopt/Dialect/TG/IR/TGOps.h"
 
@@ -48,13 +46,6 @@ using namespace mlir;
 using namespace memopt;
 
 namespace {
-
-/// Persistent bytes and the arena peak of tg-schedule's order.
-uint64_t simulatedPeak(func::FuncOp func, bool inPlace, bool cuda) {
-  MemorySimulator simulator(func, inPlace);
-  ScheduleChoice order = chooseSchedule(simulator);
-  return persistentDeviceBytes(func, cuda) + order.peaks[order.best].second;
-}
 
 class MicrobatchPass : public memopt::impl::MicrobatchBase<MicrobatchPass> {
 public:
@@ -89,7 +80,7 @@ private:
     numPostponedSends += rewriter.postponedSends;
     if (peaks)
       for (func::FuncOp func : funcs)
-        peaks->push_back(simulatedPeak(func, inPlace, cuda));
+        peaks->push_back(simulatedPredictedPeak(func, inPlace, cuda));
     return success();
   }
 

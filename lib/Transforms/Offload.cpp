@@ -12,8 +12,8 @@
 
 #include "memopt/Transforms/Passes.h"
 
-#include "OffloadPlan.h"
-#include "RematPlan.h"
+#include "memopt/Planning/OffloadPlan.h"
+#include "memopt/Planning/RematPlan.h"
 
 #include "memopt/Analysis/DeviceProfile.h"
 #include "memopt/Analysis/StepPhases.h"
@@ -69,26 +69,24 @@ public:
     // tg-remat's joint choice, in program order.
     SmallVector<Value> values;
     DenseSet<Value> synchronous;
-    for (Operation &op : body.without_terminator())
-      for (StringRef mark : {offload::kMarkAttr, offload::kSyncMarkAttr}) {
-        auto marks = op.getAttrOfType<DenseI64ArrayAttr>(mark);
-        if (!marks)
-          continue;
-        op.removeAttr(mark);
-        for (int64_t index : marks.asArrayRef()) {
-          if (index < 0 || index >= op.getNumResults() ||
-              !offload::isOffloadable(op.getResult(index), isForward)) {
+    for (Operation &op : body.without_terminator()) {
+      auto marks = getDecision<OffloadResultsAttr>(&op);
+      if (!marks)
+        continue;
+      removeDecision<OffloadResultsAttr>(&op);
+      for (bool waitAtOnce : {false, true})
+        for (int64_t index : marks.getNumbers(waitAtOnce)) {
+          if (!offload::isOffloadable(op.getResult(index), isForward)) {
             op.emitError("tg-offload: result #")
-                << index << " marked '" << mark
-                << "' is not a forward tensor in the arena that the "
-                   "backward reads";
+                << index << " marked by #memopt.offload_results is not a "
+                << "forward tensor in the arena that the backward reads";
             return signalPassFailure();
           }
           values.push_back(op.getResult(index));
-          if (mark == offload::kSyncMarkAttr)
+          if (waitAtOnce)
             synchronous.insert(values.back());
         }
-      }
+    }
     StringRef planner = values.empty() ? "tg-offload" : "tg-remat";
     // Only a training step has a backward to prefetch for.
     if (!backward || (values.empty() && strategy == "none"))
@@ -105,13 +103,12 @@ public:
       return signalPassFailure();
     }
     Builder b(&getContext());
-    auto i64 = [&](uint64_t value) {
-      return b.getI64IntegerAttr(static_cast<int64_t>(value));
-    };
-    SmallVector<NamedAttribute> decision;
+    // tg-offload's own plan, for #memopt.offload.
+    uint64_t budgetBytes = 0, persistent = 0, plannedArenaBytes = 0,
+             rounds = 0;
     if (values.empty()) {
-      uint64_t budgetBytes = target->getPeakLimit();
-      uint64_t persistent = remat::bytesBesideArena(
+      budgetBytes = target->getPeakLimit();
+      persistent = remat::bytesBesideArena(
           function, target->getBackend() == Backend::cuda);
       uint64_t arenaTarget =
           budgetBytes > persistent ? budgetBytes - persistent : 0;
@@ -134,11 +131,8 @@ public:
       }
       values = offload::inProgramOrder(plan.offloaded);
       synchronous = std::move(plan.synchronous);
-      decision.append({b.getNamedAttr("budget_bytes", i64(budgetBytes)),
-                       b.getNamedAttr("persistent_bytes", i64(persistent)),
-                       b.getNamedAttr("planned_arena_bytes",
-                                      i64(plan.arenaBytes)),
-                       b.getNamedAttr("rounds", i64(plan.rounds))});
+      plannedArenaBytes = plan.arenaBytes;
+      rounds = plan.rounds;
     }
 
     offload::placeOffloads(function, values, synchronous, isForward, cost,
@@ -147,20 +141,15 @@ public:
         function, cost, deviceProfile.linkBandwidth);
     numOffloaded = timing.values;
     numBytesOffloaded = timing.d2hBytes;
-    decision.append(
-        {b.getNamedAttr("planner", b.getStringAttr(planner)),
-         b.getNamedAttr("values", i64(timing.values)),
-         b.getNamedAttr("synchronous", i64(synchronous.size())),
-         b.getNamedAttr("d2h_bytes", i64(timing.d2hBytes)),
-         b.getNamedAttr("h2d_bytes", i64(timing.h2dBytes)),
-         b.getNamedAttr("host_bytes", i64(timing.hostBytes)),
-         b.getNamedAttr("link_bytes_per_second",
-                        b.getF64FloatAttr(deviceProfile.linkBandwidth)),
-         b.getNamedAttr("compute_seconds",
-                        b.getF64FloatAttr(timing.computeSeconds)),
-         b.getNamedAttr("stall_seconds",
-                        b.getF64FloatAttr(timing.stallSeconds))});
-    function->setAttr(offload::kOffloadAttr, b.getDictionaryAttr(decision));
+    setDecision(function,
+                OffloadAttr::get(
+                    &getContext(), b.getStringAttr(planner), budgetBytes,
+                    persistent, plannedArenaBytes, rounds, timing.values,
+                    synchronous.size(), timing.d2hBytes, timing.h2dBytes,
+                    timing.hostBytes,
+                    b.getF64FloatAttr(deviceProfile.linkBandwidth),
+                    b.getF64FloatAttr(timing.computeSeconds),
+                    b.getF64FloatAttr(timing.stallSeconds)));
   }
 };
 

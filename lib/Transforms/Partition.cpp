@@ -10,12 +10,10 @@
 #include "memopt/Transforms/Passes.h"
 
 #include "MicrobatchRewrite.h"
-#include "ScheduleOrder.h"
+#include "memopt/Planning/PredictedPeak.h"
 #include "StageSplit.h"
 
 #include "memopt/Analysis/CostModel.h"
-#include "memopt/Analysis/MemorySimulator.h"
-#include "memopt/Analysis/MemoryTimeline.h"
 #include "memopt/Analysis/StepMemory.h"
 #include "memopt/Analysis/Workspace.h"
 #include "memopt/Dialect/Memopt/IR/MemoptDialect.h"
@@ -43,20 +41,18 @@ namespace {
 /// The predicted peak and time of one stage.
 struct StageCost {
   uint64_t persistentBytes = 0;
-  uint64_t arenaPeakBytes = 0;
+  uint64_t peakBytes = 0;
   double seconds = 0;
   uint64_t sendBytes = 0;
-  uint64_t peak() const { return persistentBytes + arenaPeakBytes; }
+  uint64_t peak() const { return peakBytes; }
 };
 
 StageCost costOf(func::FuncOp stage, bool inPlace, bool cuda,
                  const CostModel &model, uint64_t sendBytes) {
   StageCost cost;
-  cost.persistentBytes = persistentDeviceBytes(stage, cuda);
-  // The order tg-schedule will give the stage, as tg-remat plans it.
-  MemorySimulator simulator(stage, inPlace);
-  ScheduleChoice schedule = chooseSchedule(simulator);
-  cost.arenaPeakBytes = schedule.peaks[schedule.best].second;
+  cost.persistentBytes = predictedPeak(stage, cuda, /*arenaBytes=*/0);
+  // In the order tg-schedule will give the stage, as tg-remat plans it.
+  cost.peakBytes = simulatedPredictedPeak(stage, inPlace, cuda);
   for (Operation &op : stage.getBody().front().without_terminator())
     cost.seconds += model.cost(&op).seconds;
   cost.sendBytes = sendBytes;

@@ -12,7 +12,7 @@
 
 #include "memopt/Transforms/Passes.h"
 
-#include "RematPlan.h"
+#include "memopt/Planning/RematPlan.h"
 
 #include "memopt/Analysis/StepPhases.h"
 #include "memopt/Dialect/TG/IR/TGInterfaces.h"

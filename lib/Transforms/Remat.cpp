@@ -2,21 +2,19 @@
 //
 // Rematerialization: forward values that the backward reads are recomputed
 // there from stored values instead of living from the forward to the
-// backward. The strategy (Chen et al. 2016's sqrt(n) segments, `auto`'s
-// budget-driven greedy in RematAuto.cpp, or `optimal`'s MILP in
-// RematOptimal.cpp) picks the recomputed values; the
-// rewrite is the same for every strategy:
-// walking the backward in program order, the first op that reads a
-// recomputed value gets a clone of its defining op (and of the recomputed
-// ancestors that clone needs) right before it, and every later backward
-// reader shares that clone. docs/passes/remat.md.
+// backward. The strategy (Chen et al. 2016's sqrt(n) segments here, or the
+// planning library's budget-driven `auto` greedy and `optimal` program,
+// memopt/Planning/RematPlan.h) picks the recomputed values; the library's
+// rewrite (Recompute.cpp) is the same for every strategy. This pass reads
+// the target, asks the planner and records #memopt.remat.
+// docs/passes/remat.md.
 //
 //===----------------------------------------------------------------------===//
 
 #include "memopt/Transforms/Passes.h"
 
-#include "OffloadPlan.h"
-#include "RematPlan.h"
+#include "memopt/Planning/OffloadPlan.h"
+#include "memopt/Planning/RematPlan.h"
 
 #include "memopt/Analysis/ArenaPlan.h"
 #include "memopt/Analysis/DeviceProfile.h"
@@ -29,8 +27,6 @@
 #include "memopt/Dialect/TG/IR/TGOps.h"
 
 #include "mlir/IR/Builders.h"
-#include "mlir/IR/IRMapping.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
 
 #include <cmath>
@@ -44,147 +40,7 @@ using namespace mlir;
 using namespace memopt;
 using namespace memopt::remat;
 
-bool memopt::remat::isRecomputable(Operation *op, unsigned index) {
-  if (!isa<tg::KernelOpInterface>(op) || !isMemoryEffectFree(op) ||
-      isa<tg::ConstantOp>(op) || !tensorBytes(op->getResult(index)))
-    return false;
-  if (isa<tg::BatchNormOp>(op))
-    return index == 0;
-  return llvm::none_of(op->getResults(), [](OpResult result) {
-    return static_cast<bool>(updatedOperand(result));
-  });
-}
-
-bool memopt::remat::isCheapToRecompute(Operation *op) {
-  return isa<tg::BatchNormOp>(op) ||
-         cast<tg::KernelOpInterface>(op).isCheapToRecompute();
-}
-
-/// Whether the clones of recomputed `value` that another clone needs serve
-/// that clone only (RematPlan.h): with `privateAncestors`, cheap ops, and
-/// the values of `nested`. A shared clone lives from the first reader to
-/// the last, so a recomputed ReLU that a concat's clone needs early would
-/// stay alive until the ReLU's own backward; recomputing it anew costs an
-/// elementwise pass. Expensive ops (convolutions) stay shared unless a
-/// strategy nests them: a chain of them recomputed once per reader costs
-/// quadratically many clones, which only a budget can justify.
-bool ClonePolicy::isPrivate(Value value) const {
-  return (privateAncestors && isCheapToRecompute(value.getDefiningOp())) ||
-         (nested && nested->contains(value));
-}
-
 namespace {
-/// The state of one recompute() walk.
-struct Materializer {
-  Materializer(const DenseSet<Value> &recomputed, const ClonePolicy &policy,
-               Rewrite &rewrite)
-      : recomputed(recomputed), policy(policy), rewrite(rewrite) {}
-  const DenseSet<Value> &recomputed;
-  const ClonePolicy &policy;
-  Rewrite &rewrite;
-  /// Each recomputed value's last reader in the ops after the forward (its
-  /// own reader, not a clone), by position in them.
-  DenseMap<Value, unsigned> lastReader;
-  /// The position of the op the clones are made for.
-  unsigned at = 0;
-};
-} // namespace
-
-/// The clone of `value`'s op, created right before `user` (with the clones
-/// of the recomputed values it reads, before it), or the one in `slot`.
-/// `local`: the private clones made for `user` (a diamond's ancestor is
-/// cloned once). A private operand whose shared clone (the one its own
-/// readers share) exists and is still read at or after `user` is read from
-/// that clone: a new one would cost its recomputation and save no bytes.
-static Value materialize(OpResult value, Operation *user, Materializer &state,
-                         Operation *&slot,
-                         DenseMap<Operation *, Operation *> &local) {
-  Operation *op = value.getOwner();
-  Rewrite &rewrite = state.rewrite;
-  if (!slot) {
-    IRMapping mapping;
-    for (Value operand : op->getOperands())
-      if (state.recomputed.contains(operand)) {
-        Operation *owner = operand.getDefiningOp();
-        bool isPrivate = state.policy.isPrivate(operand);
-        Operation *shared = rewrite.cloneOf.lookup(owner);
-        if (isPrivate && shared &&
-            state.at <= state.lastReader.lookup(operand)) {
-          mapping.map(operand, shared->getResult(
-                                   cast<OpResult>(operand).getResultNumber()));
-          continue;
-        }
-        // By value, written back: the recursion may grow either map.
-        DenseMap<Operation *, Operation *> &clones =
-            isPrivate ? local : rewrite.cloneOf;
-        Operation *operandSlot = clones.lookup(owner);
-        bool fresh = !operandSlot && !isPrivate;
-        mapping.map(operand, materialize(cast<OpResult>(operand), user, state,
-                                         operandSlot, local));
-        if (fresh)
-          rewrite.shared.push_back({owner, operandSlot});
-        clones[owner] = operandSlot;
-      }
-    // A recomputed BatchNorm must not read the running statistics after the
-    // forward updated them in place: it reads the batch statistics the
-    // forward saved (same type; its running-statistics results go unused).
-    if (auto norm = dyn_cast<tg::BatchNormOp>(op)) {
-      mapping.map(norm.getRunningMean(), norm.getSavedMean());
-      mapping.map(norm.getRunningVar(), norm.getSavedInvStd());
-    }
-    OpBuilder builder(user);
-    Operation *clone = builder.clone(*op, mapping);
-    clone->setAttr(kRecomputeAttr, builder.getUnitAttr());
-    rewrite.flopsAdded += cast<tg::KernelOpInterface>(clone).getFlops();
-    rewrite.clones.push_back(clone);
-    rewrite.madeFor[clone] = state.at;
-    slot = clone;
-  }
-  return slot->getResult(value.getResultNumber());
-}
-
-Rewrite memopt::remat::recompute(ArrayRef<Operation *> later,
-                                 const DenseSet<Value> &recomputed,
-                                 const ClonePolicy &policy) {
-  Rewrite rewrite;
-  Materializer state(recomputed, policy, rewrite);
-  for (auto [at, user] : llvm::enumerate(later))
-    for (Value operand : user->getOperands())
-      if (recomputed.contains(operand))
-        state.lastReader[operand] = at;
-  // The forward ops whose shared clone ends before each position (Cuts).
-  DenseMap<unsigned, SmallVector<Operation *>> cutsAt;
-  if (policy.cuts)
-    for (const auto &[value, positions] : *policy.cuts)
-      if (recomputed.contains(value))
-        for (unsigned position : positions)
-          cutsAt[position].push_back(value.getDefiningOp());
-  for (auto [at, user] : llvm::enumerate(later)) {
-    state.at = at;
-    if (auto it = cutsAt.find(at); it != cutsAt.end())
-      for (Operation *op : it->second)
-        rewrite.cuts += rewrite.cloneOf.erase(op);
-    DenseMap<Operation *, Operation *> local;
-    for (OpOperand &use : user->getOpOperands()) {
-      if (!recomputed.contains(use.get()))
-        continue;
-      rewrite.rewired.insert(use.get());
-      Operation *owner = use.get().getDefiningOp();
-      Operation *slot = rewrite.cloneOf.lookup(owner);
-      bool fresh = !slot;
-      use.set(materialize(cast<OpResult>(use.get()), user, state, slot,
-                          local));
-      if (fresh)
-        rewrite.shared.push_back({owner, slot});
-      rewrite.cloneOf[owner] = slot;
-    }
-  }
-  return rewrite;
-}
-
-namespace {
-
-constexpr StringLiteral kRematAttr = "memopt.remat";
 
 /// Chen et al. 2016 on a DAG: the forward ops in program order are cut into
 /// segments of ceil(sqrt(n)) ops. A value that a forward op of a later
@@ -271,11 +127,11 @@ public:
 
     uint64_t peakBefore = simulatedPeak(function, inPlace);
     Builder b(&getContext());
-    auto i64 = [&](uint64_t value) {
-      return b.getI64IntegerAttr(static_cast<int64_t>(value));
-    };
-    SmallVector<NamedAttribute> decision{
-        b.getNamedAttr("strategy", b.getStringAttr(strategy))};
+    // What the planner decided, for #memopt.remat.
+    uint64_t budgetBytes = 0, persistent = 0, plannedArenaBytes = 0;
+    uint64_t segmentOps = 0, rounds = 0, exchanges = 0;
+    bool overshoot = false;
+    RematMilpAttr milp;
     DeviceProfile deviceProfile = target->getDeviceProfile();
     CostModel cost(deviceProfile, workspaceBytes);
     DenseSet<Value> recomputed, nested, offloaded, synchronous;
@@ -287,15 +143,15 @@ public:
     // (planAuto says which).
     bool privateClones = false;
     if (strategy == "sqrt") {
-      unsigned segmentOps = 0;
-      recomputed = chooseSqrt(forward, segmentOps);
-      decision.push_back(b.getNamedAttr("segment_ops", i64(segmentOps)));
+      unsigned segments = 0;
+      recomputed = chooseSqrt(forward, segments);
+      segmentOps = segments;
     } else {
       // The budget is the predicted peak: the arena plus the persistent
       // bytes beside it (weights, optimizer state, inputs and outputs).
-      uint64_t budgetBytes = target->getPeakLimit();
-      uint64_t persistent = bytesBesideArena(
-          function, target->getBackend() == Backend::cuda);
+      budgetBytes = target->getPeakLimit();
+      persistent = bytesBesideArena(function,
+                                    target->getBackend() == Backend::cuda);
       uint64_t arenaTarget = budgetBytes > persistent ? budgetBytes - persistent : 0;
       bool fits;
       uint64_t arenaBytes;
@@ -307,18 +163,6 @@ public:
         options.leanWorkspaces = leanWorkspaces;
         AutoPlan plan =
             planAuto(function, forward, inPlace, arenaTarget, cost, options);
-        // One greedy over both is no proof of the least time: recomputing
-        // alone may fit where the joint choice does not, or fit faster.
-        if (offload) {
-          AutoOptions alone = options;
-          alone.offload = false;
-          AutoPlan recomputeOnly =
-              planAuto(function, forward, inPlace, arenaTarget, cost, alone);
-          if (recomputeOnly.fits
-                  ? !plan.fits || recomputeOnly.seconds < plan.seconds
-                  : !plan.fits && recomputeOnly.arenaBytes < plan.arenaBytes)
-            plan = std::move(recomputeOnly);
-        }
         fits = plan.fits;
         arenaBytes = plan.arenaBytes;
         privateClones = plan.privateClones;
@@ -328,14 +172,9 @@ public:
         offloaded = std::move(plan.offloaded);
         synchronous = std::move(plan.synchronous);
         lean = std::move(plan.lean);
-        if (fits) {
-          decision.push_back(b.getNamedAttr("rounds", i64(plan.rounds)));
-          if (plan.overshoot)
-            decision.push_back(b.getNamedAttr("overshoot", b.getUnitAttr()));
-          if (plan.exchanges)
-            decision.push_back(
-                b.getNamedAttr("exchanges", i64(plan.exchanges)));
-        }
+        rounds = plan.rounds;
+        overshoot = plan.overshoot;
+        exchanges = plan.exchanges;
       } else {
         OptimalPlan plan = planOptimal(function, forward, inPlace, arenaTarget,
                                        cost, timeLimit);
@@ -345,8 +184,7 @@ public:
         recomputed = std::move(plan.recomputed);
         nested = std::move(plan.nested);
         planCuts = std::move(plan.cuts);
-        if (fits)
-          decision.push_back(b.getNamedAttr("milp", milpDecision(b, plan)));
+        milp = milpDecision(b, plan);
       }
       if (!fits) {
         uint64_t smallest = arenaBytes + persistent;
@@ -360,10 +198,7 @@ public:
             << " bytes (--budget=" << smallest << ")";
         return signalPassFailure();
       }
-      decision.append(
-          {b.getNamedAttr("budget_bytes", i64(budgetBytes)),
-           b.getNamedAttr("persistent_bytes", i64(persistent)),
-           b.getNamedAttr("planned_arena_bytes", i64(arenaBytes))});
+      plannedArenaBytes = arenaBytes;
     }
 
     // The lean workspaces (backward ops: none is cloned).
@@ -384,25 +219,57 @@ public:
     Rewrite rewrite = recompute(later, recomputed, policy);
     for (Operation *clone : rewrite.clones)
       secondsAdded += cost.cost(clone).seconds;
-    // The offloaded values, for tg-offload to insert their copies once
-    // tg-schedule has fixed the order the plan was made for.
-    for (bool waitAtOnce : {false, true}) {
-      DenseMap<Operation *, SmallVector<int64_t>> marks;
-      for (Value value : offloaded)
-        if (synchronous.contains(value) == waitAtOnce)
-          marks[value.getDefiningOp()].push_back(
-              cast<OpResult>(value).getResultNumber());
-      for (auto &[op, results] : marks) {
-        llvm::sort(results);
-        op->setAttr(waitAtOnce ? offload::kSyncMarkAttr : offload::kMarkAttr,
-                    b.getDenseI64ArrayAttr(results));
-      }
-    }
+    markOffloads(offloaded, synchronous);
     uint64_t offloadedBytes = 0;
     for (Value value : offloaded)
       offloadedBytes += tensorBytes(value);
+    unsigned stored = countStored(forward, phases, rewrite, offloaded);
 
-    // Stored: forward values that the backward or a clone still reads.
+    uint64_t peakAfter = simulatedPeak(function, inPlace);
+    numBytesSaved = peakBefore > peakAfter ? peakBefore - peakAfter : 0;
+    numFlopsAdded = rewrite.flopsAdded;
+    numRecomputedOps = rewrite.clones.size();
+    // Private clones are recorded where the plan writes in place (cpu):
+    // shared ones did not fit (planAuto). Without in-place writes auto's
+    // are private always, and the parameter would say nothing.
+    setDecision(
+        function,
+        RematAttr::get(
+            &getContext(), b.getStringAttr(strategy), budgetBytes, persistent,
+            plannedArenaBytes, segmentOps, rounds, overshoot, exchanges, milp,
+            rewrite.rewired.size(), rewrite.clones.size(), stored,
+            nested.size(), privateClones && inPlace, rewrite.cuts,
+            rewrite.flopsAdded, b.getF64FloatAttr(secondsAdded), peakBefore,
+            peakAfter, lean.size(), leanBytes, offloaded.size(),
+            offloadedBytes));
+  }
+
+private:
+  /// Hands the `offloaded` values to tg-offload (#memopt.offload_results
+  /// on their ops), which inserts their copies once tg-schedule has fixed
+  /// the order the plan was made for.
+  static void markOffloads(const DenseSet<Value> &offloaded,
+                           const DenseSet<Value> &synchronous) {
+    DenseMap<Operation *,
+             std::pair<SmallVector<int64_t>, SmallVector<int64_t>>>
+        marks;
+    for (Value value : offloaded) {
+      auto &[async, sync] = marks[value.getDefiningOp()];
+      (synchronous.contains(value) ? sync : async)
+          .push_back(cast<OpResult>(value).getResultNumber());
+    }
+    for (auto &[op, lists] : marks) {
+      llvm::sort(lists.first);
+      llvm::sort(lists.second);
+      setDecision(op, OffloadResultsAttr::get(op->getContext(), lists.first,
+                                              lists.second));
+    }
+  }
+
+  /// Stored: forward values that the backward or a clone still reads.
+  static unsigned countStored(ArrayRef<Operation *> forward,
+                              const StepPhases &phases, const Rewrite &rewrite,
+                              const DenseSet<Value> &offloaded) {
     unsigned stored = 0;
     for (Operation *op : forward)
       for (OpResult result : op->getResults())
@@ -413,69 +280,21 @@ public:
                      phases.phase(user) != StepPhase::Forward;
             }))
           ++stored;
-
-    uint64_t peakAfter = simulatedPeak(function, inPlace);
-    numBytesSaved = peakBefore > peakAfter ? peakBefore - peakAfter : 0;
-    numFlopsAdded = rewrite.flopsAdded;
-    numRecomputedOps = rewrite.clones.size();
-    decision.append(
-        {b.getNamedAttr("recomputed_values", i64(rewrite.rewired.size())),
-         b.getNamedAttr("recomputed_ops", i64(rewrite.clones.size())),
-         b.getNamedAttr("stored_values", i64(stored)),
-         b.getNamedAttr("flops_added", i64(rewrite.flopsAdded)),
-         b.getNamedAttr("seconds_added", b.getF64FloatAttr(secondsAdded)),
-         b.getNamedAttr(
-             "simulated_peak_bytes",
-             b.getDictionaryAttr({b.getNamedAttr("before", i64(peakBefore)),
-                                  b.getNamedAttr("after", i64(peakAfter))}))});
-    // Nested values (recomputed more than once) where a plan has them.
-    if (!nested.empty())
-      decision.push_back(b.getNamedAttr("nested_values", i64(nested.size())));
-    // Private clones where the plan writes in place (cpu): shared ones
-    // did not fit (planAuto). Without in-place writes auto's are private
-    // always, and the attribute would say nothing.
-    if (privateClones && inPlace)
-      decision.push_back(b.getNamedAttr("private_clones", b.getUnitAttr()));
-    // Shared clones a plan ends part-way through the backward (Cuts).
-    if (rewrite.cuts)
-      decision.push_back(b.getNamedAttr("cuts", i64(rewrite.cuts)));
-    // Convolutions planned with their lean workspace, and the bytes that
-    // took off their workspaces.
-    if (!lean.empty())
-      decision.append(
-          {b.getNamedAttr("lean_workspaces", i64(lean.size())),
-           b.getNamedAttr("lean_workspace_bytes", i64(leanBytes))});
-    if (offload)
-      decision.append(
-          {b.getNamedAttr("offloaded_values", i64(offloaded.size())),
-           b.getNamedAttr("offloaded_bytes", i64(offloadedBytes))});
-    function->setAttr(kRematAttr, b.getDictionaryAttr(decision));
+    return stored;
   }
 
-private:
   /// `optimal`'s program: its budget, objective, proven bound and gap.
-  static DictionaryAttr milpDecision(Builder &b, const OptimalPlan &plan) {
-    auto i64 = [&](uint64_t value) {
-      return b.getI64IntegerAttr(static_cast<int64_t>(value));
-    };
+  static RematMilpAttr milpDecision(Builder &b, const OptimalPlan &plan) {
     double gap = plan.seconds > 0
                      ? (plan.seconds - plan.boundSeconds) / plan.seconds
                      : 0;
-    return b.getDictionaryAttr(
-        {b.getNamedAttr("budget_bytes", i64(plan.milpBudgetBytes)),
-         b.getNamedAttr("solver", b.getStringAttr(plan.solver.empty()
-                                                        ? "none"
-                                                        : plan.solver)),
-         b.getNamedAttr("status", b.getStringAttr(plan.status)),
-         b.getNamedAttr("objective_seconds", b.getF64FloatAttr(plan.seconds)),
-         b.getNamedAttr("bound_seconds", b.getF64FloatAttr(plan.boundSeconds)),
-         b.getNamedAttr("gap", b.getF64FloatAttr(std::max(0.0, gap))),
-         b.getNamedAttr("solves", i64(plan.solves)),
-         b.getNamedAttr("units", i64(plan.units)),
-         b.getNamedAttr("stages", i64(plan.stages)),
-         b.getNamedAttr("chain_units", i64(plan.chainUnits)),
-         b.getNamedAttr("chain_solves", i64(plan.chainSolves)),
-         b.getNamedAttr("bin_bytes", i64(plan.binBytes))});
+    return RematMilpAttr::get(
+        b.getContext(), plan.milpBudgetBytes,
+        b.getStringAttr(plan.solver.empty() ? "none" : plan.solver),
+        b.getStringAttr(plan.status), b.getF64FloatAttr(plan.seconds),
+        b.getF64FloatAttr(plan.boundSeconds),
+        b.getF64FloatAttr(std::max(0.0, gap)), plan.solves, plan.units,
+        plan.stages, plan.chainUnits, plan.chainSolves, plan.binBytes);
   }
 
   static uint64_t simulatedPeak(func::FuncOp function, bool inPlace) {

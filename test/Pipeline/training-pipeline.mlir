@@ -37,7 +37,7 @@
 // the training step, the recomputed ops are kernels of the plan (the
 // evaluation step has no backward, so none).
 // REMAT-LABEL: func.func @train_step(
-// REMAT-SAME: memopt.remat = {{{.*}}strategy = "sqrt"}
+// REMAT-SAME: memopt.remat = #memopt.remat<strategy = "sqrt", {{.*}}>
 // REMAT: mbuf.kernel
 // REMAT: tg.relu {{.*}}memopt.recompute
 // REMAT-LABEL: func.func @eval_step(
@@ -45,12 +45,12 @@
 // The pipeline passes its budget and device to tg-remat (after the
 // workspaces are annotated).
 // AUTO-LABEL: func.func @train_step(
-// AUTO-SAME: memopt.remat = {budget_bytes = 1000000 : i64{{.*}}strategy = "auto"}
+// AUTO-SAME: memopt.remat = #memopt.remat<strategy = "auto", budget_bytes = 1000000,
 // OPTIMAL-LABEL: func.func @train_step(
-// OPTIMAL-SAME: memopt.remat = {budget_bytes = 1000000 : i64,
+// OPTIMAL-SAME: memopt.remat = #memopt.remat<strategy = "optimal", budget_bytes = 1000000,
 // OPTIMAL-SAME: solver = "none"
 // OPTIMAL-SAME: status = "optimal"
-// OPTIMAL-SAME: strategy = "optimal"
+// OPTIMAL-SAME: recomputed_values = 0,
 // With stages, tg-partition runs after the workspaces are annotated: each
 // step becomes one function per stage, planned on its own device.
 // STAGES-LABEL: func.func @train_step_stage0(

@@ -40,7 +40,7 @@ func.func @main(%x: tensor<1x2x8x8xf32> {tg.input = "input"},
 func.func @main(%x: tensor<1x2x8x8xf32> {tg.input = "input"},
                 %w: tensor<2x2x3x3xf32> {tg.param = "w"})
     -> (tensor<1x2x8x8xf32> {tg.output = "output"}) {
-  // expected-error @+1 {{tg-offload: result #0 marked 'memopt.offload_results' is not a forward tensor in the arena that the backward reads}}
-  %c = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>, memopt.offload_results = array<i64: 0>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  // expected-error @+1 {{tg-offload: result #0 marked by #memopt.offload_results is not a forward tensor in the arena that the backward reads}}
+  %c = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>, memopt.offload_results = #memopt.offload_results<results = [0]>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
   return %c : tensor<1x2x8x8xf32>
 }

@@ -16,10 +16,10 @@
 // the cpu profile's 51.2 GB/s link: after the next conv), and it comes
 // back as late as the link allows before its first backward reader.
 // CHECK-LABEL: func.func @train_step
-// CHECK-SAME: memopt.offload = {budget_bytes = 5100 : i64, compute_seconds = {{.*}}, d2h_bytes = 512 : i64, h2d_bytes = 512 : i64, host_bytes = 512 : i64, link_bytes_per_second = 5.120000e+10 : f64, persistent_bytes = 2148 : i64, planned_arena_bytes = 2944 : i64, planner = "tg-offload", rounds = {{[0-9]+}} : i64, stall_seconds = 0.000000e+00 : f64, synchronous = 0 : i64, values = 1 : i64}
+// CHECK-SAME: memopt.offload = #memopt.offload<planner = "tg-offload", budget_bytes = 5100, persistent_bytes = 2148, planned_arena_bytes = 2944, rounds = {{[0-9]+}}, values = 1, d2h_bytes = 512, h2d_bytes = 512, host_bytes = 512, link_bytes_per_second = 5.120000e+10 : f64, compute_seconds = {{.*}}, stall_seconds = 0.000000e+00 : f64>
 // CHECK: %[[SKIP:.*]] = tg.relu %output
 // CHECK: %[[CAT:.*]] = tg.concat %{{.*}}, %[[SKIP]]
-// CHECK-NEXT: %[[HOST:.*]] = tg.offload_start %[[SKIP]] {memopt.offload = {bytes = 512 : i64, seconds = 1.000000e-08 : f64}} : tensor<1x2x8x8xf32>
+// CHECK-NEXT: %[[HOST:.*]] = tg.offload_start %[[SKIP]] {memopt.offload_copy = #memopt.offload_copy<bytes = 512, seconds = 1.000000e-08 : f64>} : tensor<1x2x8x8xf32>
 // CHECK-NEXT: tg.conv2d %[[CAT]]
 // CHECK-NEXT: tg.offload_wait %[[SKIP]], %[[HOST]] : tensor<1x2x8x8xf32>
 // CHECK-NOT: %[[SKIP]]{{[,: ]}}
@@ -52,15 +52,15 @@
 // the compute, so offloading is the cheapest choice for each value;
 // tg-remat marks them and recomputes nothing.
 // MARK-LABEL: func.func @train_step
-// MARK-SAME: offloaded_bytes = 1160 : i64, offloaded_values = 4 : i64, {{.*}}planned_arena_bytes = 2240 : i64, recomputed_ops = 0 : i64
-// MARK: tg.conv2d %arg0, %{{.*}} {memopt.offload_results = array<i64: 0>
-// MARK: tg.batch_norm {{.*}}{memopt.offload_results = array<i64: 4>}
-// MARK: tg.relu {{.*}}{memopt.offload_results = array<i64: 0>}
+// MARK-SAME: planned_arena_bytes = 2240, {{.*}}recomputed_ops = 0, {{.*}}offloaded_values = 4, offloaded_bytes = 1160>
+// MARK: tg.conv2d %arg0, %{{.*}} {memopt.offload_results = #memopt.offload_results<results = [0]>
+// MARK: tg.batch_norm {{.*}}{memopt.offload_results = #memopt.offload_results<results = [4]>}
+// MARK: tg.relu {{.*}}{memopt.offload_results = #memopt.offload_results<results = [0]>}
 // MARK-NOT: memopt.recompute
 
 // tg-offload inserts the marked copies without planning again.
 // JOINT-LABEL: func.func @train_step
-// JOINT-SAME: memopt.offload = {compute_seconds = {{.*}}, d2h_bytes = 1216 : i64, h2d_bytes = 1216 : i64, host_bytes = 1216 : i64, {{.*}}planner = "tg-remat", stall_seconds = 0.000000e+00 : f64, synchronous = 0 : i64, values = 4 : i64}
+// JOINT-SAME: memopt.offload = #memopt.offload<planner = "tg-remat", values = 4, d2h_bytes = 1216, h2d_bytes = 1216, host_bytes = 1216, {{.*}}compute_seconds = {{.*}}, stall_seconds = 0.000000e+00 : f64>
 // JOINT-NOT: memopt.offload_results
 // JOINT-COUNT-4: tg.offload_start
 // JOINT-NOT: memopt.offload_results
@@ -68,23 +68,23 @@
 // Over a 1 MB/s link an offload would stall for longer than recomputing
 // takes: the joint planner recomputes instead.
 // SLOW-LABEL: func.func @train_step
-// SLOW-SAME: offloaded_bytes = 0 : i64, offloaded_values = 0 : i64, {{.*}}recomputed_values = 2 : i64
+// SLOW-SAME: recomputed_values = 2, {{.*}}simulated_peak_bytes_after = {{[0-9]+}}>
 // SLOW-NOT: memopt.offload_results
 
 // Offloading alone over that link: no copy can hide behind the compute,
 // so the skip is offloaded synchronously (each copy waits at once: the
 // whole window is free, both copies stall, 2 x 512 bytes / 1 MB/s).
 // SYNC-LABEL: func.func @train_step
-// SYNC-SAME: memopt.offload = {{{.*}}planned_arena_bytes = 2944 : i64, {{.*}}stall_seconds = 0.0010240000000000002 : f64, synchronous = 1 : i64, values = 1 : i64}
+// SYNC-SAME: memopt.offload = #memopt.offload<{{.*}}planned_arena_bytes = 2944, {{.*}}values = 1, synchronous = 1, {{.*}}stall_seconds = 0.0010240000000000002 : f64>
 // SYNC: %[[SKIP:.*]] = tg.relu %output
-// SYNC: %[[HOST:.*]] = tg.offload_start %[[SKIP]] {memopt.offload = {bytes = 512 : i64, seconds = 5.120000e-04 : f64, synchronous}}
+// SYNC: %[[HOST:.*]] = tg.offload_start %[[SKIP]] {memopt.offload_copy = #memopt.offload_copy<bytes = 512, seconds = 5.120000e-04 : f64, synchronous = true>}
 // SYNC-NEXT: tg.offload_wait %[[SKIP]], %[[HOST]]
 // SYNC: %[[BACK:.*]] = tg.prefetch_start %[[HOST]]
 // SYNC-NEXT: tg.prefetch_wait %[[BACK]]
 // SYNC-NEXT: tg.max_pool2d_backward %{{.*}}, %[[BACK]]
 
 // A budget at the plain predicted peak offloads nothing.
-// PLAIN: memopt.offload = {budget_bytes = 6116 : i64, {{.*}}planned_arena_bytes = 3968 : i64, {{.*}}values = 0 : i64}
+// PLAIN: memopt.offload = #memopt.offload<planner = "tg-offload", budget_bytes = 6116, {{.*}}planned_arena_bytes = 3968, link_bytes_per_second
 // PLAIN-NOT: tg.offload_start
 
 // strategy=none with nothing marked changes nothing.

@@ -17,7 +17,7 @@
 // sends to another (tg.send ... forward) are forward ops of that stage, so
 // tg-remat recomputes in stage 0's backward.
 // REMAT-LABEL: func.func @train_step_stage0(
-// REMAT-SAME: memopt.remat = {{{.*}}strategy = "sqrt"}
+// REMAT-SAME: memopt.remat = #memopt.remat<strategy = "sqrt", {{.*}}>
 // REMAT: tg.conv2d %{{.*}} {memopt.recompute,
 // REMAT-LABEL: func.func @train_step_stage1(
 

@@ -6,7 +6,7 @@
 // BatchNorm backward reads, recomputed from the input right before it
 // (arena 1856, predicted peak 3716, the smallest auto reaches here).
 // CHECK-LABEL: func.func @train_step
-// CHECK-SAME: memopt.remat = {budget_bytes = 4000 : i64, flops_added = 4608 : i64, persistent_bytes = 1860 : i64, planned_arena_bytes = 1856 : i64, recomputed_ops = 1 : i64, recomputed_values = 1 : i64, rounds = 1 : i64
+// CHECK-SAME: memopt.remat = #memopt.remat<strategy = "auto", budget_bytes = 4000, persistent_bytes = 1860, planned_arena_bytes = 1856, rounds = 1, recomputed_values = 1, recomputed_ops = 1, {{.*}}flops_added = 4608,
 // CHECK: %[[C1:.*]] = tg.conv2d %[[X:[^,]*]], %[[W1:[^ ]*]] {pads
 // CHECK: %[[C1X:.*]] = tg.conv2d %[[X]], %[[W1]] {memopt.recompute,
 // CHECK-NEXT: tg.batch_norm_backward %{{.*}}, %[[C1X]]

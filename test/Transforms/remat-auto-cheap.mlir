@@ -7,7 +7,7 @@
 // from the stored first conv output through a BatchNorm clone that
 // normalizes with the saved statistics; no convolution is recomputed.
 // CHECK-LABEL: func.func @train_step
-// CHECK-SAME: memopt.remat = {budget_bytes = 4800 : i64, {{.*}}planned_arena_bytes = 2432 : i64, recomputed_ops = 2 : i64, recomputed_values = 1 : i64, rounds = 1 : i64
+// CHECK-SAME: memopt.remat = #memopt.remat<strategy = "auto", budget_bytes = 4800, {{.*}}planned_arena_bytes = 2432, rounds = 1, recomputed_values = 1, recomputed_ops = 2,
 // CHECK: %[[C1:.*]] = tg.conv2d %[[X:[^,]*]], %[[W1:[^ ]*]] {pads
 // CHECK-NOT: tg.conv2d {{.*}}memopt.recompute
 // CHECK: %[[BNX:[^,]*]], {{.*}} = tg.batch_norm %[[C1]], {{.*}} {memopt.recompute}

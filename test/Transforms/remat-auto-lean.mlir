@@ -15,7 +15,7 @@
 // device's `lean` slowdown (2: one more roofline time of the 1.21 GFLOP
 // convolution on an A100, 62 us) and no FLOPs.
 // CHECK-LABEL: func.func @train_step
-// CHECK-SAME: memopt.remat = {budget_bytes = 54636612 : i64, flops_added = 0 : i64, lean_workspace_bytes = 4194304 : i64, lean_workspaces = 1 : i64, persistent_bytes = 25239620 : i64, planned_arena_bytes = 29396992 : i64, recomputed_ops = 0 : i64, recomputed_values = 0 : i64, rounds = 1 : i64, seconds_added = 6.19{{[0-9]*}}E-5 : f64
+// CHECK-SAME: memopt.remat = #memopt.remat<strategy = "auto", budget_bytes = 54636612, persistent_bytes = 25239620, planned_arena_bytes = 29396992, rounds = 1, recomputed_values = 0, recomputed_ops = 0, {{.*}}flops_added = 0, seconds_added = 6.19{{[0-9]*}}E-5 : f64, {{.*}}lean_workspaces = 1, lean_workspace_bytes = 4194304>
 // CHECK: tg.conv2d %arg0, %arg2 {memopt.workspace_bytes = 8388608 : i64,
 // CHECK: tg.conv2d %{{.*}}, %arg3 {memopt.workspace_bytes = 8388608 : i64,
 // CHECK: tg.conv2d_backward_data {{.*}}memopt.lean_workspace, memopt.workspace_bytes = 4194304 : i64
@@ -28,14 +28,14 @@
 // FULL: error: tg-remat: the step does not fit --budget=54636612 bytes: the smallest peak remat=auto reaches is 58830916 bytes (--budget=58830916)
 
 // A budget at the plain peak: nothing is made lean.
-// PLAIN: planned_arena_bytes = 33591296 : i64, recomputed_ops = 0 : i64
+// PLAIN: planned_arena_bytes = 33591296, recomputed_values = 0, recomputed_ops = 0,
 // PLAIN-NOT: memopt.lean_workspace
 
 // One byte below: the error names the smallest budget, lean included.
 // SMALLEST: error: tg-remat: the step does not fit --budget=54636611 bytes: the smallest peak remat=auto reaches is 54636612 bytes (--budget=54636612)
 
 // The device's `lean` factor prices it: 3 charges two more roofline times.
-// SLOWER: lean_workspaces = 1 : i64, {{.*}}seconds_added = 1.23{{[0-9]*}}E-4 : f64
+// SLOWER: seconds_added = 1.23{{[0-9]*}}E-4 : f64, {{.*}}lean_workspaces = 1,
 func.func @main(%x: tensor<1x32x256x256xf32> {tg.input = "input"},
                 %w1: tensor<32x32x3x3xf32> {tg.param = "conv1.weight"},
                 %w2: tensor<32x32x3x3xf32> {tg.param = "conv2.weight"})

@@ -17,7 +17,7 @@
 // 1032 FLOPs for 1024 arena bytes. sqrt, which must store the skip (a
 // segment boundary), recomputes 5792 FLOPs for a larger peak.
 // CHECK-LABEL: func.func @train_step
-// CHECK-SAME: memopt.remat = {budget_bytes = 5100 : i64, flops_added = 1032 : i64, persistent_bytes = 2148 : i64, planned_arena_bytes = 2944 : i64, recomputed_ops = 2 : i64, recomputed_values = 1 : i64, rounds = 1 : i64, seconds_added = {{[-+.0-9Ee]+}} : f64, simulated_peak_bytes = {after = 3776 : i64, before = 4288 : i64}, stored_values = {{[0-9]+}} : i64, strategy = "auto"}
+// CHECK-SAME: memopt.remat = #memopt.remat<strategy = "auto", budget_bytes = 5100, persistent_bytes = 2148, planned_arena_bytes = 2944, rounds = 1, recomputed_values = 1, recomputed_ops = 2, stored_values = {{[0-9]+}}, flops_added = 1032, seconds_added = {{[-+.0-9Ee]+}} : f64, simulated_peak_bytes_before = 4288, simulated_peak_bytes_after = 3776>
 // CHECK: %[[C1:.*]] = tg.conv2d %[[X:[^,]*]], %[[W1:[^ ]*]] {pads
 // CHECK-NEXT: %[[BN:[^,]*]], %{{.*}}, %{{.*}}, %[[MEAN:[^,]*]], %[[INVSTD:[^ ]*]] = tg.batch_norm %[[C1]]
 // CHECK-NEXT: %[[SKIP:.*]] = tg.relu %[[BN]]
@@ -36,14 +36,14 @@
 // SCHED-NEXT: tg.max_pool2d_backward
 
 // A budget at the plain predicted peak recomputes nothing.
-// PLAIN: memopt.remat = {budget_bytes = 6116 : i64, flops_added = 0 : i64, {{.*}}planned_arena_bytes = 3968 : i64, recomputed_ops = 0 : i64, recomputed_values = 0 : i64, rounds = 0 : i64
+// PLAIN: memopt.remat = #memopt.remat<strategy = "auto", budget_bytes = 6116, {{.*}}planned_arena_bytes = 3968, recomputed_values = 0, recomputed_ops = 0, {{.*}}flops_added = 0,
 // PLAIN-NOT: memopt.recompute
 
 // The smallest budget auto reaches here (remat-auto-invalid.mlir names
 // it): the greedy recomputes the skip, the bottleneck ReLU and conv, and
 // then the encoder conv; pruning stores the bottleneck again (the arena
 // fits without it), leaving the encoder conv, BatchNorm and ReLU.
-// SMALLEST: memopt.remat = {budget_bytes = 4580 : i64, flops_added = 5640 : i64, {{.*}}planned_arena_bytes = 2432 : i64, recomputed_ops = 3 : i64, recomputed_values = 2 : i64
+// SMALLEST: memopt.remat = #memopt.remat<strategy = "auto", budget_bytes = 4580, {{.*}}planned_arena_bytes = 2432, {{.*}}recomputed_values = 2, recomputed_ops = 3, {{.*}}flops_added = 5640,
 // SMALLEST: tg.conv2d %arg0, %{{[^ ]*}} {memopt.recompute
 // SMALLEST-NEXT: tg.batch_norm {{.*}}{memopt.recompute}
 // SMALLEST-NEXT: tg.relu {{.*}}{memopt.recompute}
@@ -55,7 +55,7 @@
 // ReLU (that conv clone dies at once), and again right before the
 // BatchNorm backward, instead of one clone living from the first to the
 // second (docs/passes/remat.md#nested-recomputation).
-// NESTED: memopt.remat = {budget_bytes = 4324 : i64, flops_added = 11560 : i64, {{.*}}nested_values = 1 : i64, {{.*}}planned_arena_bytes = 2176 : i64
+// NESTED: memopt.remat = #memopt.remat<strategy = "auto", budget_bytes = 4324, {{.*}}planned_arena_bytes = 2176, {{.*}}nested_values = 1, flops_added = 11560,
 // NESTED: tg.conv2d %arg0, %[[W:[^ ]*]] {memopt.recompute
 // NESTED-NEXT: tg.batch_norm {{.*}}{memopt.recompute}
 // NESTED-NEXT: tg.relu {{.*}}{memopt.recompute}
@@ -67,7 +67,7 @@
 // NESTED-NOT: memopt.recompute
 
 // Without a budget, the memory of the device.
-// DEVICE: memopt.remat = {budget_bytes = 5100 : i64, flops_added = 1032 : i64
+// DEVICE: memopt.remat = #memopt.remat<strategy = "auto", budget_bytes = 5100, {{.*}}flops_added = 1032,
 func.func @main(%x: tensor<1x2x8x8xf32> {tg.input = "input"},
                 %w1: tensor<2x2x3x3xf32> {tg.param = "enc.weight"},
                 %s: tensor<2xf32> {tg.param = "bn.weight"},

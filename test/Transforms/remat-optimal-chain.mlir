@@ -17,8 +17,7 @@
 // need, 2880 - 2796 bytes, is below 256 bins) and CBC is not run:
 // solver = "dp", solves = 0, gap 0.
 // CHECK-LABEL: func.func @train_step
-// CHECK-SAME: memopt.remat = {budget_bytes = 4800 : i64, flops_added = 4608 : i64, milp = {bin_bytes = 1 : i64, bound_seconds = 1.0228125E-6 : f64, budget_bytes = 2796 : i64, chain_solves = 1 : i64, chain_units = 4 : i64, gap = 0.000000e+00 : f64, objective_seconds = 1.0228125E-6 : f64, solver = "dp", solves = 0 : i64, stages = {{[0-9]+}} : i64, status = "optimal", units = 4 : i64}, persistent_bytes = 2004 : i64, planned_arena_bytes = 2368 : i64, recomputed_ops = 1 : i64, recomputed_values = 1 : i64, seconds_added = 1.0228125E-6 : f64
-// CHECK-SAME: strategy = "optimal"
+// CHECK-SAME: memopt.remat = #memopt.remat<strategy = "optimal", budget_bytes = 4800, persistent_bytes = 2004, planned_arena_bytes = 2368, milp = <budget_bytes = 2796, solver = "dp", status = "optimal", objective_seconds = 1.0228125E-6 : f64, bound_seconds = 1.0228125E-6 : f64, gap = 0.000000e+00 : f64, solves = 0, units = 4, stages = {{[0-9]+}}, chain_units = 4, chain_solves = 1, bin_bytes = 1>, recomputed_values = 1, recomputed_ops = 1, {{.*}}flops_added = 4608, seconds_added = 1.0228125E-6 : f64
 // CHECK: %[[C1:.*]] = tg.conv2d %[[X:[^,]*]], %[[W1:[^ ]*]] {pads
 // CHECK: %[[C1X:.*]] = tg.conv2d %[[X]], %[[W1]] {memopt.recompute,
 // CHECK-NEXT: tg.batch_norm_backward %{{.*}}, %[[C1X]]
@@ -28,13 +27,13 @@
 // The smallest budget here: 4372 bytes, below the 4436 that auto's
 // greedy reaches (remat-auto-invalid.mlir).
 // SMALLEST-LABEL: func.func @train_step
-// SMALLEST-SAME: solver = "dp"
-// SMALLEST-SAME: planned_arena_bytes = 2368 : i64
 // SMALLEST-SAME: strategy = "optimal"
+// SMALLEST-SAME: planned_arena_bytes = 2368,
+// SMALLEST-SAME: solver = "dp"
 
 // At the plain predicted peak nothing is recomputed (no program solved).
 // PLAIN-LABEL: func.func @train_step
-// PLAIN-SAME: memopt.remat = {budget_bytes = 4884 : i64, flops_added = 0 : i64, milp = {{{.*}}chain_solves = 0 : i64{{.*}}solver = "none", solves = 0 : i64
+// PLAIN-SAME: memopt.remat = #memopt.remat<strategy = "optimal", budget_bytes = 4884, {{.*}}milp = <{{.*}}solver = "none", {{.*}}solves = 0, {{.*}}chain_solves = 0, {{.*}}flops_added = 0,
 // PLAIN-NOT: memopt.recompute
 
 // expected-error @+1 {{tg-remat: the step does not fit --budget=4371 bytes: the smallest peak remat=optimal reaches is 4372 bytes (--budget=4372)}}

@@ -11,7 +11,7 @@
 // backward: r2 from c2, and c1, r1 from the input, each right before its
 // first backward reader.
 // CHECK-LABEL: func.func @train_step
-// CHECK-SAME: memopt.remat = {flops_added = 4864 : i64, recomputed_ops = 3 : i64, recomputed_values = 2 : i64, seconds_added = {{[-+.0-9E]+}} : f64, segment_ops = 3 : i64, simulated_peak_bytes = {after = 2240 : i64, before = 2752 : i64}, stored_values = 3 : i64, strategy = "sqrt"}
+// CHECK-SAME: memopt.remat = #memopt.remat<strategy = "sqrt", segment_ops = 3, recomputed_values = 2, recomputed_ops = 3, stored_values = 3, flops_added = 4864, seconds_added = {{[-+.0-9E]+}} : f64, simulated_peak_bytes_before = 2752, simulated_peak_bytes_after = 2240>
 // CHECK: %[[C1:.*]] = tg.conv2d %[[X:[^,]*]], %[[W1:[^ ]*]] {pads
 // CHECK-NEXT: %[[R1:.*]] = tg.relu %[[C1]]
 // CHECK-NEXT: %[[C2:.*]] = tg.conv2d %[[R1]]
@@ -63,7 +63,7 @@ func.func @main(%x: tensor<1x2x8x8xf32> {tg.input = "input"},
 // ReLU output (from the stored pool output) and the encoder conv output
 // that the BatchNorm backward reads (from the input).
 // CHECK-LABEL: func.func @train_step
-// CHECK-SAME: memopt.remat = {flops_added = 5792 : i64, recomputed_ops = 3 : i64, recomputed_values = 2 : i64, seconds_added = {{[-+.0-9E]+}} : f64, segment_ops = 4 : i64, simulated_peak_bytes = {after = 3648 : i64, before = 4288 : i64}, stored_values = 6 : i64, strategy = "sqrt"}
+// CHECK-SAME: memopt.remat = #memopt.remat<strategy = "sqrt", segment_ops = 4, recomputed_values = 2, recomputed_ops = 3, stored_values = 6, flops_added = 5792, seconds_added = {{[-+.0-9E]+}} : f64, simulated_peak_bytes_before = 4288, simulated_peak_bytes_after = 3648>
 // CHECK: %[[C1:.*]] = tg.conv2d %[[X:[^,]*]], %[[W1:[^ ]*]] {pads
 // CHECK: %[[SKIP:.*]] = tg.relu
 // CHECK-NEXT: %[[POOL:.*]] = tg.max_pool2d %[[SKIP]]
@@ -113,7 +113,7 @@ func.func @main(%x: tensor<1x2x8x8xf32> {tg.input = "input"},
 // CHECK-SAME: %[[B:[^:]*]]: tensor<2xf32> {tg.param = "bn.bias"}
 // CHECK-SAME: %[[RM:[^:]*]]: tensor<2xf32> {tg.state = "bn.running_mean"}
 // CHECK-SAME: %[[RV:[^:]*]]: tensor<2xf32> {tg.state = "bn.running_var"}
-// CHECK-SAME: simulated_peak_bytes = {after = 1920 : i64, before = 1856 : i64}
+// CHECK-SAME: simulated_peak_bytes_before = 1856, simulated_peak_bytes_after = 1920>
 // CHECK: %[[OUT:[^,]*]], %[[NRM:[^,]*]], %[[NRV:[^,]*]], %[[MEAN:[^,]*]], %[[INVSTD:[^ ]*]] = tg.batch_norm %[[X]], %[[S]], %[[B]], %[[RM]], %[[RV]] :
 // CHECK: %[[OUTX:[^,]*]], {{.*}} = tg.batch_norm %[[X]], %[[S]], %[[B]], %[[MEAN]], %[[INVSTD]] {memopt.recompute}
 // CHECK-NEXT: %[[RX:.*]] = tg.relu %[[OUTX]] {memopt.recompute}

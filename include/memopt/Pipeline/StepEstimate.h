@@ -65,8 +65,9 @@ struct StepEstimate {
   static mlir::FailureOr<StepEstimate> compute(mlir::func::FuncOp step,
                                                const ArenaPlan &plan);
 
-  /// Persistent bytes that stay in host memory (CUDA: step number, seed).
-  uint64_t hostScalarBytes = 0;
+  /// The bytes the trainer allocates on the device beside the arena
+  /// (memopt::predictedPeak of an empty arena).
+  uint64_t bytesBesideArena = 0;
   /// The largest tensor the step exchanges with other processes
   /// (largestExchangeBytes; 0 in one process).
   uint64_t exchangeBytes = 0;

@@ -12,7 +12,7 @@ import sys
 
 def decision(path):
     text = open(path).read()
-    fields = re.search(r"memopt\.remat = \{(.*?)simulated_peak_bytes", text)
+    fields = re.search(r"memopt\.remat = #memopt\.remat<(.*?)simulated_peak_bytes", text)
     assert fields, path
     return {key: float(value) for key, value in
             re.findall(r"(\w+) = ([-0-9.Ee+]+)(?: : \w+)?", fields.group(1))}

@@ -22,6 +22,17 @@ void MemoptDialect::initialize() {
       >();
 }
 
+/// Fails unless `attr` is an AttrT (`form`).
+template <typename AttrT>
+static LogicalResult verifyForm(Operation *op, NamedAttribute attr,
+                                StringRef form) {
+  if (!isa<AttrT>(attr.getValue()))
+    return op->emitError() << "'" << attr.getName().strref()
+                           << "' must be a " << form << ", got "
+                           << attr.getValue();
+  return success();
+}
+
 /// Fails unless `attr` sits on an OpT (`where`) and is an AttrT (`form`).
 template <typename OpT, typename AttrT>
 static LogicalResult verifyPlacement(Operation *op, NamedAttribute attr,
@@ -30,17 +41,32 @@ static LogicalResult verifyPlacement(Operation *op, NamedAttribute attr,
     return op->emitError() << "'" << attr.getName().strref()
                            << "' belongs on " << where << ", not on '"
                            << op->getName() << "'";
-  if (!isa<AttrT>(attr.getValue()))
-    return op->emitError() << "'" << attr.getName().strref()
-                           << "' must be a " << form << ", got "
-                           << attr.getValue();
+  return verifyForm<AttrT>(op, attr, form);
+}
+
+/// #memopt.offload_results names results of the op that carries it.
+static LogicalResult verifyOffloadResults(Operation *op,
+                                          NamedAttribute attr) {
+  if (failed(verifyForm<OffloadResultsAttr>(
+          op, attr, "#memopt.offload_results<results = [...], ...>")))
+    return failure();
+  auto marks = cast<OffloadResultsAttr>(attr.getValue());
+  for (bool synchronous : {false, true})
+    if (ArrayRef<int64_t> list = marks.getNumbers(synchronous);
+        !list.empty() && list.back() >= op->getNumResults())
+      return op->emitError()
+             << "'" << attr.getName().strref() << "' names result #"
+             << list.back() << " of an op with " << op->getNumResults()
+             << " results";
   return success();
 }
 
-/// `memopt.target` is a #memopt.target on a module, `memopt.stage` a
-/// #memopt.stage, `memopt.schedule` a #memopt.schedule and
-/// `memopt.microbatch` a #memopt.microbatch on a function; the other `memopt.*` attributes belong to
-/// the passes that write them (they check them when they read them back).
+/// `memopt.target` is a #memopt.target on a module; `memopt.stage`,
+/// `memopt.schedule`, `memopt.microbatch`, `memopt.remat` and
+/// `memopt.offload` are their decisions on a function;
+/// `memopt.offload_copy` and `memopt.offload_results` are theirs on an op.
+/// The other `memopt.*` attributes belong to the passes that write them
+/// (they check them when they read them back).
 LogicalResult MemoptDialect::verifyOperationAttribute(Operation *op,
                                                       NamedAttribute attr) {
   if (attr.getName() == kTargetAttrName)
@@ -59,6 +85,17 @@ LogicalResult MemoptDialect::verifyOperationAttribute(Operation *op,
         op, attr, "a function",
         "#memopt.microbatch<microbatches = M, in_flight = K, order = O, "
         "...>");
+  if (attr.getName() == kRematAttrName)
+    return verifyPlacement<func::FuncOp, RematAttr>(
+        op, attr, "a function", "#memopt.remat<strategy = S, ...>");
+  if (attr.getName() == kOffloadAttrName)
+    return verifyPlacement<func::FuncOp, OffloadAttr>(
+        op, attr, "a function", "#memopt.offload<planner = P, ...>");
+  if (attr.getName() == kOffloadCopyAttrName)
+    return verifyForm<OffloadCopyAttr>(
+        op, attr, "#memopt.offload_copy<bytes = B, seconds = S, ...>");
+  if (attr.getName() == kOffloadResultsAttrName)
+    return verifyOffloadResults(op, attr);
   return success();
 }
 
@@ -79,8 +116,6 @@ LogicalResult StageAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << ") must be a range of positions, begin <= end";
   return success();
 }
-
-
 
 LogicalResult
 ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
@@ -103,8 +138,6 @@ ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-
-
 LogicalResult
 MicrobatchAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        int64_t microbatches, int64_t inFlight,
@@ -123,4 +156,130 @@ MicrobatchAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+LogicalResult
+RematMilpAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      uint64_t budgetBytes, StringAttr solver,
+                      StringAttr status, FloatAttr objectiveSeconds,
+                      FloatAttr boundSeconds, FloatAttr gap, uint64_t solves,
+                      uint64_t units, uint64_t stages, uint64_t chainUnits,
+                      uint64_t chainSolves, uint64_t binBytes) {
+  if (!llvm::is_contained({"none", "dp", "milp", "auto"}, solver.getValue()))
+    return emitError() << "#memopt.remat_milp solver must be \"none\", "
+                          "\"dp\", \"milp\" or \"auto\", got "
+                       << solver;
+  double relative = gap.getValueAsDouble();
+  if (!(relative >= 0 && relative <= 1))
+    return emitError() << "#memopt.remat_milp gap must be in [0, 1], got "
+                       << relative;
+  return success();
+}
 
+LogicalResult RematAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, StringAttr strategy,
+    uint64_t budgetBytes, uint64_t persistentBytes, uint64_t plannedArenaBytes,
+    uint64_t segmentOps, uint64_t rounds, bool overshoot, uint64_t exchanges,
+    RematMilpAttr milp, uint64_t recomputedValues, uint64_t recomputedOps,
+    uint64_t storedValues, uint64_t nestedValues, bool privateClones,
+    uint64_t cuts, uint64_t flopsAdded, FloatAttr secondsAdded,
+    uint64_t simulatedPeakBytesBefore, uint64_t simulatedPeakBytesAfter,
+    uint64_t leanWorkspaces, uint64_t leanWorkspaceBytes,
+    uint64_t offloadedValues, uint64_t offloadedBytes) {
+  StringRef name = strategy.getValue();
+  if (name != "sqrt" && name != "auto" && name != "optimal")
+    return emitError() << "#memopt.remat strategy must be \"sqrt\", "
+                          "\"auto\" or \"optimal\", got "
+                       << strategy;
+  if (segmentOps && name != "sqrt")
+    return emitError() << "#memopt.remat segment_ops belongs to strategy "
+                          "\"sqrt\", not "
+                       << strategy;
+  if ((rounds || overshoot || exchanges) && name != "auto")
+    return emitError() << "#memopt.remat rounds, overshoot and exchanges "
+                          "belong to strategy \"auto\", not "
+                       << strategy;
+  if (milp && name != "optimal")
+    return emitError() << "#memopt.remat milp belongs to strategy "
+                          "\"optimal\", not "
+                       << strategy;
+  return success();
+}
+
+LogicalResult OffloadAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, StringAttr planner,
+    uint64_t budgetBytes, uint64_t persistentBytes, uint64_t plannedArenaBytes,
+    uint64_t rounds, uint64_t values, uint64_t synchronous, uint64_t d2hBytes,
+    uint64_t h2dBytes, uint64_t hostBytes, FloatAttr linkBytesPerSecond,
+    FloatAttr computeSeconds, FloatAttr stallSeconds) {
+  if (planner.getValue() != "tg-offload" && planner.getValue() != "tg-remat")
+    return emitError() << "#memopt.offload planner must be \"tg-offload\" "
+                          "or \"tg-remat\", got "
+                       << planner;
+  if (synchronous > values)
+    return emitError() << "#memopt.offload synchronous " << synchronous
+                       << " must be at most values = " << values;
+  if (!(linkBytesPerSecond.getValueAsDouble() > 0))
+    return emitError() << "#memopt.offload link_bytes_per_second must be "
+                          "positive, got "
+                       << linkBytesPerSecond.getValueAsDouble();
+  return success();
+}
+
+LogicalResult
+OffloadCopyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                        uint64_t bytes, FloatAttr seconds, bool synchronous) {
+  if (!(seconds.getValueAsDouble() >= 0))
+    return emitError() << "#memopt.offload_copy seconds must not be "
+                          "negative, got "
+                       << seconds.getValueAsDouble();
+  return success();
+}
+
+/// Fails unless `list` (`name`) is increasing and not negative.
+static LogicalResult
+verifyResultNumbers(function_ref<InFlightDiagnostic()> emitError,
+                    StringRef name, ArrayRef<int64_t> list) {
+  for (auto [at, number] : llvm::enumerate(list))
+    if (number < 0 || (at && list[at - 1] >= number))
+      return emitError() << "#memopt.offload_results " << name
+                         << " must be result numbers in increasing order, "
+                            "got "
+                         << number << " at " << at;
+  return success();
+}
+
+/// `numbers`, or none when null.
+static ArrayRef<int64_t> numbersOf(DenseI64ArrayAttr numbers) {
+  return numbers ? numbers.asArrayRef() : ArrayRef<int64_t>();
+}
+
+OffloadResultsAttr OffloadResultsAttr::get(MLIRContext *context,
+                                           ArrayRef<int64_t> results,
+                                           ArrayRef<int64_t> synchronous) {
+  auto orNull = [&](ArrayRef<int64_t> numbers) {
+    return numbers.empty() ? DenseI64ArrayAttr()
+                           : DenseI64ArrayAttr::get(context, numbers);
+  };
+  return Base::get(context, orNull(results), orNull(synchronous));
+}
+
+ArrayRef<int64_t> OffloadResultsAttr::getNumbers(bool synchronous) const {
+  return numbersOf(synchronous ? getSynchronous() : getResults());
+}
+
+LogicalResult
+OffloadResultsAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                           DenseI64ArrayAttr resultsAttr,
+                           DenseI64ArrayAttr synchronousAttr) {
+  ArrayRef<int64_t> results = numbersOf(resultsAttr);
+  ArrayRef<int64_t> synchronous = numbersOf(synchronousAttr);
+  if (results.empty() && synchronous.empty())
+    return emitError() << "#memopt.offload_results must name a result";
+  if (failed(verifyResultNumbers(emitError, "results", results)) ||
+      failed(verifyResultNumbers(emitError, "synchronous", synchronous)))
+    return failure();
+  for (int64_t number : results)
+    if (llvm::is_contained(synchronous, number))
+      return emitError() << "#memopt.offload_results result #" << number
+                         << " is both in results and synchronous";
+  return success();
+}

@@ -40,6 +40,17 @@ def Memopt_Dialect : Dialect {
     /// The function attribute that holds tg-microbatch's #memopt.microbatch.
     static constexpr llvm::StringLiteral kMicrobatchAttrName =
         "memopt.microbatch";
+    /// The function attribute that holds tg-remat's #memopt.remat.
+    static constexpr llvm::StringLiteral kRematAttrName = "memopt.remat";
+    /// The function attribute that holds tg-offload's #memopt.offload.
+    static constexpr llvm::StringLiteral kOffloadAttrName = "memopt.offload";
+    /// The tg.offload_start attribute that holds its #memopt.offload_copy.
+    static constexpr llvm::StringLiteral kOffloadCopyAttrName =
+        "memopt.offload_copy";
+    /// The attribute of a forward op whose results tg-remat's joint planner
+    /// offloads (#memopt.offload_results), for tg-offload to copy.
+    static constexpr llvm::StringLiteral kOffloadResultsAttrName =
+        "memopt.offload_results";
   }];
 }
 
@@ -246,6 +257,197 @@ def Memopt_MicrobatchAttr : AttrDef<Memopt_Dialect, "Microbatch"> {
                         DefaultValuedParameter<"uint64_t", "0">:$peak_bytes_1f1b);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
+}
+
+def Memopt_RematMilpAttr : AttrDef<Memopt_Dialect, "RematMilp"> {
+  let mnemonic = "remat_milp";
+  let summary = "The program remat=optimal solved: budget, objective, bound";
+  let description = [{
+    ```mlir
+    #memopt.remat_milp<budget_bytes = 2684, solver = "dp", status = "optimal",
+        objective_seconds = 2.0e-06 : f64, bound_seconds = 2.0e-06 : f64,
+        gap = 0.0 : f64, solves = 1, units = 6, stages = 1, chain_units = 6,
+        chain_solves = 1, bin_bytes = 1>
+    ```
+
+    What tg-remat's `optimal` planner solved (docs/passes/remat.md): the
+    arena `budget_bytes` it fitted, whose plan it took (`solver`: `dp`,
+    `milp`, `auto` when the greedy's was faster, `none` when nothing had
+    to be recomputed) with the solver's `status`, the plan's
+    `objective_seconds`, the proven lower `bound_seconds` and their
+    relative `gap`, and the size of what it solved: `solves` programs of
+    `units` values in `stages`, `chain_units` and `chain_solves` of the
+    chain DP, bytes rounded to `bin_bytes`. The verifier wants a known
+    solver and a gap from 0 to 1.
+  }];
+  let parameters = (ins "uint64_t":$budget_bytes,
+                        "::mlir::StringAttr":$solver,
+                        "::mlir::StringAttr":$status,
+                        "::mlir::FloatAttr":$objective_seconds,
+                        "::mlir::FloatAttr":$bound_seconds,
+                        "::mlir::FloatAttr":$gap,
+                        "uint64_t":$solves, "uint64_t":$units,
+                        "uint64_t":$stages, "uint64_t":$chain_units,
+                        "uint64_t":$chain_solves, "uint64_t":$bin_bytes);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Memopt_RematAttr : AttrDef<Memopt_Dialect, "Remat"> {
+  let mnemonic = "remat";
+  let summary = "What tg-remat recomputed, under which budget, at what cost";
+  let description = [{
+    ```mlir
+    func.func @train_step(...) attributes {memopt.remat = #memopt.remat<
+        strategy = "auto", budget_bytes = 5100, persistent_bytes = 2148,
+        planned_arena_bytes = 2944, rounds = 1, recomputed_values = 1,
+        recomputed_ops = 2, stored_values = 5, flops_added = 1032,
+        seconds_added = 1.0e-08 : f64, simulated_peak_bytes_before = 4288,
+        simulated_peak_bytes_after = 3776>} { ... }
+    ```
+
+    What tg-remat decided for a training step (docs/passes/remat.md): the
+    `strategy`; for `auto` and `optimal` the predicted peak it fitted
+    (`budget_bytes`), the `persistent_bytes` beside the arena and the
+    `planned_arena_bytes` of its plan; `sqrt`'s `segment_ops`; `auto`'s
+    greedy `rounds`, whether its plan is the greedy run past the budget
+    and pruned back to it (`overshoot`) and how many `exchanges` (a value
+    stored again) made it faster; `optimal`'s program (`milp`, a
+    #memopt.remat_milp). Then what the rewrite did: `recomputed_values`
+    (backward reads rewired to clones), `recomputed_ops` (clones),
+    `stored_values`, `nested_values` (recomputed more than once),
+    `private_clones` (clones private to their reader where the plan
+    writes in place), `cuts` (shared clones ended part-way), the
+    `flops_added` and `seconds_added`, the simulated peak before and
+    after, the convolutions given their lean workspace
+    (`lean_workspaces`, `lean_workspace_bytes`) and with `offload=true`
+    the values it offloads (`offloaded_values`, `offloaded_bytes`;
+    #memopt.offload_results marks them). Zero counts are not printed.
+    The verifier wants a strategy of sqrt, auto or optimal, segment_ops
+    only with sqrt, rounds, overshoot and exchanges only with auto, and
+    milp only with optimal.
+  }];
+  let parameters = (ins "::mlir::StringAttr":$strategy,
+                        DefaultValuedParameter<"uint64_t", "0">:$budget_bytes,
+                        DefaultValuedParameter<"uint64_t", "0">:$persistent_bytes,
+                        DefaultValuedParameter<"uint64_t", "0">:$planned_arena_bytes,
+                        DefaultValuedParameter<"uint64_t", "0">:$segment_ops,
+                        DefaultValuedParameter<"uint64_t", "0">:$rounds,
+                        DefaultValuedParameter<"bool", "false">:$overshoot,
+                        DefaultValuedParameter<"uint64_t", "0">:$exchanges,
+                        OptionalParameter<"::memopt::RematMilpAttr">:$milp,
+                        "uint64_t":$recomputed_values,
+                        "uint64_t":$recomputed_ops,
+                        "uint64_t":$stored_values,
+                        DefaultValuedParameter<"uint64_t", "0">:$nested_values,
+                        DefaultValuedParameter<"bool", "false">:$private_clones,
+                        DefaultValuedParameter<"uint64_t", "0">:$cuts,
+                        "uint64_t":$flops_added,
+                        "::mlir::FloatAttr":$seconds_added,
+                        "uint64_t":$simulated_peak_bytes_before,
+                        "uint64_t":$simulated_peak_bytes_after,
+                        DefaultValuedParameter<"uint64_t", "0">:$lean_workspaces,
+                        DefaultValuedParameter<"uint64_t", "0">:$lean_workspace_bytes,
+                        DefaultValuedParameter<"uint64_t", "0">:$offloaded_values,
+                        DefaultValuedParameter<"uint64_t", "0">:$offloaded_bytes);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Memopt_OffloadAttr : AttrDef<Memopt_Dialect, "Offload"> {
+  let mnemonic = "offload";
+  let summary = "What tg-offload moved to the host and what it costs";
+  let description = [{
+    ```mlir
+    func.func @train_step(...) attributes {memopt.offload = #memopt.offload<
+        planner = "tg-offload", budget_bytes = 5100, persistent_bytes = 2148,
+        planned_arena_bytes = 2944, rounds = 1, values = 1, d2h_bytes = 512,
+        h2d_bytes = 512, host_bytes = 512,
+        link_bytes_per_second = 5.12e+10 : f64,
+        compute_seconds = 1.0e-06 : f64, stall_seconds = 0.0 : f64>} { ... }
+    ```
+
+    What tg-offload decided for a training step (docs/passes/offload.md):
+    whose choice of values it copied (`planner`: `tg-offload`'s own
+    offload=auto plan, with its `budget_bytes`, `persistent_bytes`,
+    `planned_arena_bytes` and greedy `rounds`, or `tg-remat`'s joint
+    plan), how many `values` (`synchronous` of them waited for at once),
+    the bytes copied each way and held on the host, the host link's
+    bandwidth, and the predicted compute and stall seconds of the step.
+    Zero counts are not printed. The verifier wants a planner of
+    tg-offload or tg-remat, at most `values` synchronous ones and a
+    positive link bandwidth.
+  }];
+  let parameters = (ins "::mlir::StringAttr":$planner,
+                        DefaultValuedParameter<"uint64_t", "0">:$budget_bytes,
+                        DefaultValuedParameter<"uint64_t", "0">:$persistent_bytes,
+                        DefaultValuedParameter<"uint64_t", "0">:$planned_arena_bytes,
+                        DefaultValuedParameter<"uint64_t", "0">:$rounds,
+                        DefaultValuedParameter<"uint64_t", "0">:$values,
+                        DefaultValuedParameter<"uint64_t", "0">:$synchronous,
+                        DefaultValuedParameter<"uint64_t", "0">:$d2h_bytes,
+                        DefaultValuedParameter<"uint64_t", "0">:$h2d_bytes,
+                        DefaultValuedParameter<"uint64_t", "0">:$host_bytes,
+                        "::mlir::FloatAttr":$link_bytes_per_second,
+                        "::mlir::FloatAttr":$compute_seconds,
+                        "::mlir::FloatAttr":$stall_seconds);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Memopt_OffloadCopyAttr : AttrDef<Memopt_Dialect, "OffloadCopy"> {
+  let mnemonic = "offload_copy";
+  let summary = "One offloaded value's copy: its bytes and one-way seconds";
+  let description = [{
+    ```mlir
+    %host = tg.offload_start %x {memopt.offload_copy = #memopt.offload_copy<
+        bytes = 512, seconds = 1.0e-08 : f64>} : tensor<1x2x8x8xf32>
+    %host = tg.offload_start %y {memopt.offload_copy = #memopt.offload_copy<
+        bytes = 512, seconds = 5.12e-04 : f64, synchronous = true>} : ...
+    ```
+
+    tg-offload's record on each `tg.offload_start`: the `bytes` copied
+    (aligned to the arena's alignment), the `seconds` one way takes on the
+    host link, and whether the copy is waited for at once
+    (`synchronous`). The verifier wants seconds not negative.
+  }];
+  let parameters = (ins "uint64_t":$bytes, "::mlir::FloatAttr":$seconds,
+                        DefaultValuedParameter<"bool", "false">:$synchronous);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Memopt_OffloadResultsAttr : AttrDef<Memopt_Dialect, "OffloadResults"> {
+  let mnemonic = "offload_results";
+  let summary = "The results of an op that tg-remat's joint planner offloads";
+  let description = [{
+    ```mlir
+    %y:5 = tg.batch_norm ... {memopt.offload_results =
+        #memopt.offload_results<results = array<i64: 4>>}
+    %z = tg.relu %a {memopt.offload_results =
+        #memopt.offload_results<synchronous = array<i64: 0>>}
+    ```
+
+    tg-remat's handoff to tg-offload (docs/passes/offload.md): the result
+    numbers of a forward op whose values its joint planner (`offload=true`)
+    chose to offload, asynchronously (`results`) or waited for at once
+    (`synchronous`). tg-offload inserts their copies once tg-schedule
+    has fixed the order, and removes the attribute. The verifier wants
+    each list in increasing order, the two disjoint and not both empty,
+    and every number a result of the op that carries it.
+  }];
+  let parameters = (ins OptionalParameter<"::mlir::DenseI64ArrayAttr">:$results,
+                        OptionalParameter<"::mlir::DenseI64ArrayAttr">:$synchronous);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let builders = [
+    AttrBuilder<(ins "::llvm::ArrayRef<int64_t>":$results,
+                     "::llvm::ArrayRef<int64_t>":$synchronous)>,
+  ];
+  let extraClassDeclaration = [{
+    /// The result numbers offloaded synchronously, or asynchronously.
+    ::llvm::ArrayRef<int64_t> getNumbers(bool synchronous) const;
+  }];
 }
 
 #endif // MEMOPT_DIALECT_MEMOPT_IR_MEMOPTDIALECT_TD

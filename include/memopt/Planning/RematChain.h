@@ -1,18 +1,18 @@
 //===- RematChain.h - Exact recomputation of a chain by dynamic programming -===//
 //
-// Internal to tg-remat's `optimal` strategy (RematOptimal.cpp builds the
-// problem from the step): the heterogeneous-chain dynamic program of Rotor
+// Part of the planning library, for the `optimal` planner (RematOptimal.cpp
+// builds the problem from the step): the heterogeneous-chain dynamic program of Rotor
 // (Beaumont, Eyraud-Dubois, Herrmann, Joly, Shilova, "Optimal checkpointing
 // for heterogeneous chains", 2019-2021), restricted to tg-remat's rewrite: a
 // unit of the chain is stored, or recomputed once in the backward by a clone
 // made right before its first backward reader (or that of the recomputed
 // unit reading it, whichever comes first). Pure data, no MLIR: unit-tested
-// against brute force (unittests/Transforms/RematChainTest.cpp).
+// against brute force (unittests/Planning/RematChainTest.cpp).
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MEMOPT_LIB_TRANSFORMS_REMATCHAIN_H
-#define MEMOPT_LIB_TRANSFORMS_REMATCHAIN_H
+#ifndef MEMOPT_PLANNING_REMATCHAIN_H
+#define MEMOPT_PLANNING_REMATCHAIN_H
 
 #include <cstdint>
 #include <vector>
@@ -69,4 +69,4 @@ ChainSolution solveChain(const ChainProblem &problem, unsigned bins = 256);
 
 } // namespace memopt::remat
 
-#endif // MEMOPT_LIB_TRANSFORMS_REMATCHAIN_H
+#endif // MEMOPT_PLANNING_REMATCHAIN_H

@@ -28,9 +28,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "OffloadPlan.h"
-#include "RematPlan.h"
-#include "ScheduleOrder.h"
+#include "memopt/Planning/OffloadPlan.h"
+#include "memopt/Planning/RematPlan.h"
+#include "memopt/Planning/PredictedPeak.h"
+#include "memopt/Planning/ScheduleOrder.h"
 
 #include "memopt/Analysis/ArenaPlan.h"
 #include "memopt/Analysis/MemorySimulator.h"
@@ -718,18 +719,114 @@ uint64_t memopt::remat::plannedArena(func::FuncOp function,
   return trial.arenaBytes();
 }
 
-/// planAuto's greedy, with or without cuts (and lean workspaces, where
-/// the options allow them) among its candidates.
-static AutoPlan runGreedy(func::FuncOp function, ArrayRef<Operation *> forward,
-                          bool inPlace, uint64_t arenaTarget,
-                          const CostModel &cost, const AutoOptions &options,
-                          bool withCuts, bool withLean,
-                          const Exchange *exchange = nullptr) {
-  DenseSet<Operation *> forwardOps(forward.begin(), forward.end());
-  auto isForward = [&](Operation *op) { return forwardOps.contains(op); };
-  // Candidates: forward values that the backward reads, recomputable or
-  // offloadable as the options allow.
+namespace {
+
+/// planAuto's greedy: the choices so far and the rounds over them. Each
+/// round tries the choices on a copy of the step (trial: a pick that the
+/// trial proves wrong is repaired or undone), scores every candidate
+/// against that trial and commits the best one, until the arena fits or
+/// nothing lowers the peak.
+class Greedy {
+public:
+  Greedy(func::FuncOp function, ArrayRef<Operation *> forward, bool inPlace,
+         uint64_t arenaTarget, const CostModel &cost,
+         const AutoOptions &options, bool withCuts, bool withLean,
+         const Exchange *exchange);
+
+  AutoPlan run();
+
+private:
+  bool isForward(Operation *op) const { return forwardOps.contains(op); }
+  /// The choices so far, as a plan (its sets only).
+  AutoPlan choices() const;
+
+  // Trial: what the last pick did.
+  /// Whether `trial` proves the last pick wrong: the peak rose (the clones
+  /// or the values they keep alive made a new one), or an offload freed
+  /// nothing (its copy ends too late on a busy link to release the bytes
+  /// where they count).
+  bool lastPickFailed(const Trial &trial) const;
+  /// Repairs the last pick (a recomputation whose new peak comes from the
+  /// shared clones its clone needs) by nesting one of them; false when
+  /// none can be nested or the repairs are spent.
+  bool repair(const Trial &trial);
+  /// Undoes the repaired pick with its repairs, or else the last pick, and
+  /// does not try it again.
+  void undoLastPick();
+  /// The arena of `trial` where its live peak is at most the target (else
+  /// its choices are kept for smallest()); remembers the smallest.
+  std::optional<uint64_t> planArena(const Trial &trial);
+
+  // Scoring: the candidates against a trial.
+  using Consider = llvm::function_ref<void(Candidate, uint64_t)>;
+  void nestCandidates(const Trial &trial, bool atPeak, Consider consider);
+  void cutCandidates(const Trial &trial, bool atPeak, Consider consider);
+  /// The best ratio of bytes removed to seconds, cheap groups first, by
+  /// the bytes they remove from the live peak (`atPeak` false) or at its
+  /// first point.
+  std::optional<Candidate> bestCandidate(const Trial &trial, bool atPeak);
+
+  // Commit: the choices change.
+  void commit(Candidate pick);
+  /// The plan once the arena of the choices fits the target (`arena`).
+  AutoPlan fitted(uint64_t arena);
+  /// Nothing more lowers the peak: the choices of the smallest arena.
+  AutoPlan smallest();
+
+  func::FuncOp function;
+  ArrayRef<Operation *> forward;
+  bool inPlace;
+  uint64_t arenaTarget;
+  const CostModel &cost;
+  const AutoOptions &options;
+  bool withCuts;
+  const Exchange *exchange;
+  DenseSet<Operation *> forwardOps;
+  /// Candidates: forward values that the backward reads, recomputable or
+  /// offloadable as the options allow.
   SmallVector<Value> readLater;
+
+  AutoPlan plan;
+  DenseSet<Value> chosen, nested, offloaded, synchronous, rejected,
+      rejectedNest, rejectedOffload, rejectedSynchronous;
+  Cuts cuts;
+  DenseSet<std::pair<Value, unsigned>> rejectedCuts;
+  /// Backward ops whose workspace can be lean, and those made lean.
+  DenseSet<Operation *> leanable, lean;
+  /// The choices of the round with the smallest arena so far.
+  AutoPlan best;
+  unsigned bestRound = ~0u;
+  /// The choices of a round whose arena was not planned (its live peak is
+  /// above the target).
+  struct Unplanned {
+    uint64_t peak;
+    unsigned round;
+    AutoPlan choices;
+  };
+  std::vector<Unplanned> unplanned;
+  uint64_t lastPeak = std::numeric_limits<uint64_t>::max();
+  std::optional<Candidate> last;
+  bool lastAtPeak = false;
+  /// A recomputation whose new peak comes from the shared clones its clone
+  /// needs (an encoder's convolutions, recreated for a concat, living until
+  /// their own backward) is repaired by nesting them, up to kMaxRepairs
+  /// values, before it is undone with them.
+  static constexpr unsigned kMaxRepairs = 4;
+  std::optional<Candidate> repairing;
+  SmallVector<Value> repairs;
+};
+
+} // namespace
+
+Greedy::Greedy(func::FuncOp function, ArrayRef<Operation *> forward,
+               bool inPlace, uint64_t arenaTarget, const CostModel &cost,
+               const AutoOptions &options, bool withCuts, bool withLean,
+               const Exchange *exchange)
+    : function(function), forward(forward), inPlace(inPlace),
+      arenaTarget(arenaTarget), cost(cost), options(options),
+      withCuts(withCuts), exchange(exchange),
+      forwardOps(forward.begin(), forward.end()) {
+  auto isForwardOp = [&](Operation *op) { return isForward(op); };
   for (Operation *op : forward)
     for (OpResult result : op->getResults()) {
       bool recomputable =
@@ -739,21 +836,14 @@ static AutoPlan runGreedy(func::FuncOp function, ArrayRef<Operation *> forward,
             return !forwardOps.contains(user);
           });
       if (recomputable ||
-          (options.offload && offload::isOffloadable(result, isForward)))
+          (options.offload && offload::isOffloadable(result, isForwardOp)))
         readLater.push_back(result);
     }
-
-  AutoPlan plan;
-  DenseSet<Value> chosen, nested, offloaded, synchronous, rejected,
-      rejectedNest, rejectedOffload, rejectedSynchronous;
-  Cuts cuts;
-  DenseSet<std::pair<Value, unsigned>> rejectedCuts;
-  // Backward ops whose workspace can be lean, in program order.
-  DenseSet<Operation *> leanable, lean;
   if (withLean)
     for (Operation &op : function.getBody().front())
       if (!forwardOps.contains(&op) && leanSavings(&op))
         leanable.insert(&op);
+  best.arenaBytes = std::numeric_limits<uint64_t>::max();
   // An exchange starts from its plan with its value stored again, for
   // good.
   if (exchange) {
@@ -771,331 +861,342 @@ static AutoPlan runGreedy(func::FuncOp function, ArrayRef<Operation *> forward,
     cuts.erase(exchange->stored);
     rejected.insert(exchange->stored);
   }
-  // The choices so far, as a plan (its sets only).
-  auto choices = [&] {
-    AutoPlan now;
-    now.recomputed = chosen;
-    now.nested = nested;
-    now.cuts = cuts;
-    now.offloaded = offloaded;
-    now.synchronous = synchronous;
-    now.lean = lean;
-    return now;
-  };
-  // The choices of the round with the smallest arena so far.
-  AutoPlan best;
-  best.arenaBytes = std::numeric_limits<uint64_t>::max();
-  unsigned bestRound = ~0u;
-  // The choices of a round whose arena was not planned (its live peak is
-  // above the target).
-  struct Unplanned {
-    uint64_t peak;
-    unsigned round;
-    AutoPlan choices;
-  };
-  std::vector<Unplanned> unplanned;
-  uint64_t lastPeak = std::numeric_limits<uint64_t>::max();
-  std::optional<Candidate> last;
-  bool lastAtPeak = false;
-  // Nested recomputation: a chosen value whose shared clone other clones
-  // read gets private clones, recomputed once per clone that needs it, so
-  // that it no longer lives from the first of them to its own backward
-  // readers. Its seconds are its private chain's, once per clone added.
-  // It is tried before new expensive recomputations (cheap, in the
-  // greedy's order): it reuses what is recomputed already, and measured on
-  // the ResNet-34 U-Net it reaches each peak with fewer added FLOPs and
-  // seconds than ranking it by its ratio alone.
-  auto nestCandidates = [&](const Trial &trial, bool atPeak,
-                            auto &&consider) {
-    for (Value value : readLater) {
-      if (!chosen.contains(value) || nested.contains(value) ||
-          rejectedNest.contains(value) || trial.privateClones(value))
-        continue;
-      unsigned extra = 0;
-      uint64_t bytes = trial.nestGain(value, atPeak, extra);
-      if (!bytes)
-        continue;
-      Candidate candidate;
-      candidate.values.push_back(value);
-      candidate.nest = true;
-      // Each added clone recomputes its op and the private chain below.
-      Operation *op = value.getDefiningOp();
-      double seconds = cost.cost(op).seconds;
-      DenseMap<Operation *, Chain> memo;
-      for (Value operand : op->getOperands())
-        if (chosen.contains(operand))
-          seconds += chainOf(operand, trial, chosen, cost, memo).seconds;
-      candidate.seconds = extra * seconds;
-      consider(std::move(candidate), bytes);
-    }
-  };
-  // Cuts: a fresh shared clone for the readers after a gap in which the
-  // shared clone's bytes count at the peak (Cuts), where nesting would
-  // recompute it for every clone that reads it. Its seconds are one more
-  // recomputation of the value and its private chain.
-  auto cutCandidates = [&](const Trial &trial, bool atPeak, auto &&consider) {
-    if (!withCuts)
-      return;
-    for (Value value : readLater) {
-      if (!chosen.contains(value) || nested.contains(value))
-        continue;
-      Operation *op = value.getDefiningOp();
-      double seconds = cost.cost(op).seconds;
-      DenseMap<Operation *, Chain> memo;
-      for (Value operand : op->getOperands())
-        if (chosen.contains(operand) && trial.privateClones(operand))
-          seconds += chainOf(operand, trial, chosen, cost, memo).seconds;
-      const SmallVector<unsigned, 2> &made = cuts.lookup(value);
-      trial.cutCandidates(value, atPeak, [&](unsigned at, uint64_t bytes) {
-        if (llvm::is_contained(made, at) || rejectedCuts.contains({value, at}))
-          return;
-        Candidate candidate;
-        candidate.values.push_back(value);
-        candidate.cut = true;
-        candidate.cutAt = at;
-        candidate.seconds = seconds;
-        consider(std::move(candidate), bytes);
-      });
-    }
-  };
-  // A recomputation whose new peak comes from the shared clones its clone
-  // needs (an encoder's convolutions, recreated for a concat, living until
-  // their own backward) is repaired by nesting them, up to kMaxRepairs
-  // values, before it is undone with them.
-  constexpr unsigned kMaxRepairs = 4;
-  std::optional<Candidate> repairing;
-  SmallVector<Value> repairs;
+}
+
+AutoPlan Greedy::choices() const {
+  AutoPlan now;
+  now.recomputed = chosen;
+  now.nested = nested;
+  now.cuts = cuts;
+  now.offloaded = offloaded;
+  now.synchronous = synchronous;
+  now.lean = lean;
+  return now;
+}
+
+AutoPlan Greedy::run() {
   for (;; ++plan.rounds) {
     if (exchange && plan.rounds > exchange->maxRounds)
       return plan; // does not fit
     Trial trial(function, forward, inPlace, chosen, nested, cuts, offloaded,
                 synchronous, lean, options, cost);
-    // A pick whose estimate was wrong (the peak rose: the clones or the
-    // values they keep alive made a new one) is undone and not tried again;
-    // so is an offload that freed nothing (its copy ends too late on a
-    // busy link to release the bytes where they count).
-    if (last && (trial.peak > lastPeak ||
-                 (last->offload && !lastAtPeak && trial.peak == lastPeak))) {
-      if (options.recompute && trial.peak > lastPeak &&
-          (repairing ||
-           (!last->nest && !last->cut && !last->offload &&
-            last->lean.empty())) &&
-          repairs.size() < kMaxRepairs) {
-        std::optional<Candidate> nest;
-        double nestRatio = -1;
-        nestCandidates(trial, /*atPeak=*/false,
-                       [&](Candidate candidate, uint64_t bytes) {
-                         double ratio = static_cast<double>(bytes) /
-                                        std::max(candidate.seconds, 1e-12);
-                         if (ratio > nestRatio) {
-                           nest = std::move(candidate);
-                           nestRatio = ratio;
-                         }
-                       });
-        if (nest) {
-          if (!repairing)
-            repairing = std::move(last);
-          repairs.push_back(nest->values.front());
-          nested.insert(nest->values.front());
-          last = std::move(nest);
-          continue; // lastPeak stays the peak before the repaired pick
-        }
-      }
-      if (repairing) {
-        for (Value value : repairs)
-          nested.erase(value);
-        for (Value value : repairing->values)
-          chosen.erase(value);
-        rejected.insert(repairing->values.front());
-        repairing.reset();
-        repairs.clear();
-        last.reset();
-        continue;
-      }
-      if (last->nest) {
-        nested.erase(last->values.front());
-        rejectedNest.insert(last->values.front());
-      } else if (!last->lean.empty()) {
-        for (Operation *op : last->lean) {
-          lean.erase(op);
-          leanable.erase(op);
-        }
-      } else if (last->cut) {
-        llvm::erase(cuts[last->values.front()], last->cutAt);
-        if (cuts[last->values.front()].empty())
-          cuts.erase(last->values.front());
-        rejectedCuts.insert({last->values.front(), last->cutAt});
-      } else if (last->offload) {
-        if (!last->upgrade)
-          offloaded.erase(last->values.front());
-        synchronous.erase(last->values.front());
-        (last->synchronous ? rejectedSynchronous : rejectedOffload)
-            .insert(last->values.front());
-      } else {
-        for (Value value : last->values)
-          chosen.erase(value);
-        rejected.insert(last->values.front());
-      }
-      last.reset();
-      continue;
+    if (lastPickFailed(trial)) {
+      if (!repair(trial))
+        undoLastPick();
+      continue; // after a repair, lastPeak stays the peak before the pick
     }
     repairing.reset();
     repairs.clear();
     lastPeak = trial.peak;
-    // No arena is below its live peak: a round whose peak is above the
-    // target cannot fit, and its arena (packing it is most of a round's
-    // time) matters only if no round fits, as a candidate for the
-    // smallest one; it is kept for then.
-    std::optional<uint64_t> arena;
-    if (trial.peak > arenaTarget)
-      unplanned.push_back({trial.peak, plan.rounds, choices()});
-    else
-      arena = trial.arenaBytes();
-    if (arena && *arena < best.arenaBytes) {
-      best = choices();
-      best.arenaBytes = *arena;
-      bestRound = plan.rounds;
-    }
-    if (arena && *arena <= arenaTarget) {
-      plan.fits = true;
-      plan.arenaBytes = *arena;
-      prune(function, forward, inPlace, arenaTarget, cost, options, chosen,
-            nested, cuts, offloaded, synchronous, lean, plan.arenaBytes,
-            exchange ? exchange->plan : nullptr);
-      Trial last(function, forward, inPlace, chosen, nested, cuts, offloaded,
-                 synchronous, lean, options, cost);
-      plan.seconds = last.seconds;
-      plan.secondsAdded = last.secondsAdded(cost);
-      plan.recomputed = std::move(chosen);
-      plan.nested = std::move(nested);
-      plan.cuts = std::move(cuts);
-      plan.offloaded = std::move(offloaded);
-      plan.synchronous = std::move(synchronous);
-      plan.lean = std::move(lean);
-      return plan;
-    }
-    // The best ratio of bytes removed to seconds, cheap groups first; with
-    // no single value lowering the peak, the bytes at its first point.
+    std::optional<uint64_t> arena = planArena(trial);
+    if (arena && *arena <= arenaTarget)
+      return fitted(*arena);
+    // With no single value lowering the peak, the bytes at its first point.
     std::optional<Candidate> pick;
-    bool pickAtPeak = false;
-    for (bool atPeak : {false, true}) {
-      pickAtPeak = atPeak;
-      double pickRatio = -1;
-      bool pickCheap = false;
-      DenseMap<Operation *, Chain> memo;
-      auto consider = [&](Candidate candidate, uint64_t bytes) {
-        if (!bytes)
-          return;
-        double ratio = static_cast<double>(bytes) /
-                       std::max(candidate.seconds, 1e-12);
-        if (!pick || (candidate.cheap && !pickCheap) ||
-            (candidate.cheap == pickCheap && ratio > pickRatio)) {
-          pick = std::move(candidate);
-          pickRatio = ratio;
-          pickCheap = pick->cheap;
-        }
-      };
-      // Nested recomputation (nestCandidates).
-      if (options.recompute) {
-        nestCandidates(trial, atPeak, consider);
-        cutCandidates(trial, atPeak, consider);
-      }
-      // Lean workspaces for the ops at the peak: they run slower
-      // (CostModel::leanSeconds) and add no FLOPs; ranked by that time
-      // like an expensive group.
-      if (!leanable.empty()) {
-        Candidate candidate;
-        candidate.cheap = false;
-        uint64_t bytes = trial.leanPeak(
-            leanable, atPeak,
-            [&](Operation *op) { return cost.leanSeconds(op); },
-            candidate.lean, candidate.seconds);
-        if (!candidate.lean.empty())
-          consider(std::move(candidate), bytes);
-      }
-      for (Value value : readLater) {
-        if (chosen.contains(value) || synchronous.contains(value))
-          continue;
-        double transfer =
-            static_cast<double>(tensorBytes(value)) / options.linkBandwidth;
-        if (offloaded.contains(value)) {
-          // Its copies wait at once instead: where its overlapped copy
-          // holds the bytes at the peak (a busy link), the stall frees them.
-          if (rejectedSynchronous.contains(value))
-            continue;
-          if (uint64_t bytes = trial.synchronousGain(value, atPeak)) {
-            double ratio = static_cast<double>(bytes) / (2 * transfer);
-            if (!pick || (!pickCheap && ratio > pickRatio)) {
-              pick = Candidate{{value}, {}, 2 * transfer, false, true, true, true};
-              pickRatio = ratio;
-              pickCheap = false;
-            }
-          }
-          continue;
-        }
-        auto result = cast<OpResult>(value);
-        if (options.recompute && !rejected.contains(value) &&
-            isRecomputable(result) && !returned(value)) {
-          Candidate candidate =
-              group(value, trial, chosen, forwardOps, cost, memo);
-          uint64_t bytes = trial.gain(candidate, atPeak);
-          consider(std::move(candidate), bytes);
-        }
-        if (!options.offload || !offload::isOffloadable(value, isForward))
-          continue;
-        // Overlapped: priced by its predicted stall; one the compute hides
-        // costs a hundredth of its copy time (the link it takes from
-        // others), as cheap as a value can get.
-        if (!rejectedOffload.contains(value)) {
-          Candidate candidate;
-          candidate.values.push_back(value);
-          candidate.offload = true;
-          double stall = trial.offloadStall(value);
-          candidate.cheap = stall == 0;
-          candidate.seconds = stall + 0.01 * transfer;
-          uint64_t bytes = trial.gain(candidate, atPeak);
-          consider(std::move(candidate), bytes);
-        }
-        // Synchronous: both copies stall, the whole window is free.
-        if (!rejectedSynchronous.contains(value)) {
-          Candidate candidate;
-          candidate.values.push_back(value);
-          candidate.offload = candidate.synchronous = true;
-          candidate.cheap = false;
-          candidate.seconds = 2 * transfer;
-          uint64_t bytes = trial.gain(candidate, atPeak);
-          consider(std::move(candidate), bytes);
-        }
-      }
-      if (pick)
+    bool atPeak = false;
+    for (bool at : {false, true}) {
+      atPeak = at;
+      if ((pick = bestCandidate(trial, atPeak)))
         break;
     }
     if (!pick)
       break;
-    lastAtPeak = pickAtPeak;
-    if (!pick->lean.empty()) {
-      for (Operation *op : pick->lean) {
-        lean.insert(op);
-        leanable.erase(op);
-      }
-    } else if (pick->nest) {
-      nested.insert(pick->values.front());
-    } else if (pick->cut) {
-      cuts[pick->values.front()].push_back(pick->cutAt);
-    } else if (pick->offload) {
-      offloaded.insert(pick->values.front());
-      if (pick->synchronous)
-        synchronous.insert(pick->values.front());
-    } else
-      for (Value value : pick->values)
-        chosen.insert(value);
-    last = std::move(pick);
+    lastAtPeak = atPeak;
+    commit(std::move(*pick));
   }
   if (exchange)
     return plan; // does not fit
-  // Nothing more lowers the peak: the smallest arena reached, the earliest
-  // round's on ties. The rounds not planned are planned now, the lowest
-  // peak first, until a peak is above the smallest arena found.
+  return smallest();
+}
+
+bool Greedy::lastPickFailed(const Trial &trial) const {
+  return last && (trial.peak > lastPeak ||
+                  (last->offload && !lastAtPeak && trial.peak == lastPeak));
+}
+
+bool Greedy::repair(const Trial &trial) {
+  if (!options.recompute || trial.peak <= lastPeak ||
+      !(repairing || (!last->nest && !last->cut && !last->offload &&
+                      last->lean.empty())) ||
+      repairs.size() >= kMaxRepairs)
+    return false;
+  std::optional<Candidate> nest;
+  double nestRatio = -1;
+  nestCandidates(trial, /*atPeak=*/false,
+                 [&](Candidate candidate, uint64_t bytes) {
+                   double ratio = static_cast<double>(bytes) /
+                                  std::max(candidate.seconds, 1e-12);
+                   if (ratio > nestRatio) {
+                     nest = std::move(candidate);
+                     nestRatio = ratio;
+                   }
+                 });
+  if (!nest)
+    return false;
+  if (!repairing)
+    repairing = std::move(last);
+  repairs.push_back(nest->values.front());
+  nested.insert(nest->values.front());
+  last = std::move(nest);
+  return true;
+}
+
+void Greedy::undoLastPick() {
+  if (repairing) {
+    for (Value value : repairs)
+      nested.erase(value);
+    for (Value value : repairing->values)
+      chosen.erase(value);
+    rejected.insert(repairing->values.front());
+    repairing.reset();
+    repairs.clear();
+    last.reset();
+    return;
+  }
+  if (last->nest) {
+    nested.erase(last->values.front());
+    rejectedNest.insert(last->values.front());
+  } else if (!last->lean.empty()) {
+    for (Operation *op : last->lean) {
+      lean.erase(op);
+      leanable.erase(op);
+    }
+  } else if (last->cut) {
+    llvm::erase(cuts[last->values.front()], last->cutAt);
+    if (cuts[last->values.front()].empty())
+      cuts.erase(last->values.front());
+    rejectedCuts.insert({last->values.front(), last->cutAt});
+  } else if (last->offload) {
+    if (!last->upgrade)
+      offloaded.erase(last->values.front());
+    synchronous.erase(last->values.front());
+    (last->synchronous ? rejectedSynchronous : rejectedOffload)
+        .insert(last->values.front());
+  } else {
+    for (Value value : last->values)
+      chosen.erase(value);
+    rejected.insert(last->values.front());
+  }
+  last.reset();
+}
+
+std::optional<uint64_t> Greedy::planArena(const Trial &trial) {
+  // No arena is below its live peak: a round whose peak is above the
+  // target cannot fit, and its arena (packing it is most of a round's
+  // time) matters only if no round fits, as a candidate for the
+  // smallest one; it is kept for then.
+  if (trial.peak > arenaTarget) {
+    unplanned.push_back({trial.peak, plan.rounds, choices()});
+    return std::nullopt;
+  }
+  uint64_t arena = trial.arenaBytes();
+  if (arena < best.arenaBytes) {
+    best = choices();
+    best.arenaBytes = arena;
+    bestRound = plan.rounds;
+  }
+  return arena;
+}
+
+/// Nested recomputation: a chosen value whose shared clone other clones
+/// read gets private clones, recomputed once per clone that needs it, so
+/// that it no longer lives from the first of them to its own backward
+/// readers. Its seconds are its private chain's, once per clone added.
+/// It is tried before new expensive recomputations (cheap, in the
+/// greedy's order): it reuses what is recomputed already, and measured on
+/// the ResNet-34 U-Net it reaches each peak with fewer added FLOPs and
+/// seconds than ranking it by its ratio alone.
+void Greedy::nestCandidates(const Trial &trial, bool atPeak,
+                            Consider consider) {
+  for (Value value : readLater) {
+    if (!chosen.contains(value) || nested.contains(value) ||
+        rejectedNest.contains(value) || trial.privateClones(value))
+      continue;
+    unsigned extra = 0;
+    uint64_t bytes = trial.nestGain(value, atPeak, extra);
+    if (!bytes)
+      continue;
+    Candidate candidate;
+    candidate.values.push_back(value);
+    candidate.nest = true;
+    // Each added clone recomputes its op and the private chain below.
+    Operation *op = value.getDefiningOp();
+    double seconds = cost.cost(op).seconds;
+    DenseMap<Operation *, Chain> memo;
+    for (Value operand : op->getOperands())
+      if (chosen.contains(operand))
+        seconds += chainOf(operand, trial, chosen, cost, memo).seconds;
+    candidate.seconds = extra * seconds;
+    consider(std::move(candidate), bytes);
+  }
+}
+
+/// Cuts: a fresh shared clone for the readers after a gap in which the
+/// shared clone's bytes count at the peak (Cuts), where nesting would
+/// recompute it for every clone that reads it. Its seconds are one more
+/// recomputation of the value and its private chain.
+void Greedy::cutCandidates(const Trial &trial, bool atPeak,
+                           Consider consider) {
+  if (!withCuts)
+    return;
+  for (Value value : readLater) {
+    if (!chosen.contains(value) || nested.contains(value))
+      continue;
+    Operation *op = value.getDefiningOp();
+    double seconds = cost.cost(op).seconds;
+    DenseMap<Operation *, Chain> memo;
+    for (Value operand : op->getOperands())
+      if (chosen.contains(operand) && trial.privateClones(operand))
+        seconds += chainOf(operand, trial, chosen, cost, memo).seconds;
+    const SmallVector<unsigned, 2> &made = cuts.lookup(value);
+    trial.cutCandidates(value, atPeak, [&](unsigned at, uint64_t bytes) {
+      if (llvm::is_contained(made, at) || rejectedCuts.contains({value, at}))
+        return;
+      Candidate candidate;
+      candidate.values.push_back(value);
+      candidate.cut = true;
+      candidate.cutAt = at;
+      candidate.seconds = seconds;
+      consider(std::move(candidate), bytes);
+    });
+  }
+}
+
+std::optional<Candidate> Greedy::bestCandidate(const Trial &trial,
+                                               bool atPeak) {
+  std::optional<Candidate> pick;
+  double pickRatio = -1;
+  bool pickCheap = false;
+  DenseMap<Operation *, Chain> memo;
+  auto consider = [&](Candidate candidate, uint64_t bytes) {
+    if (!bytes)
+      return;
+    double ratio =
+        static_cast<double>(bytes) / std::max(candidate.seconds, 1e-12);
+    if (!pick || (candidate.cheap && !pickCheap) ||
+        (candidate.cheap == pickCheap && ratio > pickRatio)) {
+      pick = std::move(candidate);
+      pickRatio = ratio;
+      pickCheap = pick->cheap;
+    }
+  };
+  // Nested recomputation (nestCandidates).
+  if (options.recompute) {
+    nestCandidates(trial, atPeak, consider);
+    cutCandidates(trial, atPeak, consider);
+  }
+  // Lean workspaces for the ops at the peak: they run slower
+  // (CostModel::leanSeconds) and add no FLOPs; ranked by that time
+  // like an expensive group.
+  if (!leanable.empty()) {
+    Candidate candidate;
+    candidate.cheap = false;
+    uint64_t bytes = trial.leanPeak(
+        leanable, atPeak, [&](Operation *op) { return cost.leanSeconds(op); },
+        candidate.lean, candidate.seconds);
+    if (!candidate.lean.empty())
+      consider(std::move(candidate), bytes);
+  }
+  auto isForwardOp = [&](Operation *op) { return isForward(op); };
+  for (Value value : readLater) {
+    if (chosen.contains(value) || synchronous.contains(value))
+      continue;
+    double transfer =
+        static_cast<double>(tensorBytes(value)) / options.linkBandwidth;
+    if (offloaded.contains(value)) {
+      // Its copies wait at once instead: where its overlapped copy
+      // holds the bytes at the peak (a busy link), the stall frees them.
+      if (rejectedSynchronous.contains(value))
+        continue;
+      if (uint64_t bytes = trial.synchronousGain(value, atPeak)) {
+        double ratio = static_cast<double>(bytes) / (2 * transfer);
+        if (!pick || (!pickCheap && ratio > pickRatio)) {
+          pick = Candidate{{value}, {}, 2 * transfer, false, true, true, true};
+          pickRatio = ratio;
+          pickCheap = false;
+        }
+      }
+      continue;
+    }
+    auto result = cast<OpResult>(value);
+    if (options.recompute && !rejected.contains(value) &&
+        isRecomputable(result) && !returned(value)) {
+      Candidate candidate = group(value, trial, chosen, forwardOps, cost, memo);
+      uint64_t bytes = trial.gain(candidate, atPeak);
+      consider(std::move(candidate), bytes);
+    }
+    if (!options.offload || !offload::isOffloadable(value, isForwardOp))
+      continue;
+    // Overlapped: priced by its predicted stall; one the compute hides
+    // costs a hundredth of its copy time (the link it takes from
+    // others), as cheap as a value can get.
+    if (!rejectedOffload.contains(value)) {
+      Candidate candidate;
+      candidate.values.push_back(value);
+      candidate.offload = true;
+      double stall = trial.offloadStall(value);
+      candidate.cheap = stall == 0;
+      candidate.seconds = stall + 0.01 * transfer;
+      uint64_t bytes = trial.gain(candidate, atPeak);
+      consider(std::move(candidate), bytes);
+    }
+    // Synchronous: both copies stall, the whole window is free.
+    if (!rejectedSynchronous.contains(value)) {
+      Candidate candidate;
+      candidate.values.push_back(value);
+      candidate.offload = candidate.synchronous = true;
+      candidate.cheap = false;
+      candidate.seconds = 2 * transfer;
+      uint64_t bytes = trial.gain(candidate, atPeak);
+      consider(std::move(candidate), bytes);
+    }
+  }
+  return pick;
+}
+
+void Greedy::commit(Candidate pick) {
+  if (!pick.lean.empty()) {
+    for (Operation *op : pick.lean) {
+      lean.insert(op);
+      leanable.erase(op);
+    }
+  } else if (pick.nest) {
+    nested.insert(pick.values.front());
+  } else if (pick.cut) {
+    cuts[pick.values.front()].push_back(pick.cutAt);
+  } else if (pick.offload) {
+    offloaded.insert(pick.values.front());
+    if (pick.synchronous)
+      synchronous.insert(pick.values.front());
+  } else
+    for (Value value : pick.values)
+      chosen.insert(value);
+  last = std::move(pick);
+}
+
+AutoPlan Greedy::fitted(uint64_t arena) {
+  plan.fits = true;
+  plan.arenaBytes = arena;
+  prune(function, forward, inPlace, arenaTarget, cost, options, chosen,
+        nested, cuts, offloaded, synchronous, lean, plan.arenaBytes,
+        exchange ? exchange->plan : nullptr);
+  Trial final(function, forward, inPlace, chosen, nested, cuts, offloaded,
+              synchronous, lean, options, cost);
+  plan.seconds = final.seconds;
+  plan.secondsAdded = final.secondsAdded(cost);
+  plan.recomputed = std::move(chosen);
+  plan.nested = std::move(nested);
+  plan.cuts = std::move(cuts);
+  plan.offloaded = std::move(offloaded);
+  plan.synchronous = std::move(synchronous);
+  plan.lean = std::move(lean);
+  return plan;
+}
+
+AutoPlan Greedy::smallest() {
+  // The smallest arena reached, the earliest round's on ties. The rounds
+  // not planned are planned now, the lowest peak first, until a peak is
+  // above the smallest arena found.
   llvm::stable_sort(unplanned, [](const Unplanned &a, const Unplanned &b) {
     return a.peak < b.peak;
   });
@@ -1115,6 +1216,18 @@ static AutoPlan runGreedy(func::FuncOp function, ArrayRef<Operation *> forward,
   }
   best.rounds = plan.rounds;
   return best;
+}
+
+/// planAuto's greedy, with or without cuts (and lean workspaces, where
+/// the options allow them) among its candidates.
+static AutoPlan runGreedy(func::FuncOp function, ArrayRef<Operation *> forward,
+                          bool inPlace, uint64_t arenaTarget,
+                          const CostModel &cost, const AutoOptions &options,
+                          bool withCuts, bool withLean,
+                          const Exchange *exchange = nullptr) {
+  return Greedy(function, forward, inPlace, arenaTarget, cost, options,
+                withCuts, withLean, exchange)
+      .run();
 }
 
 /// planAuto's second start: the greedy run below the target, to
@@ -1277,10 +1390,12 @@ static AutoPlan planFamilies(func::FuncOp function,
   return std::move(*chosen);
 }
 
-AutoPlan memopt::remat::planAuto(func::FuncOp function,
-                                 ArrayRef<Operation *> forward, bool inPlace,
-                                 uint64_t arenaTarget, const CostModel &cost,
-                                 const AutoOptions &options) {
+/// planAuto under one set of candidates: shared clones, and where they do
+/// not fit, private ones.
+static AutoPlan planClones(func::FuncOp function,
+                           ArrayRef<Operation *> forward, bool inPlace,
+                           uint64_t arenaTarget, const CostModel &cost,
+                           const AutoOptions &options) {
   AutoOptions given = options;
   given.privateAncestors = options.privateAncestors.value_or(!inPlace);
   AutoPlan plan =
@@ -1305,13 +1420,34 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
   return plan;
 }
 
+AutoPlan memopt::remat::planAuto(func::FuncOp function,
+                                 ArrayRef<Operation *> forward, bool inPlace,
+                                 uint64_t arenaTarget, const CostModel &cost,
+                                 const AutoOptions &options) {
+  AutoPlan plan =
+      planClones(function, forward, inPlace, arenaTarget, cost, options);
+  if (!options.recompute || !options.offload)
+    return plan;
+  // One greedy over both is no proof of the least time: recomputing
+  // alone may fit where the joint choice does not, or fit faster.
+  AutoOptions alone = options;
+  alone.offload = false;
+  AutoPlan recomputeOnly =
+      planClones(function, forward, inPlace, arenaTarget, cost, alone);
+  if (recomputeOnly.fits
+          ? !plan.fits || recomputeOnly.seconds < plan.seconds
+          : !plan.fits && recomputeOnly.arenaBytes < plan.arenaBytes)
+    return recomputeOnly;
+  return plan;
+}
+
 uint64_t memopt::remat::bytesBesideArena(func::FuncOp function, bool cuda) {
-  uint64_t persistent = persistentDeviceBytes(function, cuda);
   // On cuda, tg-plan-memory puts the constants in the arena after the
   // planned buffers (convertTGToMBuf): beside the plan, like the rest.
+  uint64_t constants = 0;
   if (cuda)
     for (auto constant : function.getBody().front().getOps<tg::ConstantOp>())
-      persistent += llvm::alignTo(tensorBytes(constant.getOutput()),
-                                  ArenaPlan::kAlignment);
-  return persistent;
+      constants += llvm::alignTo(tensorBytes(constant.getOutput()),
+                                 ArenaPlan::kAlignment);
+  return predictedPeak(function, cuda, constants);
 }

@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "RematChain.h"
+#include "memopt/Planning/RematChain.h"
 
 #include <algorithm>
 #include <cmath>

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "RematChain.h"
+#include "memopt/Planning/RematChain.h"
 
 #include "gtest/gtest.h"
 

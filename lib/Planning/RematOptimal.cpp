@@ -45,10 +45,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "RematChain.h"
-#include "RematMilp.h"
-#include "RematPlan.h"
-#include "ScheduleOrder.h"
+#include "memopt/Planning/RematChain.h"
+#include "memopt/Planning/RematMilp.h"
+#include "memopt/Planning/RematPlan.h"
+#include "memopt/Planning/ScheduleOrder.h"
 
 #include "memopt/Analysis/MemorySimulator.h"
 #include "memopt/Dialect/TG/IR/TGOps.h"

@@ -1,13 +1,15 @@
-//===- RematPlan.h - tg-remat's strategies and rewrite ----------*- C++ -*-===//
+//===- RematPlan.h - The remat planners and their rewrite -------*- C++ -*-===//
 //
-// Internal to tg-remat (Remat.cpp, RematAuto.cpp): which forward values
-// may be recomputed, the rewrite that recomputes a set of them in the
-// backward, and the budget-driven `auto` strategy that chooses such a set.
+// Part of the planning library (docs/planning.md), for tg-remat, tg-offload
+// and tg-recompute-casts: which forward values may be recomputed, the
+// rewrite that recomputes a set of them in the backward (Recompute.cpp),
+// the budget-driven `auto` planner (RematAuto.cpp) and the `optimal` one
+// (RematOptimal.cpp) that choose such a set.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MEMOPT_LIB_TRANSFORMS_REMATPLAN_H
-#define MEMOPT_LIB_TRANSFORMS_REMATPLAN_H
+#ifndef MEMOPT_PLANNING_REMATPLAN_H
+#define MEMOPT_PLANNING_REMATPLAN_H
 
 #include "memopt/Analysis/CostModel.h"
 
@@ -174,7 +176,9 @@ struct AutoPlan {
 /// Greedy least-time rematerialization (and, with `options.offload`,
 /// offload) of `function` (whose forward ops are `forward`, in program
 /// order) until the arena of its scheduled order is at most `arenaTarget`
-/// bytes (docs/passes/remat.md#strategies, docs/passes/offload.md).
+/// bytes (docs/passes/remat.md#strategies, docs/passes/offload.md). With
+/// both recomputation and offload, the faster (or, when neither fits, the
+/// smaller) of the joint plan and the plan that only recomputes.
 AutoPlan planAuto(mlir::func::FuncOp function,
                   llvm::ArrayRef<mlir::Operation *> forward, bool inPlace,
                   uint64_t arenaTarget, const CostModel &cost,
@@ -247,4 +251,4 @@ OptimalPlan planOptimal(mlir::func::FuncOp function,
 
 } // namespace memopt::remat
 
-#endif // MEMOPT_LIB_TRANSFORMS_REMATPLAN_H
+#endif // MEMOPT_PLANNING_REMATPLAN_H

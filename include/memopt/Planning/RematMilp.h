@@ -1,14 +1,15 @@
 //===- RematMilp.h - A mixed-integer linear program solved by CBC -*- C++ -*-===//
 //
-// Internal to tg-remat's `optimal` strategy (RematOptimal.cpp): the columns
+// Part of the planning library, for the `optimal` planner (RematOptimal.cpp):
+// the columns
 // and rows of a minimization, handed to COIN-OR CBC (through its C
 // interface, so that the library builds without C++ exceptions) with a
 // time limit. Only RematMilp.cpp includes CBC.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MEMOPT_LIB_TRANSFORMS_REMATMILP_H
-#define MEMOPT_LIB_TRANSFORMS_REMATMILP_H
+#ifndef MEMOPT_PLANNING_REMATMILP_H
+#define MEMOPT_PLANNING_REMATMILP_H
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
@@ -60,4 +61,4 @@ private:
 
 } // namespace memopt::remat
 
-#endif // MEMOPT_LIB_TRANSFORMS_REMATMILP_H
+#endif // MEMOPT_PLANNING_REMATMILP_H

@@ -14,7 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "RematMilp.h"
+#include "memopt/Planning/RematMilp.h"
 
 #include <Cbc_C_Interface.h>
 #include <chrono>

@@ -1,14 +1,14 @@
 //===- ScheduleOrder.h - tg-schedule's choice of op order -------*- C++ -*-===//
 //
-// Internal to lib/Transforms: the order tg-schedule gives a function, for
-// tg-schedule itself and for tg-remat, which plans against the order the
-// schedule will choose (not the program order) so that its arena target
-// holds for the arena tg-plan-memory will plan.
+// Part of the planning library (docs/planning.md): the order tg-schedule
+// gives a function, for tg-schedule itself and for the planners, which plan
+// against the order the schedule will choose (not the program order) so
+// that their arena target holds for the arena tg-plan-memory will plan.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MEMOPT_LIB_TRANSFORMS_SCHEDULEORDER_H
-#define MEMOPT_LIB_TRANSFORMS_SCHEDULEORDER_H
+#ifndef MEMOPT_PLANNING_SCHEDULEORDER_H
+#define MEMOPT_PLANNING_SCHEDULEORDER_H
 
 #include "memopt/Analysis/MemorySimulator.h"
 
@@ -16,6 +16,10 @@
 #include <utility>
 
 namespace memopt {
+
+/// tg-schedule's strategies, in the order they are tried.
+constexpr llvm::StringLiteral kScheduleStrategies[] = {"given", "free-first",
+                                                       "frees-asap"};
 
 struct ScheduleChoice {
   /// The chosen strategy and its order of op indices.
@@ -38,4 +42,4 @@ void applyOrder(const MemorySimulator &graph, llvm::ArrayRef<unsigned> order,
 
 } // namespace memopt
 
-#endif // MEMOPT_LIB_TRANSFORMS_SCHEDULEORDER_H
+#endif // MEMOPT_PLANNING_SCHEDULEORDER_H

@@ -13,10 +13,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "OffloadPlan.h"
+#include "memopt/Planning/OffloadPlan.h"
 
 #include "memopt/Analysis/ArenaPlan.h"
 #include "memopt/Analysis/StepMemory.h"
+#include "memopt/Dialect/Memopt/IR/MemoptDialect.h"
 #include "memopt/Dialect/TG/IR/TGOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -172,12 +173,10 @@ SmallVector<Copy> memopt::offload::placeOffloads(
     switch (insert.rank) {
     case 0: {
       auto start = tg::OffloadStartOp::create(builder, loc, copy.value);
-      SmallVector<NamedAttribute> info{
-          b.getNamedAttr("bytes", b.getI64IntegerAttr(copy.bytes)),
-          b.getNamedAttr("seconds", b.getF64FloatAttr(seconds(copy)))};
-      if (synchronous.contains(copy.value))
-        info.push_back(b.getNamedAttr("synchronous", b.getUnitAttr()));
-      start->setAttr(kOffloadAttr, b.getDictionaryAttr(info));
+      setDecision(start, OffloadCopyAttr::get(
+                             function.getContext(), copy.bytes,
+                             b.getF64FloatAttr(seconds(copy)),
+                             synchronous.contains(copy.value)));
       host[insert.copy] = start.getHost();
       break;
     }

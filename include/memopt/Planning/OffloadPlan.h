@@ -1,7 +1,7 @@
 //===- OffloadPlan.h - Where the copies of offloaded values go ---*- C++ -*-===//
 //
-// Internal to lib/Transforms (Offload.cpp, Remat.cpp, RematAuto.cpp): the
-// placement of the asynchronous copies of offloaded values in a step's
+// Part of the planning library (docs/planning.md), for tg-offload, tg-remat
+// and the auto planner (RematAuto.cpp): the placement of the asynchronous copies of offloaded values in a step's
 // op order, and the predicted timeline of that order (compute on one
 // stream, one copy at a time per link direction, as the OffMate model:
 // an interval takes max(compute, d2h bytes / link, h2d bytes / link)).
@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MEMOPT_LIB_TRANSFORMS_OFFLOADPLAN_H
-#define MEMOPT_LIB_TRANSFORMS_OFFLOADPLAN_H
+#ifndef MEMOPT_PLANNING_OFFLOADPLAN_H
+#define MEMOPT_PLANNING_OFFLOADPLAN_H
 
 #include "memopt/Analysis/CostModel.h"
 
@@ -20,15 +20,6 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 namespace memopt::offload {
-
-/// tg-remat's mark of the values its joint planner offloads: on their
-/// defining op, the result numbers (tg-offload inserts their copies).
-constexpr llvm::StringLiteral kMarkAttr = "memopt.offload_results";
-/// The same for the values offloaded synchronously (placeOffloads).
-constexpr llvm::StringLiteral kSyncMarkAttr = "memopt.offload_sync_results";
-/// tg-offload's record: on the function (the decision) and on each
-/// tg.offload_start (its bytes and one-way seconds).
-constexpr llvm::StringLiteral kOffloadAttr = "memopt.offload";
 
 /// Whether `value` may be offloaded: a tensor in the arena made by a
 /// forward op, read after the forward (`isForward` is false for a reader)
@@ -81,4 +72,4 @@ Timing predictTiming(mlir::func::FuncOp function, const CostModel &cost,
 
 } // namespace memopt::offload
 
-#endif // MEMOPT_LIB_TRANSFORMS_OFFLOADPLAN_H
+#endif // MEMOPT_PLANNING_OFFLOADPLAN_H
