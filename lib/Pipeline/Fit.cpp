@@ -107,6 +107,8 @@ private:
   std::map<std::pair<int, unsigned>, OwningOpRef<ModuleOp>> steps;
   std::map<std::pair<int, unsigned>, std::string> stepErrors;
   llvm::StringSet<> planned;
+  /// The fastest candidate that fits so far (choose() takes the same).
+  std::optional<FitCandidate> fastest;
 };
 
 void Search::optionsFor(const FitCandidate &candidate,
@@ -177,6 +179,9 @@ bool Search::evaluate(FitCandidate candidate) {
   FailureOr<ModuleEstimate> estimate = estimatePlannedModule(*module);
   if (failed(estimate))
     return record("no estimate: " + error.message);
+  // The plan before the lowering below changes it: the compile goes on
+  // from the winner's.
+  OwningOpRef<ModuleOp> plan = module->clone();
   // The peak memopt-compile predicts: with stages the worst stage's own
   // arena, else the program's, which the lowering fixes (the training and
   // evaluation steps' plans, CUDA constants).
@@ -195,6 +200,13 @@ bool Search::evaluate(FitCandidate candidate) {
   candidate.seconds =
       estimate->stepSeconds(candidate.microbatches, candidate.stages);
   candidate.fits = candidate.peakBytes <= result.capacityBytes;
+  if (candidate.fits && (!fastest || candidate.seconds < fastest->seconds ||
+                         (candidate.seconds == fastest->seconds &&
+                          candidate.peakBytes < fastest->peakBytes))) {
+    fastest = candidate;
+    result.winnerStep = step.clone();
+    result.winnerPlan = std::move(plan);
+  }
   return record("");
 }
 
@@ -325,13 +337,14 @@ FitResult searchAt(MLIRContext &context, FitModelLoader load,
                    const TrainingPipelineOptions &given,
                    const FitRequest &request, const FitResult &base,
                    int64_t batch, int64_t size) {
-  FitResult result = base;
+  FitResult result;
+  result.device = base.device;
+  result.target = base.target;
+  result.maximize = base.maximize;
+  result.reserveBytes = base.reserveBytes;
+  result.capacityBytes = base.capacityBytes;
   result.batch = batch;
   result.size = size;
-  result.candidates.clear();
-  result.frontier.clear();
-  result.winner = result.runnerUp = std::nullopt;
-  result.plannedTotal = 0;
   Search(context, load, given, request, result).run();
   choose(result);
   return result;

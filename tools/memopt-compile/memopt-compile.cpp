@@ -499,20 +499,15 @@ LogicalResult writeReport(const Options &options, tool::OutputFiles &outputs,
   });
 }
 
-int compile(const Options &options) {
+/// `fitted`: --fit's result, whose winner's training step and memory plan
+/// the compile continues from.
+int compile(const Options &options, MLIRContext &context,
+            FitResult *fitted) {
   auto start = std::chrono::steady_clock::now();
   PhaseTimes phases(options.verbose);
+  if (fitted)
+    phases.add("fit", fitted->searchSeconds);
   auto phaseStart = PhaseTimes::Clock::now();
-  DialectRegistry registry;
-  registerAllDialects(registry);
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  // A diagnostic is one line, its location and cause: the op it is about
-  // (often the whole training function) is printed only for those who
-  // asked for IR.
-  context.printOpOnDiagnostic(options.verbose || !options.saveTemps.empty());
-  llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
 
   // Every output is checked before anything is computed or replaced.
   tool::OutputFiles outputs;
@@ -565,18 +560,29 @@ int compile(const Options &options) {
           return failure();
         return success();
       };
-  if (failed(runPhase(
-          [&](OpPassManager &pm) {
-            buildTrainingStepPipeline(pm, options.pipeline);
-          },
-          ".step.mlir")))
+  if (fitted) {
+    // The search planned the winner: its step is kept as the phase would
+    // have kept it, its plan goes on.
+    if (sources.kept() &&
+        failed(writeFile(sources.path(modelName + ".step.mlir"),
+                         [&](raw_ostream &os) {
+                           fitted->winnerStep->print(os);
+                           os << "\n";
+                         })))
+      return 1;
+    module = std::move(fitted->winnerPlan);
+  } else if (failed(runPhase(
+                 [&](OpPassManager &pm) {
+                   buildTrainingStepPipeline(pm, options.pipeline);
+                 },
+                 ".step.mlir")) ||
+             failed(runPhase(
+                 [&](OpPassManager &pm) {
+                   buildMemoryPlanPipeline(pm, options.pipeline);
+                 },
+                 ""))) {
     return 1;
-  if (failed(runPhase(
-          [&](OpPassManager &pm) {
-            buildMemoryPlanPipeline(pm, options.pipeline);
-          },
-          "")))
-    return 1;
+  }
   // Predictions on the final schedule and memory plan, while the step is
   // still in tg ops with its plan recorded: the step's, or with --stages
   // each stage's and the worst one's.
@@ -720,15 +726,8 @@ int compile(const Options &options) {
 /// --fit: searches the plan (memopt/Pipeline/Fit.h) and writes the
 /// winner's settings into `options`; prints the table under --plan-only.
 /// Fails, with the one-line message of Fit.h, when nothing fits.
-LogicalResult runFit(Options &options) {
+FailureOr<FitResult> runFit(Options &options, MLIRContext &context) {
   const FitRequest &request = *options.fit;
-  DialectRegistry registry;
-  registerAllDialects(registry);
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  context.printOpOnDiagnostic(false);
-  llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
   auto buffer = llvm::MemoryBuffer::getFile(options.input);
   if (!buffer) {
     llvm::errs() << "memopt-compile: error: cannot open input file '"
@@ -762,16 +761,13 @@ LogicalResult runFit(Options &options) {
       fitModel(context, load, options.pipeline, request);
   if (failed(result))
     return failure();
-  if (options.planOnly)
-    result->printTable(llvm::outs());
+  result->printTable(llvm::outs());
   if (!result->winner) {
     llvm::errs() << "memopt-compile: error: "
                  << result->impossible(request.ampConsent, request.devices)
                  << "\n";
     return failure();
   }
-  if (!options.planOnly)
-    llvm::errs() << "memopt-compile: fit: " << result->why() << "\n";
   result->candidates[*result->winner].apply(options.pipeline);
   options.pipeline.device = request.device;
   options.pipeline.budget = result->capacityBytes;
@@ -780,7 +776,7 @@ LogicalResult runFit(Options &options) {
   if (result->size)
     options.import.inputShape = {channels, result->size, result->size};
   options.fitReport = result->toJSON();
-  return success();
+  return result;
 }
 
 } // namespace
@@ -789,8 +785,27 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   Options options;
   parseOptions(argc, argv, options);
-  if (options.fit && failed(runFit(options)))
-    return 1;
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  // A diagnostic is one line, its location and cause: the op it is about
+  // (often the whole training function) is printed only for those who
+  // asked for IR.
+  context.printOpOnDiagnostic(options.verbose || !options.saveTemps.empty());
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  std::optional<FitResult> fitted;
+  if (options.fit) {
+    FailureOr<FitResult> result = runFit(options, context);
+    if (failed(result))
+      return 1;
+    fitted = std::move(*result);
+  }
   finishOptions(options);
-  return compile(options);
+  // A binary of stages has no evaluation step (finishOptions): the
+  // winner, planned with one, is planned again without.
+  if (fitted && !options.pipeline.evalStep)
+    fitted.reset();
+  return compile(options, context, fitted ? &*fitted : nullptr);
 }

@@ -124,6 +124,10 @@ struct FitResult {
   /// Settings planned over all sizes or batches tried (maximize).
   size_t plannedTotal = 0;
   double searchSeconds = 0;
+  /// The winner's training step (after buildTrainingStepPipeline) and its
+  /// memory plan (after buildMemoryPlanPipeline), so that the compile
+  /// continues from them instead of planning the winner again.
+  mlir::OwningOpRef<mlir::ModuleOp> winnerStep, winnerPlan;
 
   /// The planned candidate of least peak (what the impossible-fit message
   /// names).
