@@ -51,6 +51,9 @@ import torch
 from memopt import models
 from memopt.export import export_model
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from amp import saved_bytes  # noqa: E402  (bench/amp.py)
+
 # Name: (profile, memory bytes).
 DEVICES = {"rtx2060": ("rtx2060", 8 << 30),
            "rtx2060-16g": ("rtx2060,memory=16GiB", 16 << 30),
@@ -164,22 +167,9 @@ def fit_row(args, name, size, device_name, work):
 def eager_bytes(name, size):
     """Weights, gradients and momentum, and the bytes one training forward
     at batch 1 saves for backward (a lower bound of PyTorch eager's peak)."""
-    model = build(name, size)
-    params = {p.storage().data_ptr() for p in model.parameters()}
-    storages = {}
-
-    def pack(tensor):
-        ptr = tensor.storage().data_ptr()
-        if ptr not in params:
-            storages[ptr] = tensor.storage().nbytes()
-        return tensor
-
-    x = torch.randn(1, 1, size, size)
-    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-        out = model(x)
-        torch.nn.functional.mse_loss(out, torch.zeros_like(out))
-    weights = sum(p.numel() * p.element_size() for p in model.parameters())
-    return 3 * weights, sum(storages.values())
+    weights = sum(p.numel() * p.element_size()
+                  for p in build(name, size).parameters())
+    return 3 * weights, saved_bytes(name, 1, size, None)
 
 
 def largest(fits, limit):

@@ -507,10 +507,11 @@ void FitResult::printTable(llvm::raw_ostream &os) const {
   os << llvm::formatv("  {0,-2} {1,-60} {2,14} {3,12} {4,-5} {5}\n", "", "plan",
                       "peak", "seconds", "fits", "note");
   for (auto [i, candidate] : llvm::enumerate(candidates)) {
-    StringRef mark = winner && i == *winner         ? "*"
-                     : runnerUp && i == *runnerUp   ? "2"
-                     : llvm::is_contained(frontier, i) ? "P"
-                                                       : "";
+    std::string mark = winner && i == *winner       ? "*"
+                       : runnerUp && i == *runnerUp ? "2"
+                                                    : " ";
+    if (llvm::is_contained(frontier, i))
+      mark += "P";
     std::string peak = candidate.planned ? formatBytes(candidate.peakBytes)
                                          : std::string("-");
     std::string seconds = candidate.planned
@@ -522,7 +523,8 @@ void FitResult::printTable(llvm::raw_ostream &os) const {
                                           : "-",
                         candidate.note);
   }
-  os << "  (* chosen, 2 runner-up, P Pareto frontier of peak and time)\n";
+  os << "  (* chosen, 2 runner-up, P on the Pareto frontier of peak and "
+        "time)\n";
   if (winner)
     os << "memopt-compile: fit: " << why() << "\n";
 }

@@ -132,7 +132,7 @@ def test_fit(exported):
     assert roomy.report["predicted_peak_bytes"] == peak
     rows = roomy.table.splitlines()
     assert rows[0].startswith("memopt-compile: fit cpu")
-    assert any(row.split()[:2] == ["*", "(plain)"] for row in rows)
+    assert any(row.split()[:2] == ["*P", "(plain)"] for row in rows)
     assert "is the fastest of" in rows[-1]
     with pytest.raises(memopt.MemoptError, match="does not fit cpu: .* the "
                        "smallest peak reachable is"):
