@@ -21,6 +21,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <chrono>
+#include <limits>
 #include <map>
 
 using namespace mlir;
@@ -90,9 +91,11 @@ private:
   /// Plans and estimates `candidate` (its settings applied to the given
   /// options); records it in result.candidates. Whether it fits.
   bool evaluate(FitCandidate candidate);
-  /// The plain plan, then recomputation, then recomputation with offload,
-  /// then lean workspaces: the first that fits ends the ladder.
-  void ladder(const FitCandidate &group);
+  /// The groups: precision x stages x microbatches, as given or searched.
+  SmallVector<FitCandidate> groups() const;
+  /// A group's ladder: the plain plan, then recomputation, then
+  /// recomputation with offload, then (cuda) lean workspaces.
+  SmallVector<FitCandidate> rungs(const FitCandidate &group) const;
 
   /// The user's options with `candidate` applied, priced on the device
   /// under the capacity.
@@ -210,40 +213,36 @@ bool Search::evaluate(FitCandidate candidate) {
   return record("");
 }
 
-void Search::ladder(const FitCandidate &group) {
-  // Each rung with the given options as constraints; a rung equal to an
-  // earlier one after that is skipped (evaluate's memo).
+SmallVector<FitCandidate> Search::rungs(const FitCandidate &group) const {
+  // The given options are constraints: a rung that becomes an earlier
+  // one under them is dropped.
   struct Rung {
     StringRef remat, offload;
     bool lean;
   };
   bool cuda = result.target == Backend::cuda;
-  bool first = true;
+  SmallVector<FitCandidate> ladder;
   for (Rung rung : {Rung{"none", "none", false}, Rung{"auto", "none", false},
                     Rung{"auto", "auto", false}, Rung{"auto", "auto", true}}) {
     if (rung.lean && !cuda && !given.leanWorkspaces.hasValue())
       continue;
     FitCandidate candidate = group;
-    candidate.remat = given.remat.hasValue() ? std::string(given.remat) : rung.remat.str();
-    candidate.offload =
-        given.offload.hasValue() ? std::string(given.offload) : rung.offload.str();
+    candidate.remat = given.remat.hasValue() ? std::string(given.remat)
+                                             : rung.remat.str();
+    candidate.offload = given.offload.hasValue() ? std::string(given.offload)
+                                                 : rung.offload.str();
     candidate.leanWorkspaces = given.leanWorkspaces.hasValue()
                                    ? bool(given.leanWorkspaces)
                                    : rung.lean;
-    size_t before = result.candidates.size();
-    if (evaluate(candidate))
-      return;
-    // A group whose plain rung the pipeline refuses (a precision the
-    // device lacks) is refused on every rung: one entry says so.
-    if (first && result.candidates.size() > before &&
-        !result.candidates.back().planned &&
-        StringRef(result.candidates.back().note).starts_with("refused"))
-      return;
-    first = false;
+    if (llvm::none_of(ladder, [&](const FitCandidate &earlier) {
+          return earlier.flags() == candidate.flags();
+        }))
+      ladder.push_back(candidate);
   }
+  return ladder;
 }
 
-void Search::run() {
+SmallVector<FitCandidate> Search::groups() const {
   SmallVector<tg::AmpMode> precisions;
   if (given.amp.hasValue())
     precisions.push_back(given.amp);
@@ -259,6 +258,7 @@ void Search::run() {
       stageCounts.push_back(s);
   int64_t replicaBatch =
       result.batch / std::max(1u, unsigned(given.dataParallel));
+  SmallVector<FitCandidate> all;
   for (tg::AmpMode amp : precisions)
     for (unsigned stages : stageCounts) {
       // Microbatches: as given, else one on one device and S or 2S (those
@@ -282,9 +282,57 @@ void Search::run() {
         group.microbatches = microbatches;
         if (given.schedule.hasValue())
           group.schedule = given.schedule;
-        ladder(group);
+        all.push_back(group);
       }
     }
+  return all;
+}
+
+void Search::run() {
+  // First every group's first rung (the plain plan: one cheap planner
+  // run each), then the ladders of the groups that did not fit, fastest
+  // first, each stopped once its last plan is no faster than a plan that
+  // fits (the rungs above only add time).
+  struct Open {
+    SmallVector<FitCandidate> ladder;
+    /// Its plain plan's seconds: a lower bound of every rung's (0 when it
+    /// could not be planned: no bound), and the order (last then).
+    double bound, order;
+  };
+  SmallVector<Open> open;
+  for (const FitCandidate &group : groups()) {
+    SmallVector<FitCandidate> ladder = rungs(group);
+    size_t before = result.candidates.size();
+    if (evaluate(ladder.front()) || result.candidates.size() == before)
+      continue;
+    const FitCandidate &first = result.candidates.back();
+    // A group the pipeline refuses (a precision the device lacks) is
+    // refused on every rung: one entry says so.
+    if (StringRef(first.note).starts_with("refused"))
+      continue;
+    if (first.planned)
+      open.push_back({ladder, first.seconds, first.seconds});
+    else
+      open.push_back({ladder, 0, std::numeric_limits<double>::infinity()});
+  }
+  llvm::stable_sort(open, [](const Open &a, const Open &b) {
+    return a.order < b.order;
+  });
+  for (Open &group : open) {
+    double bound = group.bound;
+    for (const FitCandidate &rung : llvm::drop_begin(group.ladder)) {
+      if (fastest && bound >= fastest->seconds) {
+        ++result.pruned;
+        continue;
+      }
+      size_t before = result.candidates.size();
+      if (evaluate(rung))
+        break;
+      if (result.candidates.size() > before &&
+          result.candidates.back().planned)
+        bound = std::max(bound, result.candidates.back().seconds);
+    }
+  }
 }
 
 /// The Pareto frontier, the winner and the runner-up of `result`.
@@ -502,8 +550,9 @@ void FitResult::printTable(llvm::raw_ostream &os) const {
                       formatBytes(reserveBytes), batch);
   if (size)
     os << ", size " << size << "x" << size;
-  os << llvm::formatv("; {0} candidate(s), {1} plan(s) in all, {2:f1} s\n",
-                      candidates.size(), plannedTotal, searchSeconds);
+  os << llvm::formatv("; {0} candidate(s), {1} plan(s) in all, {2} "
+                      "skipped as slower than a fit, {3:f1} s\n",
+                      candidates.size(), plannedTotal, pruned, searchSeconds);
   os << llvm::formatv("  {0,-2} {1,-60} {2,14} {3,12} {4,-5} {5}\n", "", "plan",
                       "peak", "seconds", "fits", "note");
   for (auto [i, candidate] : llvm::enumerate(candidates)) {
@@ -564,6 +613,7 @@ llvm::json::Object FitResult::toJSON() const {
       {"batch", batch},
       {"candidates", std::move(all)},
       {"planned", int64_t(plannedTotal)},
+      {"pruned", int64_t(pruned)},
       {"frontier", std::move(pareto)},
       {"winner", index(winner)},
       {"runner_up", index(runnerUp)},

@@ -9,12 +9,13 @@
 // TrainingPipelineOptions run up to the memory plan (buildMemoryPlanPipeline)
 // on a clone of the training step, then estimated (estimatePlannedModule);
 // options the user gave are constraints, never searched. The search is
-// pruned: within one precision and layout, a plan that fits ends the
-// search of that group (remat, offload and lean workspaces only add time),
-// offload is tried only when recomputation alone does not fit, lean
-// workspaces only when neither does, gpipe never (1f1b holds fewer
-// microbatches at the same predicted time), and each setting is planned at
-// most once.
+// pruned: each group (precision x stages x microbatches) first plans its
+// plain setting; then the groups that did not fit climb their ladder --
+// recomputation, then recomputation with offload, then lean workspaces --
+// fastest group first, each stopped at the first rung that fits or once
+// its plans are no faster than a plan that fits (every rung only adds
+// time); gpipe is never tried (1f1b holds fewer microbatches at the same
+// predicted time); each setting is planned at most once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -123,6 +124,9 @@ struct FitResult {
   std::optional<size_t> winner, runnerUp;
   /// Settings planned over all sizes or batches tried (maximize).
   size_t plannedTotal = 0;
+  /// Settings not planned because a plan of their group without their
+  /// techniques was already no faster than one that fits.
+  size_t pruned = 0;
   double searchSeconds = 0;
   /// The winner's training step (after buildTrainingStepPipeline) and its
   /// memory plan (after buildMemoryPlanPipeline), so that the compile
