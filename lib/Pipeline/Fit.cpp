@@ -335,39 +335,6 @@ void Search::run() {
   }
 }
 
-/// The Pareto frontier, the winner and the runner-up of `result`.
-void choose(FitResult &result) {
-  const auto &all = result.candidates;
-  auto better = [&](size_t a, size_t b) {
-    return all[a].seconds < all[b].seconds ||
-           (all[a].seconds == all[b].seconds &&
-            all[a].peakBytes < all[b].peakBytes);
-  };
-  for (size_t i = 0; i < all.size(); ++i) {
-    if (!all[i].planned)
-      continue;
-    bool dominated = llvm::any_of(llvm::seq<size_t>(0, all.size()), [&](size_t j) {
-      return j != i && all[j].planned && all[j].peakBytes <= all[i].peakBytes &&
-             all[j].seconds <= all[i].seconds &&
-             (all[j].peakBytes < all[i].peakBytes ||
-              all[j].seconds < all[i].seconds || j < i);
-    });
-    if (!dominated)
-      result.frontier.push_back(i);
-    if (!all[i].fits)
-      continue;
-    if (!result.winner || better(i, *result.winner)) {
-      result.runnerUp = result.winner;
-      result.winner = i;
-    } else if (!result.runnerUp || better(i, *result.runnerUp)) {
-      result.runnerUp = i;
-    }
-  }
-  llvm::sort(result.frontier, [&](size_t a, size_t b) {
-    return all[a].peakBytes < all[b].peakBytes;
-  });
-}
-
 /// The model's global batch and square size, from the training step's
 /// first input (N, C, H, W).
 std::pair<int64_t, int64_t> modelShape(ModuleOp module) {
@@ -394,7 +361,7 @@ FitResult searchAt(MLIRContext &context, FitModelLoader load,
   result.batch = batch;
   result.size = size;
   Search(context, load, given, request, result).run();
-  choose(result);
+  result.choose();
   return result;
 }
 
@@ -490,6 +457,41 @@ std::optional<size_t> FitResult::smallestPeak() const {
                       candidates[*best].leastPeakBytes()))
       best = i;
   return best;
+}
+
+void FitResult::choose() {
+  const auto &all = candidates;
+  auto better = [&](size_t a, size_t b) {
+    return all[a].seconds < all[b].seconds ||
+           (all[a].seconds == all[b].seconds &&
+            all[a].peakBytes < all[b].peakBytes);
+  };
+  auto dominates = [&](size_t j, size_t i) {
+    return all[j].planned && all[j].peakBytes <= all[i].peakBytes &&
+           all[j].seconds <= all[i].seconds &&
+           (all[j].peakBytes < all[i].peakBytes ||
+            all[j].seconds < all[i].seconds || j < i);
+  };
+  frontier.clear();
+  winner = runnerUp = std::nullopt;
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (!all[i].planned)
+      continue;
+    if (llvm::none_of(llvm::seq<size_t>(0, all.size()),
+                      [&](size_t j) { return j != i && dominates(j, i); }))
+      frontier.push_back(i);
+    if (!all[i].fits)
+      continue;
+    if (!winner || better(i, *winner)) {
+      runnerUp = winner;
+      winner = i;
+    } else if (!runnerUp || better(i, *runnerUp)) {
+      runnerUp = i;
+    }
+  }
+  llvm::stable_sort(frontier, [&](size_t a, size_t b) {
+    return all[a].peakBytes < all[b].peakBytes;
+  });
 }
 
 std::string FitResult::why() const {

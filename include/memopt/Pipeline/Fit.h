@@ -133,6 +133,11 @@ struct FitResult {
   /// continues from them instead of planning the winner again.
   mlir::OwningOpRef<mlir::ModuleOp> winnerStep, winnerPlan;
 
+  /// Sets `frontier` (the planned candidates no other is at least as good
+  /// as in both peak and time, an equal earlier one counting as better),
+  /// `winner` (the fitting candidate of least time, then least peak, then
+  /// first) and `runnerUp` (the next in that order) from `candidates`.
+  void choose();
   /// The planned candidate of least peak (what the impossible-fit message
   /// names).
   std::optional<size_t> smallestPeak() const;
