@@ -158,8 +158,20 @@ bool Search::evaluate(FitCandidate candidate) {
   std::string key = candidate.flags();
   if (!planned.insert(key).second)
     return false;
+  auto start = std::chrono::steady_clock::now();
   auto record = [&](std::string note) {
     candidate.note = std::move(note);
+    candidate.planSeconds = std::chrono::duration<double>(
+                                std::chrono::steady_clock::now() - start)
+                                .count();
+    if (request.log)
+      *request.log << llvm::formatv(
+          "memopt-compile: fit: batch {0}: {1}: {2:f1} s, {3}\n",
+          result.batch, candidate.flags(), candidate.planSeconds,
+          candidate.planned
+              ? formatBytes(candidate.peakBytes) +
+                    (candidate.fits ? " fits" : " does not fit")
+              : candidate.note);
     result.candidates.push_back(candidate);
     return candidate.fits;
   };
@@ -555,8 +567,8 @@ void FitResult::printTable(llvm::raw_ostream &os) const {
   os << llvm::formatv("; {0} candidate(s), {1} plan(s) in all, {2} "
                       "skipped as slower than a fit, {3:f1} s\n",
                       candidates.size(), plannedTotal, pruned, searchSeconds);
-  os << llvm::formatv("  {0,-2} {1,-60} {2,14} {3,12} {4,-5} {5}\n", "", "plan",
-                      "peak", "seconds", "fits", "note");
+  os << llvm::formatv("  {0,-2} {1,-60} {2,14} {3,12} {4,-5} {5,7} {6}\n", "",
+                      "plan", "peak", "seconds", "fits", "plan s", "note");
   for (auto [i, candidate] : llvm::enumerate(candidates)) {
     std::string mark = winner && i == *winner       ? "*"
                        : runnerUp && i == *runnerUp ? "2"
@@ -568,11 +580,11 @@ void FitResult::printTable(llvm::raw_ostream &os) const {
     std::string seconds = candidate.planned
                               ? llvm::formatv("{0:f4}", candidate.seconds).str()
                               : std::string("-");
-    os << llvm::formatv("  {0,-2} {1,-60} {2,14} {3,12} {4,-5} {5}\n", mark,
-                        candidate.flags(), peak, seconds,
+    os << llvm::formatv("  {0,-2} {1,-60} {2,14} {3,12} {4,-5} {5,7:f1} {6}\n",
+                        mark, candidate.flags(), peak, seconds,
                         candidate.planned ? (candidate.fits ? "yes" : "no")
                                           : "-",
-                        candidate.note);
+                        candidate.planSeconds, candidate.note);
   }
   os << "  (* chosen, 2 runner-up, P on the Pareto frontier of peak and "
         "time)\n";
@@ -590,7 +602,8 @@ llvm::json::Object FitResult::toJSON() const {
                               {"stages", int64_t(c.stages)},
                               {"microbatches", int64_t(c.microbatches)},
                               {"planned", c.planned},
-                              {"fits", c.fits}};
+                              {"fits", c.fits},
+                              {"plan_seconds", c.planSeconds}};
     if (c.planned) {
       object["predicted_peak_bytes"] = int64_t(c.peakBytes);
       object["predicted_seconds"] = c.seconds;

@@ -346,6 +346,8 @@ void parseOptions(int argc, char **argv, Options &options) {
       fit.batch = *options.import.batch;
     fit.maximizeLimit =
         fit.maximize == FitMaximize::size ? kMaxInputDim : kMaxBatch;
+    if (options.verbose)
+      fit.log = &llvm::errs();
     options.fit = fit;
   }
   options.deviceGiven = seen.contains("device");

@@ -46,13 +46,14 @@ struct FitRequest {
   /// --devices=N: pipeline stages of up to N devices may be tried.
   unsigned devices = 1;
   FitMaximize maximize = FitMaximize::none;
-  /// The global batch (--batch, else the model's) and, for
-  /// maximize=size, the model's square input size.
-  /// (0: the model's)
+  /// The global batch (--batch; 0: the model's) and the square input size
+  /// to start --maximize=size from (0: the model's).
   int64_t batch = 0;
   int64_t size = 0;
   /// The largest batch or size --maximize tries (the importer's limits).
   int64_t maximizeLimit = 65536;
+  /// Where each candidate is logged as it is planned (--verbose), or null.
+  llvm::raw_ostream *log = nullptr;
 
   /// Fails, with the one-line message memopt-compile prints (options
   /// spelled as its flags), on a request the search cannot honour: a bad
@@ -89,6 +90,9 @@ struct FitCandidate {
   double seconds = 0;
   bool fits = false;
   std::string note;
+  /// The wall seconds its plan took (with its training step, when first
+  /// built for it).
+  double planSeconds = 0;
   /// A planner that refused the capacity: the smallest peak it names.
   uint64_t reachableBytes = 0;
   /// The peak planned, or else the smallest the planner could reach (0:
@@ -109,12 +113,10 @@ struct FitResult {
   /// What a plan may use: the device's memory minus the reserve, or the
   /// user's --budget if smaller.
   uint64_t capacityBytes = 0;
-  /// The global batch and (maximize=size) square size the plan is for.
-  /// (0: the model's)
-  int64_t batch = 0;
+  /// The global batch and the square size the plan is for (0: the
+  /// model's).
+  int64_t batch = 1;
   int64_t size = 0;
-  /// The largest batch or size --maximize tries (the importer's limits).
-  int64_t maximizeLimit = 65536;
   FitMaximize maximize = FitMaximize::none;
   /// Every setting tried, in order (for maximize, at the chosen batch or
   /// size); `frontier` indexes the planned ones no other beats in both
