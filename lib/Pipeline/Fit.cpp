@@ -177,7 +177,8 @@ bool Search::evaluate(FitCandidate candidate) {
   };
   TrainingPipelineOptions options;
   optionsFor(candidate, options);
-  if (llvm::Error refused = options.verify(TrainingPipelineOptions::Spelling::flag))
+  if (llvm::Error refused =
+          options.verify(TrainingPipelineOptions::Spelling::flag))
     return record("refused: " + llvm::toString(std::move(refused)));
   std::string why;
   ModuleOp step = trainingStep(candidate, why);
@@ -207,7 +208,8 @@ bool Search::evaluate(FitCandidate candidate) {
     buildLoweringPipeline(lower, options);
     if (failed(lower.run(*module)))
       return record("lowering failed: " + error.message);
-    arenaBytes = (*module)->getAttrOfType<IntegerAttr>(kArenaBytesAttr).getInt();
+    arenaBytes =
+        (*module)->getAttrOfType<IntegerAttr>(kArenaBytesAttr).getInt();
   }
   candidate.planned = true;
   ++result.plannedTotal;
@@ -417,8 +419,10 @@ llvm::Error FitRequest::verify(const TrainingPipelineOptions &given,
   TrainingPipelineOptions onDevice;
   onDevice.copyOptionValuesFrom(given);
   onDevice.device = device;
-  if (llvm::Error refused = onDevice.verify(TrainingPipelineOptions::Spelling::flag))
-    return fitError("--fit=" + device + ": " + llvm::toString(std::move(refused)));
+  if (llvm::Error refused =
+          onDevice.verify(TrainingPipelineOptions::Spelling::flag))
+    return fitError("--fit=" + device + ": " +
+                    llvm::toString(std::move(refused)));
   return llvm::Error::success();
 }
 
@@ -598,7 +602,8 @@ llvm::json::Object FitResult::toJSON() const {
                               {"amp", ampName(c.amp)},
                               {"remat", c.remat},
                               {"offload", c.offload},
-                              {"workspaces", c.leanWorkspaces ? "lean" : "full"},
+                              {"workspaces",
+                               c.leanWorkspaces ? "lean" : "full"},
                               {"stages", int64_t(c.stages)},
                               {"microbatches", int64_t(c.microbatches)},
                               {"planned", c.planned},
