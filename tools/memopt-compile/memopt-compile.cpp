@@ -725,9 +725,9 @@ int compile(const Options &options, MLIRContext &context,
   return failed(outputs.commit()) ? 1 : 0;
 }
 
-/// --fit: searches the plan (memopt/Pipeline/Fit.h) and writes the
-/// winner's settings into `options`; prints the table under --plan-only.
-/// Fails, with the one-line message of Fit.h, when nothing fits.
+/// --fit: searches the plan (memopt/Pipeline/Fit.h), prints its table and
+/// writes the winner's settings into `options`. Fails, with the one-line
+/// message of Fit.h, when nothing fits.
 FailureOr<FitResult> runFit(Options &options, MLIRContext &context) {
   const FitRequest &request = *options.fit;
   auto buffer = llvm::MemoryBuffer::getFile(options.input);
@@ -807,7 +807,7 @@ int main(int argc, char **argv) {
   finishOptions(options);
   // A binary of stages has no evaluation step (finishOptions): the
   // winner, planned with one, is planned again without.
-  if (fitted && !options.pipeline.evalStep)
+  if (fitted && (!options.pipeline.evalStep || !fitted->winnerPlan))
     fitted.reset();
   return compile(options, context, fitted ? &*fitted : nullptr);
 }
