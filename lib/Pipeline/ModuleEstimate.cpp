@@ -47,6 +47,12 @@ memopt::estimatePlannedModule(ModuleOp module) {
       return failure();
     uint64_t peak = estimate->predictedPeakBytes(plan->plan.totalBytes());
     uint64_t arenaBytes = plan->plan.totalBytes();
+    const StepCost &cost = estimate->cost;
+    result.microbatchSeconds = std::max(
+        result.microbatchSeconds, cost.totalSeconds() - cost.seconds[2] +
+                                      estimate->stallSeconds);
+    result.optimizerSeconds =
+        std::max(result.optimizerSeconds, cost.seconds[2]);
     if (of)
       result.stages.push_back(StageEstimate::of(function, peak, arenaBytes));
     if (worstPeak && peak <= *worstPeak)
@@ -59,6 +65,11 @@ memopt::estimatePlannedModule(ModuleOp module) {
     result.step = std::move(*estimate);
   }
   return result;
+}
+
+double ModuleEstimate::stepSeconds(unsigned microbatches,
+                                  unsigned stages) const {
+  return (microbatches + stages - 1) * microbatchSeconds + optimizerSeconds;
 }
 
 llvm::json::Object

@@ -9,10 +9,10 @@
   memopt.radiographs), the checks against PyTorch (memopt.testing).
 """
 
-from memopt.api import (CompileResult, MemoptError, ProgressBar, compile,
-                        default_out, export_module, load_weights,
-                        read_report, show_timeline, train)
+from memopt.api import (CompileResult, FitResult, MemoptError, ProgressBar,
+                        compile, default_out, export_module, fit,
+                        load_weights, read_report, show_timeline, train)
 
-__all__ = ["CompileResult", "MemoptError", "ProgressBar", "compile",
-           "default_out", "export_module", "load_weights", "read_report",
-           "show_timeline", "train"]
+__all__ = ["CompileResult", "FitResult", "MemoptError", "ProgressBar",
+           "compile", "default_out", "export_module", "fit", "load_weights",
+           "read_report", "show_timeline", "train"]

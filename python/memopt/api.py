@@ -53,6 +53,20 @@ class CompileResult:
         return self.binary and self.binary + WEIGHTS_SUFFIX
 
 
+@dataclass
+class FitResult(CompileResult):
+    """What memopt.fit produced: a CompileResult of the plan auto-fit chose,
+    with `table`, the candidates as memopt-compile prints them (the chosen
+    plan, the runner-up and the Pareto frontier marked, why the winner
+    won)."""
+    table: str = ""
+
+    @property
+    def fit(self):
+        """The report's `fit`: candidates, frontier, winner, runner_up, why."""
+        return self.report["fit"]
+
+
 def export_module(module, path, input_shape, batch=1, opset=17,
                   exporter="auto"):
     """Exports `module` in training mode to ONNX at `path`, as memopt
@@ -117,6 +131,31 @@ def compile(model, output=None, *, plan_only=False, report=None,
     command line's contract). With plan_only=True no binary is built and
     `output` must be None. Returns a CompileResult with the compile report
     (read from `report`, or a temporary file)."""
+    result, _ = _compile(model, output, plan_only, report, timeline,
+                         memopt_compile, options)
+    return result
+
+
+def fit(model, device, output=None, *, plan_only=False, report=None,
+        timeline=None, memopt_compile=None, **options):
+    """Compiles `model` with the plan memopt-compile --fit=`device` chooses:
+    the least predicted step time whose peak fits the device's memory less
+    its reserve (a built-in profile name, NAME,KEY=VALUE... or FILE.json).
+    `options` are memopt-compile's flags as for compile, constraints of
+    the search; amp="auto" lets it lower the precision, devices=N try
+    pipeline stages, maximize="batch" or "size" find the largest that fits.
+    Returns a FitResult: the compile's result with the table of candidates.
+    Raises MemoptError with memopt-compile's one line when nothing fits."""
+    result, stdout = _compile(model, output, plan_only, report, timeline,
+                              memopt_compile, dict(options, fit=device))
+    table = "".join(line for line in stdout.splitlines(keepends=True)
+                    if not line.startswith("memopt-compile: predicted peak"))
+    return FitResult(result.binary, result.report, result.timeline, table)
+
+
+def _compile(model, output, plan_only, report, timeline, memopt_compile,
+             options):
+    """compile's work; also returns memopt-compile's stdout."""
     tool = _tool(memopt_compile)
     if plan_only == (output is not None):
         raise ValueError("compile: give an output binary, or plan_only=True "
@@ -151,7 +190,8 @@ def compile(model, output=None, *, plan_only=False, report=None,
         with open(report_path) as f:
             compile_report = json.load(f)
     return CompileResult(None if plan_only else os.fspath(output),
-                         compile_report, timeline and os.fspath(timeline))
+                         compile_report,
+                         timeline and os.fspath(timeline)), completed.stdout
 
 
 _PROGRESS = re.compile(r"step (\d+)/(\d+)\s+loss (\S+)\s+images/s (\S+)"

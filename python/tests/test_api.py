@@ -122,6 +122,23 @@ def test_errors(exported, tmp_path):
                             path)
 
 
+def test_fit(exported):
+    _, path = exported
+    plain = memopt.compile(path, plan_only=True)
+    peak = plain.report["predicted_peak_bytes"]
+    roomy = memopt.fit(path, "cpu,memory=%d" % (2 * peak), plan_only=True)
+    assert isinstance(roomy, memopt.CompileResult) and roomy.binary is None
+    assert roomy.fit["candidates"][roomy.fit["winner"]]["flags"] == "(plain)"
+    assert roomy.report["predicted_peak_bytes"] == peak
+    rows = roomy.table.splitlines()
+    assert rows[0].startswith("memopt-compile: fit cpu")
+    assert any(row.split()[:2] == ["*P", "(plain)"] for row in rows)
+    assert "is the fastest of" in rows[-1]
+    with pytest.raises(memopt.MemoptError, match="does not fit cpu: .* the "
+                       "smallest peak reachable is"):
+        memopt.fit(path, "cpu,memory=1KiB", plan_only=True)
+
+
 def test_progress_bar_lines(capsys):
     import io
     stream = io.StringIO()

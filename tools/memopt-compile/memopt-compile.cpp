@@ -28,6 +28,7 @@
 #include "memopt/Conversion/TGToEmitC/TGToEmitC.h"
 #include "memopt/Dialect/TG/IR/TGDialect.h"
 #include "memopt/InitAllDialects.h"
+#include "memopt/Pipeline/Fit.h"
 #include "memopt/Pipeline/ModuleEstimate.h"
 #include "memopt/Pipeline/Pipeline.h"
 #include "memopt/Pipeline/StepEstimate.h"
@@ -74,6 +75,7 @@ constexpr const char *kUsage =
     "[--amp-fp32-ops=OP,...] [--amp-low-ops=OP,...] [--stages=N] "
     "[--microbatches=M] [--schedule=gpipe|1f1b] "
     "[--data-parallel=N] [--zero=0|1] "
+    "[--fit=DEVICE [--amp=auto] [--devices=N] [--maximize=batch|size]] "
     "[--verbose] [-c | --plan-only]\n";
 
 struct Options {
@@ -92,6 +94,11 @@ struct Options {
   std::string timeline;
   DeviceProfile device;
   std::optional<uint64_t> budget;
+  /// --fit=DEVICE and its options (--amp=auto, --devices, --maximize).
+  std::optional<FitRequest> fit;
+  /// The search's result for the report (docs/contract.md, `fit`).
+  std::optional<llvm::json::Object> fitReport;
+  bool deviceGiven = false;
 };
 
 /// Prints `memopt-compile: error: <message>` and exits with status 2.
@@ -145,7 +152,8 @@ void parseOptions(int argc, char **argv, Options &options) {
       "beta1",    "beta2",     "eps",         "save-temps",   "report",
       "device",   "budget",    "timeline",    "remat",        "amp",
       "amp-fp32-ops", "amp-low-ops", "stages", "offload", "data-parallel",
-      "zero", "remat-time-limit", "microbatches", "schedule", "workspaces"};
+      "zero", "remat-time-limit", "microbatches", "schedule", "workspaces",
+      "fit", "devices", "maximize"};
   // The pipeline's options as TrainingPipelineOptions parses them (as
   // memopt-opt does), so that verify() knows which were given.
   SmallVector<std::string> pipelineArgs;
@@ -155,6 +163,8 @@ void parseOptions(int argc, char **argv, Options &options) {
   // A repeated option is an error, not "the last one wins": the training
   // binary refuses repeats too.
   llvm::StringSet<> seen;
+  FitRequest fit;
+  bool ampAuto = false;
   for (int i = 1; i < argc; ++i) {
     StringRef arg = argv[i];
     if (arg == "-h" || arg == "--help") {
@@ -263,10 +273,24 @@ void parseOptions(int argc, char **argv, Options &options) {
       if (value != "full" && value != "lean")
         usageError("--workspaces must be full or lean, got '" + value + "'");
       pipelineArg("lean-workspaces", value == "lean" ? "true" : "false");
+    } else if (name == "amp" && value == "auto") {
+      ampAuto = true;
     } else if (name == "amp") {
       if (!llvm::is_contained({"none", "bf16", "fp16"}, value))
-        usageError("--amp must be none, bf16 or fp16, got '" + value + "'");
+        usageError("--amp must be none, bf16, fp16 or (with --fit) auto, "
+                   "got '" + value + "'");
       pipelineArg(name, value);
+    } else if (name == "fit") {
+      if (value.empty())
+        usageError("--fit expects a device, NAME[,KEY=VALUE]... or FILE.json "
+                   "(see --device=list)");
+      fit.device = value.str();
+    } else if (name == "devices") {
+      fit.devices = parsePositive(name, value);
+    } else if (name == "maximize") {
+      if (value != "batch" && value != "size")
+        usageError("--maximize must be batch or size, got '" + value + "'");
+      fit.maximize = value == "batch" ? FitMaximize::batch : FitMaximize::size;
     } else if (name == "device" && value == "list") {
       for (StringRef device : builtinDeviceNames())
         llvm::outs() << llvm::left_justify(device, 10)
@@ -302,13 +326,51 @@ void parseOptions(int argc, char **argv, Options &options) {
   }
   if (options.input.empty())
     usageError("no input model (usage: memopt-compile model.onnx -o BIN)");
-  // Every rule of the pipeline's options is the library's, as for
-  // memopt-opt --memopt-training-pipeline; the rest are this tool's.
+  // --fit's options mean nothing without it. Its device decides the target
+  // unless --target is given: a GPU profile plans for cuda.
+  if (fit.device.empty()) {
+    for (StringRef option : {"devices", "maximize"})
+      if (seen.contains(option))
+        usageError("--" + option + " is an option of --fit: give "
+                   "--fit=DEVICE with it");
+    if (ampAuto)
+      usageError("--amp=auto lets --fit choose the precision: give "
+                 "--fit=DEVICE with it, or --amp=none, bf16 or fp16");
+  } else {
+    fit.ampConsent = ampAuto;
+    llvm::Expected<DeviceProfile> profile = parseDeviceProfile(fit.device);
+    if (!seen.contains("target"))
+      pipelineArg("target", profile && profile->name != "cpu" ? "cuda" : "cpu");
+    llvm::consumeError(profile.takeError());
+    if (options.import.batch)
+      fit.batch = *options.import.batch;
+    fit.maximizeLimit =
+        fit.maximize == FitMaximize::size ? kMaxInputDim : kMaxBatch;
+    if (options.verbose)
+      fit.log = &llvm::errs();
+    options.fit = fit;
+  }
+  options.deviceGiven = seen.contains("device");
+  // The pipeline's options as given (constraints of --fit, which runs
+  // before finishOptions).
   std::string parseErrors;
   llvm::raw_string_ostream parseStream(parseErrors);
   if (failed(options.pipeline.parseFromString(llvm::join(pipelineArgs, " "),
                                               parseStream)))
     usageError(StringRef(parseErrors).trim());
+  if (options.fit)
+    if (llvm::Error error = options.fit->verify(
+            options.pipeline, options.import.batch.has_value(),
+            !options.import.inputShape.empty()))
+      usageError(llvm::toString(std::move(error)));
+}
+
+/// The rules of the options as a whole, with --fit's choice applied: the
+/// pipeline's (TrainingPipelineOptions::verify) and this tool's; exits on
+/// a broken one.
+void finishOptions(Options &options) {
+  // Every rule of the pipeline's options is the library's, as for
+  // memopt-opt --memopt-training-pipeline; the rest are this tool's.
   if (llvm::Error error =
           options.pipeline.verify(TrainingPipelineOptions::Spelling::flag))
     usageError(llvm::toString(std::move(error)));
@@ -376,7 +438,7 @@ void parseOptions(int argc, char **argv, Options &options) {
                "only (--plan-only)");
   // The step's name in the generated program and the files it writes.
   options.pipeline.modelName = llvm::sys::path::stem(options.input).str();
-  if (cudaTarget && !seen.contains("device"))
+  if (cudaTarget && !options.deviceGiven && !options.fit)
     llvm::errs() << "memopt-compile: note: --target=cuda without --device "
                     "plans and prices for "
                  << describeDeviceProfile(options.device)
@@ -431,26 +493,23 @@ LogicalResult writeReport(const Options &options, tool::OutputFiles &outputs,
       options.import.batch.value_or(0) * options.pipeline.microbatches,
       seconds);
   report["compile_phases"] = phases.toJSON();
+  if (options.fitReport)
+    report["fit"] = llvm::json::Object(*options.fitReport);
   report["import"] = toJSON(imported);
   return outputs.writeReport([&](raw_ostream &os) {
     os << llvm::formatv("{0:2}", llvm::json::Value(std::move(report))) << "\n";
   });
 }
 
-int compile(const Options &options) {
+/// `fitted`: --fit's result, whose winner's training step and memory plan
+/// the compile continues from.
+int compile(const Options &options, MLIRContext &context,
+            FitResult *fitted) {
   auto start = std::chrono::steady_clock::now();
   PhaseTimes phases(options.verbose);
+  if (fitted)
+    phases.add("fit", fitted->searchSeconds);
   auto phaseStart = PhaseTimes::Clock::now();
-  DialectRegistry registry;
-  registerAllDialects(registry);
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  // A diagnostic is one line, its location and cause: the op it is about
-  // (often the whole training function) is printed only for those who
-  // asked for IR.
-  context.printOpOnDiagnostic(options.verbose || !options.saveTemps.empty());
-  llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
 
   // Every output is checked before anything is computed or replaced.
   tool::OutputFiles outputs;
@@ -503,18 +562,29 @@ int compile(const Options &options) {
           return failure();
         return success();
       };
-  if (failed(runPhase(
-          [&](OpPassManager &pm) {
-            buildTrainingStepPipeline(pm, options.pipeline);
-          },
-          ".step.mlir")))
+  if (fitted) {
+    // The search planned the winner: its step is kept as the phase would
+    // have kept it, its plan goes on.
+    if (sources.kept() &&
+        failed(writeFile(sources.path(modelName + ".step.mlir"),
+                         [&](raw_ostream &os) {
+                           fitted->winnerStep->print(os);
+                           os << "\n";
+                         })))
+      return 1;
+    module = std::move(fitted->winnerPlan);
+  } else if (failed(runPhase(
+                 [&](OpPassManager &pm) {
+                   buildTrainingStepPipeline(pm, options.pipeline);
+                 },
+                 ".step.mlir")) ||
+             failed(runPhase(
+                 [&](OpPassManager &pm) {
+                   buildMemoryPlanPipeline(pm, options.pipeline);
+                 },
+                 ""))) {
     return 1;
-  if (failed(runPhase(
-          [&](OpPassManager &pm) {
-            buildMemoryPlanPipeline(pm, options.pipeline);
-          },
-          "")))
-    return 1;
+  }
   // Predictions on the final schedule and memory plan, while the step is
   // still in tg ops with its plan recorded: the step's, or with --stages
   // each stage's and the worst one's.
@@ -655,11 +725,89 @@ int compile(const Options &options) {
   return failed(outputs.commit()) ? 1 : 0;
 }
 
+/// --fit: searches the plan (memopt/Pipeline/Fit.h), prints its table and
+/// writes the winner's settings into `options`. Fails, with the one-line
+/// message of Fit.h, when nothing fits.
+FailureOr<FitResult> runFit(Options &options, MLIRContext &context) {
+  const FitRequest &request = *options.fit;
+  auto buffer = llvm::MemoryBuffer::getFile(options.input);
+  if (!buffer) {
+    llvm::errs() << "memopt-compile: error: cannot open input file '"
+                 << options.input << "': " << buffer.getError().message()
+                 << "\n";
+    return failure();
+  }
+  // The model at a batch and square size (0: as given or exported); the
+  // channels of a square size are the model's.
+  int64_t channels = options.import.inputShape.empty()
+                         ? 0
+                         : options.import.inputShape.front();
+  auto load = [&](int64_t batch, int64_t size) -> OwningOpRef<ModuleOp> {
+    ONNXImportOptions import = options.import;
+    if (batch)
+      import.batch = batch;
+    if (size && !channels) {
+      OwningOpRef<ModuleOp> model = importONNX(**buffer, &context, import);
+      if (!model)
+        return nullptr;
+      for (auto function : model->getOps<func::FuncOp>())
+        if (auto type = dyn_cast<ShapedType>(function.getArgumentTypes()[0]);
+            type && type.getRank() == 4)
+          channels = type.getDimSize(1);
+    }
+    if (size)
+      import.inputShape = {channels, size, size};
+    return importONNX(**buffer, &context, import);
+  };
+  FailureOr<FitResult> result =
+      fitModel(context, load, options.pipeline, request);
+  if (failed(result))
+    return failure();
+  result->printTable(llvm::outs());
+  if (!result->winner) {
+    llvm::errs() << "memopt-compile: error: "
+                 << result->impossible(request.ampConsent, request.devices)
+                 << "\n";
+    return failure();
+  }
+  result->candidates[*result->winner].apply(options.pipeline);
+  options.pipeline.device = request.device;
+  options.pipeline.budget = result->capacityBytes;
+  options.budget = result->capacityBytes;
+  options.import.batch = result->batch;
+  if (result->size)
+    options.import.inputShape = {channels, result->size, result->size};
+  options.fitReport = result->toJSON();
+  return result;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   Options options;
   parseOptions(argc, argv, options);
-  return compile(options);
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  // A diagnostic is one line, its location and cause: the op it is about
+  // (often the whole training function) is printed only for those who
+  // asked for IR.
+  context.printOpOnDiagnostic(options.verbose || !options.saveTemps.empty());
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  std::optional<FitResult> fitted;
+  if (options.fit) {
+    FailureOr<FitResult> result = runFit(options, context);
+    if (failed(result))
+      return 1;
+    fitted = std::move(*result);
+  }
+  finishOptions(options);
+  // A binary of stages has no evaluation step (finishOptions): the
+  // winner, planned with one, is planned again without.
+  if (fitted && (!options.pipeline.evalStep || !fitted->winnerPlan))
+    fitted.reset();
+  return compile(options, context, fitted ? &*fitted : nullptr);
 }

@@ -31,6 +31,15 @@ struct ModuleEstimate {
   /// With stages, the worst stage's own arena (each process holds one
   /// stage); 0 without, where the lowering fixes the program's arena.
   uint64_t stageArenaBytes = 0;
+  /// The slowest function's (step or stage) predicted seconds for one
+  /// microbatch without the optimizer (forward, backward, recomputation,
+  /// transfer stall), and the slowest optimizer update.
+  double microbatchSeconds = 0, optimizerSeconds = 0;
+
+  /// The predicted step of `microbatches` through `stages` (the pipeline
+  /// fills and drains: M + S - 1 microbatch slots of the slowest stage),
+  /// the optimizer once. One function, one microbatch: its total.
+  double stepSeconds(unsigned microbatches, unsigned stages) const;
 
   /// The compile report (docs/contract.md, reports) of this estimate for a
   /// module built with `options`: compileReport, the stages, microbatches,

@@ -9,6 +9,8 @@ A STRATEGY is sqrt (the default), auto@F: --remat=auto with a --budget of
 the persistent bytes plus F times --remat=none's arena, or auto@min: the
 smallest budget --remat=auto reaches (the one its error names for a budget
 of one byte); optimal@F and optimal@min the same with --remat=optimal.
+fit@SIZE is --fit=cpu,memory=SIZE: the plan auto-fit chooses for a cpu
+of that memory (its choice follows the peak: "fit@3MiB remat=auto").
 A plan that recomputes values more than once says how many: "(nested N)".
 """
 import collections
@@ -49,6 +51,17 @@ def main(compiler, model, data, work, optimizer, steps, *strategies):
     for strategy in strategies or ("sqrt",):
         flags = ["--remat=" + strategy]
         name, _, share = strategy.partition("@")
+        if name == "fit":
+            compiled, trained = train(*args, strategy,
+                                      ["--fit=cpu,memory=" + share])
+            if trained != weights:
+                sys.exit("%s: the weights trained with --fit=cpu,memory=%s "
+                         "differ from --remat=none's" % (optimizer, share))
+            chosen = compiled["strategy"]
+            line.append("%s %d remat=%s offload=%s" % (
+                strategy, compiled["predicted_peak_bytes"], chosen["remat"],
+                chosen["offload"]))
+            continue
         if share == "min":
             refused = subprocess.run(
                 [compiler, model, "--plan-only", "--remat=" + name,
