@@ -93,8 +93,8 @@ void checkBiasGradient(const RefCase &c) {
 TEST_F(RuntimeParity, Conv2D) {
   MEMOPT_LOAD_CASES(cases, "conv2d");
   for (const RefCase &c : cases) {
-    Hw s = c.hw("strides"), d = c.hw("dilations");
-    Pads p = c.pads("pads");
+    Dims s = c.dims("strides"), d = c.dims("dilations");
+    Dims p = c.dims("pads");
     int64_t g = c.integer("groups");
     ConstTensor bias = c.optionalIn("bias");
 
@@ -127,9 +127,9 @@ TEST_F(RuntimeParity, Conv2D) {
 TEST_F(RuntimeParity, ConvTranspose2D) {
   MEMOPT_LOAD_CASES(cases, "conv_transpose2d");
   for (const RefCase &c : cases) {
-    Hw s = c.hw("strides"), d = c.hw("dilations"),
-       op = c.hw("output_padding");
-    Pads p = c.pads("pads");
+    Dims s = c.dims("strides"), d = c.dims("dilations"),
+         op = c.dims("output_padding");
+    Dims p = c.dims("pads");
     int64_t g = c.integer("groups");
 
     Buffer y = c.out("output");

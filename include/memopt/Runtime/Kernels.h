@@ -43,7 +43,8 @@
 
 namespace memopt::rt {
 
-/// One value per spatial axis: height, then width.
+/// One value per spatial axis of a 2-D window op (pooling): height, then
+/// width.
 using Hw = std::array<int64_t, 2>;
 /// Window paddings in ONNX order: top, left, bottom, right.
 using Pads = std::array<int64_t, 4>;
@@ -67,57 +68,62 @@ enum class PadMode : int32_t { Constant = 0, Reflect = 1, Edge = 2 };
 //===----------------------------------------------------------------------===//
 // Convolutions (oneDNN)
 //===----------------------------------------------------------------------===//
+//
+// Rank-generic: the tensors are N x C x 1, 2 or 3 spatial axes (weights
+// O x C/groups x K1 ...; transposed C x O/groups x K1 ...); `strides`,
+// `dilations` and `outputPadding` have one value per spatial axis, `pads`
+// the begins of every spatial axis, then the ends.
 
 /// tg.conv2d. `bias` may be absent (null data).
 size_t conv2dWorkspaceBytes(const Dims &input, const Dims &weight, bool hasBias,
-                            const Dims &output, Hw strides, Pads pads,
-                            Hw dilations, int64_t groups,
+                            const Dims &output, const Dims &strides, const Dims &pads,
+                            const Dims &dilations, int64_t groups,
                             ElementType type = ElementType::F32);
 void conv2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
-            Tensor output, Hw strides, Pads pads, Hw dilations, int64_t groups,
+            Tensor output, const Dims &strides, const Dims &pads, const Dims &dilations, int64_t groups,
             void *workspace);
 
 /// tg.conv2d_backward_data; `input_shape` is `gradInput.shape`.
 size_t conv2dBackwardDataWorkspaceBytes(const Dims &gradOutput,
                                         const Dims &weight,
-                                        const Dims &gradInput, Hw strides,
-                                        Pads pads, Hw dilations,
+                                        const Dims &gradInput, const Dims &strides,
+                                        const Dims &pads, const Dims &dilations,
                                         int64_t groups,
                                         ElementType type = ElementType::F32);
 void conv2dBackwardData(ConstTensor gradOutput, ConstTensor weight,
-                        Tensor gradInput, Hw strides, Pads pads, Hw dilations,
+                        Tensor gradInput, const Dims &strides, const Dims &pads, const Dims &dilations,
                         int64_t groups, void *workspace);
 
 /// tg.conv2d_backward_filter; `weight_shape` is `gradWeight.shape`.
 size_t conv2dBackwardFilterWorkspaceBytes(const Dims &gradOutput,
                                           const Dims &input,
-                                          const Dims &gradWeight, Hw strides,
-                                          Pads pads, Hw dilations,
+                                          const Dims &gradWeight, const Dims &strides,
+                                          const Dims &pads, const Dims &dilations,
                                           int64_t groups,
                                           ElementType type = ElementType::F32);
 void conv2dBackwardFilter(ConstTensor gradOutput, ConstTensor input,
-                          Tensor gradWeight, Hw strides, Pads pads,
-                          Hw dilations, int64_t groups, void *workspace);
+                          Tensor gradWeight, const Dims &strides, const Dims &pads,
+                          const Dims &dilations, int64_t groups, void *workspace);
 
 /// tg.conv_transpose2d. `bias` may be absent (null data).
 size_t convTranspose2dWorkspaceBytes(const Dims &input, const Dims &weight,
                                      bool hasBias, const Dims &output,
-                                     Hw strides, Pads pads, Hw dilations,
-                                     Hw outputPadding, int64_t groups,
+                                     const Dims &strides, const Dims &pads, const Dims &dilations,
+                                     const Dims &outputPadding, int64_t groups,
                                      ElementType type = ElementType::F32);
 void convTranspose2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
-                     Tensor output, Hw strides, Pads pads, Hw dilations,
-                     Hw outputPadding, int64_t groups, void *workspace);
+                     Tensor output, const Dims &strides, const Dims &pads, const Dims &dilations,
+                     const Dims &outputPadding, int64_t groups, void *workspace);
 
 /// tg.conv_transpose2d_backward_filter; `weight_shape` is
 /// `gradWeight.shape`.
 size_t convTranspose2dBackwardFilterWorkspaceBytes(
     const Dims &gradOutput, const Dims &input, const Dims &gradWeight,
-    Hw strides, Pads pads, Hw dilations, Hw outputPadding, int64_t groups,
+    const Dims &strides, const Dims &pads, const Dims &dilations, const Dims &outputPadding, int64_t groups,
     ElementType type = ElementType::F32);
 void convTranspose2dBackwardFilter(ConstTensor gradOutput, ConstTensor input,
-                                   Tensor gradWeight, Hw strides, Pads pads,
-                                   Hw dilations, Hw outputPadding,
+                                   Tensor gradWeight, const Dims &strides, const Dims &pads,
+                                   const Dims &dilations, const Dims &outputPadding,
                                    int64_t groups, void *workspace);
 
 //===----------------------------------------------------------------------===//

@@ -6,6 +6,7 @@ from .classic_unet import ClassicUNet
 from .deep_supervision_unet import DeepSupervisionUNet
 from .resnet_unet import ResNet34UNet
 from .segmentation_unet import SegmentationUNet
+from .volumetric_unet import VolumetricUNet
 
 MODELS = {
     "resnet34-unet": ResNet34UNet,
@@ -32,7 +33,18 @@ MODELS = {
     # The same network regressing one channel, for --deep-supervision with
     # image losses (the target averaged down to each output).
     "ds-unet-regression": functools.partial(DeepSupervisionUNet, classes=1),
+    # nnU-Net's PlainConvUNet (strided-conv encoder, transposed-conv
+    # decoder, InstanceNorm + LeakyReLU) regressing one channel, in 3-D
+    # (N x C x D x H x W) and 1-D (N x C x W).
+    "unet3d": functools.partial(VolumetricUNet, dims=3),
+    "unet1d": functools.partial(VolumetricUNet, dims=1),
 }
+
+
+def spatial_dims(name):
+    """The spatial axes of model `name`'s input: 2 (H, W) unless the model
+    takes another rank (its `dims` argument)."""
+    return arguments(name).get("dims", 2)
 
 
 def arguments(name, **kw):

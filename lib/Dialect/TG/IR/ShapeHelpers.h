@@ -20,6 +20,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace memopt::tg::detail {
 
@@ -49,11 +50,25 @@ mlir::LogicalResult checkShapeAttr(std::optional<mlir::Location> loc,
                                    llvm::ArrayRef<int64_t> shape, size_t rank,
                                    llvm::StringRef name);
 
-/// Checks strides, pads and dilations of a 2-D window op.
+/// Checks strides, pads and dilations of a window op over `spatialAxes`
+/// axes: one stride and dilation per axis, the pads' begins then ends.
 mlir::LogicalResult checkWindow(std::optional<mlir::Location> loc,
+                                size_t spatialAxes,
                                 llvm::ArrayRef<int64_t> strides,
                                 llvm::ArrayRef<int64_t> pads,
                                 llvm::ArrayRef<int64_t> dilations);
+
+/// The name of spatial axis `axis` of `spatialAxes` (1 to 3) in messages:
+/// the last of depth, height and width.
+llvm::StringRef spatialAxisName(size_t axis, size_t spatialAxes);
+
+/// The types of two operands of a rank-generic window op: statically
+/// shaped, `first` of rank 3, 4 or 5 (N x C x 1 to 3 spatial axes) and
+/// `second` of the same rank.
+mlir::FailureOr<std::pair<mlir::RankedTensorType, mlir::RankedTensorType>>
+spatialOperands(std::optional<mlir::Location> loc, mlir::Value first,
+                llvm::StringRef firstName, mlir::Value second,
+                llvm::StringRef secondName);
 
 /// Output extent of a sliding window along one axis; fails when no window
 /// fits.
@@ -85,7 +100,8 @@ std::string shapeString(llvm::ArrayRef<int64_t> shape);
 // Output shapes of forward ops
 //===----------------------------------------------------------------------===//
 
-/// Output shape of tg.conv2d for an `input` and a `weight` shape (no bias).
+/// Output shape of tg.conv2d for an `input` and a `weight` shape of one rank
+/// (3 to 5; no bias).
 mlir::FailureOr<llvm::SmallVector<int64_t>>
 conv2dShape(std::optional<mlir::Location> loc, llvm::ArrayRef<int64_t> input,
             llvm::ArrayRef<int64_t> weight, llvm::ArrayRef<int64_t> strides,

@@ -35,6 +35,21 @@ gradAndSavedOperands(std::optional<Location> loc, Value gradOutputValue,
   return std::make_pair(*gradOutput, *saved);
 }
 
+/// The gradient of a convolution and the forward operand it reads: as
+/// gradAndSavedOperands, of one rank from 3 to 5.
+FailureOr<std::pair<RankedTensorType, RankedTensorType>>
+convGradOperands(std::optional<Location> loc, Value gradOutputValue,
+                 Value savedValue, StringRef savedName) {
+  auto operands = spatialOperands(loc, gradOutputValue, "grad_output",
+                                  savedValue, savedName);
+  if (failed(operands) ||
+      failed(checkSameElementType(
+          loc, {operands->first, operands->second},
+          "'grad_output' and '" + savedName.str() + "'")))
+    return failure();
+  return *operands;
+}
+
 /// Yields a gradient of shape `shape` with the element type of `gradOutput`
 /// once `gradOutput` has the shape `forward`, the output shape of
 /// `forwardOp` for the operands and attributes of the gradient op.
@@ -94,11 +109,12 @@ LogicalResult inferLossBackward(std::optional<Location> loc,
 LogicalResult Conv2DBackwardDataOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &results) {
-  auto operands = gradAndSavedOperands(loc, adaptor.getGradOutput(),
+  auto operands = convGradOperands(loc, adaptor.getGradOutput(),
                                        adaptor.getWeight(), "weight");
   ArrayRef<int64_t> inputShape = adaptor.getInputShape();
   if (failed(operands) ||
-      failed(checkShapeAttr(loc, inputShape, 4, "input_shape")))
+      failed(checkShapeAttr(loc, inputShape,
+                                operands->first.getRank(), "input_shape")))
     return failure();
   auto [gradOutput, weight] = *operands;
   return inferGrad(loc, gradOutput, inputShape,
@@ -111,11 +127,12 @@ LogicalResult Conv2DBackwardDataOp::inferReturnTypes(
 LogicalResult Conv2DBackwardFilterOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &results) {
-  auto operands = gradAndSavedOperands(loc, adaptor.getGradOutput(),
+  auto operands = convGradOperands(loc, adaptor.getGradOutput(),
                                        adaptor.getInput(), "input");
   ArrayRef<int64_t> weightShape = adaptor.getWeightShape();
   if (failed(operands) ||
-      failed(checkShapeAttr(loc, weightShape, 4, "weight_shape")))
+      failed(checkShapeAttr(loc, weightShape,
+                                operands->first.getRank(), "weight_shape")))
     return failure();
   auto [gradOutput, input] = *operands;
   return inferGrad(loc, gradOutput, weightShape,
@@ -128,11 +145,12 @@ LogicalResult Conv2DBackwardFilterOp::inferReturnTypes(
 LogicalResult ConvTranspose2DBackwardFilterOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &results) {
-  auto operands = gradAndSavedOperands(loc, adaptor.getGradOutput(),
+  auto operands = convGradOperands(loc, adaptor.getGradOutput(),
                                        adaptor.getInput(), "input");
   ArrayRef<int64_t> weightShape = adaptor.getWeightShape();
   if (failed(operands) ||
-      failed(checkShapeAttr(loc, weightShape, 4, "weight_shape")))
+      failed(checkShapeAttr(loc, weightShape,
+                                operands->first.getRank(), "weight_shape")))
     return failure();
   auto [gradOutput, input] = *operands;
   return inferGrad(loc, gradOutput, weightShape,

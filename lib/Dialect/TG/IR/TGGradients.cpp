@@ -143,8 +143,12 @@ public:
   /// The bias gradient of a convolution: the output gradient summed over
   /// all axes but the channels.
   void convBias(Value bias, unsigned operand) {
-    if (bias && wants(operand))
-      grads[operand] = reduceSum(dy(), {0, 2, 3}, /*keepdims=*/false);
+    if (!bias || !wants(operand))
+      return;
+    SmallVector<int64_t> axes = {0};
+    for (int64_t axis = 2, rank = shapeOf(dy()).size(); axis < rank; ++axis)
+      axes.push_back(axis);
+    grads[operand] = reduceSum(dy(), axes, /*keepdims=*/false);
   }
 
   /// An activation whose backward op reads the forward output.

@@ -31,11 +31,13 @@ ArrayRef<int64_t> shapeOf(Value value) {
   return cast<RankedTensorType>(value.getType()).getShape();
 }
 
-/// kH * kW * (channels per group) of a convolution weight shape: the taps
-/// that one output element of a 2-D convolution sums over.
+/// (channels per group) * K1 * ... * Kk of a convolution weight shape: the
+/// taps that one output element of a 1-D, 2-D or 3-D convolution sums over.
 uint64_t tapsPerOutput(ArrayRef<int64_t> weightShape) {
-  return static_cast<uint64_t>(weightShape[1] * weightShape[2] *
-                               weightShape[3]);
+  uint64_t taps = 1;
+  for (int64_t extent : weightShape.drop_front())
+    taps *= static_cast<uint64_t>(extent);
+  return taps;
 }
 
 /// The convolution that `op` (a convolution kernel) computes, given the

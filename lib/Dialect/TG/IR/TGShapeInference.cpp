@@ -135,41 +135,37 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &results) {
-  FailureOr<RankedTensorType> input =
-      rankedOperand(loc, adaptor.getInput(), "input", 4);
-  FailureOr<RankedTensorType> weight =
-      rankedOperand(loc, adaptor.getWeight(), "weight", 4);
-  if (failed(input) || failed(weight))
+  auto operands = spatialOperands(loc, adaptor.getInput(), "input",
+                                  adaptor.getWeight(), "weight");
+  if (failed(operands))
     return failure();
+  auto [input, weight] = *operands;
   FailureOr<SmallVector<int64_t>> shape = conv2dShape(
-      loc, input->getShape(), weight->getShape(), adaptor.getStrides(),
+      loc, input.getShape(), weight.getShape(), adaptor.getStrides(),
       adaptor.getPads(), adaptor.getDilations(), adaptor.getGroups());
-  if (failed(shape) ||
-      failed(checkConvOperands(loc, *input, *weight, adaptor.getBias(),
-                               (*shape)[1])))
+  if (failed(shape) || failed(checkConvOperands(loc, input, weight,
+                                                adaptor.getBias(), (*shape)[1])))
     return failure();
-  results.push_back(withShape(*input, *shape));
+  results.push_back(withShape(input, *shape));
   return success();
 }
 
 LogicalResult ConvTranspose2DOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &results) {
-  FailureOr<RankedTensorType> input =
-      rankedOperand(loc, adaptor.getInput(), "input", 4);
-  FailureOr<RankedTensorType> weight =
-      rankedOperand(loc, adaptor.getWeight(), "weight", 4);
-  if (failed(input) || failed(weight))
+  auto operands = spatialOperands(loc, adaptor.getInput(), "input",
+                                  adaptor.getWeight(), "weight");
+  if (failed(operands))
     return failure();
+  auto [input, weight] = *operands;
   FailureOr<SmallVector<int64_t>> shape = convTranspose2dShape(
-      loc, input->getShape(), weight->getShape(), adaptor.getStrides(),
+      loc, input.getShape(), weight.getShape(), adaptor.getStrides(),
       adaptor.getPads(), adaptor.getDilations(), adaptor.getOutputPadding(),
       adaptor.getGroups());
-  if (failed(shape) ||
-      failed(checkConvOperands(loc, *input, *weight, adaptor.getBias(),
-                               (*shape)[1])))
+  if (failed(shape) || failed(checkConvOperands(loc, input, weight,
+                                                adaptor.getBias(), (*shape)[1])))
     return failure();
-  results.push_back(withShape(*input, *shape));
+  results.push_back(withShape(input, *shape));
   return success();
 }
 

@@ -78,20 +78,23 @@ def TG_ConstantOp : TG_Op<"constant",
 
 def TG_Conv2DOp : TG_Op<"conv2d", [Pure, InferTypeOpAdaptor,
     TG_Differentiable, TG_Kernel<["getWorkspaceBytes"]>]> {
-  let summary = "2-D convolution (cross-correlation) in NCHW";
+  let summary = "1-D, 2-D or 3-D convolution (cross-correlation)";
   let description = [{
-    `input` is N x C x H x W, `weight` is O x C/groups x kH x kW and the
-    optional `bias` has O elements. `pads` is [top, left, bottom, right]
-    (ONNX order). The output is N x O x H' x W' with
-    H' = (H + top + bottom - dilation_h * (kH - 1) - 1) / stride_h + 1.
+    `input` is N x C x D1 x ... x Dk with k = 1, 2 or 3 spatial axes (NCW,
+    NCHW, NCDHW), `weight` is O x C/groups x K1 x ... x Kk and the optional
+    `bias` has O elements. `strides` and `dilations` have k values, `pads`
+    2k: the begins of every spatial axis, then the ends (ONNX order; [top,
+    left, bottom, right] in 2-D). The output is N x O x D1' x ... x Dk' with
+    Di' = (Di + begin_i + end_i - dilation_i * (Ki - 1) - 1) / stride_i + 1.
+    The name is historical: one op serves every rank.
   }];
-  let arguments = (ins TG_4DTensor:$input, TG_4DTensor:$weight,
+  let arguments = (ins TG_SpatialTensor:$input, TG_SpatialTensor:$weight,
                        Optional<TG_1DTensor>:$bias,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
                        DefaultValuedAttr<I64Attr, "1">:$groups);
-  let results = (outs TG_4DTensor:$output);
+  let results = (outs TG_SpatialTensor:$output);
   let assemblyFormat = [{
     $input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
   }];
@@ -99,21 +102,22 @@ def TG_Conv2DOp : TG_Op<"conv2d", [Pure, InferTypeOpAdaptor,
 
 def TG_ConvTranspose2DOp : TG_Op<"conv_transpose2d", [Pure, InferTypeOpAdaptor,
     TG_Differentiable, TG_Kernel<["getWorkspaceBytes"]>]> {
-  let summary = "2-D transposed convolution in NCHW";
+  let summary = "1-D, 2-D or 3-D transposed convolution";
   let description = [{
-    The adjoint of `tg.conv2d`: `input` is N x C x H x W, `weight` is
-    C x O/groups x kH x kW, the optional `bias` has O elements. The output
-    height is (H - 1) * stride_h - top - bottom + dilation_h * (kH - 1) +
-    output_padding_h + 1.
+    The adjoint of `tg.conv2d`, of the same ranks: `input` is
+    N x C x D1 x ... x Dk, `weight` is C x O/groups x K1 x ... x Kk, the
+    optional `bias` has O elements; `output_padding` has k values. The
+    output extent of axis i is (Di - 1) * stride_i - begin_i - end_i +
+    dilation_i * (Ki - 1) + output_padding_i + 1.
   }];
-  let arguments = (ins TG_4DTensor:$input, TG_4DTensor:$weight,
+  let arguments = (ins TG_SpatialTensor:$input, TG_SpatialTensor:$weight,
                        Optional<TG_1DTensor>:$bias,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$output_padding,
                        DefaultValuedAttr<I64Attr, "1">:$groups);
-  let results = (outs TG_4DTensor:$output);
+  let results = (outs TG_SpatialTensor:$output);
   let assemblyFormat = [{
     $input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
   }];

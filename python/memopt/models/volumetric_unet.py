@@ -1,0 +1,75 @@
+"""nnU-Net-style plain U-Nets of 1, 2 or 3 spatial dimensions.
+
+The topology of nnU-Net's PlainConvUNet (and of MONAI's DynUNet without
+deep supervision): per stage two (conv 3 -> InstanceNorm(affine) ->
+LeakyReLU(0.01)) layers, the first of each encoder stage below the top
+strided (stride 2) instead of pooled; the decoder upsamples with a
+transposed convolution (kernel 2, stride 2), concatenates the skip and
+applies two such layers; a 1x1 convolution and a sigmoid give one channel.
+Features double per stage from `base`, capped at `max_width` as nnU-Net
+caps them at 320. `dims` picks Conv1d / Conv2d / Conv3d and the matching
+InstanceNorm and ConvTranspose, so that one builder covers every rank.
+"""
+import torch
+import torch.nn as nn
+
+CONV = {1: nn.Conv1d, 2: nn.Conv2d, 3: nn.Conv3d}
+CONV_TRANSPOSE = {1: nn.ConvTranspose1d, 2: nn.ConvTranspose2d,
+                  3: nn.ConvTranspose3d}
+INSTANCE_NORM = {1: nn.InstanceNorm1d, 2: nn.InstanceNorm2d,
+                 3: nn.InstanceNorm3d}
+
+
+def layer(dims, cin, cout, stride=1):
+    return [CONV[dims](cin, cout, 3, stride=stride, padding=1),
+            INSTANCE_NORM[dims](cout, affine=True), nn.LeakyReLU(0.01)]
+
+
+class VolumetricUNet(nn.Module):
+    def __init__(self, in_channels=1, dims=3, base=4, depth=2, max_width=320):
+        super().__init__()
+        if dims not in CONV:
+            raise ValueError(f"dims must be 1, 2 or 3, got {dims}")
+        self.in_channels, self.dims, self.depth = in_channels, dims, depth
+        widths = [min(base * 2 ** i, max_width) for i in range(depth + 1)]
+        self.down = nn.ModuleList()
+        cin = in_channels
+        for i, w in enumerate(widths):
+            self.down.append(nn.Sequential(
+                *layer(dims, cin, w, stride=2 if i else 1),
+                *layer(dims, w, w)))
+            cin = w
+        self.upsample = nn.ModuleList()
+        self.up = nn.ModuleList()
+        for w in reversed(widths[:-1]):
+            self.upsample.append(CONV_TRANSPOSE[dims](cin, w, 2, stride=2))
+            self.up.append(nn.Sequential(*layer(dims, 2 * w, w),
+                                         *layer(dims, w, w)))
+            cin = w
+        self.head = CONV[dims](cin, 1, 1)
+
+    def check_input_shape(self, shape):
+        """Raise ValueError unless `shape` is (C, spatial...) with
+        `in_channels` channels, `dims` spatial axes, each halving evenly
+        `depth` times."""
+        if len(shape) != self.dims + 1:
+            raise ValueError(f"a {self.dims}-D U-Net takes C and "
+                             f"{self.dims} spatial sizes, got {shape}")
+        c, *spatial = shape
+        if c != self.in_channels:
+            raise ValueError(f"input has {c} channels, model expects "
+                             f"{self.in_channels}")
+        if any(n % 2 ** self.depth for n in spatial):
+            raise ValueError(f"depth {self.depth} needs every spatial size "
+                             f"divisible by {2 ** self.depth}, got "
+                             f"{'x'.join(map(str, spatial))}")
+
+    def forward(self, x):
+        skips = []
+        for stage in self.down:
+            x = stage(x)
+            skips.append(x)
+        skips.pop()
+        for upsample, stage in zip(self.upsample, self.up):
+            x = stage(torch.cat([upsample(x), skips.pop()], dim=1))
+        return torch.sigmoid(self.head(x))
