@@ -35,8 +35,10 @@ MODELS = {
     "ds-unet-regression": functools.partial(DeepSupervisionUNet, classes=1),
     # nnU-Net's PlainConvUNet (strided-conv encoder, transposed-conv
     # decoder, InstanceNorm + LeakyReLU) regressing one channel, in 3-D
-    # (N x C x D x H x W) and 1-D (N x C x W).
+    # (N x C x D x H x W) and 1-D (N x C x W); and with BatchNorm3d.
     "unet3d": functools.partial(VolumetricUNet, dims=3),
+    "unet3d-batchnorm": functools.partial(VolumetricUNet, dims=3,
+                                          norm="batch"),
     "unet1d": functools.partial(VolumetricUNet, dims=1),
 }
 

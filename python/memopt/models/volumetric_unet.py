@@ -8,7 +8,8 @@ transposed convolution (kernel 2, stride 2), concatenates the skip and
 applies two such layers; a 1x1 convolution and a sigmoid give one channel.
 Features double per stage from `base`, capped at `max_width` as nnU-Net
 caps them at 320. `dims` picks Conv1d / Conv2d / Conv3d and the matching
-InstanceNorm and ConvTranspose, so that one builder covers every rank.
+norm and ConvTranspose, so that one builder covers every rank; `norm`
+"batch" puts BatchNorm (affine, training mode) where InstanceNorm was.
 """
 import torch
 import torch.nn as nn
@@ -16,35 +17,40 @@ import torch.nn as nn
 CONV = {1: nn.Conv1d, 2: nn.Conv2d, 3: nn.Conv3d}
 CONV_TRANSPOSE = {1: nn.ConvTranspose1d, 2: nn.ConvTranspose2d,
                   3: nn.ConvTranspose3d}
-INSTANCE_NORM = {1: nn.InstanceNorm1d, 2: nn.InstanceNorm2d,
-                 3: nn.InstanceNorm3d}
+NORM = {"instance": {1: nn.InstanceNorm1d, 2: nn.InstanceNorm2d,
+                     3: nn.InstanceNorm3d},
+        "batch": {1: nn.BatchNorm1d, 2: nn.BatchNorm2d, 3: nn.BatchNorm3d}}
 
 
-def layer(dims, cin, cout, stride=1):
+def layer(dims, norm, cin, cout, stride=1):
     return [CONV[dims](cin, cout, 3, stride=stride, padding=1),
-            INSTANCE_NORM[dims](cout, affine=True), nn.LeakyReLU(0.01)]
+            NORM[norm][dims](cout, affine=True), nn.LeakyReLU(0.01)]
 
 
 class VolumetricUNet(nn.Module):
-    def __init__(self, in_channels=1, dims=3, base=4, depth=2, max_width=320):
+    def __init__(self, in_channels=1, dims=3, base=4, depth=2, max_width=320,
+                 norm="instance"):
         super().__init__()
         if dims not in CONV:
             raise ValueError(f"dims must be 1, 2 or 3, got {dims}")
+        if norm not in NORM:
+            raise ValueError(f"norm must be one of {', '.join(NORM)}, "
+                             f"got {norm!r}")
         self.in_channels, self.dims, self.depth = in_channels, dims, depth
         widths = [min(base * 2 ** i, max_width) for i in range(depth + 1)]
         self.down = nn.ModuleList()
         cin = in_channels
         for i, w in enumerate(widths):
             self.down.append(nn.Sequential(
-                *layer(dims, cin, w, stride=2 if i else 1),
-                *layer(dims, w, w)))
+                *layer(dims, norm, cin, w, stride=2 if i else 1),
+                *layer(dims, norm, w, w)))
             cin = w
         self.upsample = nn.ModuleList()
         self.up = nn.ModuleList()
         for w in reversed(widths[:-1]):
             self.upsample.append(CONV_TRANSPOSE[dims](cin, w, 2, stride=2))
-            self.up.append(nn.Sequential(*layer(dims, 2 * w, w),
-                                         *layer(dims, w, w)))
+            self.up.append(nn.Sequential(*layer(dims, norm, 2 * w, w),
+                                         *layer(dims, norm, w, w)))
             cin = w
         self.head = CONV[dims](cin, 1, 1)
 
