@@ -294,8 +294,8 @@ TEST_F(RuntimeParity, Binary) {
 TEST_F(RuntimeParity, MaxPool2D) {
   MEMOPT_LOAD_CASES(cases, "max_pool2d");
   for (const RefCase &c : cases) {
-    Hw k = c.hw("kernel"), s = c.hw("strides"), d = c.hw("dilations");
-    Pads p = c.pads("pads");
+    Dims k = c.dims("kernel"), s = c.dims("strides"), d = c.dims("dilations");
+    Dims p = c.dims("pads");
     bool ceil = c.flag("ceil_mode");
     Buffer y = c.out("output");
     maxPool2d(c.in("input"), y.view(), k, s, p, d, ceil);
@@ -310,8 +310,8 @@ TEST_F(RuntimeParity, MaxPool2D) {
 TEST_F(RuntimeParity, AvgPool2D) {
   MEMOPT_LOAD_CASES(cases, "avg_pool2d");
   for (const RefCase &c : cases) {
-    Hw k = c.hw("kernel"), s = c.hw("strides");
-    Pads p = c.pads("pads");
+    Dims k = c.dims("kernel"), s = c.dims("strides");
+    Dims p = c.dims("pads");
     bool ceil = c.flag("ceil_mode"), include = c.flag("count_include_pad");
     Buffer y = c.out("output");
     avgPool2d(c.in("input"), y.view(), k, s, p, ceil, include);

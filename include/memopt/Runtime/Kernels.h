@@ -43,8 +43,8 @@
 
 namespace memopt::rt {
 
-/// One value per spatial axis of a 2-D window op (pooling): height, then
-/// width.
+/// The 2-D windows the runtimes compute with inside (a CPU pooling's height
+/// and width, the CUDA kernels): height, then width.
 using Hw = std::array<int64_t, 2>;
 /// Window paddings in ONNX order: top, left, bottom, right.
 using Pads = std::array<int64_t, 4>;
@@ -232,18 +232,21 @@ void logSoftmaxBackward(ConstTensor gradOutput, ConstTensor output,
 //===----------------------------------------------------------------------===//
 // Pooling and resizing
 //===----------------------------------------------------------------------===//
+//
+// Pooling is rank-generic as the convolutions are: 1 to 3 spatial axes,
+// one kernel, stride and dilation per axis, the pads' begins then ends.
 
-void maxPool2d(ConstTensor input, Tensor output, Hw kernel, Hw strides,
-               Pads pads, Hw dilations, bool ceilMode);
+void maxPool2d(ConstTensor input, Tensor output, const Dims &kernel, const Dims &strides,
+               const Dims &pads, const Dims &dilations, bool ceilMode);
 void maxPool2dBackward(ConstTensor gradOutput, ConstTensor input,
-                       Tensor gradInput, Hw kernel, Hw strides, Pads pads,
-                       Hw dilations, bool ceilMode);
+                       Tensor gradInput, const Dims &kernel, const Dims &strides, const Dims &pads,
+                       const Dims &dilations, bool ceilMode);
 
-void avgPool2d(ConstTensor input, Tensor output, Hw kernel, Hw strides,
-               Pads pads, bool ceilMode, bool countIncludePad);
+void avgPool2d(ConstTensor input, Tensor output, const Dims &kernel, const Dims &strides,
+               const Dims &pads, bool ceilMode, bool countIncludePad);
 /// `input_shape` is `gradInput.shape`.
-void avgPool2dBackward(ConstTensor gradOutput, Tensor gradInput, Hw kernel,
-                       Hw strides, Pads pads, bool ceilMode,
+void avgPool2dBackward(ConstTensor gradOutput, Tensor gradInput, const Dims &kernel,
+                       const Dims &strides, const Dims &pads, bool ceilMode,
                        bool countIncludePad);
 
 void globalAvgPool(ConstTensor input, Tensor output);

@@ -86,21 +86,28 @@ int64_t windowExtent(const char *kernel, int64_t in, int64_t size,
 
 } // namespace
 
-Dims poolShape(const char *kernel, const Dims &input, Hw size, Hw strides,
-               Pads pads, Hw dilations, bool ceilMode) {
-  requireRank(kernel, "input", input, 4);
-  for (int i = 0; i < 2; ++i) {
+Dims poolShape(const char *kernel, const Dims &input, const Dims &size,
+               const Dims &strides, const Dims &pads, const Dims &dilations,
+               bool ceilMode) {
+  require(input.size >= 3 && input.size <= 5, kernel,
+          "the input must have rank 3, 4 or 5 (1 to 3 spatial axes)");
+  int axes = input.size - 2;
+  require(size.size == axes && strides.size == axes &&
+              dilations.size == axes && pads.size == 2 * axes,
+          kernel, "kernel, strides and dilations need one value per spatial "
+                  "axis, pads two");
+  Dims shape = {input[0], input[1]};
+  for (int i = 0; i < axes; ++i) {
     require(size[i] >= 1 && strides[i] >= 1 && dilations[i] >= 1, kernel,
             "kernel, strides and dilations must be >= 1");
-    require(pads[i] >= 0 && pads[i + 2] >= 0 && pads[i] <= size[i] / 2 &&
-                pads[i + 2] <= size[i] / 2,
+    require(pads[i] >= 0 && pads[i + axes] >= 0 && pads[i] <= size[i] / 2 &&
+                pads[i + axes] <= size[i] / 2,
             kernel, "pads must be in [0, kernel / 2]");
+    shape[shape.size++] =
+        windowExtent(kernel, input[2 + i], size[i], strides[i], pads[i],
+                     pads[axes + i], dilations[i], ceilMode);
   }
-  return {input[0], input[1],
-          windowExtent(kernel, input[2], size[0], strides[0], pads[0],
-                       pads[2], dilations[0], ceilMode),
-          windowExtent(kernel, input[3], size[1], strides[1], pads[1],
-                       pads[3], dilations[1], ceilMode)};
+  return shape;
 }
 
 void checkResizeShapes(const char *kernel, const Dims &input,

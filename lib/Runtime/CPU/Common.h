@@ -65,8 +65,9 @@ Dims broadcastStrides(const char *kernel, const Dims &operand,
 
 /// The output shape of a 2-D pooling of `input` (N x C x H x W), after
 /// checking the window attributes.
-Dims poolShape(const char *kernel, const Dims &input, Hw size, Hw strides,
-               Pads pads, Hw dilations, bool ceilMode);
+Dims poolShape(const char *kernel, const Dims &input, const Dims &size,
+               const Dims &strides, const Dims &pads, const Dims &dilations,
+               bool ceilMode);
 
 /// Checks that `output` is `input` (N x C x H x W) resized by `scales`.
 void checkResizeShapes(const char *kernel, const Dims &input,

@@ -415,13 +415,17 @@ LogicalResult GraphImporter::convertPool() {
   if (failed(x))
     return failure();
   auto xType = cast<RankedTensorType>(x->getType());
-  if (xType.getRank() != 4)
-    return nodeError() << "only 2-D pooling (4-D tensors) is supported";
+  if (xType.getRank() < 3 || xType.getRank() > 5)
+    return nodeError() << node->op_type()
+                       << " takes 1-D, 2-D or 3-D inputs (rank 3, 4 or 5), "
+                          "got rank "
+                       << xType.getRank();
   if (outputUsed(1))
     return nodeError() << "the Indices output of MaxPool is not supported";
   SmallVector<int64_t> kernel = attrInts(*node, "kernel_shape", {});
-  if (kernel.size() != 2)
-    return nodeError() << "kernel_shape must have 2 values";
+  if (kernel.size() != static_cast<size_t>(xType.getRank() - 2))
+    return nodeError() << "kernel_shape must have " << xType.getRank() - 2
+                       << " values, one per spatial axis of the input";
   SmallVector<int64_t> strides, dilations, pads;
   std::string error;
   if (failed(windowAttrs(*node, xType.getShape().drop_front(2), kernel,
@@ -439,7 +443,7 @@ LogicalResult GraphImporter::convertPool() {
     FailureOr<tg::MaxPool2DOp> op = build<tg::MaxPool2DOp>({*x}, attrs);
     return failed(op) ? failure() : define(0, *op);
   }
-  if (dilations != SmallVector<int64_t>{1, 1})
+  if (llvm::any_of(dilations, [](int64_t d) { return d != 1; }))
     return nodeError() << "dilated average pooling is not supported";
   attrs.push_back(builder.getNamedAttr(
       "count_include_pad",

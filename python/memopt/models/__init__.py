@@ -40,6 +40,12 @@ MODELS = {
     "unet3d-batchnorm": functools.partial(VolumetricUNet, dims=3,
                                           norm="batch"),
     "unet1d": functools.partial(VolumetricUNet, dims=1),
+    # Pooled encoders and a squeeze-and-excitation gate at the bottleneck:
+    # MaxPool3d, AvgPool1d and GlobalAveragePool.
+    "unet3d-maxpool": functools.partial(VolumetricUNet, dims=3,
+                                        down="maxpool", gate=True),
+    "unet1d-avgpool": functools.partial(VolumetricUNet, dims=1,
+                                        down="avgpool", gate=True),
 }
 
 

@@ -10,6 +10,10 @@ Features double per stage from `base`, capped at `max_width` as nnU-Net
 caps them at 320. `dims` picks Conv1d / Conv2d / Conv3d and the matching
 norm and ConvTranspose, so that one builder covers every rank; `norm`
 "batch" puts BatchNorm (affine, training mode) where InstanceNorm was.
+`down` "maxpool" or "avgpool" pools (kernel 2) before each lower stage, as
+the classic U-Net does, instead of striding its first convolution; `gate`
+adds a squeeze-and-excitation gate at the bottleneck (global average
+pooling, 1x1 convolution, sigmoid, product), as attention U-Nets do.
 """
 import torch
 import torch.nn as nn
@@ -17,6 +21,10 @@ import torch.nn as nn
 CONV = {1: nn.Conv1d, 2: nn.Conv2d, 3: nn.Conv3d}
 CONV_TRANSPOSE = {1: nn.ConvTranspose1d, 2: nn.ConvTranspose2d,
                   3: nn.ConvTranspose3d}
+POOL = {"maxpool": {1: nn.MaxPool1d, 2: nn.MaxPool2d, 3: nn.MaxPool3d},
+        "avgpool": {1: nn.AvgPool1d, 2: nn.AvgPool2d, 3: nn.AvgPool3d}}
+GLOBAL_POOL = {1: nn.AdaptiveAvgPool1d, 2: nn.AdaptiveAvgPool2d,
+               3: nn.AdaptiveAvgPool3d}
 NORM = {"instance": {1: nn.InstanceNorm1d, 2: nn.InstanceNorm2d,
                      3: nn.InstanceNorm3d},
         "batch": {1: nn.BatchNorm1d, 2: nn.BatchNorm2d, 3: nn.BatchNorm3d}}
@@ -29,22 +37,29 @@ def layer(dims, norm, cin, cout, stride=1):
 
 class VolumetricUNet(nn.Module):
     def __init__(self, in_channels=1, dims=3, base=4, depth=2, max_width=320,
-                 norm="instance"):
+                 norm="instance", down="stride", gate=False):
         super().__init__()
         if dims not in CONV:
             raise ValueError(f"dims must be 1, 2 or 3, got {dims}")
         if norm not in NORM:
             raise ValueError(f"norm must be one of {', '.join(NORM)}, "
                              f"got {norm!r}")
+        if down != "stride" and down not in POOL:
+            raise ValueError(f"down must be stride, {', '.join(POOL)}, "
+                             f"got {down!r}")
         self.in_channels, self.dims, self.depth = in_channels, dims, depth
         widths = [min(base * 2 ** i, max_width) for i in range(depth + 1)]
         self.down = nn.ModuleList()
         cin = in_channels
         for i, w in enumerate(widths):
+            pool = [POOL[down][dims](2)] if i and down != "stride" else []
+            stride = 2 if i and down == "stride" else 1
             self.down.append(nn.Sequential(
-                *layer(dims, norm, cin, w, stride=2 if i else 1),
+                *pool, *layer(dims, norm, cin, w, stride=stride),
                 *layer(dims, norm, w, w)))
             cin = w
+        self.gate = nn.Sequential(GLOBAL_POOL[dims](1), CONV[dims](cin, cin, 1),
+                                  nn.Sigmoid()) if gate else None
         self.upsample = nn.ModuleList()
         self.up = nn.ModuleList()
         for w in reversed(widths[:-1]):
@@ -76,6 +91,8 @@ class VolumetricUNet(nn.Module):
             x = stage(x)
             skips.append(x)
         skips.pop()
+        if self.gate is not None:
+            x = x * self.gate(x)
         for upsample, stage in zip(self.upsample, self.up):
             x = stage(torch.cat([upsample(x), skips.pop()], dim=1))
         return torch.sigmoid(self.head(x))

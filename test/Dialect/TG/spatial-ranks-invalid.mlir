@@ -103,3 +103,46 @@ func.func @conv3d_backward_filter_rank(%dy: tensor<1x4x6x6x6xf32>, %x: tensor<1x
       : (tensor<1x4x6x6x6xf32>, tensor<1x3x8x8xf32>) -> tensor<4x3x3x3x3xf32>
   return
 }
+
+// -----
+
+func.func @pool3d_kernel_length(%x: tensor<1x2x8x8x8xf32>) {
+  // expected-error @+2 {{'kernel' must have 3 elements, got 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tg.max_pool2d %x {kernel = array<i64: 2, 2>}
+      : (tensor<1x2x8x8x8xf32>) -> tensor<1x2x4x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @pool3d_depth_pad(%x: tensor<1x2x8x8x8xf32>) {
+  // expected-error @+2 {{'pads' must be at most half the kernel size}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tg.avg_pool2d %x {kernel = array<i64: 2, 2, 2>,
+                         strides = array<i64: 2, 2, 2>,
+                         pads = array<i64: 2, 0, 0, 0, 0, 0>}
+      : (tensor<1x2x8x8x8xf32>) -> tensor<1x2x5x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @global_pool_rank2(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{operand #0 must be 3D/4D/5D tensor}}
+  %0 = tg.global_avg_pool %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @max_pool1d_backward_rank(%dy: tensor<2x3x4xf32>, %x: tensor<2x3x8x8xf32>) {
+  // expected-error @+2 {{'input' must have rank 3 (that of 'grad_output'), got rank 4}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tg.max_pool2d_backward %dy, %x {kernel = array<i64: 2>,
+                                       strides = array<i64: 2>,
+                                       pads = array<i64: 0, 0>,
+                                       dilations = array<i64: 1>}
+      : (tensor<2x3x4xf32>, tensor<2x3x8x8xf32>) -> tensor<2x3x8x8xf32>
+  return
+}

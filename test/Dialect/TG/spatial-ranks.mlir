@@ -81,3 +81,44 @@ func.func @conv_transpose1d_backward_filter(%dy: tensor<2x3x9xf32>,
       : (tensor<2x3x9xf32>, tensor<2x4x4xf32>) -> tensor<4x3x3xf32>
   return %0 : tensor<4x3x3xf32>
 }
+
+// Pooling over 3 and 1 spatial axes. D: (5 + 1 + 0 - 3) / 2 + 1 = 2,
+// rounded up by ceil_mode to 3 (the last window starts inside the input);
+// H: (6 - 2) / 2 + 1 = 3; W: (7 + 1 + 1 - 3) / 1 + 1 = 7.
+// CHECK-LABEL: func.func @pool3d
+func.func @pool3d(%x: tensor<1x2x5x6x7xf32>)
+    -> (tensor<1x2x3x3x7xf32>, tensor<1x2x2x3x7xf32>, tensor<1x2x1x1x1xf32>) {
+  // CHECK: tg.max_pool2d {{.*}} -> tensor<1x2x3x3x7xf32>
+  %0 = tg.max_pool2d %x {kernel = array<i64: 3, 2, 3>,
+                         strides = array<i64: 2, 2, 1>,
+                         pads = array<i64: 1, 0, 1, 0, 0, 1>,
+                         dilations = array<i64: 1, 1, 1>, ceil_mode = true}
+      : (tensor<1x2x5x6x7xf32>) -> tensor<1x2x3x3x7xf32>
+  // CHECK: tg.avg_pool2d {{.*}} -> tensor<1x2x2x3x7xf32>
+  %1 = tg.avg_pool2d %x {kernel = array<i64: 3, 2, 3>,
+                         strides = array<i64: 2, 2, 1>,
+                         pads = array<i64: 1, 0, 1, 0, 0, 1>}
+      : (tensor<1x2x5x6x7xf32>) -> tensor<1x2x2x3x7xf32>
+  // CHECK: tg.global_avg_pool {{.*}} -> tensor<1x2x1x1x1xf32>
+  %2 = tg.global_avg_pool %x : (tensor<1x2x5x6x7xf32>) -> tensor<1x2x1x1x1xf32>
+  return %0, %1, %2
+      : tensor<1x2x3x3x7xf32>, tensor<1x2x2x3x7xf32>, tensor<1x2x1x1x1xf32>
+}
+
+// CHECK-LABEL: func.func @pool1d_gradients
+func.func @pool1d_gradients(%dy: tensor<2x3x4xf32>, %x: tensor<2x3x8xf32>)
+    -> (tensor<2x3x8xf32>, tensor<2x3x8xf32>) {
+  // CHECK: tg.max_pool2d_backward {{.*}} -> tensor<2x3x8xf32>
+  %0 = tg.max_pool2d_backward %dy, %x {kernel = array<i64: 2>,
+                                       strides = array<i64: 2>,
+                                       pads = array<i64: 0, 0>,
+                                       dilations = array<i64: 1>}
+      : (tensor<2x3x4xf32>, tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
+  // CHECK: tg.avg_pool2d_backward {{.*}} -> tensor<2x3x8xf32>
+  %1 = tg.avg_pool2d_backward %dy {kernel = array<i64: 2>,
+                                   strides = array<i64: 2>,
+                                   pads = array<i64: 0, 0>,
+                                   input_shape = array<i64: 2, 3, 8>}
+      : (tensor<2x3x4xf32>) -> tensor<2x3x8xf32>
+  return %0, %1 : tensor<2x3x8xf32>, tensor<2x3x8xf32>
+}

@@ -77,20 +77,14 @@ StringRef spatialAxisName(size_t axis, size_t spatialAxes) {
 FailureOr<std::pair<RankedTensorType, RankedTensorType>>
 spatialOperands(std::optional<Location> loc, Value first, StringRef firstName,
                 Value second, StringRef secondName) {
-  FailureOr<RankedTensorType> a = rankedOperand(loc, first, firstName);
+  FailureOr<RankedTensorType> a = spatialOperand(loc, first, firstName);
   FailureOr<RankedTensorType> b = rankedOperand(loc, second, secondName);
   if (failed(a) || failed(b))
     return failure();
-  int64_t rank = a->getRank();
-  if (rank < 3 || rank > 5)
-    return fail(loc, "'" + firstName +
-                         "' must have rank 3, 4 or 5 (N x C x 1 to 3 "
-                         "spatial axes), got rank " +
-                         Twine(rank));
-  if (b->getRank() != rank)
-    return fail(loc, "'" + secondName + "' must have rank " + Twine(rank) +
-                         " (that of '" + firstName + "'), got rank " +
-                         Twine(b->getRank()));
+  if (b->getRank() != a->getRank())
+    return fail(loc, "'" + secondName + "' must have rank " +
+                         Twine(a->getRank()) + " (that of '" + firstName +
+                         "'), got rank " + Twine(b->getRank()));
   return std::make_pair(*a, *b);
 }
 
@@ -221,22 +215,41 @@ pool2dShape(std::optional<Location> loc, ArrayRef<int64_t> input,
             ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
             ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations,
             bool ceilMode) {
-  if (failed(checkLength(loc, kernel, 2, "kernel")) ||
+  size_t axes = input.size() - 2;
+  if (failed(checkLength(loc, kernel, axes, "kernel")) ||
       failed(checkAllAtLeast(loc, kernel, 1, "kernel")) ||
-      failed(checkWindow(loc, 2, strides, pads, dilations)))
+      failed(checkWindow(loc, axes, strides, pads, dilations)))
     return failure();
-  for (int i = 0; i < 2; ++i)
-    if (pads[i] > kernel[i] / 2 || pads[i + 2] > kernel[i] / 2)
+  for (size_t i = 0; i < axes; ++i)
+    if (pads[i] > kernel[i] / 2 || pads[i + axes] > kernel[i] / 2)
       return fail(loc, "'pads' must be at most half the kernel size");
-  FailureOr<int64_t> h =
-      windowExtent(loc, input[2], kernel[0], strides[0], pads[0], pads[2],
-                   dilations[0], ceilMode, "height");
-  FailureOr<int64_t> w =
-      windowExtent(loc, input[3], kernel[1], strides[1], pads[1], pads[3],
-                   dilations[1], ceilMode, "width");
-  if (failed(h) || failed(w))
+  SmallVector<int64_t> shape = {input[0], input[1]};
+  for (size_t i = 0; i < axes; ++i) {
+    FailureOr<int64_t> extent = windowExtent(
+        loc, input[2 + i], kernel[i], strides[i], pads[i], pads[axes + i],
+        dilations[i], ceilMode, spatialAxisName(i, axes));
+    if (failed(extent))
+      return failure();
+    shape.push_back(*extent);
+  }
+  return shape;
+}
+
+SmallVector<int64_t> unitDilations(ArrayRef<int64_t> kernel) {
+  return SmallVector<int64_t>(kernel.size(), 1);
+}
+
+FailureOr<RankedTensorType> spatialOperand(std::optional<Location> loc,
+                                           Value value, StringRef name) {
+  FailureOr<RankedTensorType> type = rankedOperand(loc, value, name);
+  if (failed(type))
     return failure();
-  return SmallVector<int64_t>{input[0], input[1], *h, *w};
+  if (type->getRank() < 3 || type->getRank() > 5)
+    return fail(loc, "'" + name +
+                         "' must have rank 3, 4 or 5 (N x C x 1 to 3 "
+                         "spatial axes), got rank " +
+                         Twine(type->getRank()));
+  return type;
 }
 
 LogicalResult checkResizeAttrs(std::optional<Location> loc,

@@ -24,9 +24,6 @@
 
 namespace memopt::tg::detail {
 
-/// The dilations of the ops without a dilation attribute (average pooling).
-inline constexpr int64_t kUnitDilations[] = {1, 1};
-
 /// Emits `message` at `loc` when a location is known and returns failure.
 mlir::LogicalResult fail(std::optional<mlir::Location> loc,
                          const llvm::Twine &message);
@@ -61,6 +58,12 @@ mlir::LogicalResult checkWindow(std::optional<mlir::Location> loc,
 /// The name of spatial axis `axis` of `spatialAxes` (1 to 3) in messages:
 /// the last of depth, height and width.
 llvm::StringRef spatialAxisName(size_t axis, size_t spatialAxes);
+
+/// The type of an operand of a rank-generic window op: statically shaped,
+/// of rank 3, 4 or 5 (N x C x 1 to 3 spatial axes).
+mlir::FailureOr<mlir::RankedTensorType>
+spatialOperand(std::optional<mlir::Location> loc, mlir::Value value,
+               llvm::StringRef name);
 
 /// The types of two operands of a rank-generic window op: statically
 /// shaped, `first` of rank 3, 4 or 5 (N x C x 1 to 3 spatial axes) and
@@ -115,12 +118,17 @@ mlir::FailureOr<llvm::SmallVector<int64_t>> convTranspose2dShape(
     llvm::ArrayRef<int64_t> pads, llvm::ArrayRef<int64_t> dilations,
     llvm::ArrayRef<int64_t> outputPadding, int64_t groups);
 
-/// Output shape of tg.max_pool2d (and of tg.avg_pool2d with unit dilations).
+/// Output shape of tg.max_pool2d (and of tg.avg_pool2d with unit dilations)
+/// for an `input` shape of rank 3 to 5.
 mlir::FailureOr<llvm::SmallVector<int64_t>>
 pool2dShape(std::optional<mlir::Location> loc, llvm::ArrayRef<int64_t> input,
             llvm::ArrayRef<int64_t> kernel, llvm::ArrayRef<int64_t> strides,
             llvm::ArrayRef<int64_t> pads, llvm::ArrayRef<int64_t> dilations,
             bool ceilMode);
+
+/// The dilations of the ops without a dilation attribute (average
+/// pooling): one per spatial axis of `kernel`.
+llvm::SmallVector<int64_t> unitDilations(llvm::ArrayRef<int64_t> kernel);
 
 /// Checks the `sizes` and `scales` of a resize: two positive values each.
 mlir::LogicalResult checkResizeAttrs(std::optional<mlir::Location> loc,

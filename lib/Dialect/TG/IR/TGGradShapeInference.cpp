@@ -17,28 +17,11 @@ using namespace memopt::tg;
 using namespace memopt::tg::detail;
 
 namespace {
-/// The gradient of an NCHW forward op and the forward operand it reads
-/// (named `savedName`): two statically shaped 4-D tensors of one element
-/// type.
+/// The gradient of a rank-generic window op (convolution, max pooling) and
+/// the forward operand it reads (named `savedName`): two statically shaped
+/// tensors of one rank from 3 to 5 and one element type.
 FailureOr<std::pair<RankedTensorType, RankedTensorType>>
-gradAndSavedOperands(std::optional<Location> loc, Value gradOutputValue,
-                     Value savedValue, StringRef savedName) {
-  FailureOr<RankedTensorType> gradOutput =
-      rankedOperand(loc, gradOutputValue, "grad_output", 4);
-  FailureOr<RankedTensorType> saved =
-      rankedOperand(loc, savedValue, savedName, 4);
-  if (failed(gradOutput) || failed(saved) ||
-      failed(
-          checkSameElementType(loc, {*gradOutput, *saved},
-                               "'grad_output' and '" + savedName.str() + "'")))
-    return failure();
-  return std::make_pair(*gradOutput, *saved);
-}
-
-/// The gradient of a convolution and the forward operand it reads: as
-/// gradAndSavedOperands, of one rank from 3 to 5.
-FailureOr<std::pair<RankedTensorType, RankedTensorType>>
-convGradOperands(std::optional<Location> loc, Value gradOutputValue,
+windowGradOperands(std::optional<Location> loc, Value gradOutputValue,
                  Value savedValue, StringRef savedName) {
   auto operands = spatialOperands(loc, gradOutputValue, "grad_output",
                                   savedValue, savedName);
@@ -109,7 +92,7 @@ LogicalResult inferLossBackward(std::optional<Location> loc,
 LogicalResult Conv2DBackwardDataOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &results) {
-  auto operands = convGradOperands(loc, adaptor.getGradOutput(),
+  auto operands = windowGradOperands(loc, adaptor.getGradOutput(),
                                        adaptor.getWeight(), "weight");
   ArrayRef<int64_t> inputShape = adaptor.getInputShape();
   if (failed(operands) ||
@@ -127,7 +110,7 @@ LogicalResult Conv2DBackwardDataOp::inferReturnTypes(
 LogicalResult Conv2DBackwardFilterOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &results) {
-  auto operands = convGradOperands(loc, adaptor.getGradOutput(),
+  auto operands = windowGradOperands(loc, adaptor.getGradOutput(),
                                        adaptor.getInput(), "input");
   ArrayRef<int64_t> weightShape = adaptor.getWeightShape();
   if (failed(operands) ||
@@ -145,7 +128,7 @@ LogicalResult Conv2DBackwardFilterOp::inferReturnTypes(
 LogicalResult ConvTranspose2DBackwardFilterOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &results) {
-  auto operands = convGradOperands(loc, adaptor.getGradOutput(),
+  auto operands = windowGradOperands(loc, adaptor.getGradOutput(),
                                        adaptor.getInput(), "input");
   ArrayRef<int64_t> weightShape = adaptor.getWeightShape();
   if (failed(operands) ||
@@ -205,8 +188,8 @@ LogicalResult ClipBackwardOp::verify() {
 LogicalResult MaxPool2DBackwardOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &results) {
-  auto operands = gradAndSavedOperands(loc, adaptor.getGradOutput(),
-                                       adaptor.getInput(), "input");
+  auto operands = windowGradOperands(loc, adaptor.getGradOutput(),
+                                   adaptor.getInput(), "input");
   if (failed(operands))
     return failure();
   auto [gradOutput, input] = *operands;
@@ -221,15 +204,17 @@ LogicalResult AvgPool2DBackwardOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &results) {
   FailureOr<RankedTensorType> gradOutput =
-      rankedOperand(loc, adaptor.getGradOutput(), "grad_output", 4);
+      spatialOperand(loc, adaptor.getGradOutput(), "grad_output");
   ArrayRef<int64_t> inputShape = adaptor.getInputShape();
   if (failed(gradOutput) ||
-      failed(checkShapeAttr(loc, inputShape, 4, "input_shape")))
+      failed(checkShapeAttr(loc, inputShape, gradOutput->getRank(),
+                            "input_shape")))
     return failure();
   return inferGrad(loc, *gradOutput, inputShape,
                    pool2dShape(loc, inputShape, adaptor.getKernel(),
                                adaptor.getStrides(), adaptor.getPads(),
-                               kUnitDilations, adaptor.getCeilMode()),
+                               unitDilations(adaptor.getKernel()),
+                               adaptor.getCeilMode()),
                    "tg.avg_pool2d", results);
 }
 

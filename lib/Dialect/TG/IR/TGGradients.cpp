@@ -606,8 +606,11 @@ GlobalAvgPoolOp::emitGradients(OpBuilder &builder, ArrayRef<Value> resultGrads,
                                MutableArrayRef<Value> operandGrads) {
   Gradient g(builder, *this, resultGrads, wanted, operandGrads);
   ArrayRef<int64_t> shape = shapeOf(getInput());
+  int64_t spatial = 1;
+  for (int64_t extent : shape.drop_front(2))
+    spatial *= extent;
   Value scaled = g.binary<DivOp>(
-      g.dy(), g.scalar(g.dy(), static_cast<double>(shape[2] * shape[3])));
+      g.dy(), g.scalar(g.dy(), static_cast<double>(spatial)));
   g.grads[0] = g.broadcast(scaled, shape);
   return success();
 }

@@ -59,8 +59,12 @@ ConvolutionProblem problem(ConvOp op, Kind kind, Value input, Value weight,
           cast<ShapedType>(input.getType()).getElementType()};
 }
 
+/// The taps of a 1-D, 2-D or 3-D pooling window.
 uint64_t window(ArrayRef<int64_t> kernel) {
-  return static_cast<uint64_t>(kernel[0] * kernel[1]);
+  uint64_t taps = 1;
+  for (int64_t extent : kernel)
+    taps *= static_cast<uint64_t>(extent);
+  return taps;
 }
 
 /// The single-result ops whose result overwrites operand `operand` when it

@@ -220,7 +220,7 @@ static LogicalResult inferPool(std::optional<Location> loc, Value inputValue,
                                ArrayRef<int64_t> pads,
                                ArrayRef<int64_t> dilations, bool ceilMode,
                                SmallVectorImpl<Type> &results) {
-  FailureOr<RankedTensorType> input = rankedOperand(loc, inputValue, "input", 4);
+  FailureOr<RankedTensorType> input = spatialOperand(loc, inputValue, "input");
   if (failed(input))
     return failure();
   FailureOr<SmallVector<int64_t>> shape = pool2dShape(
@@ -245,8 +245,9 @@ LogicalResult AvgPool2DOp::inferReturnTypes(MLIRContext *,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &results) {
   return inferPool(loc, adaptor.getInput(), adaptor.getKernel(),
-                   adaptor.getStrides(), adaptor.getPads(), kUnitDilations,
-                   adaptor.getCeilMode(), results);
+                   adaptor.getStrides(), adaptor.getPads(),
+                   unitDilations(adaptor.getKernel()), adaptor.getCeilMode(),
+                   results);
 }
 
 LogicalResult GlobalAvgPoolOp::inferReturnTypes(MLIRContext *,
@@ -254,11 +255,12 @@ LogicalResult GlobalAvgPoolOp::inferReturnTypes(MLIRContext *,
                                                 Adaptor adaptor,
                                                 SmallVectorImpl<Type> &results) {
   FailureOr<RankedTensorType> input =
-      rankedOperand(loc, adaptor.getInput(), "input", 4);
+      spatialOperand(loc, adaptor.getInput(), "input");
   if (failed(input))
     return failure();
-  results.push_back(withShape(
-      *input, {input->getDimSize(0), input->getDimSize(1), 1, 1}));
+  SmallVector<int64_t> shape(input->getShape());
+  std::fill(shape.begin() + 2, shape.end(), 1);
+  results.push_back(withShape(*input, shape));
   return success();
 }
 

@@ -316,13 +316,13 @@ def TG_MaxPool2DBackwardOp : TG_Op<"max_pool2d_backward",
     Positions that are never a maximum get 0. `tg.max_pool2d` of `input`
     must yield the shape of `grad_output`.
   }];
-  let arguments = (ins TG_4DTensor:$grad_output, TG_4DTensor:$input,
+  let arguments = (ins TG_SpatialTensor:$grad_output, TG_SpatialTensor:$input,
                        DenseI64ArrayAttr:$kernel,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
                        DefaultValuedAttr<BoolAttr, "false">:$ceil_mode);
-  let results = (outs TG_4DTensor:$grad_input);
+  let results = (outs TG_SpatialTensor:$grad_input);
   let assemblyFormat = [{
     $grad_output `,` $input attr-dict `:` functional-type(operands, results)
   }];
@@ -337,17 +337,17 @@ def TG_AvgPool2DBackwardOp : TG_Op<"avg_pool2d_backward",
     input. Each window adds grad_output / divisor to every input position it
     covers, where the divisor is the one of the forward op: with
     `count_include_pad` the window's size clipped to the padded input
-    (kH * kW except for a ceil-mode window that overhangs the padding),
+    (kH * kW in 2-D, the product of the kernel in general, except for a ceil-mode window that overhangs the padding),
     otherwise the number of input positions it covers. `tg.avg_pool2d` of
     `input_shape` must yield the shape of `grad_output`.
   }];
-  let arguments = (ins TG_4DTensor:$grad_output, DenseI64ArrayAttr:$kernel,
+  let arguments = (ins TG_SpatialTensor:$grad_output, DenseI64ArrayAttr:$kernel,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
                        DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
                        DefaultValuedAttr<BoolAttr, "false">:$count_include_pad,
                        DenseI64ArrayAttr:$input_shape);
-  let results = (outs TG_4DTensor:$grad_input);
+  let results = (outs TG_SpatialTensor:$grad_input);
   let assemblyFormat = [{
     $grad_output attr-dict `:` functional-type(operands, results)
   }];

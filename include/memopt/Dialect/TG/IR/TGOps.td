@@ -387,43 +387,47 @@ def TG_CastOp : TG_Op<"cast", [Pure, TG_Differentiable, TG_Kernel<>]> {
 
 def TG_MaxPool2DOp : TG_Op<"max_pool2d", [Pure, InferTypeOpAdaptor,
     TG_Differentiable, TG_Kernel<>]> {
-  let summary = "2-D max pooling in NCHW";
+  let summary = "1-D, 2-D or 3-D max pooling";
   let description = [{
-    Max over `kernel` windows; `pads` is [top, left, bottom, right] and
-    padded positions never win. With `ceil_mode` the output size rounds up,
-    as long as the last window starts inside the input or the top/left pad.
+    Max over `kernel` windows of an N x C x D1 x ... x Dk input (k = 1, 2
+    or 3); `kernel`, `strides` and `dilations` have k values, `pads` the
+    begins of every spatial axis, then the ends ([top, left, bottom, right]
+    in 2-D), and padded positions never win. With `ceil_mode` the output
+    size rounds up, as long as the last window starts inside the input or
+    the begin pad.
   }];
-  let arguments = (ins TG_4DTensor:$input, DenseI64ArrayAttr:$kernel,
+  let arguments = (ins TG_SpatialTensor:$input, DenseI64ArrayAttr:$kernel,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
                        DefaultValuedAttr<BoolAttr, "false">:$ceil_mode);
-  let results = (outs TG_4DTensor:$output);
+  let results = (outs TG_SpatialTensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
 def TG_AvgPool2DOp : TG_Op<"avg_pool2d", [Pure, InferTypeOpAdaptor,
     TG_Differentiable, TG_Kernel<>]> {
-  let summary = "2-D average pooling in NCHW";
+  let summary = "1-D, 2-D or 3-D average pooling";
   let description = [{
-    Mean over `kernel` windows; `pads` is [top, left, bottom, right]. With
-    `count_include_pad` padded zeros count in the divisor.
+    Mean over `kernel` windows, with the per-axis attributes of
+    `tg.max_pool2d`. With `count_include_pad` padded zeros count in the
+    divisor.
   }];
-  let arguments = (ins TG_4DTensor:$input, DenseI64ArrayAttr:$kernel,
+  let arguments = (ins TG_SpatialTensor:$input, DenseI64ArrayAttr:$kernel,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
                        DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
                        DefaultValuedAttr<BoolAttr, "false">:$count_include_pad);
-  let results = (outs TG_4DTensor:$output);
+  let results = (outs TG_SpatialTensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
 def TG_GlobalAvgPoolOp : TG_Op<"global_avg_pool", [Pure, InferTypeOpAdaptor,
     TG_Differentiable, TG_Kernel<>]> {
   let summary = "Mean over all spatial positions";
-  let description = "N x C x H x W to N x C x 1 x 1.";
-  let arguments = (ins TG_4DTensor:$input);
-  let results = (outs TG_4DTensor:$output);
+  let description = "N x C x D1 x ... x Dk to N x C x 1 x ... x 1 (k = 1, 2 or 3).";
+  let arguments = (ins TG_SpatialTensor:$input);
+  let results = (outs TG_SpatialTensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
