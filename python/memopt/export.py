@@ -112,13 +112,16 @@ def summarize(proto):
 
 
 def parse_shape(text):
-    """'C,H,W' -> (C, H, W) of positive ints (bounds: check_arguments)."""
+    """'C,H,W' -> (C, H, W) of positive ints, and 'C,W' or 'C,D,H,W' for
+    1-D and 3-D models (bounds: check_arguments)."""
     try:
         dims = tuple(int(s) for s in text.split(","))
     except ValueError:
         dims = ()
-    if len(dims) != 3 or min(dims) < 1:
-        raise argparse.ArgumentTypeError(f"expected C,H,W with positive integers, got {text!r}")
+    if not 2 <= len(dims) <= 4 or min(dims) < 1:
+        raise argparse.ArgumentTypeError(
+            f"expected C,H,W (C,W or C,D,H,W for 1-D or 3-D models) with "
+            f"positive integers, got {text!r}")
     return dims
 
 

@@ -337,8 +337,8 @@ TEST_F(RuntimeParity, Resize) {
     ResizeMode mode = resizeMode(c.word("mode"));
     CoordinateMode coord = coordinateMode(c.word("coordinate_mode"));
     NearestMode nearest = nearestMode(c.word("nearest_mode"));
-    std::array<double, 2> scales = {std::stod(c.attr("scales").at(0)),
-                                    std::stod(c.attr("scales").at(1))};
+    Scales scales = {std::stod(c.attr("scales").at(0)),
+                     std::stod(c.attr("scales").at(1))};
     std::string label = c.word("mode") + " " + c.word("coordinate_mode");
     if (mode == ResizeMode::Nearest)
       label += " " + c.word("nearest_mode");

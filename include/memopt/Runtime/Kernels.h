@@ -40,6 +40,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 
 namespace memopt::rt {
 
@@ -64,6 +65,18 @@ enum class NearestMode : int32_t {
   Ceil = 3
 };
 enum class PadMode : int32_t { Constant = 0, Reflect = 1, Edge = 2 };
+
+/// The scales of a resize, one per spatial axis (1 to 3).
+struct Scales {
+  int size = 0;
+  double values[3] = {};
+
+  Scales(std::initializer_list<double> list) {
+    for (double v : list)
+      values[size++] = v;
+  }
+  double operator[](int i) const { return values[i]; }
+};
 
 //===----------------------------------------------------------------------===//
 // Convolutions (oneDNN)
@@ -251,14 +264,16 @@ void avgPool2dBackward(ConstTensor gradOutput, Tensor gradInput, const Dims &ker
 
 void globalAvgPool(ConstTensor input, Tensor output);
 
-/// tg.resize; `sizes` is the height and width of `output`.
+/// tg.resize of 1 to 3 spatial axes; `sizes` is the spatial shape of
+/// `output`. Linear mode interpolates along every spatial axis (linear,
+/// bilinear, trilinear).
 void resize(ConstTensor input, Tensor output, ResizeMode mode,
             CoordinateMode coordinateMode, NearestMode nearestMode,
-            std::array<double, 2> scales);
+            const Scales &scales);
 /// tg.resize_backward; `input_shape` is `gradInput.shape`.
 void resizeBackward(ConstTensor gradOutput, Tensor gradInput, ResizeMode mode,
                     CoordinateMode coordinateMode, NearestMode nearestMode,
-                    std::array<double, 2> scales);
+                    const Scales &scales);
 
 //===----------------------------------------------------------------------===//
 // Mixed precision

@@ -86,11 +86,15 @@ int64_t windowExtent(const char *kernel, int64_t in, int64_t size,
 
 } // namespace
 
+void requireSpatialRank(const char *kernel, const Dims &shape) {
+  require(shape.size >= 3 && shape.size <= 5, kernel,
+          "the input must have rank 3, 4 or 5 (1 to 3 spatial axes)");
+}
+
 Dims poolShape(const char *kernel, const Dims &input, const Dims &size,
                const Dims &strides, const Dims &pads, const Dims &dilations,
                bool ceilMode) {
-  require(input.size >= 3 && input.size <= 5, kernel,
-          "the input must have rank 3, 4 or 5 (1 to 3 spatial axes)");
+  requireSpatialRank(kernel, input);
   int axes = input.size - 2;
   require(size.size == axes && strides.size == axes &&
               dilations.size == axes && pads.size == 2 * axes,
@@ -110,13 +114,23 @@ Dims poolShape(const char *kernel, const Dims &input, const Dims &size,
   return shape;
 }
 
+Dims globalPoolShape(const char *kernel, const Dims &input) {
+  requireSpatialRank(kernel, input);
+  Dims shape = input;
+  for (int i = 2; i < shape.size; ++i)
+    shape[i] = 1;
+  return shape;
+}
+
 void checkResizeShapes(const char *kernel, const Dims &input,
-                       const Dims &output, std::array<double, 2> scales) {
-  requireRank(kernel, "input", input, 4);
-  requireRank(kernel, "output", output, 4);
+                       const Dims &output, const Scales &scales) {
+  requireSpatialRank(kernel, input);
+  requireRank(kernel, "output", output, input.size);
+  require(scales.size == input.size - 2, kernel,
+          "scales need one value per spatial axis");
   require(input[0] == output[0] && input[1] == output[1], kernel,
           "input and output differ in N or C");
-  for (int i = 0; i < 2; ++i) {
+  for (int i = 0; i < scales.size; ++i) {
     require(scales[i] > 0, kernel, "scales must be positive");
     require(std::fabs(input[2 + i] * scales[i] -
                       static_cast<double>(output[2 + i])) < 1.0,

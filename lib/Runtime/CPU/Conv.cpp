@@ -614,8 +614,7 @@ void checkWindowAttrs(const char *kernel, const Dims &input,
                       const Dims &weight, const Dims &strides,
                       const Dims &pads, const Dims &dilations,
                       int64_t groups) {
-  require(input.size >= 3 && input.size <= 5, kernel,
-          "the input must have rank 3, 4 or 5 (1 to 3 spatial axes)");
+  requireSpatialRank(kernel, input);
   requireRank(kernel, "weight", weight, input.size);
   int axes = input.size - 2;
   require(strides.size == axes && dilations.size == axes &&

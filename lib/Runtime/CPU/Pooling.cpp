@@ -363,12 +363,8 @@ void avgPool2dBackward(ConstTensor gradOutput, Tensor gradInput,
 
 void globalAvgPool(ConstTensor input, Tensor output) {
   const char *kernel = "global_avg_pool";
-  require(input.shape.size >= 3 && input.shape.size <= 5, kernel,
-          "the input must have rank 3, 4 or 5 (1 to 3 spatial axes)");
-  Dims expected = input.shape;
-  for (int i = 2; i < expected.size; ++i)
-    expected[i] = 1;
-  requireShape(kernel, "output", output.shape, expected);
+  requireShape(kernel, "output", output.shape,
+               globalPoolShape(kernel, input.shape));
   const int64_t planes = input.dim(0) * input.dim(1);
   const int64_t size = input.numel() / std::max<int64_t>(planes, 1);
   parallelFor(planes, input.numel(), [&](int64_t first, int64_t last) {

@@ -242,8 +242,10 @@ struct ResizeGeometry {
 ResizeGeometry checkResize(const char *op, const Dims &input,
                            const Dims &output, ResizeMode mode,
                            CoordinateMode coordinateMode,
-                           NearestMode nearestMode,
-                           std::array<double, 2> scales) {
+                           NearestMode nearestMode, const Scales &scales) {
+  require(input.size == 4, op,
+          "the CUDA runtime resizes 2-D (4-D) tensors only; run 1-D and 3-D "
+          "resizes with --target=cpu");
   checkResizeShapes(op, input, output, scales);
   return {input[0] * input[1],
           {input[2], output[2], scales[0], mode, coordinateMode, nearestMode},
@@ -438,12 +440,7 @@ void avgPool2dBackward(ConstTensor gradOutput, Tensor gradInput, const Dims &ker
 
 void globalAvgPool(ConstTensor input, Tensor output) {
   const char *op = "global_avg_pool";
-  require(input.shape.size >= 3 && input.shape.size <= 5, op,
-          "the input must have rank 3, 4 or 5 (1 to 3 spatial axes)");
-  Dims expected = input.shape;
-  for (int i = 2; i < expected.size; ++i)
-    expected[i] = 1;
-  requireShape(op, "output", output.shape, expected);
+  requireShape(op, "output", output.shape, globalPoolShape(op, input.shape));
   int64_t planes = input.dim(0) * input.dim(1);
   require(planes >= 1 && planes <= INT32_MAX, op, "bad number of planes");
   planeMeanKernel<<<static_cast<unsigned>(planes), kLaunchThreads, 0,
@@ -455,7 +452,7 @@ void globalAvgPool(ConstTensor input, Tensor output) {
 
 void resize(ConstTensor input, Tensor output, ResizeMode mode,
             CoordinateMode coordinateMode, NearestMode nearestMode,
-            std::array<double, 2> scales) {
+            const Scales &scales) {
   ResizeGeometry g = checkResize("resize", input.shape, output.shape, mode,
                                  coordinateMode, nearestMode, scales);
   resizeKernel<<<launchBlocks(output.numel()), kLaunchThreads, 0, cuda::stream()>>>(
@@ -465,7 +462,7 @@ void resize(ConstTensor input, Tensor output, ResizeMode mode,
 
 void resizeBackward(ConstTensor gradOutput, Tensor gradInput, ResizeMode mode,
                     CoordinateMode coordinateMode, NearestMode nearestMode,
-                    std::array<double, 2> scales) {
+                    const Scales &scales) {
   const char *op = "resize_backward";
   ResizeGeometry g = checkResize(op, gradInput.shape, gradOutput.shape, mode,
                                  coordinateMode, nearestMode, scales);

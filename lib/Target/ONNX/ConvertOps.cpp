@@ -465,8 +465,11 @@ LogicalResult GraphImporter::convertResize() {
   if (failed(x))
     return failure();
   auto xType = cast<RankedTensorType>(x->getType());
-  if (xType.getRank() != 4)
-    return nodeError() << "only 4-D (NCHW) tensors can be resized";
+  int64_t rank = xType.getRank();
+  if (rank < 3 || rank > 5)
+    return nodeError() << "Resize takes 1-D, 2-D or 3-D inputs (rank 3, 4 "
+                          "or 5), got rank "
+                       << rank;
   std::string mode = attrString(*node, "mode", "nearest");
   std::optional<tg::ResizeMode> resizeMode =
       mode == "nearest" ? std::optional(tg::ResizeMode::nearest)
@@ -505,19 +508,21 @@ LogicalResult GraphImporter::convertResize() {
   if (!scales && !sizes)
     return nodeError() << "Resize needs scales or sizes";
   const HostTensor *given = sizes ? sizes : scales;
-  if (given->numElements() != 4)
+  if (given->numElements() != rank)
     return nodeError() << "Resize " << (sizes ? "sizes" : "scales")
-                       << " must have 4 values (N, C, H, W)";
+                       << " must have " << rank
+                       << " values (N, C and the spatial axes)";
   SmallVector<int64_t> outSizes;
   SmallVector<double> outScales;
-  for (int d = 0; d < 4; ++d) {
+  for (int64_t d = 0; d < rank; ++d) {
     int64_t in = xType.getDimSize(d);
     int64_t out = sizes ? sizes->getInt(d)
                         : static_cast<int64_t>(std::floor(in * scales->getDouble(d)));
     double scale = sizes ? static_cast<double>(out) / in : scales->getDouble(d);
     if (d < 2) {
       if (out != in)
-        return nodeError() << "Resize may only change H and W, not dimension "
+        return nodeError() << "Resize may only change the spatial axes, not "
+                              "dimension "
                            << d;
       continue;
     }

@@ -46,6 +46,12 @@ MODELS = {
                                         down="maxpool", gate=True),
     "unet1d-avgpool": functools.partial(VolumetricUNet, dims=1,
                                         down="avgpool", gate=True),
+    # F.interpolate instead of ConvTranspose: trilinear in 3-D, nearest in
+    # 1-D.
+    "unet3d-trilinear": functools.partial(VolumetricUNet, dims=3,
+                                          upsample="linear"),
+    "unet1d-nearest": functools.partial(VolumetricUNet, dims=1,
+                                        upsample="nearest"),
 }
 
 

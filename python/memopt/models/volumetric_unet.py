@@ -14,9 +14,13 @@ norm and ConvTranspose, so that one builder covers every rank; `norm`
 the classic U-Net does, instead of striding its first convolution; `gate`
 adds a squeeze-and-excitation gate at the bottleneck (global average
 pooling, 1x1 convolution, sigmoid, product), as attention U-Nets do.
+`upsample` "linear" or "nearest" replaces the transposed convolution by
+F.interpolate (x2; linear, bilinear or trilinear by rank, align_corners
+False) and a 1x1 convolution, as MONAI's non-trainable upsampling does.
 """
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 
 CONV = {1: nn.Conv1d, 2: nn.Conv2d, 3: nn.Conv3d}
 CONV_TRANSPOSE = {1: nn.ConvTranspose1d, 2: nn.ConvTranspose2d,
@@ -30,6 +34,21 @@ NORM = {"instance": {1: nn.InstanceNorm1d, 2: nn.InstanceNorm2d,
         "batch": {1: nn.BatchNorm1d, 2: nn.BatchNorm2d, 3: nn.BatchNorm3d}}
 
 
+class Interpolate(nn.Module):
+    """x2 interpolation (linear modes by rank), then `project`."""
+
+    def __init__(self, dims, mode, project):
+        super().__init__()
+        self.mode = {1: "linear", 2: "bilinear", 3: "trilinear"}[dims] \
+            if mode == "linear" else mode
+        self.project = project
+
+    def forward(self, x):
+        corners = {} if self.mode == "nearest" else {"align_corners": False}
+        return self.project(F.interpolate(x, scale_factor=2.0, mode=self.mode,
+                                          **corners))
+
+
 def layer(dims, norm, cin, cout, stride=1):
     return [CONV[dims](cin, cout, 3, stride=stride, padding=1),
             NORM[norm][dims](cout, affine=True), nn.LeakyReLU(0.01)]
@@ -37,13 +56,17 @@ def layer(dims, norm, cin, cout, stride=1):
 
 class VolumetricUNet(nn.Module):
     def __init__(self, in_channels=1, dims=3, base=4, depth=2, max_width=320,
-                 norm="instance", down="stride", gate=False):
+                 norm="instance", down="stride", gate=False,
+                 upsample="transpose"):
         super().__init__()
         if dims not in CONV:
             raise ValueError(f"dims must be 1, 2 or 3, got {dims}")
         if norm not in NORM:
             raise ValueError(f"norm must be one of {', '.join(NORM)}, "
                              f"got {norm!r}")
+        if upsample not in ("transpose", "linear", "nearest"):
+            raise ValueError(f"upsample must be transpose, linear or "
+                             f"nearest, got {upsample!r}")
         if down != "stride" and down not in POOL:
             raise ValueError(f"down must be stride, {', '.join(POOL)}, "
                              f"got {down!r}")
@@ -63,7 +86,10 @@ class VolumetricUNet(nn.Module):
         self.upsample = nn.ModuleList()
         self.up = nn.ModuleList()
         for w in reversed(widths[:-1]):
-            self.upsample.append(CONV_TRANSPOSE[dims](cin, w, 2, stride=2))
+            self.upsample.append(
+                CONV_TRANSPOSE[dims](cin, w, 2, stride=2)
+                if upsample == "transpose"
+                else Interpolate(dims, upsample, CONV[dims](cin, w, 1)))
             self.up.append(nn.Sequential(*layer(dims, norm, 2 * w, w),
                                          *layer(dims, norm, w, w)))
             cin = w

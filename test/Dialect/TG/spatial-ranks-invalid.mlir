@@ -146,3 +146,29 @@ func.func @max_pool1d_backward_rank(%dy: tensor<2x3x4xf32>, %x: tensor<2x3x8x8xf
       : (tensor<2x3x4xf32>, tensor<2x3x8x8xf32>) -> tensor<2x3x8x8xf32>
   return
 }
+
+// -----
+
+func.func @resize3d_sizes_length(%x: tensor<1x2x3x4x5xf32>) {
+  // expected-error @+2 {{'sizes' must have 3 elements, got 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tg.resize %x {mode = #tg<resize_mode bilinear>,
+                     coordinate_mode = #tg<coordinate_mode half_pixel>,
+                     nearest_mode = #tg<nearest_mode floor>,
+                     sizes = array<i64: 8, 10>, scales = array<f64: 2.0, 2.0>}
+      : (tensor<1x2x3x4x5xf32>) -> tensor<1x2x3x8x10xf32>
+  return
+}
+
+// -----
+
+func.func @resize3d_scales_disagree(%x: tensor<1x2x3x4x5xf32>) {
+  // expected-error @+1 {{'tg.resize' op 'sizes' [6, 8, 10] disagree with 'scales' [2.000000e+00, 3.000000e+00, 2.000000e+00] for input 3x4x5}}
+  %0 = tg.resize %x {mode = #tg<resize_mode bilinear>,
+                     coordinate_mode = #tg<coordinate_mode half_pixel>,
+                     nearest_mode = #tg<nearest_mode floor>,
+                     sizes = array<i64: 6, 8, 10>,
+                     scales = array<f64: 2.0, 3.0, 2.0>}
+      : (tensor<1x2x3x4x5xf32>) -> tensor<1x2x6x8x10xf32>
+  return
+}

@@ -122,3 +122,35 @@ func.func @pool1d_gradients(%dy: tensor<2x3x4xf32>, %x: tensor<2x3x8xf32>)
       : (tensor<2x3x4xf32>) -> tensor<2x3x8xf32>
   return %0, %1 : tensor<2x3x8xf32>, tensor<2x3x8xf32>
 }
+
+// Resize over 3 and 1 spatial axes: one size and scale per spatial axis.
+// CHECK-LABEL: func.func @resize3d
+func.func @resize3d(%x: tensor<1x2x3x4x5xf32>, %dy: tensor<1x2x6x8x10xf32>)
+    -> (tensor<1x2x6x8x10xf32>, tensor<1x2x3x4x5xf32>) {
+  // CHECK: tg.resize {{.*}} -> tensor<1x2x6x8x10xf32>
+  %0 = tg.resize %x {mode = #tg<resize_mode bilinear>,
+                     coordinate_mode = #tg<coordinate_mode half_pixel>,
+                     nearest_mode = #tg<nearest_mode floor>,
+                     sizes = array<i64: 6, 8, 10>,
+                     scales = array<f64: 2.0, 2.0, 2.0>}
+      : (tensor<1x2x3x4x5xf32>) -> tensor<1x2x6x8x10xf32>
+  // CHECK: tg.resize_backward {{.*}} -> tensor<1x2x3x4x5xf32>
+  %1 = tg.resize_backward %dy {mode = #tg<resize_mode bilinear>,
+                               coordinate_mode = #tg<coordinate_mode half_pixel>,
+                               nearest_mode = #tg<nearest_mode floor>,
+                               scales = array<f64: 2.0, 2.0, 2.0>,
+                               input_shape = array<i64: 1, 2, 3, 4, 5>}
+      : (tensor<1x2x6x8x10xf32>) -> tensor<1x2x3x4x5xf32>
+  return %0, %1 : tensor<1x2x6x8x10xf32>, tensor<1x2x3x4x5xf32>
+}
+
+// CHECK-LABEL: func.func @resize1d
+func.func @resize1d(%x: tensor<2x3x5xf32>) -> tensor<2x3x15xf32> {
+  // CHECK: tg.resize {{.*}} -> tensor<2x3x15xf32>
+  %0 = tg.resize %x {mode = #tg<resize_mode nearest>,
+                     coordinate_mode = #tg<coordinate_mode asymmetric>,
+                     nearest_mode = #tg<nearest_mode floor>,
+                     sizes = array<i64: 15>, scales = array<f64: 3.0>}
+      : (tensor<2x3x5xf32>) -> tensor<2x3x15xf32>
+  return %0 : tensor<2x3x15xf32>
+}

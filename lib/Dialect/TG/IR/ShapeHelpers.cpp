@@ -253,14 +253,14 @@ FailureOr<RankedTensorType> spatialOperand(std::optional<Location> loc,
 }
 
 LogicalResult checkResizeAttrs(std::optional<Location> loc,
-                               ArrayRef<int64_t> sizes,
-                               ArrayRef<double> scales) {
-  if (failed(checkLength(loc, sizes, 2, "sizes")) ||
+                               ArrayRef<int64_t> sizes, ArrayRef<double> scales,
+                               size_t spatialAxes) {
+  if (failed(checkLength(loc, sizes, spatialAxes, "sizes")) ||
       failed(checkAllAtLeast(loc, sizes, 1, "sizes")))
     return failure();
-  if (scales.size() != 2)
-    return fail(loc,
-                "'scales' must have 2 elements, got " + Twine(scales.size()));
+  if (scales.size() != spatialAxes)
+    return fail(loc, "'scales' must have " + Twine(spatialAxes) +
+                         " elements, got " + Twine(scales.size()));
   if (llvm::any_of(scales, [](double s) { return !(s > 0.0); }))
     return fail(loc, "'scales' must be positive");
   return success();
@@ -315,18 +315,18 @@ LogicalResult verifyClipBounds(Operation *op, double min, double max) {
   return success();
 }
 
-LogicalResult verifyResizeScales(Operation *op, ArrayRef<int64_t> inputHW,
+LogicalResult verifyResizeScales(Operation *op, ArrayRef<int64_t> inputSizes,
                                  ArrayRef<int64_t> sizes,
                                  ArrayRef<double> scales) {
-  for (int i = 0; i < 2; ++i) {
+  for (size_t i = 0; i < sizes.size(); ++i) {
     // Scales derived from sizes (out / in) round-trip only up to
     // floating-point error.
-    double exact = inputHW[i] * scales[i];
+    double exact = inputSizes[i] * scales[i];
     if (std::fabs(exact - static_cast<double>(sizes[i])) >= 1.0)
       return op->emitOpError("'sizes' [")
-             << sizes[0] << ", " << sizes[1] << "] disagree with 'scales' ["
-             << scales[0] << ", " << scales[1] << "] for input " << inputHW[0]
-             << "x" << inputHW[1];
+             << llvm::make_range(sizes.begin(), sizes.end()) << "] disagree with 'scales' ["
+             << llvm::make_range(scales.begin(), scales.end())
+             << "] for input " << shapeString(inputSizes);
   }
   return success();
 }

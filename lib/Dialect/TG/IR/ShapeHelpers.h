@@ -130,10 +130,12 @@ pool2dShape(std::optional<mlir::Location> loc, llvm::ArrayRef<int64_t> input,
 /// pooling): one per spatial axis of `kernel`.
 llvm::SmallVector<int64_t> unitDilations(llvm::ArrayRef<int64_t> kernel);
 
-/// Checks the `sizes` and `scales` of a resize: two positive values each.
+/// Checks the `sizes` and `scales` of a resize of `spatialAxes` axes: one
+/// positive value per axis each.
 mlir::LogicalResult checkResizeAttrs(std::optional<mlir::Location> loc,
                                      llvm::ArrayRef<int64_t> sizes,
-                                     llvm::ArrayRef<double> scales);
+                                     llvm::ArrayRef<double> scales,
+                                     size_t spatialAxes);
 
 /// Output shape of tg.slice.
 mlir::FailureOr<llvm::SmallVector<int64_t>>
@@ -160,9 +162,9 @@ mlir::LogicalResult verifyClipBounds(mlir::Operation *op, double min,
                                      double max);
 
 /// ONNX derives resize sizes as floor(in * scale); `sizes` must agree with
-/// `scales` for an input of height and width `inputHW` to less than a pixel.
+/// `scales` for an input of spatial sizes `inputSizes` to less than a pixel.
 mlir::LogicalResult verifyResizeScales(mlir::Operation *op,
-                                       llvm::ArrayRef<int64_t> inputHW,
+                                       llvm::ArrayRef<int64_t> inputSizes,
                                        llvm::ArrayRef<int64_t> sizes,
                                        llvm::ArrayRef<double> scales);
 

@@ -223,22 +223,23 @@ ResizeBackwardOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                    Adaptor adaptor,
                                    SmallVectorImpl<Type> &results) {
   FailureOr<RankedTensorType> gradOutput =
-      rankedOperand(loc, adaptor.getGradOutput(), "grad_output", 4);
+      spatialOperand(loc, adaptor.getGradOutput(), "grad_output");
   ArrayRef<int64_t> inputShape = adaptor.getInputShape();
   if (failed(gradOutput) ||
-      failed(checkShapeAttr(loc, inputShape, 4, "input_shape")))
+      failed(checkShapeAttr(loc, inputShape, gradOutput->getRank(),
+                            "input_shape")))
     return failure();
   ArrayRef<int64_t> outputHW = gradOutput->getShape().drop_front(2);
   std::optional<ArrayRef<int64_t>> sizes = adaptor.getSizes();
-  if (failed(
-          checkResizeAttrs(loc, sizes.value_or(outputHW), adaptor.getScales())))
+  if (failed(checkResizeAttrs(loc, sizes.value_or(outputHW),
+                              adaptor.getScales(), outputHW.size())))
     return failure();
   if (sizes && *sizes != outputHW)
     return fail(loc, "'sizes' " + shapeString(*sizes) +
-                         " differ from the height and width of 'grad_output' " +
+                         " differ from the spatial sizes of 'grad_output' " +
                          shapeString(outputHW));
-  SmallVector<int64_t> forward = {inputShape[0], inputShape[1], outputHW[0],
-                                  outputHW[1]};
+  SmallVector<int64_t> forward = {inputShape[0], inputShape[1]};
+  llvm::append_range(forward, outputHW);
   return inferGrad(loc, *gradOutput, inputShape, forward, "tg.resize", results);
 }
 

@@ -250,16 +250,21 @@ uint64_t GlobalAvgPoolOp::getFlops() {
 }
 bool GlobalAvgPoolOp::isCheapToRecompute() { return true; }
 
-/// Nearest copies; bilinear weighs 4 taps (4 multiplies, 3 adds).
+/// Nearest copies; linear interpolation over k spatial axes weighs 2^k taps
+/// (2^k multiplies, 2^k - 1 adds: 7 in 2-D).
 uint64_t ResizeOp::getFlops() {
-  return getMode() == ResizeMode::nearest ? 0 : 7 * elements(getOutput());
+  uint64_t taps = uint64_t(1) << getScales().size();
+  return getMode() == ResizeMode::nearest ? 0
+                                          : (2 * taps - 1) * elements(getOutput());
 }
 bool ResizeOp::isCheapToRecompute() { return true; }
 
-/// Every output gradient is added to its 1 (nearest) or 4 (bilinear,
-/// weighted) sources.
+/// Every output gradient is added to its 1 (nearest) or 2^k (linear,
+/// weighted: a multiply and an add each) sources.
 uint64_t ResizeBackwardOp::getFlops() {
-  return (getMode() == ResizeMode::nearest ? 1 : 8) * elements(getGradOutput());
+  uint64_t taps = uint64_t(1) << getScales().size();
+  return (getMode() == ResizeMode::nearest ? 1 : 2 * taps) *
+         elements(getGradOutput());
 }
 bool ResizeBackwardOp::isCheapToRecompute() { return true; }
 

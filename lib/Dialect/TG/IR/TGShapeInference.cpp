@@ -269,14 +269,14 @@ LogicalResult ResizeOp::inferReturnTypes(MLIRContext *,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &results) {
   FailureOr<RankedTensorType> input =
-      rankedOperand(loc, adaptor.getInput(), "input", 4);
+      spatialOperand(loc, adaptor.getInput(), "input");
   if (failed(input) ||
-      failed(checkResizeAttrs(loc, adaptor.getSizes(), adaptor.getScales())))
+      failed(checkResizeAttrs(loc, adaptor.getSizes(), adaptor.getScales(),
+                              input->getRank() - 2)))
     return failure();
-  results.push_back(withShape(*input, {input->getDimSize(0),
-                                       input->getDimSize(1),
-                                       adaptor.getSizes()[0],
-                                       adaptor.getSizes()[1]}));
+  SmallVector<int64_t> shape = {input->getDimSize(0), input->getDimSize(1)};
+  llvm::append_range(shape, adaptor.getSizes());
+  results.push_back(withShape(*input, shape));
   return success();
 }
 

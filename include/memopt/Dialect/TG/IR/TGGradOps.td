@@ -366,14 +366,14 @@ def TG_ResizeBackwardOp : TG_Op<"resize_backward", [Pure, InferTypeOpAdaptor,
     must equal the height and width of `grad_output`; `sizes` and `scales`
     must agree for `input_shape` as in `tg.resize`.
   }];
-  let arguments = (ins TG_4DTensor:$grad_output, TG_ResizeModeAttr:$mode,
+  let arguments = (ins TG_SpatialTensor:$grad_output, TG_ResizeModeAttr:$mode,
                        TG_CoordinateModeAttr:$coordinate_mode,
                        DefaultValuedAttr<TG_NearestModeAttr,
                            "NearestMode::round_prefer_floor">:$nearest_mode,
                        OptionalAttr<DenseI64ArrayAttr>:$sizes,
                        DenseF64ArrayAttr:$scales,
                        DenseI64ArrayAttr:$input_shape);
-  let results = (outs TG_4DTensor:$grad_input);
+  let results = (outs TG_SpatialTensor:$grad_input);
   let assemblyFormat = [{
     $grad_output attr-dict `:` functional-type(operands, results)
   }];

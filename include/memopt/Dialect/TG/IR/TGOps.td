@@ -433,9 +433,12 @@ def TG_GlobalAvgPoolOp : TG_Op<"global_avg_pool", [Pure, InferTypeOpAdaptor,
 
 def TG_ResizeOp : TG_Op<"resize", [Pure, InferTypeOpAdaptor,
     TG_Differentiable, TG_Kernel<>]> {
-  let summary = "Spatial resize of an NCHW tensor";
+  let summary = "Spatial resize of a 1-D, 2-D or 3-D tensor";
   let description = [{
-    Resamples H and W to `sizes`. `scales` are the factors the source
+    Resamples the spatial axes of an N x C x D1 x ... x Dk tensor (k = 1, 2
+    or 3) to `sizes`, with one scale per spatial axis; `bilinear` mode
+    interpolates linearly along every spatial axis (linear, bilinear,
+    trilinear). `scales` are the factors the source
     coordinates are computed with (ONNX computes with the given scales, not
     with sizes / input sizes); `coordinate_mode` and `nearest_mode` follow
     the ONNX Resize attributes of the same names.
@@ -449,12 +452,12 @@ def TG_ResizeOp : TG_Op<"resize", [Pure, InferTypeOpAdaptor,
         : (tensor<1x8x32x32xf32>) -> tensor<1x8x64x64xf32>
     ```
   }];
-  let arguments = (ins TG_4DTensor:$input, TG_ResizeModeAttr:$mode,
+  let arguments = (ins TG_SpatialTensor:$input, TG_ResizeModeAttr:$mode,
                        TG_CoordinateModeAttr:$coordinate_mode,
                        DefaultValuedAttr<TG_NearestModeAttr,
                            "NearestMode::round_prefer_floor">:$nearest_mode,
                        DenseI64ArrayAttr:$sizes, DenseF64ArrayAttr:$scales);
-  let results = (outs TG_4DTensor:$output);
+  let results = (outs TG_SpatialTensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }
