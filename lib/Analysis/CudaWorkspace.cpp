@@ -5,7 +5,8 @@
 // runtime includes the same header and picks a cuDNN algorithm within it.
 // No GPU is needed at compile time. cuDNN pads symmetrically, so an
 // asymmetric pad is rejected here, at the op's location, rather than by
-// the binary.
+// the binary, and so is a 1-D or 3-D convolution: the CUDA runtime's
+// descriptors, bands and slices are 2-D.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,6 +30,12 @@ class CUDAWorkspacePolicy : public tg::WorkspacePolicy {
 public:
   FailureOr<uint64_t>
   convolution(Operation *op, const tg::ConvolutionProblem &p) const override {
+    if (p.input.size() != 4)
+      return op->emitError("the CUDA backend convolves 2-D tensors only, got "
+                           "a ")
+             << p.input.size() - 2
+             << "-D convolution; compile 1-D and 3-D models with "
+                "--target=cpu";
     ArrayRef<int64_t> pads = p.pads;
     if (pads[0] != pads[2] || pads[1] != pads[3])
       return op->emitError("the CUDA backend needs symmetric convolution "

@@ -27,12 +27,6 @@ rt::Dims dims(ArrayRef<int64_t> shape) {
   return rt::Dims(shape.data(), static_cast<int>(shape.size()));
 }
 
-rt::Hw hw(ArrayRef<int64_t> values) { return {values[0], values[1]}; }
-
-rt::Pads pads(ArrayRef<int64_t> values) {
-  return {values[0], values[1], values[2], values[3]};
-}
-
 /// The runtime's entry point for each kind of convolution kernel, with its
 /// tensors in the kernel's own order (memopt/Runtime/Kernels.h), in the
 /// problem's element type: oneDNN's bf16 primitives have their own blocked
@@ -56,27 +50,27 @@ public:
     rt::Dims x = dims(p.input), w = dims(p.weight), y = dims(p.output);
     switch (p.kind) {
     case Kind::Forward:
-      return rt::conv2dWorkspaceBytes(x, w, p.hasBias, y, hw(p.strides),
-                                      pads(p.pads), hw(p.dilations), p.groups,
+      return rt::conv2dWorkspaceBytes(x, w, p.hasBias, y, dims(p.strides),
+                                      dims(p.pads), dims(p.dilations), p.groups,
                                       type);
     case Kind::BackwardData:
-      return rt::conv2dBackwardDataWorkspaceBytes(y, w, x, hw(p.strides),
-                                                  pads(p.pads),
-                                                  hw(p.dilations), p.groups,
+      return rt::conv2dBackwardDataWorkspaceBytes(y, w, x, dims(p.strides),
+                                                  dims(p.pads),
+                                                  dims(p.dilations), p.groups,
                                                   type);
     case Kind::BackwardFilter:
-      return rt::conv2dBackwardFilterWorkspaceBytes(y, x, w, hw(p.strides),
-                                                    pads(p.pads),
-                                                    hw(p.dilations), p.groups,
+      return rt::conv2dBackwardFilterWorkspaceBytes(y, x, w, dims(p.strides),
+                                                    dims(p.pads),
+                                                    dims(p.dilations), p.groups,
                                                     type);
     case Kind::Transposed: // input y, output x
       return rt::convTranspose2dWorkspaceBytes(
-          y, w, p.hasBias, x, hw(p.strides), pads(p.pads), hw(p.dilations),
-          hw(p.outputPadding), p.groups, type);
+          y, w, p.hasBias, x, dims(p.strides), dims(p.pads), dims(p.dilations),
+          dims(p.outputPadding), p.groups, type);
     case Kind::TransposedBackwardFilter: // grad_output x, input y
       return rt::convTranspose2dBackwardFilterWorkspaceBytes(
-          x, y, w, hw(p.strides), pads(p.pads), hw(p.dilations),
-          hw(p.outputPadding), p.groups, type);
+          x, y, w, dims(p.strides), dims(p.pads), dims(p.dilations),
+          dims(p.outputPadding), p.groups, type);
     }
     llvm_unreachable("unknown convolution kind");
   }

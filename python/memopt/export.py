@@ -10,6 +10,7 @@ Run (from the repository root): PYTHONPATH=python /usr/bin/python3 -m memopt.exp
 """
 import argparse
 import collections
+import math
 import sys
 
 import onnx
@@ -43,11 +44,12 @@ def check_arguments(name, batch, input_shape, seed=0, opset=17, **kw):
     bound("batch", batch, 1, MAX_BATCH)
     bound("seed", seed, 0, MAX_SEED)
     bound("opset", opset, OPSETS[0], OPSETS[-1])
-    c, h, w = input_shape
+    c, *spatial = input_shape
     bound("input channels", c, 1, MAX_CHANNELS)
-    bound("input height", h, 1, MAX_SIDE)
-    bound("input width", w, 1, MAX_SIDE)
-    elements = batch * c * h * w
+    for axis, side in zip(("depth", "height", "width")[-len(spatial):],
+                          spatial):
+        bound("input " + axis, side, 1, MAX_SIDE)
+    elements = batch * c * math.prod(spatial)
     if elements > MAX_INPUT_ELEMENTS:
         raise ValueError(f"batch x C x H x W is {elements}, above "
                          f"{MAX_INPUT_ELEMENTS}: export at a smaller batch "
@@ -61,9 +63,9 @@ def check_arguments(name, batch, input_shape, seed=0, opset=17, **kw):
         if base * 2 ** depth > MAX_WIDTH:
             raise ValueError(f"base x 2^depth (the widest layer) is "
                              f"{base * 2 ** depth}, above {MAX_WIDTH}")
-        if min(h, w) < 2 ** depth:
+        if min(spatial) < 2 ** depth:
             raise ValueError(f"depth {depth} needs H and W >= {2 ** depth}, "
-                             f"got {h}x{w}")
+                             f"got {'x'.join(map(str, spatial))}")
 
 
 def export_model(name, path, batch, input_shape, seed=0, opset=17,
@@ -110,13 +112,16 @@ def summarize(proto):
 
 
 def parse_shape(text):
-    """'C,H,W' -> (C, H, W) of positive ints (bounds: check_arguments)."""
+    """'C,H,W' -> (C, H, W) of positive ints, and 'C,W' or 'C,D,H,W' for
+    1-D and 3-D models (bounds: check_arguments)."""
     try:
         dims = tuple(int(s) for s in text.split(","))
     except ValueError:
         dims = ()
-    if len(dims) != 3 or min(dims) < 1:
-        raise argparse.ArgumentTypeError(f"expected C,H,W with positive integers, got {text!r}")
+    if not 2 <= len(dims) <= 4 or min(dims) < 1:
+        raise argparse.ArgumentTypeError(
+            f"expected C,H,W (C,W or C,D,H,W for 1-D or 3-D models) with "
+            f"positive integers, got {text!r}")
     return dims
 
 

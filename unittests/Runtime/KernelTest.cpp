@@ -252,8 +252,9 @@ TEST(RuntimeKernels, ConcatOfOperandsInTheirSlices) {
 
 /// A workspace (std::free it) for a convolution without bias and its two
 /// gradients; null when none needs one.
-void *convWorkspace(const Dims &in, const Dims &w, const Dims &out, Hw s,
-                    Pads p, Hw d, int64_t groups) {
+void *convWorkspace(const Dims &in, const Dims &w, const Dims &out,
+                    const Dims &s, const Dims &p, const Dims &d,
+                    int64_t groups) {
   size_t bytes = std::max(
       {conv2dWorkspaceBytes(in, w, false, out, s, p, d, groups),
        conv2dBackwardDataWorkspaceBytes(out, w, in, s, p, d, groups),
@@ -268,8 +269,8 @@ struct ConvRun {
 
 ConvRun runConv() {
   Dims in = {4, 16, 33, 29}, w = {32, 8, 3, 3}, out = {4, 32, 17, 15};
-  Hw s = {2, 2}, d = {1, 1};
-  Pads p = {1, 1, 1, 1};
+  Dims s = {2, 2}, d = {1, 1};
+  Dims p = {1, 1, 1, 1};
   std::vector<float> x = iota(in.product()), weight = iota(w.product(), 0.1f),
                      dy = iota(out.product(), 0.5f);
   ConvRun r{std::vector<float>(out.product()),
@@ -309,8 +310,8 @@ double relativeError(const std::vector<float> &a, const std::vector<double> &b) 
 void checkConvAgainstDirectSums(int64_t channels, int64_t size) {
   const int64_t c = channels, n = size;
   Dims in = {1, c, n, n}, w = {c, c, 3, 3};
-  Hw s = {1, 1}, d = {1, 1};
-  Pads p = {1, 1, 1, 1};
+  Dims s = {1, 1}, d = {1, 1};
+  Dims p = {1, 1, 1, 1};
   std::vector<float> x = iota(in.product()), weight = iota(w.product(), 0.1f),
                      dy = iota(in.product(), 0.5f);
   std::vector<double> y(in.product()), dx(in.product()), dw(w.product());
@@ -360,8 +361,8 @@ TEST(RuntimeKernels, SingleOutputConvolutionsMatchDirectSums) {
   // gradients.
   // Batch 2, 3 input channels, stride 2, dilation 2, uneven padding.
   Dims in = {2, 3, 11, 9}, w = {1, 3, 3, 2}, out = {2, 1, 4, 5};
-  Hw s = {2, 2}, d = {2, 2};
-  Pads p = {1, 0, 0, 2};
+  Dims s = {2, 2}, d = {2, 2};
+  Dims p = {1, 0, 0, 2};
   EXPECT_EQ(conv2dBackwardDataWorkspaceBytes(out, w, in, s, p, d, 1), 0u);
   EXPECT_EQ(conv2dBackwardFilterWorkspaceBytes(out, in, w, s, p, d, 1), 0u);
   std::vector<float> x = iota(in.product()), weight = iota(w.product(), 0.1f),

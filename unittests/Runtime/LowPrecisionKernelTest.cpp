@@ -178,8 +178,8 @@ TEST(LowPrecisionKernelTest, ConvolutionsMatchF32OnTheRoundedValues) {
       double ulp = type == ElementType::BF16 ? 0x1p-8 : 0x1p-11;
       EXPECT_LE(worst, 4 * ulp * scale) << what;
     };
-    Hw strides{1, 1}, dilations{1, 1};
-    Pads pads{1, 1, 1, 1};
+    Dims strides{1, 1}, dilations{1, 1};
+    Dims pads{1, 1, 1, 1};
     {
       std::vector<float> want(output.product());
       std::vector<char> ws(conv2dWorkspaceBytes(input, weight, true, output,
@@ -236,8 +236,8 @@ TEST(LowPrecisionKernelTest, FilterGradientInRowBandsMatchesF32) {
   // kernel's is about 4.5x on two threads), and repeat bit for bit.
   struct Case {
     Dims input, weight;
-    Hw strides, dilations;
-    Pads pads;
+    Dims strides, dilations;
+    Dims pads;
   } cases[] = {
       {{2, 16, 40, 24}, {8, 16, 3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}},
       {{2, 16, 40, 24}, {8, 16, 3, 3}, {2, 2}, {1, 1}, {1, 1, 0, 0}},

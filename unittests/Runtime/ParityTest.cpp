@@ -93,8 +93,8 @@ void checkBiasGradient(const RefCase &c) {
 TEST_F(RuntimeParity, Conv2D) {
   MEMOPT_LOAD_CASES(cases, "conv2d");
   for (const RefCase &c : cases) {
-    Hw s = c.hw("strides"), d = c.hw("dilations");
-    Pads p = c.pads("pads");
+    Dims s = c.dims("strides"), d = c.dims("dilations");
+    Dims p = c.dims("pads");
     int64_t g = c.integer("groups");
     ConstTensor bias = c.optionalIn("bias");
 
@@ -127,9 +127,9 @@ TEST_F(RuntimeParity, Conv2D) {
 TEST_F(RuntimeParity, ConvTranspose2D) {
   MEMOPT_LOAD_CASES(cases, "conv_transpose2d");
   for (const RefCase &c : cases) {
-    Hw s = c.hw("strides"), d = c.hw("dilations"),
-       op = c.hw("output_padding");
-    Pads p = c.pads("pads");
+    Dims s = c.dims("strides"), d = c.dims("dilations"),
+         op = c.dims("output_padding");
+    Dims p = c.dims("pads");
     int64_t g = c.integer("groups");
 
     Buffer y = c.out("output");
@@ -294,8 +294,8 @@ TEST_F(RuntimeParity, Binary) {
 TEST_F(RuntimeParity, MaxPool2D) {
   MEMOPT_LOAD_CASES(cases, "max_pool2d");
   for (const RefCase &c : cases) {
-    Hw k = c.hw("kernel"), s = c.hw("strides"), d = c.hw("dilations");
-    Pads p = c.pads("pads");
+    Dims k = c.dims("kernel"), s = c.dims("strides"), d = c.dims("dilations");
+    Dims p = c.dims("pads");
     bool ceil = c.flag("ceil_mode");
     Buffer y = c.out("output");
     maxPool2d(c.in("input"), y.view(), k, s, p, d, ceil);
@@ -310,8 +310,8 @@ TEST_F(RuntimeParity, MaxPool2D) {
 TEST_F(RuntimeParity, AvgPool2D) {
   MEMOPT_LOAD_CASES(cases, "avg_pool2d");
   for (const RefCase &c : cases) {
-    Hw k = c.hw("kernel"), s = c.hw("strides");
-    Pads p = c.pads("pads");
+    Dims k = c.dims("kernel"), s = c.dims("strides");
+    Dims p = c.dims("pads");
     bool ceil = c.flag("ceil_mode"), include = c.flag("count_include_pad");
     Buffer y = c.out("output");
     avgPool2d(c.in("input"), y.view(), k, s, p, ceil, include);
@@ -337,8 +337,8 @@ TEST_F(RuntimeParity, Resize) {
     ResizeMode mode = resizeMode(c.word("mode"));
     CoordinateMode coord = coordinateMode(c.word("coordinate_mode"));
     NearestMode nearest = nearestMode(c.word("nearest_mode"));
-    std::array<double, 2> scales = {std::stod(c.attr("scales").at(0)),
-                                    std::stod(c.attr("scales").at(1))};
+    Scales scales = {std::stod(c.attr("scales").at(0)),
+                     std::stod(c.attr("scales").at(1))};
     std::string label = c.word("mode") + " " + c.word("coordinate_mode");
     if (mode == ResizeMode::Nearest)
       label += " " + c.word("nearest_mode");

@@ -115,16 +115,6 @@ Dims RefCase::dims(const std::string &name) const {
   return d;
 }
 
-Hw RefCase::hw(const std::string &name) const {
-  Dims d = dims(name);
-  return {d[0], d[1]};
-}
-
-Pads RefCase::pads(const std::string &name) const {
-  Dims d = dims(name);
-  return {d[0], d[1], d[2], d[3]};
-}
-
 int64_t RefCase::integer(const std::string &name) const {
   return std::stoll(attr(name).at(0));
 }

@@ -69,8 +69,6 @@ public:
 
   const std::vector<std::string> &attr(const std::string &name) const;
   Dims dims(const std::string &name) const;
-  Hw hw(const std::string &name) const;
-  Pads pads(const std::string &name) const;
   int64_t integer(const std::string &name) const;
   double real(const std::string &name) const;
   bool flag(const std::string &name) const { return integer(name) != 0; }

@@ -40,10 +40,12 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 
 namespace memopt::rt {
 
-/// One value per spatial axis: height, then width.
+/// The 2-D windows the runtimes compute with inside (a CPU pooling's height
+/// and width, the CUDA kernels): height, then width.
 using Hw = std::array<int64_t, 2>;
 /// Window paddings in ONNX order: top, left, bottom, right.
 using Pads = std::array<int64_t, 4>;
@@ -64,60 +66,77 @@ enum class NearestMode : int32_t {
 };
 enum class PadMode : int32_t { Constant = 0, Reflect = 1, Edge = 2 };
 
+/// The scales of a resize, one per spatial axis (1 to 3).
+struct Scales {
+  int size = 0;
+  double values[3] = {};
+
+  Scales(std::initializer_list<double> list) {
+    for (double v : list)
+      values[size++] = v;
+  }
+  double operator[](int i) const { return values[i]; }
+};
+
 //===----------------------------------------------------------------------===//
 // Convolutions (oneDNN)
 //===----------------------------------------------------------------------===//
+//
+// Rank-generic: the tensors are N x C x 1, 2 or 3 spatial axes (weights
+// O x C/groups x K1 ...; transposed C x O/groups x K1 ...); `strides`,
+// `dilations` and `outputPadding` have one value per spatial axis, `pads`
+// the begins of every spatial axis, then the ends.
 
 /// tg.conv2d. `bias` may be absent (null data).
 size_t conv2dWorkspaceBytes(const Dims &input, const Dims &weight, bool hasBias,
-                            const Dims &output, Hw strides, Pads pads,
-                            Hw dilations, int64_t groups,
+                            const Dims &output, const Dims &strides, const Dims &pads,
+                            const Dims &dilations, int64_t groups,
                             ElementType type = ElementType::F32);
 void conv2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
-            Tensor output, Hw strides, Pads pads, Hw dilations, int64_t groups,
+            Tensor output, const Dims &strides, const Dims &pads, const Dims &dilations, int64_t groups,
             void *workspace);
 
 /// tg.conv2d_backward_data; `input_shape` is `gradInput.shape`.
 size_t conv2dBackwardDataWorkspaceBytes(const Dims &gradOutput,
                                         const Dims &weight,
-                                        const Dims &gradInput, Hw strides,
-                                        Pads pads, Hw dilations,
+                                        const Dims &gradInput, const Dims &strides,
+                                        const Dims &pads, const Dims &dilations,
                                         int64_t groups,
                                         ElementType type = ElementType::F32);
 void conv2dBackwardData(ConstTensor gradOutput, ConstTensor weight,
-                        Tensor gradInput, Hw strides, Pads pads, Hw dilations,
+                        Tensor gradInput, const Dims &strides, const Dims &pads, const Dims &dilations,
                         int64_t groups, void *workspace);
 
 /// tg.conv2d_backward_filter; `weight_shape` is `gradWeight.shape`.
 size_t conv2dBackwardFilterWorkspaceBytes(const Dims &gradOutput,
                                           const Dims &input,
-                                          const Dims &gradWeight, Hw strides,
-                                          Pads pads, Hw dilations,
+                                          const Dims &gradWeight, const Dims &strides,
+                                          const Dims &pads, const Dims &dilations,
                                           int64_t groups,
                                           ElementType type = ElementType::F32);
 void conv2dBackwardFilter(ConstTensor gradOutput, ConstTensor input,
-                          Tensor gradWeight, Hw strides, Pads pads,
-                          Hw dilations, int64_t groups, void *workspace);
+                          Tensor gradWeight, const Dims &strides, const Dims &pads,
+                          const Dims &dilations, int64_t groups, void *workspace);
 
 /// tg.conv_transpose2d. `bias` may be absent (null data).
 size_t convTranspose2dWorkspaceBytes(const Dims &input, const Dims &weight,
                                      bool hasBias, const Dims &output,
-                                     Hw strides, Pads pads, Hw dilations,
-                                     Hw outputPadding, int64_t groups,
+                                     const Dims &strides, const Dims &pads, const Dims &dilations,
+                                     const Dims &outputPadding, int64_t groups,
                                      ElementType type = ElementType::F32);
 void convTranspose2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
-                     Tensor output, Hw strides, Pads pads, Hw dilations,
-                     Hw outputPadding, int64_t groups, void *workspace);
+                     Tensor output, const Dims &strides, const Dims &pads, const Dims &dilations,
+                     const Dims &outputPadding, int64_t groups, void *workspace);
 
 /// tg.conv_transpose2d_backward_filter; `weight_shape` is
 /// `gradWeight.shape`.
 size_t convTranspose2dBackwardFilterWorkspaceBytes(
     const Dims &gradOutput, const Dims &input, const Dims &gradWeight,
-    Hw strides, Pads pads, Hw dilations, Hw outputPadding, int64_t groups,
+    const Dims &strides, const Dims &pads, const Dims &dilations, const Dims &outputPadding, int64_t groups,
     ElementType type = ElementType::F32);
 void convTranspose2dBackwardFilter(ConstTensor gradOutput, ConstTensor input,
-                                   Tensor gradWeight, Hw strides, Pads pads,
-                                   Hw dilations, Hw outputPadding,
+                                   Tensor gradWeight, const Dims &strides, const Dims &pads,
+                                   const Dims &dilations, const Dims &outputPadding,
                                    int64_t groups, void *workspace);
 
 //===----------------------------------------------------------------------===//
@@ -226,30 +245,35 @@ void logSoftmaxBackward(ConstTensor gradOutput, ConstTensor output,
 //===----------------------------------------------------------------------===//
 // Pooling and resizing
 //===----------------------------------------------------------------------===//
+//
+// Pooling is rank-generic as the convolutions are: 1 to 3 spatial axes,
+// one kernel, stride and dilation per axis, the pads' begins then ends.
 
-void maxPool2d(ConstTensor input, Tensor output, Hw kernel, Hw strides,
-               Pads pads, Hw dilations, bool ceilMode);
+void maxPool2d(ConstTensor input, Tensor output, const Dims &kernel, const Dims &strides,
+               const Dims &pads, const Dims &dilations, bool ceilMode);
 void maxPool2dBackward(ConstTensor gradOutput, ConstTensor input,
-                       Tensor gradInput, Hw kernel, Hw strides, Pads pads,
-                       Hw dilations, bool ceilMode);
+                       Tensor gradInput, const Dims &kernel, const Dims &strides, const Dims &pads,
+                       const Dims &dilations, bool ceilMode);
 
-void avgPool2d(ConstTensor input, Tensor output, Hw kernel, Hw strides,
-               Pads pads, bool ceilMode, bool countIncludePad);
+void avgPool2d(ConstTensor input, Tensor output, const Dims &kernel, const Dims &strides,
+               const Dims &pads, bool ceilMode, bool countIncludePad);
 /// `input_shape` is `gradInput.shape`.
-void avgPool2dBackward(ConstTensor gradOutput, Tensor gradInput, Hw kernel,
-                       Hw strides, Pads pads, bool ceilMode,
+void avgPool2dBackward(ConstTensor gradOutput, Tensor gradInput, const Dims &kernel,
+                       const Dims &strides, const Dims &pads, bool ceilMode,
                        bool countIncludePad);
 
 void globalAvgPool(ConstTensor input, Tensor output);
 
-/// tg.resize; `sizes` is the height and width of `output`.
+/// tg.resize of 1 to 3 spatial axes; `sizes` is the spatial shape of
+/// `output`. Linear mode interpolates along every spatial axis (linear,
+/// bilinear, trilinear).
 void resize(ConstTensor input, Tensor output, ResizeMode mode,
             CoordinateMode coordinateMode, NearestMode nearestMode,
-            std::array<double, 2> scales);
+            const Scales &scales);
 /// tg.resize_backward; `input_shape` is `gradInput.shape`.
 void resizeBackward(ConstTensor gradOutput, Tensor gradInput, ResizeMode mode,
                     CoordinateMode coordinateMode, NearestMode nearestMode,
-                    std::array<double, 2> scales);
+                    const Scales &scales);
 
 //===----------------------------------------------------------------------===//
 // Mixed precision

@@ -3,6 +3,7 @@
 #include "StepCodegen.h"
 
 #include "memopt/Dialect/TG/IR/TGOps.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 using namespace memopt;
@@ -102,7 +103,11 @@ protected:
         .text(cppEnum(op.getMode()))
         .text(cppEnum(op.getCoordinateMode()))
         .text(cppEnum(op.getNearestMode()))
-        .text("{" + cppDouble(scales[0]) + ", " + cppDouble(scales[1]) + "}");
+        .text("{" +
+              llvm::join(llvm::map_range(
+                             scales, [](double s) { return cppDouble(s); }),
+                         ", ") +
+              "}");
   }
 };
 

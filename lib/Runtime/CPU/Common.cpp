@@ -86,30 +86,51 @@ int64_t windowExtent(const char *kernel, int64_t in, int64_t size,
 
 } // namespace
 
-Dims poolShape(const char *kernel, const Dims &input, Hw size, Hw strides,
-               Pads pads, Hw dilations, bool ceilMode) {
-  requireRank(kernel, "input", input, 4);
-  for (int i = 0; i < 2; ++i) {
+void requireSpatialRank(const char *kernel, const Dims &shape) {
+  require(shape.size >= 3 && shape.size <= 5, kernel,
+          "the input must have rank 3, 4 or 5 (1 to 3 spatial axes)");
+}
+
+Dims poolShape(const char *kernel, const Dims &input, const Dims &size,
+               const Dims &strides, const Dims &pads, const Dims &dilations,
+               bool ceilMode) {
+  requireSpatialRank(kernel, input);
+  int axes = input.size - 2;
+  require(size.size == axes && strides.size == axes &&
+              dilations.size == axes && pads.size == 2 * axes,
+          kernel, "kernel, strides and dilations need one value per spatial "
+                  "axis, pads two");
+  Dims shape = {input[0], input[1]};
+  for (int i = 0; i < axes; ++i) {
     require(size[i] >= 1 && strides[i] >= 1 && dilations[i] >= 1, kernel,
             "kernel, strides and dilations must be >= 1");
-    require(pads[i] >= 0 && pads[i + 2] >= 0 && pads[i] <= size[i] / 2 &&
-                pads[i + 2] <= size[i] / 2,
+    require(pads[i] >= 0 && pads[i + axes] >= 0 && pads[i] <= size[i] / 2 &&
+                pads[i + axes] <= size[i] / 2,
             kernel, "pads must be in [0, kernel / 2]");
+    shape[shape.size++] =
+        windowExtent(kernel, input[2 + i], size[i], strides[i], pads[i],
+                     pads[axes + i], dilations[i], ceilMode);
   }
-  return {input[0], input[1],
-          windowExtent(kernel, input[2], size[0], strides[0], pads[0],
-                       pads[2], dilations[0], ceilMode),
-          windowExtent(kernel, input[3], size[1], strides[1], pads[1],
-                       pads[3], dilations[1], ceilMode)};
+  return shape;
+}
+
+Dims globalPoolShape(const char *kernel, const Dims &input) {
+  requireSpatialRank(kernel, input);
+  Dims shape = input;
+  for (int i = 2; i < shape.size; ++i)
+    shape[i] = 1;
+  return shape;
 }
 
 void checkResizeShapes(const char *kernel, const Dims &input,
-                       const Dims &output, std::array<double, 2> scales) {
-  requireRank(kernel, "input", input, 4);
-  requireRank(kernel, "output", output, 4);
+                       const Dims &output, const Scales &scales) {
+  requireSpatialRank(kernel, input);
+  requireRank(kernel, "output", output, input.size);
+  require(scales.size == input.size - 2, kernel,
+          "scales need one value per spatial axis");
   require(input[0] == output[0] && input[1] == output[1], kernel,
           "input and output differ in N or C");
-  for (int i = 0; i < 2; ++i) {
+  for (int i = 0; i < scales.size; ++i) {
     require(scales[i] > 0, kernel, "scales must be positive");
     require(std::fabs(input[2 + i] * scales[i] -
                       static_cast<double>(output[2 + i])) < 1.0,

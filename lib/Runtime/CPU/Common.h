@@ -65,12 +65,22 @@ Dims broadcastStrides(const char *kernel, const Dims &operand,
 
 /// The output shape of a 2-D pooling of `input` (N x C x H x W), after
 /// checking the window attributes.
-Dims poolShape(const char *kernel, const Dims &input, Hw size, Hw strides,
-               Pads pads, Hw dilations, bool ceilMode);
+Dims poolShape(const char *kernel, const Dims &input, const Dims &size,
+               const Dims &strides, const Dims &pads, const Dims &dilations,
+               bool ceilMode);
 
-/// Checks that `output` is `input` (N x C x H x W) resized by `scales`.
+/// Aborts unless `shape` is N x C x 1 to 3 spatial axes (rank 3 to 5): the
+/// ranks of the window ops.
+void requireSpatialRank(const char *kernel, const Dims &shape);
+
+/// The output shape of tg.global_avg_pool of `input` (N x C x 1 to 3
+/// spatial axes): N x C x 1 ... x 1.
+Dims globalPoolShape(const char *kernel, const Dims &input);
+
+/// Checks that `output` is `input` (N x C x 1 to 3 spatial axes) resized
+/// by `scales`.
 void checkResizeShapes(const char *kernel, const Dims &input,
-                       const Dims &output, std::array<double, 2> scales);
+                       const Dims &output, const Scales &scales);
 
 /// The shape of a strided slice of `input`, after checking the attributes.
 Dims sliceShape(const char *kernel, const Dims &input, const Dims &starts,

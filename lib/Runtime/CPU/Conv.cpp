@@ -2,9 +2,10 @@
 //
 // tg.conv2d, its data and filter gradients, tg.conv_transpose2d and its
 // filter gradient, on oneDNN's C API (the runtime is built without
-// exceptions; the C++ API throws). The caller's tensors use plain layouts
-// (nchw; oihw / goihw weights for convolutions, iohw / giohw for transposed
-// ones, which is PyTorch's C x O/groups x kH x kW). The primitives are
+// exceptions; the C++ API throws), of 1 to 3 spatial axes. The caller's
+// tensors use plain layouts (ncw, nchw, ncdhw; oihw / goihw weights for
+// convolutions, iohw / giohw for transposed ones, which is PyTorch's
+// C x O/groups x kH x kW, and their 1-D and 3-D forms). The primitives are
 // created with "any" layouts, so that oneDNN picks its fastest
 // implementation, usually on channel-blocked layouts (nChw16c with AVX-512):
 // the operands are reordered into blocked copies in the workspace, the
@@ -79,9 +80,9 @@ struct ConvConfig {
   ConvKind kind;
   Dims src, weight, dst;
   bool hasBias;
-  Hw strides, dilations;
-  Pads pads;
-  Hw outputPadding;
+  Dims strides, dilations;
+  Dims pads;
+  Dims outputPadding;
   int64_t groups;
   /// The element type of every tensor (bias included): f32, or bf16/f16
   /// for mixed precision (tg-amp), accumulated in f32 by oneDNN.
@@ -89,23 +90,28 @@ struct ConvConfig {
 
   /// The configuration as a flat array (no allocation: a cache lookup sits
   /// on the hot path).
-  using Key = std::array<int64_t, 26>;
+  /// Every list at its largest (rank 5, 3 spatial axes), zero-filled: the
+  /// rank is in the key.
+  using Key = std::array<int64_t, 5 + 3 * 5 + 3 * 3 + 6>;
   Key key() const {
     Key k{};
     size_t n = 0;
     for (int64_t v : {static_cast<int64_t>(kind), int64_t(hasBias), groups,
-                      static_cast<int64_t>(dataType)})
+                      static_cast<int64_t>(dataType), int64_t(src.size)})
       k[n++] = v;
+    auto append = [&](const Dims &list, int capacity) {
+      for (int i = 0; i < capacity; ++i)
+        k[n++] = i < list.size ? list[i] : 0;
+    };
     for (const Dims *d : {&src, &weight, &dst})
-      for (int i = 0; i < 4; ++i)
-        k[n++] = (*d)[i];
-    for (const auto *pair : {&strides, &dilations, &outputPadding})
-      for (int64_t v : *pair)
-        k[n++] = v;
-    for (int64_t v : pads)
-      k[n++] = v;
+      append(*d, 5);
+    for (const Dims *d : {&strides, &dilations, &outputPadding})
+      append(*d, 3);
+    append(pads, 6);
     return k;
   }
+
+  int spatialAxes() const { return src.size - 2; }
 };
 
 /// One tensor argument of a convolution: the caller's plain memory and,
@@ -147,29 +153,46 @@ struct TensorDescs {
 /// The caller's plain layouts (`blocked` = false), or "any" layout for the
 /// activations and weights, so that oneDNN picks the layouts of its fastest
 /// implementation (`blocked` = true). The bias stays plain: it is small.
+/// The plain layouts of a convolution's tensors of rank `rank` (3 to 5):
+/// activations N x C x spatial; weights O x I x spatial (I x O x spatial
+/// for a transposed convolution), with a leading group axis when grouped.
+struct PlainTags {
+  dnnl_format_tag_t activations, weights;
+};
+
+PlainTags plainTags(int rank, bool transposed, bool grouped) {
+  static constexpr dnnl_format_tag_t activations[] = {dnnl_abc, dnnl_abcd,
+                                                      dnnl_abcde};
+  // Per rank: oiw, oihw, oidhw; iow, iohw, iodhw; and with groups.
+  static constexpr dnnl_format_tag_t weights[2][2][3] = {
+      {{dnnl_abc, dnnl_abcd, dnnl_abcde}, {dnnl_bac, dnnl_bacd, dnnl_bacde}},
+      {{dnnl_abcd, dnnl_abcde, dnnl_abcdef},
+       {dnnl_acbd, dnnl_acbde, dnnl_acbdef}}};
+  int r = rank - 3;
+  return {activations[r], weights[grouped][transposed][r]};
+}
+
+/// The caller's plain layouts (`blocked` = false), or "any" layout for the
+/// activations and weights, so that oneDNN picks the layouts of its fastest
+/// implementation (`blocked` = true). The bias stays plain: it is small.
 TensorDescs tensorDescs(const ConvConfig &c, bool blocked) {
   const char *kernel = kernelName(c.kind);
-  bool transposed = isTransposed(c.kind);
   int64_t g = c.groups;
-  auto tag = [&](dnnl_format_tag_t plain) {
-    return blocked ? dnnl_format_tag_any : plain;
+  PlainTags plain = plainTags(c.src.size, isTransposed(c.kind), g != 1);
+  auto tag = [&](dnnl_format_tag_t layout) {
+    return blocked ? dnnl_format_tag_any : layout;
   };
   TensorDescs d;
-  d.src = memoryDesc(kernel, {c.src[0], c.src[1], c.src[2], c.src[3]},
-                     tag(dnnl_nchw), c.dataType);
-  d.dst = memoryDesc(kernel, {c.dst[0], c.dst[1], c.dst[2], c.dst[3]},
-                     tag(dnnl_nchw), c.dataType);
-  // oneDNN's logical weight dims are (G,) O, I, kH, kW for both directions.
+  d.src = memoryDesc(kernel, c.src, tag(plain.activations), c.dataType);
+  d.dst = memoryDesc(kernel, c.dst, tag(plain.activations), c.dataType);
+  // oneDNN's logical weight dims are (G,) O, I, spatial for both
+  // directions.
   int64_t outChannels = c.dst[1], inChannels = c.src[1];
-  d.weights =
-      g == 1 ? memoryDesc(kernel,
-                          {outChannels, inChannels, c.weight[2], c.weight[3]},
-                          tag(transposed ? dnnl_iohw : dnnl_oihw), c.dataType)
-             : memoryDesc(kernel,
-                          {g, outChannels / g, inChannels / g, c.weight[2],
-                           c.weight[3]},
-                          tag(transposed ? dnnl_giohw : dnnl_goihw),
-                          c.dataType);
+  Dims weights = g == 1 ? Dims{outChannels, inChannels}
+                        : Dims{g, outChannels / g, inChannels / g};
+  for (int i = 2; i < c.weight.size; ++i)
+    weights[weights.size++] = c.weight[i];
+  d.weights = memoryDesc(kernel, weights, tag(plain.weights), c.dataType);
   d.bias = memoryDesc(kernel, {outChannels}, dnnl_x, c.dataType);
   return d;
 }
@@ -208,14 +231,17 @@ OpDesc makeDesc(const ConvConfig &c, const TensorDescs &d, bool forwardOnly) {
   const char *kernel = kernelName(c.kind);
   const dnnl_memory_desc_t *biasPtr =
       c.hasBias && !forwardOnly ? &d.bias : nullptr;
-  dnnl_dims_t strides = {c.strides[0], c.strides[1]};
-  dnnl_dims_t dilations = {c.dilations[0] - 1, c.dilations[1] - 1};
-  dnnl_dims_t padL = {c.pads[0], c.pads[1]};
-  // The output padding of a transposed convolution extends the bottom and
-  // right of its output: for oneDNN's consistency check it is negative
-  // padding on that side.
-  dnnl_dims_t padR = {c.pads[2] - c.outputPadding[0],
-                      c.pads[3] - c.outputPadding[1]};
+  // The output padding of a transposed convolution extends the end of
+  // every spatial axis of its output: for oneDNN's consistency check it is
+  // negative padding on that side.
+  dnnl_dims_t strides, dilations, padL, padR;
+  int axes = c.spatialAxes();
+  for (int i = 0; i < axes; ++i) {
+    strides[i] = c.strides[i];
+    dilations[i] = c.dilations[i] - 1;
+    padL[i] = c.pads[i];
+    padR[i] = c.pads[axes + i] - c.outputPadding[i];
+  }
 
   OpDesc desc;
   if (!isTransposed(c.kind)) {
@@ -584,9 +610,18 @@ void run(ConvConfig config, ElementType type,
 // Shape checks
 //===----------------------------------------------------------------------===//
 
-void checkWindowAttrs(const char *kernel, Hw strides, Pads pads, Hw dilations,
+void checkWindowAttrs(const char *kernel, const Dims &input,
+                      const Dims &weight, const Dims &strides,
+                      const Dims &pads, const Dims &dilations,
                       int64_t groups) {
-  for (int i = 0; i < 2; ++i) {
+  requireSpatialRank(kernel, input);
+  requireRank(kernel, "weight", weight, input.size);
+  int axes = input.size - 2;
+  require(strides.size == axes && dilations.size == axes &&
+              pads.size == 2 * axes,
+          kernel, "strides and dilations need one value per spatial axis, "
+                  "pads two");
+  for (int i = 0; i < axes; ++i) {
     require(strides[i] >= 1, kernel, "strides must be >= 1");
     require(dilations[i] >= 1, kernel, "dilations must be >= 1");
   }
@@ -597,43 +632,55 @@ void checkWindowAttrs(const char *kernel, Hw strides, Pads pads, Hw dilations,
 
 /// The output shape of tg.conv2d for `input` and `weight`.
 Dims convOutputShape(const char *kernel, const Dims &input, const Dims &weight,
-                     Hw strides, Pads pads, Hw dilations, int64_t groups) {
-  requireRank(kernel, "input", input, 4);
-  requireRank(kernel, "weight", weight, 4);
-  checkWindowAttrs(kernel, strides, pads, dilations, groups);
+                     const Dims &strides, const Dims &pads,
+                     const Dims &dilations, int64_t groups) {
+  checkWindowAttrs(kernel, input, weight, strides, pads, dilations, groups);
   require(input[1] % groups == 0 && weight[0] % groups == 0 &&
               weight[1] * groups == input[1],
           kernel, "channels do not match the weight and groups");
-  Dims out = {input[0], weight[0], 0, 0};
-  for (int i = 0; i < 2; ++i) {
+  int axes = input.size - 2;
+  Dims out = {input[0], weight[0]};
+  for (int i = 0; i < axes; ++i) {
     int64_t span = dilations[i] * (weight[2 + i] - 1) + 1;
-    int64_t padded = input[2 + i] + pads[i] + pads[2 + i];
+    int64_t padded = input[2 + i] + pads[i] + pads[axes + i];
     require(padded >= span, kernel, "the window does not fit in the input");
-    out[2 + i] = (padded - span) / strides[i] + 1;
+    out[out.size++] = (padded - span) / strides[i] + 1;
   }
   return out;
 }
 
 /// The output shape of tg.conv_transpose2d for `input` and `weight`.
 Dims convTransposeOutputShape(const char *kernel, const Dims &input,
-                              const Dims &weight, Hw strides, Pads pads,
-                              Hw dilations, Hw outputPadding, int64_t groups) {
-  requireRank(kernel, "input", input, 4);
-  requireRank(kernel, "weight", weight, 4);
-  checkWindowAttrs(kernel, strides, pads, dilations, groups);
+                              const Dims &weight, const Dims &strides,
+                              const Dims &pads, const Dims &dilations,
+                              const Dims &outputPadding, int64_t groups) {
+  checkWindowAttrs(kernel, input, weight, strides, pads, dilations, groups);
   require(weight[0] == input[1] && input[1] % groups == 0, kernel,
           "channels do not match the weight and groups");
-  Dims out = {input[0], weight[1] * groups, 0, 0};
-  for (int i = 0; i < 2; ++i) {
+  int axes = input.size - 2;
+  require(outputPadding.size == axes, kernel,
+          "output_padding needs one value per spatial axis");
+  Dims out = {input[0], weight[1] * groups};
+  for (int i = 0; i < axes; ++i) {
     require(outputPadding[i] >= 0 &&
                 outputPadding[i] < std::max(strides[i], dilations[i]),
             kernel, "output_padding must be smaller than the stride or the "
                     "dilation");
-    out[2 + i] = (input[2 + i] - 1) * strides[i] - pads[i] - pads[2 + i] +
-                 dilations[i] * (weight[2 + i] - 1) + outputPadding[i] + 1;
-    require(out[2 + i] >= 1, kernel, "the output is empty");
+    int64_t extent = (input[2 + i] - 1) * strides[i] - pads[i] -
+                     pads[axes + i] + dilations[i] * (weight[2 + i] - 1) +
+                     outputPadding[i] + 1;
+    require(extent >= 1, kernel, "the output is empty");
+    out[out.size++] = extent;
   }
   return out;
+}
+
+/// No output padding, for the convolutions that have none.
+Dims noOutputPadding(const Dims &strides) {
+  Dims zeros = strides;
+  for (int i = 0; i < zeros.size; ++i)
+    zeros[i] = 0;
+  return zeros;
 }
 
 void checkBias(const char *kernel, bool hasBias, const Dims &bias,
@@ -643,44 +690,44 @@ void checkBias(const char *kernel, bool hasBias, const Dims &bias,
 }
 
 ConvConfig forwardConfig(const Dims &input, const Dims &weight, bool hasBias,
-                         const Dims &biasShape, const Dims &output, Hw strides,
-                         Pads pads, Hw dilations, int64_t groups) {
+                         const Dims &biasShape, const Dims &output, const Dims &strides,
+                         const Dims &pads, const Dims &dilations, int64_t groups) {
   const char *kernel = "conv2d";
   requireShape(kernel, "output", output,
                convOutputShape(kernel, input, weight, strides, pads, dilations,
                                groups));
   checkBias(kernel, hasBias, biasShape, weight[0]);
   return {ConvKind::Forward, input, weight, output, hasBias,
-          strides,           dilations, pads,  Hw{0, 0}, groups};
+          strides,           dilations, pads,  noOutputPadding(strides), groups};
 }
 
 ConvConfig backwardDataConfig(const Dims &gradOutput, const Dims &weight,
-                              const Dims &gradInput, Hw strides, Pads pads,
-                              Hw dilations, int64_t groups) {
+                              const Dims &gradInput, const Dims &strides, const Dims &pads,
+                              const Dims &dilations, int64_t groups) {
   const char *kernel = "conv2d_backward_data";
   requireShape(kernel, "grad_output", gradOutput,
                convOutputShape(kernel, gradInput, weight, strides, pads,
                                dilations, groups));
   return {ConvKind::BackwardData, gradInput, weight, gradOutput, false,
-          strides,                dilations, pads,   Hw{0, 0},   groups};
+          strides,                dilations, pads,   noOutputPadding(strides),   groups};
 }
 
 ConvConfig backwardFilterConfig(const Dims &gradOutput, const Dims &input,
-                                const Dims &gradWeight, Hw strides, Pads pads,
-                                Hw dilations, int64_t groups) {
+                                const Dims &gradWeight, const Dims &strides, const Dims &pads,
+                                const Dims &dilations, int64_t groups) {
   const char *kernel = "conv2d_backward_filter";
   requireShape(kernel, "grad_output", gradOutput,
                convOutputShape(kernel, input, gradWeight, strides, pads,
                                dilations, groups));
   return {ConvKind::BackwardFilter, input, gradWeight, gradOutput, false,
-          strides,                  dilations, pads,   Hw{0, 0},   groups};
+          strides,                  dilations, pads,   noOutputPadding(strides),   groups};
 }
 
 ConvConfig transposedConfig(ConvKind kind, const Dims &input,
                             const Dims &weight, bool hasBias,
                             const Dims &biasShape, const Dims &output,
-                            Hw strides, Pads pads, Hw dilations,
-                            Hw outputPadding, int64_t groups) {
+                            const Dims &strides, const Dims &pads, const Dims &dilations,
+                            const Dims &outputPadding, int64_t groups) {
   const char *kernel = kernelName(kind);
   requireShape(kernel, kind == ConvKind::TransposedForward ? "output"
                                                            : "grad_output",
@@ -709,8 +756,8 @@ const char *detail::lowPrecisionConvolutions() {
 //===----------------------------------------------------------------------===//
 
 size_t conv2dWorkspaceBytes(const Dims &input, const Dims &weight, bool hasBias,
-                            const Dims &output, Hw strides, Pads pads,
-                            Hw dilations, int64_t groups, ElementType type) {
+                            const Dims &output, const Dims &strides, const Dims &pads,
+                            const Dims &dilations, int64_t groups, ElementType type) {
   if (isSingleOutputConv(weight, groups))
     return 0;
   return workspaceBytes(forwardConfig(input, weight, hasBias, Dims{weight[0]},
@@ -719,7 +766,7 @@ size_t conv2dWorkspaceBytes(const Dims &input, const Dims &weight, bool hasBias,
 }
 
 void conv2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
-            Tensor output, Hw strides, Pads pads, Hw dilations, int64_t groups,
+            Tensor output, const Dims &strides, const Dims &pads, const Dims &dilations, int64_t groups,
             void *workspace) {
   ConvConfig config =
       forwardConfig(input.shape, weight.shape, bias.present(), bias.shape,
@@ -735,8 +782,8 @@ void conv2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
 
 size_t conv2dBackwardDataWorkspaceBytes(const Dims &gradOutput,
                                         const Dims &weight,
-                                        const Dims &gradInput, Hw strides,
-                                        Pads pads, Hw dilations,
+                                        const Dims &gradInput, const Dims &strides,
+                                        const Dims &pads, const Dims &dilations,
                                         int64_t groups, ElementType type) {
   if (isSingleOutputConv(weight, groups))
     return 0;
@@ -746,7 +793,7 @@ size_t conv2dBackwardDataWorkspaceBytes(const Dims &gradOutput,
 }
 
 void conv2dBackwardData(ConstTensor gradOutput, ConstTensor weight,
-                        Tensor gradInput, Hw strides, Pads pads, Hw dilations,
+                        Tensor gradInput, const Dims &strides, const Dims &pads, const Dims &dilations,
                         int64_t groups, void *workspace) {
   if (isSingleOutputConv(weight.shape, groups)) {
     // Checks the shapes as the oneDNN path does.
@@ -762,8 +809,8 @@ void conv2dBackwardData(ConstTensor gradOutput, ConstTensor weight,
 
 size_t conv2dBackwardFilterWorkspaceBytes(const Dims &gradOutput,
                                           const Dims &input,
-                                          const Dims &gradWeight, Hw strides,
-                                          Pads pads, Hw dilations,
+                                          const Dims &gradWeight, const Dims &strides,
+                                          const Dims &pads, const Dims &dilations,
                                           int64_t groups, ElementType type) {
   if (isSingleOutputConv(gradWeight, groups))
     return 0;
@@ -779,8 +826,8 @@ size_t conv2dBackwardFilterWorkspaceBytes(const Dims &gradOutput,
 }
 
 void conv2dBackwardFilter(ConstTensor gradOutput, ConstTensor input,
-                          Tensor gradWeight, Hw strides, Pads pads,
-                          Hw dilations, int64_t groups, void *workspace) {
+                          Tensor gradWeight, const Dims &strides, const Dims &pads,
+                          const Dims &dilations, int64_t groups, void *workspace) {
   if (isSingleOutputConv(gradWeight.shape, groups)) {
     backwardFilterConfig(gradOutput.shape, input.shape, gradWeight.shape,
                          strides, pads, dilations, groups);
@@ -809,8 +856,8 @@ void conv2dBackwardFilter(ConstTensor gradOutput, ConstTensor input,
 
 size_t convTranspose2dWorkspaceBytes(const Dims &input, const Dims &weight,
                                      bool hasBias, const Dims &output,
-                                     Hw strides, Pads pads, Hw dilations,
-                                     Hw outputPadding, int64_t groups,
+                                     const Dims &strides, const Dims &pads, const Dims &dilations,
+                                     const Dims &outputPadding, int64_t groups,
                                      ElementType type) {
   return workspaceBytes(transposedConfig(ConvKind::TransposedForward, input,
                                          weight, hasBias, Dims{output[1]},
@@ -820,8 +867,8 @@ size_t convTranspose2dWorkspaceBytes(const Dims &input, const Dims &weight,
 }
 
 void convTranspose2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
-                     Tensor output, Hw strides, Pads pads, Hw dilations,
-                     Hw outputPadding, int64_t groups, void *workspace) {
+                     Tensor output, const Dims &strides, const Dims &pads, const Dims &dilations,
+                     const Dims &outputPadding, int64_t groups, void *workspace) {
   ConvConfig config = transposedConfig(
       ConvKind::TransposedForward, input.shape, weight.shape, bias.present(),
       bias.shape, output.shape, strides, pads, dilations, outputPadding,
@@ -834,7 +881,7 @@ void convTranspose2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
 
 size_t convTranspose2dBackwardFilterWorkspaceBytes(
     const Dims &gradOutput, const Dims &input, const Dims &gradWeight,
-    Hw strides, Pads pads, Hw dilations, Hw outputPadding, int64_t groups,
+    const Dims &strides, const Dims &pads, const Dims &dilations, const Dims &outputPadding, int64_t groups,
     ElementType type) {
   return workspaceBytes(transposedConfig(ConvKind::TransposedBackwardFilter,
                                          input, gradWeight, false, Dims(),
@@ -844,8 +891,8 @@ size_t convTranspose2dBackwardFilterWorkspaceBytes(
 }
 
 void convTranspose2dBackwardFilter(ConstTensor gradOutput, ConstTensor input,
-                                   Tensor gradWeight, Hw strides, Pads pads,
-                                   Hw dilations, Hw outputPadding,
+                                   Tensor gradWeight, const Dims &strides, const Dims &pads,
+                                   const Dims &dilations, const Dims &outputPadding,
                                    int64_t groups, void *workspace) {
   run(transposedConfig(ConvKind::TransposedBackwardFilter, input.shape,
                        gradWeight.shape, false, Dims(), gradOutput.shape,

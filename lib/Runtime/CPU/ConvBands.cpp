@@ -344,7 +344,10 @@ FilterGradientBands filterGradientBands(const FilterGradientProblem &p,
                                         size_t wholeBytes) {
   FilterGradientBands whole;
   whole.workspaceBytes = wholeBytes;
-  if (p.type != ElementType::BF16 && p.type != ElementType::F16)
+  // Bands split the rows of 2-D problems; 1-D and 3-D ones run whole
+  // (their workspace is the whole problem's, which the plan reserves).
+  if ((p.type != ElementType::BF16 && p.type != ElementType::F16) ||
+      p.input.size != 4)
     return whole;
   // Bands pay where the activations dominate: each band is a primitive
   // call and an accumulation over the weights' gradient, and the

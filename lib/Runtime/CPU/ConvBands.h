@@ -30,9 +30,7 @@ namespace memopt::rt::detail {
 /// A tg.conv2d_backward_filter, its shapes checked by the caller.
 struct FilterGradientProblem {
   Dims gradOutput, input, gradWeight;
-  Hw strides;
-  Pads pads;
-  Hw dilations;
+  Dims strides, pads, dilations;
   int64_t groups;
   ElementType type;
 };

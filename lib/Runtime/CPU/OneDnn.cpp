@@ -47,16 +47,13 @@ dnnl_primitive_attr_t userScratchpadAttr(const char *kernel) {
   return attr;
 }
 
-dnnl_memory_desc_t memoryDesc(const char *kernel,
-                              std::initializer_list<int64_t> dims,
+dnnl_memory_desc_t memoryDesc(const char *kernel, const Dims &dims,
                               dnnl_format_tag_t tag, dnnl_data_type_t type) {
   dnnl_memory_desc_t md;
   dnnl_dims_t d;
-  int n = 0;
-  for (int64_t v : dims)
-    d[n++] = v;
-  check(dnnl_memory_desc_init_by_tag(&md, static_cast<int>(dims.size()), d,
-                                     type, tag),
+  for (int i = 0; i < dims.size; ++i)
+    d[i] = dims[i];
+  check(dnnl_memory_desc_init_by_tag(&md, dims.size, d, type, tag),
         kernel, "memory_desc_init_by_tag");
   return md;
 }

@@ -10,11 +10,12 @@
 #ifndef MEMOPT_LIB_RUNTIME_CPU_ONEDNN_H
 #define MEMOPT_LIB_RUNTIME_CPU_ONEDNN_H
 
+#include "memopt/Runtime/Tensor.h"
+
 #include <oneapi/dnnl/dnnl.h>
 
 #include <cstddef>
 #include <cstdint>
-#include <initializer_list>
 
 namespace memopt::rt::detail {
 
@@ -37,8 +38,7 @@ dnnl_primitive_attr_t userScratchpadAttr(const char *kernel);
 inline size_t alignUp(size_t bytes) { return (bytes + 63) / 64 * 64; }
 
 /// The descriptor of a tensor of `dims` in layout `tag`.
-dnnl_memory_desc_t memoryDesc(const char *kernel,
-                              std::initializer_list<int64_t> dims,
+dnnl_memory_desc_t memoryDesc(const char *kernel, const Dims &dims,
                               dnnl_format_tag_t tag, dnnl_data_type_t type);
 
 /// A memory object of `md` without data: the caller sets its handle.

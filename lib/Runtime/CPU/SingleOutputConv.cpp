@@ -28,7 +28,7 @@ bool isSingleOutputConv(const Dims &weight, int64_t groups) {
 }
 
 void singleOutputConv(ConstTensor input, ConstTensor weight, ConstTensor bias,
-                      Tensor output, Hw strides, Pads pads, Hw dilations) {
+                      Tensor output, const Dims &strides, const Dims &pads, const Dims &dilations) {
   const int64_t n = input.dim(0), c = input.dim(1), ih = input.dim(2),
                 iw = input.dim(3);
   const int64_t oh = output.dim(2), ow = output.dim(3);
@@ -78,8 +78,8 @@ static std::pair<int64_t, int64_t> validColumns(int64_t outWidth, int64_t width,
 }
 
 void singleOutputConvBackwardData(ConstTensor gradOutput, ConstTensor weight,
-                                  Tensor gradInput, Hw strides, Pads pads,
-                                  Hw dilations) {
+                                  Tensor gradInput, const Dims &strides, const Dims &pads,
+                                  const Dims &dilations) {
   const int64_t n = gradInput.dim(0), c = gradInput.dim(1),
                 ih = gradInput.dim(2), iw = gradInput.dim(3);
   const int64_t oh = gradOutput.dim(2), ow = gradOutput.dim(3);
@@ -120,8 +120,8 @@ void singleOutputConvBackwardData(ConstTensor gradOutput, ConstTensor weight,
 }
 
 void singleOutputConvBackwardFilter(ConstTensor gradOutput, ConstTensor input,
-                                    Tensor gradWeight, Hw strides, Pads pads,
-                                    Hw dilations) {
+                                    Tensor gradWeight, const Dims &strides, const Dims &pads,
+                                    const Dims &dilations) {
   const int64_t n = input.dim(0), c = input.dim(1), ih = input.dim(2),
                 iw = input.dim(3);
   const int64_t oh = gradOutput.dim(2), ow = gradOutput.dim(3);

@@ -13,17 +13,18 @@
 namespace memopt::rt::detail {
 
 /// Whether a convolution with `weight` (O, I, kH, kW) and `groups` has one
-/// output channel and one group: its gradients take the direct path.
+/// output channel and one group: its gradients take the direct path. The
+/// direct path is 2-D; 1-D and 3-D convolutions take oneDNN's.
 bool isSingleOutputConv(const Dims &weight, int64_t groups);
 
 void singleOutputConv(ConstTensor input, ConstTensor weight, ConstTensor bias,
-                      Tensor output, Hw strides, Pads pads, Hw dilations);
+                      Tensor output, const Dims &strides, const Dims &pads, const Dims &dilations);
 void singleOutputConvBackwardData(ConstTensor gradOutput, ConstTensor weight,
-                                  Tensor gradInput, Hw strides, Pads pads,
-                                  Hw dilations);
+                                  Tensor gradInput, const Dims &strides, const Dims &pads,
+                                  const Dims &dilations);
 void singleOutputConvBackwardFilter(ConstTensor gradOutput, ConstTensor input,
-                                    Tensor gradWeight, Hw strides, Pads pads,
-                                    Hw dilations);
+                                    Tensor gradWeight, const Dims &strides, const Dims &pads,
+                                    const Dims &dilations);
 
 } // namespace memopt::rt::detail
 

@@ -704,15 +704,33 @@ void addBias(const char *op, ConstTensor bias, Tensor output) {
 /// The configuration of a convolution kernel whose three tensors are
 /// `x`, `w`, `y` (as ConvConfig names them): they must share one element
 /// type, the one cuDNN runs on.
+/// Band and slice descriptors are those of 2-D convolutions: 1-D and 3-D
+/// ones are refused here (the compiler refuses them first, CudaWorkspace).
 ConvConfig forwardConfig(ConvKind kind, const ConstTensor &x,
                          const ConstTensor &w, const ConstTensor &y,
-                         Hw strides, Pads pads, Hw dilations, int64_t groups) {
-  require(x.type == w.type && w.type == y.type, kernelName(kind),
+                         const Dims &strides, const Dims &pads,
+                         const Dims &dilations, int64_t groups) {
+  const char *kernel = kernelName(kind);
+  require(x.type == w.type && w.type == y.type, kernel,
           "the input, weight and output must share one element type "
           "(f32, bf16 or f16)");
-  return {kind,    x.type,    x.shape, w.shape, y.shape,
-          strides, dilations, pads,    groups,  y.shape[1],
-          x.shape[2], y.shape[2], 0};
+  require(x.shape.size == 4 && strides.size == 2 && dilations.size == 2 &&
+              pads.size == 4,
+          kernel, "the CUDA runtime convolves 2-D (4-D) tensors only; run "
+                  "1-D and 3-D convolutions with --target=cpu");
+  return {kind,
+          x.type,
+          x.shape,
+          w.shape,
+          y.shape,
+          Hw{strides[0], strides[1]},
+          Hw{dilations[0], dilations[1]},
+          Pads{pads[0], pads[1], pads[2], pads[3]},
+          groups,
+          y.shape[1],
+          x.shape[2],
+          y.shape[2],
+          0};
 }
 
 std::atomic<bool> lowPrecisionRan{false};
@@ -729,13 +747,13 @@ const char *cuda::lowPrecisionConvolutions() {
 }
 
 size_t conv2dWorkspaceBytes(const Dims &input, const Dims &weight, bool,
-                            const Dims &output, Hw, Pads, Hw, int64_t,
+                            const Dims &output, const Dims &, const Dims &, const Dims &, int64_t,
                             ElementType type) {
   return cuda::convWorkspaceBytes(input, weight, output, elementBytes(type));
 }
 
 void conv2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
-            Tensor output, Hw strides, Pads pads, Hw dilations, int64_t groups,
+            Tensor output, const Dims &strides, const Dims &pads, const Dims &dilations, int64_t groups,
             void *workspace) {
   run(forwardConfig(ConvKind::Forward, input, weight, output, strides, pads,
                     dilations, groups),
@@ -746,14 +764,14 @@ void conv2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
 
 size_t conv2dBackwardDataWorkspaceBytes(const Dims &gradOutput,
                                         const Dims &weight,
-                                        const Dims &gradInput, Hw, Pads, Hw,
+                                        const Dims &gradInput, const Dims &, const Dims &, const Dims &,
                                         int64_t, ElementType type) {
   return cuda::convWorkspaceBytes(gradInput, weight, gradOutput,
                                   elementBytes(type));
 }
 
 void conv2dBackwardData(ConstTensor gradOutput, ConstTensor weight,
-                        Tensor gradInput, Hw strides, Pads pads, Hw dilations,
+                        Tensor gradInput, const Dims &strides, const Dims &pads, const Dims &dilations,
                         int64_t groups, void *workspace) {
   run(forwardConfig(ConvKind::BackwardData, gradInput, weight, gradOutput,
                     strides, pads, dilations, groups),
@@ -762,29 +780,29 @@ void conv2dBackwardData(ConstTensor gradOutput, ConstTensor weight,
 
 size_t conv2dBackwardFilterWorkspaceBytes(const Dims &gradOutput,
                                           const Dims &input,
-                                          const Dims &gradWeight, Hw, Pads, Hw,
+                                          const Dims &gradWeight, const Dims &, const Dims &, const Dims &,
                                           int64_t, ElementType type) {
   return cuda::convWorkspaceBytes(input, gradWeight, gradOutput,
                                   elementBytes(type));
 }
 
 void conv2dBackwardFilter(ConstTensor gradOutput, ConstTensor input,
-                          Tensor gradWeight, Hw strides, Pads pads,
-                          Hw dilations, int64_t groups, void *workspace) {
+                          Tensor gradWeight, const Dims &strides, const Dims &pads,
+                          const Dims &dilations, int64_t groups, void *workspace) {
   run(forwardConfig(ConvKind::BackwardFilter, input, gradWeight, gradOutput,
                     strides, pads, dilations, groups),
       input.data, nullptr, gradOutput.data, gradWeight.data, workspace);
 }
 
 size_t convTranspose2dWorkspaceBytes(const Dims &input, const Dims &weight,
-                                     bool, const Dims &output, Hw, Pads, Hw,
-                                     Hw, int64_t, ElementType type) {
+                                     bool, const Dims &output, const Dims &, const Dims &,
+                                     const Dims &, const Dims &, int64_t, ElementType type) {
   return cuda::convWorkspaceBytes(output, weight, input, elementBytes(type));
 }
 
 void convTranspose2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
-                     Tensor output, Hw strides, Pads pads, Hw dilations,
-                     Hw outputPadding, int64_t groups, void *workspace) {
+                     Tensor output, const Dims &strides, const Dims &pads, const Dims &dilations,
+                     const Dims &outputPadding, int64_t groups, void *workspace) {
   // The output padding only enlarges `output`, which the descriptors take
   // from its shape.
   (void)outputPadding;
@@ -796,15 +814,15 @@ void convTranspose2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
 }
 
 size_t convTranspose2dBackwardFilterWorkspaceBytes(
-    const Dims &gradOutput, const Dims &input, const Dims &gradWeight, Hw,
-    Pads, Hw, Hw, int64_t, ElementType type) {
+    const Dims &gradOutput, const Dims &input, const Dims &gradWeight, const Dims &,
+    const Dims &, const Dims &, const Dims &, int64_t, ElementType type) {
   return cuda::convWorkspaceBytes(gradOutput, gradWeight, input,
                                   elementBytes(type));
 }
 
 void convTranspose2dBackwardFilter(ConstTensor gradOutput, ConstTensor input,
-                                   Tensor gradWeight, Hw strides, Pads pads,
-                                   Hw dilations, Hw outputPadding,
+                                   Tensor gradWeight, const Dims &strides, const Dims &pads,
+                                   const Dims &dilations, const Dims &outputPadding,
                                    int64_t groups, void *workspace) {
   (void)outputPadding;
   run(forwardConfig(ConvKind::TransposedBackwardFilter, gradOutput, gradWeight,

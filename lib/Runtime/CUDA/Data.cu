@@ -96,8 +96,13 @@ struct Window {
   }
 };
 
+/// The CUDA pooling kernels are 2-D: 1-D and 3-D poolings are refused.
 Window makeWindow(const char *op, const Dims &input, const Dims &output,
-                  Hw size, Hw strides, Pads pads, Hw dilations, bool ceilMode) {
+                  const Dims &size, const Dims &strides, const Dims &pads,
+                  const Dims &dilations, bool ceilMode) {
+  require(input.size == 4, op,
+          "the CUDA runtime pools 2-D (4-D) tensors only; run 1-D and 3-D "
+          "poolings with --target=cpu");
   Dims expected =
       poolShape(op, input, size, strides, pads, dilations, ceilMode);
   requireShape(op, "output", output, expected);
@@ -237,8 +242,10 @@ struct ResizeGeometry {
 ResizeGeometry checkResize(const char *op, const Dims &input,
                            const Dims &output, ResizeMode mode,
                            CoordinateMode coordinateMode,
-                           NearestMode nearestMode,
-                           std::array<double, 2> scales) {
+                           NearestMode nearestMode, const Scales &scales) {
+  require(input.size == 4, op,
+          "the CUDA runtime resizes 2-D (4-D) tensors only; run 1-D and 3-D "
+          "resizes with --target=cpu");
   checkResizeShapes(op, input, output, scales);
   return {input[0] * input[1],
           {input[2], output[2], scales[0], mode, coordinateMode, nearestMode},
@@ -385,8 +392,8 @@ void zero(const char *op, Tensor tensor) {
 
 } // namespace
 
-void maxPool2d(ConstTensor input, Tensor output, Hw kernel, Hw strides,
-               Pads pads, Hw dilations, bool ceilMode) {
+void maxPool2d(ConstTensor input, Tensor output, const Dims &kernel, const Dims &strides,
+               const Dims &pads, const Dims &dilations, bool ceilMode) {
   Window w = makeWindow("max_pool2d", input.shape, output.shape, kernel,
                         strides, pads, dilations, ceilMode);
   maxPoolKernel<<<launchBlocks(output.numel()), kLaunchThreads, 0, cuda::stream()>>>(
@@ -395,8 +402,8 @@ void maxPool2d(ConstTensor input, Tensor output, Hw kernel, Hw strides,
 }
 
 void maxPool2dBackward(ConstTensor gradOutput, ConstTensor input,
-                       Tensor gradInput, Hw kernel, Hw strides, Pads pads,
-                       Hw dilations, bool ceilMode) {
+                       Tensor gradInput, const Dims &kernel, const Dims &strides, const Dims &pads,
+                       const Dims &dilations, bool ceilMode) {
   const char *op = "max_pool2d_backward";
   Window w = makeWindow(op, input.shape, gradOutput.shape, kernel, strides,
                         pads, dilations, ceilMode);
@@ -408,22 +415,22 @@ void maxPool2dBackward(ConstTensor gradOutput, ConstTensor input,
   checkLaunch(op);
 }
 
-void avgPool2d(ConstTensor input, Tensor output, Hw kernel, Hw strides,
-               Pads pads, bool ceilMode, bool countIncludePad) {
+void avgPool2d(ConstTensor input, Tensor output, const Dims &kernel, const Dims &strides,
+               const Dims &pads, bool ceilMode, bool countIncludePad) {
   Window w = makeWindow("avg_pool2d", input.shape, output.shape, kernel,
-                        strides, pads, Hw{1, 1}, ceilMode);
+                        strides, pads, Dims{1, 1}, ceilMode);
   avgPoolKernel<<<launchBlocks(output.numel()), kLaunchThreads, 0, cuda::stream()>>>(
       cuda::load("avg_pool2d", input), cuda::store("avg_pool2d", output), w,
       countIncludePad);
   checkLaunch("avg_pool2d");
 }
 
-void avgPool2dBackward(ConstTensor gradOutput, Tensor gradInput, Hw kernel,
-                       Hw strides, Pads pads, bool ceilMode,
+void avgPool2dBackward(ConstTensor gradOutput, Tensor gradInput, const Dims &kernel,
+                       const Dims &strides, const Dims &pads, bool ceilMode,
                        bool countIncludePad) {
   const char *op = "avg_pool2d_backward";
   Window w = makeWindow(op, gradInput.shape, gradOutput.shape, kernel, strides,
-                        pads, Hw{1, 1}, ceilMode);
+                        pads, Dims{1, 1}, ceilMode);
   avgPoolGradKernel<<<launchBlocks(gradInput.numel()), kLaunchThreads, 0,
                       cuda::stream()>>>(cuda::load(op, gradOutput),
                                         cuda::store(op, gradInput), w,
@@ -433,21 +440,19 @@ void avgPool2dBackward(ConstTensor gradOutput, Tensor gradInput, Hw kernel,
 
 void globalAvgPool(ConstTensor input, Tensor output) {
   const char *op = "global_avg_pool";
-  requireRank(op, "input", input.shape, 4);
-  requireShape(op, "output", output.shape,
-               Dims{input.dim(0), input.dim(1), 1, 1});
+  requireShape(op, "output", output.shape, globalPoolShape(op, input.shape));
   int64_t planes = input.dim(0) * input.dim(1);
   require(planes >= 1 && planes <= INT32_MAX, op, "bad number of planes");
   planeMeanKernel<<<static_cast<unsigned>(planes), kLaunchThreads, 0,
                     cuda::stream()>>>(cuda::load(op, input),
                                       cuda::store(op, output),
-                                      input.dim(2) * input.dim(3));
+                                      input.numel() / planes);
   checkLaunch(op);
 }
 
 void resize(ConstTensor input, Tensor output, ResizeMode mode,
             CoordinateMode coordinateMode, NearestMode nearestMode,
-            std::array<double, 2> scales) {
+            const Scales &scales) {
   ResizeGeometry g = checkResize("resize", input.shape, output.shape, mode,
                                  coordinateMode, nearestMode, scales);
   resizeKernel<<<launchBlocks(output.numel()), kLaunchThreads, 0, cuda::stream()>>>(
@@ -457,7 +462,7 @@ void resize(ConstTensor input, Tensor output, ResizeMode mode,
 
 void resizeBackward(ConstTensor gradOutput, Tensor gradInput, ResizeMode mode,
                     CoordinateMode coordinateMode, NearestMode nearestMode,
-                    std::array<double, 2> scales) {
+                    const Scales &scales) {
   const char *op = "resize_backward";
   ResizeGeometry g = checkResize(op, gradInput.shape, gradOutput.shape, mode,
                                  coordinateMode, nearestMode, scales);

@@ -45,18 +45,24 @@ SmallVector<int64_t> samePads(ArrayRef<int64_t> in, ArrayRef<int64_t> kernel,
 }
 } // namespace
 
-/// Reads strides, dilations and pads of a 2-D window op, resolving auto_pad.
+/// Reads strides, dilations and pads of a window op over the spatial axes
+/// `inSpatial`, resolving auto_pad. AttributeChecks has checked that the
+/// lists agree with one another in length; they must also agree with the
+/// input's spatial axes.
 static LogicalResult
 windowAttrs(const onnx::NodeProto &node, ArrayRef<int64_t> inSpatial,
             ArrayRef<int64_t> kernel, SmallVector<int64_t> &strides,
             SmallVector<int64_t> &dilations, SmallVector<int64_t> &pads,
             std::string &error) {
-  strides = attrInts(node, "strides", {1, 1});
-  dilations = attrInts(node, "dilations", {1, 1});
-  pads = attrInts(node, "pads", {0, 0, 0, 0});
-  if (strides.size() != 2 || dilations.size() != 2 || pads.size() != 4) {
-    error = "only 2-D windows are supported (strides, dilations and pads of "
-            "2, 2 and 4 values)";
+  size_t axes = inSpatial.size();
+  strides = attrInts(node, "strides", SmallVector<int64_t>(axes, 1));
+  dilations = attrInts(node, "dilations", SmallVector<int64_t>(axes, 1));
+  pads = attrInts(node, "pads", SmallVector<int64_t>(2 * axes, 0));
+  if (strides.size() != axes || dilations.size() != axes ||
+      pads.size() != 2 * axes || kernel.size() != axes) {
+    error = "the window attributes (strides, dilations, pads, kernel_shape) "
+            "do not match the input's " +
+            std::to_string(axes) + " spatial axes";
     return failure();
   }
   std::string autoPad = attrString(node, "auto_pad", "NOTSET");
@@ -64,7 +70,7 @@ windowAttrs(const onnx::NodeProto &node, ArrayRef<int64_t> inSpatial,
     pads = samePads(inSpatial, kernel, strides, dilations,
                     autoPad == "SAME_UPPER");
   else if (autoPad == "VALID")
-    pads = {0, 0, 0, 0};
+    pads.assign(2 * axes, 0);
   else if (autoPad != "NOTSET") {
     error = "unsupported auto_pad '" + autoPad + "'";
     return failure();
@@ -78,9 +84,10 @@ FailureOr<SmallVector<Value>> GraphImporter::convOperands() {
     return failure();
   int64_t xRank = cast<RankedTensorType>(x->getType()).getRank();
   int64_t wRank = cast<RankedTensorType>(w->getType()).getRank();
-  if (xRank != 4 || wRank != 4)
-    return nodeError() << "only 2-D " << node->op_type()
-                       << " (4-D tensors) is supported, got input rank "
+  if (xRank < 3 || xRank > 5 || wRank != xRank)
+    return nodeError() << node->op_type()
+                       << " takes 1-D, 2-D or 3-D inputs (rank 3, 4 or 5) "
+                          "and a weight of the input's rank, got input rank "
                        << xRank << " and weight rank " << wRank;
   // kernel_shape is redundant with the weight; a model where they differ is
   // invalid, whichever of the two its author meant.
@@ -130,28 +137,36 @@ LogicalResult GraphImporter::convertConvTranspose() {
     return failure();
   auto xType = cast<RankedTensorType>((*operands)[0].getType());
   auto wType = cast<RankedTensorType>((*operands)[1].getType());
-  SmallVector<int64_t> strides = attrInts(*node, "strides", {1, 1});
-  SmallVector<int64_t> dilations = attrInts(*node, "dilations", {1, 1});
-  SmallVector<int64_t> pads = attrInts(*node, "pads", {0, 0, 0, 0});
+  size_t axes = xType.getRank() - 2;
+  SmallVector<int64_t> strides =
+      attrInts(*node, "strides", SmallVector<int64_t>(axes, 1));
+  SmallVector<int64_t> dilations =
+      attrInts(*node, "dilations", SmallVector<int64_t>(axes, 1));
+  SmallVector<int64_t> pads =
+      attrInts(*node, "pads", SmallVector<int64_t>(2 * axes, 0));
   SmallVector<int64_t> outputPadding =
-      attrInts(*node, "output_padding", {0, 0});
+      attrInts(*node, "output_padding", SmallVector<int64_t>(axes, 0));
   SmallVector<int64_t> outputShape = attrInts(*node, "output_shape", {});
   std::string autoPad = attrString(*node, "auto_pad", "NOTSET");
-  if (strides.size() != 2 || dilations.size() != 2 || pads.size() != 4 ||
-      outputPadding.size() != 2)
-    return nodeError() << "only 2-D windows are supported";
-  if (!outputShape.empty() && outputShape.size() != 2 && outputShape.size() != 4)
+  if (strides.size() != axes || dilations.size() != axes ||
+      pads.size() != 2 * axes || outputPadding.size() != axes)
+    return nodeError() << "the window attributes (strides, dilations, pads, "
+                          "output_padding) do not match the input's "
+                       << axes << " spatial axes";
+  if (!outputShape.empty() && outputShape.size() != axes &&
+      outputShape.size() != axes + 2)
     return nodeError() << "output_shape has " << outputShape.size()
-                       << " values, expected 2 (or 4 with N and C)";
+                       << " values, expected " << axes << " (or "
+                       << axes + 2 << " with N and C)";
   if (!outputShape.empty() || autoPad == "SAME_UPPER" ||
       autoPad == "SAME_LOWER") {
     // ONNX: total padding follows from the requested output size.
     if (outputShape.empty())
-      for (int i = 0; i < 2; ++i)
+      for (size_t i = 0; i < axes; ++i)
         outputShape.push_back(xType.getDimSize(2 + i) * strides[i]);
     outputShape = SmallVector<int64_t>(
-        ArrayRef<int64_t>(outputShape).take_back(2));
-    for (int i = 0; i < 2; ++i) {
+        ArrayRef<int64_t>(outputShape).take_back(axes));
+    for (size_t i = 0; i < axes; ++i) {
       int64_t total = strides[i] * (xType.getDimSize(2 + i) - 1) +
                       outputPadding[i] +
                       (wType.getDimSize(2 + i) - 1) * dilations[i] + 1 -
@@ -162,10 +177,10 @@ LogicalResult GraphImporter::convertConvTranspose() {
                               "can produce";
       bool lower = autoPad == "SAME_LOWER";
       pads[i] = lower ? total - total / 2 : total / 2;
-      pads[i + 2] = total - pads[i];
+      pads[i + axes] = total - pads[i];
     }
   } else if (autoPad == "VALID") {
-    pads = {0, 0, 0, 0};
+    pads.assign(2 * axes, 0);
   }
   FailureOr<tg::ConvTranspose2DOp> op = build<tg::ConvTranspose2DOp>(
       *operands,
@@ -400,13 +415,17 @@ LogicalResult GraphImporter::convertPool() {
   if (failed(x))
     return failure();
   auto xType = cast<RankedTensorType>(x->getType());
-  if (xType.getRank() != 4)
-    return nodeError() << "only 2-D pooling (4-D tensors) is supported";
+  if (xType.getRank() < 3 || xType.getRank() > 5)
+    return nodeError() << node->op_type()
+                       << " takes 1-D, 2-D or 3-D inputs (rank 3, 4 or 5), "
+                          "got rank "
+                       << xType.getRank();
   if (outputUsed(1))
     return nodeError() << "the Indices output of MaxPool is not supported";
   SmallVector<int64_t> kernel = attrInts(*node, "kernel_shape", {});
-  if (kernel.size() != 2)
-    return nodeError() << "kernel_shape must have 2 values";
+  if (kernel.size() != static_cast<size_t>(xType.getRank() - 2))
+    return nodeError() << "kernel_shape must have " << xType.getRank() - 2
+                       << " values, one per spatial axis of the input";
   SmallVector<int64_t> strides, dilations, pads;
   std::string error;
   if (failed(windowAttrs(*node, xType.getShape().drop_front(2), kernel,
@@ -424,7 +443,7 @@ LogicalResult GraphImporter::convertPool() {
     FailureOr<tg::MaxPool2DOp> op = build<tg::MaxPool2DOp>({*x}, attrs);
     return failed(op) ? failure() : define(0, *op);
   }
-  if (dilations != SmallVector<int64_t>{1, 1})
+  if (llvm::any_of(dilations, [](int64_t d) { return d != 1; }))
     return nodeError() << "dilated average pooling is not supported";
   attrs.push_back(builder.getNamedAttr(
       "count_include_pad",
@@ -446,8 +465,11 @@ LogicalResult GraphImporter::convertResize() {
   if (failed(x))
     return failure();
   auto xType = cast<RankedTensorType>(x->getType());
-  if (xType.getRank() != 4)
-    return nodeError() << "only 4-D (NCHW) tensors can be resized";
+  int64_t rank = xType.getRank();
+  if (rank < 3 || rank > 5)
+    return nodeError() << "Resize takes 1-D, 2-D or 3-D inputs (rank 3, 4 "
+                          "or 5), got rank "
+                       << rank;
   std::string mode = attrString(*node, "mode", "nearest");
   std::optional<tg::ResizeMode> resizeMode =
       mode == "nearest" ? std::optional(tg::ResizeMode::nearest)
@@ -486,19 +508,21 @@ LogicalResult GraphImporter::convertResize() {
   if (!scales && !sizes)
     return nodeError() << "Resize needs scales or sizes";
   const HostTensor *given = sizes ? sizes : scales;
-  if (given->numElements() != 4)
+  if (given->numElements() != rank)
     return nodeError() << "Resize " << (sizes ? "sizes" : "scales")
-                       << " must have 4 values (N, C, H, W)";
+                       << " must have " << rank
+                       << " values (N, C and the spatial axes)";
   SmallVector<int64_t> outSizes;
   SmallVector<double> outScales;
-  for (int d = 0; d < 4; ++d) {
+  for (int64_t d = 0; d < rank; ++d) {
     int64_t in = xType.getDimSize(d);
     int64_t out = sizes ? sizes->getInt(d)
                         : static_cast<int64_t>(std::floor(in * scales->getDouble(d)));
     double scale = sizes ? static_cast<double>(out) / in : scales->getDouble(d);
     if (d < 2) {
       if (out != in)
-        return nodeError() << "Resize may only change H and W, not dimension "
+        return nodeError() << "Resize may only change the spatial axes, not "
+                              "dimension "
                            << d;
       continue;
     }

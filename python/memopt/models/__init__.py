@@ -6,6 +6,7 @@ from .classic_unet import ClassicUNet
 from .deep_supervision_unet import DeepSupervisionUNet
 from .resnet_unet import ResNet34UNet
 from .segmentation_unet import SegmentationUNet
+from .volumetric_unet import VolumetricUNet
 
 MODELS = {
     "resnet34-unet": ResNet34UNet,
@@ -32,7 +33,32 @@ MODELS = {
     # The same network regressing one channel, for --deep-supervision with
     # image losses (the target averaged down to each output).
     "ds-unet-regression": functools.partial(DeepSupervisionUNet, classes=1),
+    # nnU-Net's PlainConvUNet (strided-conv encoder, transposed-conv
+    # decoder, InstanceNorm + LeakyReLU) regressing one channel, in 3-D
+    # (N x C x D x H x W) and 1-D (N x C x W); and with BatchNorm3d.
+    "unet3d": functools.partial(VolumetricUNet, dims=3),
+    "unet3d-batchnorm": functools.partial(VolumetricUNet, dims=3,
+                                          norm="batch"),
+    "unet1d": functools.partial(VolumetricUNet, dims=1),
+    # Pooled encoders and a squeeze-and-excitation gate at the bottleneck:
+    # MaxPool3d, AvgPool1d and GlobalAveragePool.
+    "unet3d-maxpool": functools.partial(VolumetricUNet, dims=3,
+                                        down="maxpool", gate=True),
+    "unet1d-avgpool": functools.partial(VolumetricUNet, dims=1,
+                                        down="avgpool", gate=True),
+    # F.interpolate instead of ConvTranspose: trilinear in 3-D, nearest in
+    # 1-D.
+    "unet3d-trilinear": functools.partial(VolumetricUNet, dims=3,
+                                          upsample="linear"),
+    "unet1d-nearest": functools.partial(VolumetricUNet, dims=1,
+                                        upsample="nearest"),
 }
+
+
+def spatial_dims(name):
+    """The spatial axes of model `name`'s input: 2 (H, W) unless the model
+    takes another rank (its `dims` argument)."""
+    return arguments(name).get("dims", 2)
 
 
 def arguments(name, **kw):

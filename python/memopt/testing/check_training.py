@@ -533,7 +533,8 @@ def parse_args(argv):
     parser.add_argument("--base", type=int, help="classic U-Net base width")
     parser.add_argument("--depth", type=int, help="classic U-Net depth")
     parser.add_argument("--size", type=int, default=64,
-                        help="H = W (default 64)")
+                        help="every spatial side: H = W, or D = H = W for "
+                        "a 3-D model (default 64)")
     parser.add_argument("--channels", type=int, default=1)
     parser.add_argument("--exporter", choices=EXPORTERS, default="torchscript",
                         help="torch.onnx's exporter (memopt.onnx_export)")
@@ -619,7 +620,14 @@ def parse_args(argv):
     if args.val_samples and args.val_samples < args.batch:
         parser.error("--val-samples must be at least --batch")
     phases.check_arguments(parser, args)
-    args.input_shape = (args.channels, args.size, args.size)
+    if args.model not in models.MODELS:
+        parser.error("unknown --model %r; choose from %s"
+                     % (args.model, ", ".join(models.MODELS)))
+    dims = models.spatial_dims(args.model)
+    if dims != 2 and args.data == "smooth":
+        parser.error("--data smooth makes 2-D images; use --data noise for "
+                     "the %d-D model %s" % (dims, args.model))
+    args.input_shape = (args.channels,) + (args.size,) * dims
     if args.loss.startswith("ms-ssim"):
         try:
             import pytorch_msssim  # noqa: F401

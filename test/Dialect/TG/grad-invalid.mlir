@@ -247,7 +247,7 @@ func.func @avg_pool2d_backward_pads(%dy: tensor<1x8x4x4xf32>) {
 // -----
 
 func.func @resize_backward_sizes(%dy: tensor<1x8x64x64xf32>) {
-  // expected-error @+2 {{'sizes' 32x32 differ from the height and width of 'grad_output' 64x64}}
+  // expected-error @+2 {{'sizes' 32x32 differ from the spatial sizes of 'grad_output' 64x64}}
   // expected-error @+1 {{failed to infer returned types}}
   %0 = tg.resize_backward %dy {mode = #tg<resize_mode nearest>,
                                coordinate_mode = #tg<coordinate_mode asymmetric>,

@@ -56,17 +56,36 @@ LogicalResult checkShapeAttr(std::optional<Location> loc,
   return success();
 }
 
-LogicalResult checkWindow(std::optional<Location> loc,
+LogicalResult checkWindow(std::optional<Location> loc, size_t spatialAxes,
                           ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
                           ArrayRef<int64_t> dilations) {
-  if (failed(checkLength(loc, strides, 2, "strides")) ||
-      failed(checkLength(loc, pads, 4, "pads")) ||
-      failed(checkLength(loc, dilations, 2, "dilations")) ||
+  if (failed(checkLength(loc, strides, spatialAxes, "strides")) ||
+      failed(checkLength(loc, pads, 2 * spatialAxes, "pads")) ||
+      failed(checkLength(loc, dilations, spatialAxes, "dilations")) ||
       failed(checkAllAtLeast(loc, strides, 1, "strides")) ||
       failed(checkAllAtLeast(loc, pads, 0, "pads")) ||
       failed(checkAllAtLeast(loc, dilations, 1, "dilations")))
     return failure();
   return success();
+}
+
+StringRef spatialAxisName(size_t axis, size_t spatialAxes) {
+  static constexpr StringLiteral names[] = {"depth", "height", "width"};
+  return names[3 - spatialAxes + axis];
+}
+
+FailureOr<std::pair<RankedTensorType, RankedTensorType>>
+spatialOperands(std::optional<Location> loc, Value first, StringRef firstName,
+                Value second, StringRef secondName) {
+  FailureOr<RankedTensorType> a = spatialOperand(loc, first, firstName);
+  FailureOr<RankedTensorType> b = rankedOperand(loc, second, secondName);
+  if (failed(a) || failed(b))
+    return failure();
+  if (b->getRank() != a->getRank())
+    return fail(loc, "'" + secondName + "' must have rank " +
+                         Twine(a->getRank()) + " (that of '" + firstName +
+                         "'), got rank " + Twine(b->getRank()));
+  return std::make_pair(*a, *b);
 }
 
 FailureOr<int64_t> windowExtent(std::optional<Location> loc, int64_t in,
@@ -132,7 +151,8 @@ conv2dShape(std::optional<Location> loc, ArrayRef<int64_t> input,
             ArrayRef<int64_t> weight, ArrayRef<int64_t> strides,
             ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations,
             int64_t groups) {
-  if (failed(checkWindow(loc, strides, pads, dilations)))
+  size_t axes = input.size() - 2;
+  if (failed(checkWindow(loc, axes, strides, pads, dilations)))
     return failure();
   int64_t channels = input[1];
   int64_t outChannels = weight[0];
@@ -144,15 +164,16 @@ conv2dShape(std::optional<Location> loc, ArrayRef<int64_t> input,
   if (weight[1] * groups != channels)
     return fail(loc, "weight expects " + Twine(weight[1] * groups) +
                          " input channels, but 'input' has " + Twine(channels));
-  FailureOr<int64_t> h = windowExtent(loc, input[2], weight[2], strides[0],
-                                      pads[0], pads[2], dilations[0],
-                                      /*ceilMode=*/false, "height");
-  FailureOr<int64_t> w = windowExtent(loc, input[3], weight[3], strides[1],
-                                      pads[1], pads[3], dilations[1],
-                                      /*ceilMode=*/false, "width");
-  if (failed(h) || failed(w))
-    return failure();
-  return SmallVector<int64_t>{input[0], outChannels, *h, *w};
+  SmallVector<int64_t> shape = {input[0], outChannels};
+  for (size_t i = 0; i < axes; ++i) {
+    FailureOr<int64_t> extent = windowExtent(
+        loc, input[2 + i], weight[2 + i], strides[i], pads[i], pads[axes + i],
+        dilations[i], /*ceilMode=*/false, spatialAxisName(i, axes));
+    if (failed(extent))
+      return failure();
+    shape.push_back(*extent);
+  }
+  return shape;
 }
 
 FailureOr<SmallVector<int64_t>>
@@ -160,8 +181,9 @@ convTranspose2dShape(std::optional<Location> loc, ArrayRef<int64_t> input,
                      ArrayRef<int64_t> weight, ArrayRef<int64_t> strides,
                      ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations,
                      ArrayRef<int64_t> outputPadding, int64_t groups) {
-  if (failed(checkWindow(loc, strides, pads, dilations)) ||
-      failed(checkLength(loc, outputPadding, 2, "output_padding")) ||
+  size_t axes = input.size() - 2;
+  if (failed(checkWindow(loc, axes, strides, pads, dilations)) ||
+      failed(checkLength(loc, outputPadding, axes, "output_padding")) ||
       failed(checkAllAtLeast(loc, outputPadding, 0, "output_padding")))
     return failure();
   int64_t channels = input[1];
@@ -172,14 +194,15 @@ convTranspose2dShape(std::optional<Location> loc, ArrayRef<int64_t> input,
     return fail(loc, "'groups' (" + Twine(groups) +
                          ") must divide the input channels (" +
                          Twine(channels) + ")");
-  for (int i = 0; i < 2; ++i)
+  for (size_t i = 0; i < axes; ++i)
     if (outputPadding[i] >= std::max(strides[i], dilations[i]))
       return fail(loc, "'output_padding' must be smaller than the stride or "
                        "the dilation");
   SmallVector<int64_t> shape = {input[0], weight[1] * groups};
-  for (int i = 0; i < 2; ++i) {
-    int64_t extent = (input[2 + i] - 1) * strides[i] - pads[i] - pads[2 + i] +
-                     dilations[i] * (weight[2 + i] - 1) + outputPadding[i] + 1;
+  for (size_t i = 0; i < axes; ++i) {
+    int64_t extent = (input[2 + i] - 1) * strides[i] - pads[i] -
+                     pads[axes + i] + dilations[i] * (weight[2 + i] - 1) +
+                     outputPadding[i] + 1;
     if (extent < 1)
       return fail(loc, "transposed convolution yields an empty output");
     shape.push_back(extent);
@@ -192,33 +215,52 @@ pool2dShape(std::optional<Location> loc, ArrayRef<int64_t> input,
             ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
             ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations,
             bool ceilMode) {
-  if (failed(checkLength(loc, kernel, 2, "kernel")) ||
+  size_t axes = input.size() - 2;
+  if (failed(checkLength(loc, kernel, axes, "kernel")) ||
       failed(checkAllAtLeast(loc, kernel, 1, "kernel")) ||
-      failed(checkWindow(loc, strides, pads, dilations)))
+      failed(checkWindow(loc, axes, strides, pads, dilations)))
     return failure();
-  for (int i = 0; i < 2; ++i)
-    if (pads[i] > kernel[i] / 2 || pads[i + 2] > kernel[i] / 2)
+  for (size_t i = 0; i < axes; ++i)
+    if (pads[i] > kernel[i] / 2 || pads[i + axes] > kernel[i] / 2)
       return fail(loc, "'pads' must be at most half the kernel size");
-  FailureOr<int64_t> h =
-      windowExtent(loc, input[2], kernel[0], strides[0], pads[0], pads[2],
-                   dilations[0], ceilMode, "height");
-  FailureOr<int64_t> w =
-      windowExtent(loc, input[3], kernel[1], strides[1], pads[1], pads[3],
-                   dilations[1], ceilMode, "width");
-  if (failed(h) || failed(w))
+  SmallVector<int64_t> shape = {input[0], input[1]};
+  for (size_t i = 0; i < axes; ++i) {
+    FailureOr<int64_t> extent = windowExtent(
+        loc, input[2 + i], kernel[i], strides[i], pads[i], pads[axes + i],
+        dilations[i], ceilMode, spatialAxisName(i, axes));
+    if (failed(extent))
+      return failure();
+    shape.push_back(*extent);
+  }
+  return shape;
+}
+
+SmallVector<int64_t> unitDilations(ArrayRef<int64_t> kernel) {
+  return SmallVector<int64_t>(kernel.size(), 1);
+}
+
+FailureOr<RankedTensorType> spatialOperand(std::optional<Location> loc,
+                                           Value value, StringRef name) {
+  FailureOr<RankedTensorType> type = rankedOperand(loc, value, name);
+  if (failed(type))
     return failure();
-  return SmallVector<int64_t>{input[0], input[1], *h, *w};
+  if (type->getRank() < 3 || type->getRank() > 5)
+    return fail(loc, "'" + name +
+                         "' must have rank 3, 4 or 5 (N x C x 1 to 3 "
+                         "spatial axes), got rank " +
+                         Twine(type->getRank()));
+  return type;
 }
 
 LogicalResult checkResizeAttrs(std::optional<Location> loc,
-                               ArrayRef<int64_t> sizes,
-                               ArrayRef<double> scales) {
-  if (failed(checkLength(loc, sizes, 2, "sizes")) ||
+                               ArrayRef<int64_t> sizes, ArrayRef<double> scales,
+                               size_t spatialAxes) {
+  if (failed(checkLength(loc, sizes, spatialAxes, "sizes")) ||
       failed(checkAllAtLeast(loc, sizes, 1, "sizes")))
     return failure();
-  if (scales.size() != 2)
-    return fail(loc,
-                "'scales' must have 2 elements, got " + Twine(scales.size()));
+  if (scales.size() != spatialAxes)
+    return fail(loc, "'scales' must have " + Twine(spatialAxes) +
+                         " elements, got " + Twine(scales.size()));
   if (llvm::any_of(scales, [](double s) { return !(s > 0.0); }))
     return fail(loc, "'scales' must be positive");
   return success();
@@ -273,18 +315,18 @@ LogicalResult verifyClipBounds(Operation *op, double min, double max) {
   return success();
 }
 
-LogicalResult verifyResizeScales(Operation *op, ArrayRef<int64_t> inputHW,
+LogicalResult verifyResizeScales(Operation *op, ArrayRef<int64_t> inputSizes,
                                  ArrayRef<int64_t> sizes,
                                  ArrayRef<double> scales) {
-  for (int i = 0; i < 2; ++i) {
+  for (size_t i = 0; i < sizes.size(); ++i) {
     // Scales derived from sizes (out / in) round-trip only up to
     // floating-point error.
-    double exact = inputHW[i] * scales[i];
+    double exact = inputSizes[i] * scales[i];
     if (std::fabs(exact - static_cast<double>(sizes[i])) >= 1.0)
       return op->emitOpError("'sizes' [")
-             << sizes[0] << ", " << sizes[1] << "] disagree with 'scales' ["
-             << scales[0] << ", " << scales[1] << "] for input " << inputHW[0]
-             << "x" << inputHW[1];
+             << llvm::make_range(sizes.begin(), sizes.end()) << "] disagree with 'scales' ["
+             << llvm::make_range(scales.begin(), scales.end())
+             << "] for input " << shapeString(inputSizes);
   }
   return success();
 }

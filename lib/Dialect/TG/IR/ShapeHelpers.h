@@ -20,11 +20,9 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace memopt::tg::detail {
-
-/// The dilations of the ops without a dilation attribute (average pooling).
-inline constexpr int64_t kUnitDilations[] = {1, 1};
 
 /// Emits `message` at `loc` when a location is known and returns failure.
 mlir::LogicalResult fail(std::optional<mlir::Location> loc,
@@ -49,11 +47,31 @@ mlir::LogicalResult checkShapeAttr(std::optional<mlir::Location> loc,
                                    llvm::ArrayRef<int64_t> shape, size_t rank,
                                    llvm::StringRef name);
 
-/// Checks strides, pads and dilations of a 2-D window op.
+/// Checks strides, pads and dilations of a window op over `spatialAxes`
+/// axes: one stride and dilation per axis, the pads' begins then ends.
 mlir::LogicalResult checkWindow(std::optional<mlir::Location> loc,
+                                size_t spatialAxes,
                                 llvm::ArrayRef<int64_t> strides,
                                 llvm::ArrayRef<int64_t> pads,
                                 llvm::ArrayRef<int64_t> dilations);
+
+/// The name of spatial axis `axis` of `spatialAxes` (1 to 3) in messages:
+/// the last of depth, height and width.
+llvm::StringRef spatialAxisName(size_t axis, size_t spatialAxes);
+
+/// The type of an operand of a rank-generic window op: statically shaped,
+/// of rank 3, 4 or 5 (N x C x 1 to 3 spatial axes).
+mlir::FailureOr<mlir::RankedTensorType>
+spatialOperand(std::optional<mlir::Location> loc, mlir::Value value,
+               llvm::StringRef name);
+
+/// The types of two operands of a rank-generic window op: statically
+/// shaped, `first` of rank 3, 4 or 5 (N x C x 1 to 3 spatial axes) and
+/// `second` of the same rank.
+mlir::FailureOr<std::pair<mlir::RankedTensorType, mlir::RankedTensorType>>
+spatialOperands(std::optional<mlir::Location> loc, mlir::Value first,
+                llvm::StringRef firstName, mlir::Value second,
+                llvm::StringRef secondName);
 
 /// Output extent of a sliding window along one axis; fails when no window
 /// fits.
@@ -85,7 +103,8 @@ std::string shapeString(llvm::ArrayRef<int64_t> shape);
 // Output shapes of forward ops
 //===----------------------------------------------------------------------===//
 
-/// Output shape of tg.conv2d for an `input` and a `weight` shape (no bias).
+/// Output shape of tg.conv2d for an `input` and a `weight` shape of one rank
+/// (3 to 5; no bias).
 mlir::FailureOr<llvm::SmallVector<int64_t>>
 conv2dShape(std::optional<mlir::Location> loc, llvm::ArrayRef<int64_t> input,
             llvm::ArrayRef<int64_t> weight, llvm::ArrayRef<int64_t> strides,
@@ -99,17 +118,24 @@ mlir::FailureOr<llvm::SmallVector<int64_t>> convTranspose2dShape(
     llvm::ArrayRef<int64_t> pads, llvm::ArrayRef<int64_t> dilations,
     llvm::ArrayRef<int64_t> outputPadding, int64_t groups);
 
-/// Output shape of tg.max_pool2d (and of tg.avg_pool2d with unit dilations).
+/// Output shape of tg.max_pool2d (and of tg.avg_pool2d with unit dilations)
+/// for an `input` shape of rank 3 to 5.
 mlir::FailureOr<llvm::SmallVector<int64_t>>
 pool2dShape(std::optional<mlir::Location> loc, llvm::ArrayRef<int64_t> input,
             llvm::ArrayRef<int64_t> kernel, llvm::ArrayRef<int64_t> strides,
             llvm::ArrayRef<int64_t> pads, llvm::ArrayRef<int64_t> dilations,
             bool ceilMode);
 
-/// Checks the `sizes` and `scales` of a resize: two positive values each.
+/// The dilations of the ops without a dilation attribute (average
+/// pooling): one per spatial axis of `kernel`.
+llvm::SmallVector<int64_t> unitDilations(llvm::ArrayRef<int64_t> kernel);
+
+/// Checks the `sizes` and `scales` of a resize of `spatialAxes` axes: one
+/// positive value per axis each.
 mlir::LogicalResult checkResizeAttrs(std::optional<mlir::Location> loc,
                                      llvm::ArrayRef<int64_t> sizes,
-                                     llvm::ArrayRef<double> scales);
+                                     llvm::ArrayRef<double> scales,
+                                     size_t spatialAxes);
 
 /// Output shape of tg.slice.
 mlir::FailureOr<llvm::SmallVector<int64_t>>
@@ -136,9 +162,9 @@ mlir::LogicalResult verifyClipBounds(mlir::Operation *op, double min,
                                      double max);
 
 /// ONNX derives resize sizes as floor(in * scale); `sizes` must agree with
-/// `scales` for an input of height and width `inputHW` to less than a pixel.
+/// `scales` for an input of spatial sizes `inputSizes` to less than a pixel.
 mlir::LogicalResult verifyResizeScales(mlir::Operation *op,
-                                       llvm::ArrayRef<int64_t> inputHW,
+                                       llvm::ArrayRef<int64_t> inputSizes,
                                        llvm::ArrayRef<int64_t> sizes,
                                        llvm::ArrayRef<double> scales);
 

@@ -17,22 +17,20 @@ using namespace memopt::tg;
 using namespace memopt::tg::detail;
 
 namespace {
-/// The gradient of an NCHW forward op and the forward operand it reads
-/// (named `savedName`): two statically shaped 4-D tensors of one element
-/// type.
+/// The gradient of a rank-generic window op (convolution, max pooling) and
+/// the forward operand it reads (named `savedName`): two statically shaped
+/// tensors of one rank from 3 to 5 and one element type.
 FailureOr<std::pair<RankedTensorType, RankedTensorType>>
-gradAndSavedOperands(std::optional<Location> loc, Value gradOutputValue,
-                     Value savedValue, StringRef savedName) {
-  FailureOr<RankedTensorType> gradOutput =
-      rankedOperand(loc, gradOutputValue, "grad_output", 4);
-  FailureOr<RankedTensorType> saved =
-      rankedOperand(loc, savedValue, savedName, 4);
-  if (failed(gradOutput) || failed(saved) ||
-      failed(
-          checkSameElementType(loc, {*gradOutput, *saved},
-                               "'grad_output' and '" + savedName.str() + "'")))
+windowGradOperands(std::optional<Location> loc, Value gradOutputValue,
+                 Value savedValue, StringRef savedName) {
+  auto operands = spatialOperands(loc, gradOutputValue, "grad_output",
+                                  savedValue, savedName);
+  if (failed(operands) ||
+      failed(checkSameElementType(
+          loc, {operands->first, operands->second},
+          "'grad_output' and '" + savedName.str() + "'")))
     return failure();
-  return std::make_pair(*gradOutput, *saved);
+  return *operands;
 }
 
 /// Yields a gradient of shape `shape` with the element type of `gradOutput`
@@ -94,11 +92,12 @@ LogicalResult inferLossBackward(std::optional<Location> loc,
 LogicalResult Conv2DBackwardDataOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &results) {
-  auto operands = gradAndSavedOperands(loc, adaptor.getGradOutput(),
+  auto operands = windowGradOperands(loc, adaptor.getGradOutput(),
                                        adaptor.getWeight(), "weight");
   ArrayRef<int64_t> inputShape = adaptor.getInputShape();
   if (failed(operands) ||
-      failed(checkShapeAttr(loc, inputShape, 4, "input_shape")))
+      failed(checkShapeAttr(loc, inputShape,
+                                operands->first.getRank(), "input_shape")))
     return failure();
   auto [gradOutput, weight] = *operands;
   return inferGrad(loc, gradOutput, inputShape,
@@ -111,11 +110,12 @@ LogicalResult Conv2DBackwardDataOp::inferReturnTypes(
 LogicalResult Conv2DBackwardFilterOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &results) {
-  auto operands = gradAndSavedOperands(loc, adaptor.getGradOutput(),
+  auto operands = windowGradOperands(loc, adaptor.getGradOutput(),
                                        adaptor.getInput(), "input");
   ArrayRef<int64_t> weightShape = adaptor.getWeightShape();
   if (failed(operands) ||
-      failed(checkShapeAttr(loc, weightShape, 4, "weight_shape")))
+      failed(checkShapeAttr(loc, weightShape,
+                                operands->first.getRank(), "weight_shape")))
     return failure();
   auto [gradOutput, input] = *operands;
   return inferGrad(loc, gradOutput, weightShape,
@@ -128,11 +128,12 @@ LogicalResult Conv2DBackwardFilterOp::inferReturnTypes(
 LogicalResult ConvTranspose2DBackwardFilterOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &results) {
-  auto operands = gradAndSavedOperands(loc, adaptor.getGradOutput(),
+  auto operands = windowGradOperands(loc, adaptor.getGradOutput(),
                                        adaptor.getInput(), "input");
   ArrayRef<int64_t> weightShape = adaptor.getWeightShape();
   if (failed(operands) ||
-      failed(checkShapeAttr(loc, weightShape, 4, "weight_shape")))
+      failed(checkShapeAttr(loc, weightShape,
+                                operands->first.getRank(), "weight_shape")))
     return failure();
   auto [gradOutput, input] = *operands;
   return inferGrad(loc, gradOutput, weightShape,
@@ -187,8 +188,8 @@ LogicalResult ClipBackwardOp::verify() {
 LogicalResult MaxPool2DBackwardOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &results) {
-  auto operands = gradAndSavedOperands(loc, adaptor.getGradOutput(),
-                                       adaptor.getInput(), "input");
+  auto operands = windowGradOperands(loc, adaptor.getGradOutput(),
+                                   adaptor.getInput(), "input");
   if (failed(operands))
     return failure();
   auto [gradOutput, input] = *operands;
@@ -203,15 +204,17 @@ LogicalResult AvgPool2DBackwardOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &results) {
   FailureOr<RankedTensorType> gradOutput =
-      rankedOperand(loc, adaptor.getGradOutput(), "grad_output", 4);
+      spatialOperand(loc, adaptor.getGradOutput(), "grad_output");
   ArrayRef<int64_t> inputShape = adaptor.getInputShape();
   if (failed(gradOutput) ||
-      failed(checkShapeAttr(loc, inputShape, 4, "input_shape")))
+      failed(checkShapeAttr(loc, inputShape, gradOutput->getRank(),
+                            "input_shape")))
     return failure();
   return inferGrad(loc, *gradOutput, inputShape,
                    pool2dShape(loc, inputShape, adaptor.getKernel(),
                                adaptor.getStrides(), adaptor.getPads(),
-                               kUnitDilations, adaptor.getCeilMode()),
+                               unitDilations(adaptor.getKernel()),
+                               adaptor.getCeilMode()),
                    "tg.avg_pool2d", results);
 }
 
@@ -220,22 +223,23 @@ ResizeBackwardOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                    Adaptor adaptor,
                                    SmallVectorImpl<Type> &results) {
   FailureOr<RankedTensorType> gradOutput =
-      rankedOperand(loc, adaptor.getGradOutput(), "grad_output", 4);
+      spatialOperand(loc, adaptor.getGradOutput(), "grad_output");
   ArrayRef<int64_t> inputShape = adaptor.getInputShape();
   if (failed(gradOutput) ||
-      failed(checkShapeAttr(loc, inputShape, 4, "input_shape")))
+      failed(checkShapeAttr(loc, inputShape, gradOutput->getRank(),
+                            "input_shape")))
     return failure();
   ArrayRef<int64_t> outputHW = gradOutput->getShape().drop_front(2);
   std::optional<ArrayRef<int64_t>> sizes = adaptor.getSizes();
-  if (failed(
-          checkResizeAttrs(loc, sizes.value_or(outputHW), adaptor.getScales())))
+  if (failed(checkResizeAttrs(loc, sizes.value_or(outputHW),
+                              adaptor.getScales(), outputHW.size())))
     return failure();
   if (sizes && *sizes != outputHW)
     return fail(loc, "'sizes' " + shapeString(*sizes) +
-                         " differ from the height and width of 'grad_output' " +
+                         " differ from the spatial sizes of 'grad_output' " +
                          shapeString(outputHW));
-  SmallVector<int64_t> forward = {inputShape[0], inputShape[1], outputHW[0],
-                                  outputHW[1]};
+  SmallVector<int64_t> forward = {inputShape[0], inputShape[1]};
+  llvm::append_range(forward, outputHW);
   return inferGrad(loc, *gradOutput, inputShape, forward, "tg.resize", results);
 }
 

@@ -143,8 +143,12 @@ public:
   /// The bias gradient of a convolution: the output gradient summed over
   /// all axes but the channels.
   void convBias(Value bias, unsigned operand) {
-    if (bias && wants(operand))
-      grads[operand] = reduceSum(dy(), {0, 2, 3}, /*keepdims=*/false);
+    if (!bias || !wants(operand))
+      return;
+    SmallVector<int64_t> axes = {0};
+    for (int64_t axis = 2, rank = shapeOf(dy()).size(); axis < rank; ++axis)
+      axes.push_back(axis);
+    grads[operand] = reduceSum(dy(), axes, /*keepdims=*/false);
   }
 
   /// An activation whose backward op reads the forward output.
@@ -602,8 +606,11 @@ GlobalAvgPoolOp::emitGradients(OpBuilder &builder, ArrayRef<Value> resultGrads,
                                MutableArrayRef<Value> operandGrads) {
   Gradient g(builder, *this, resultGrads, wanted, operandGrads);
   ArrayRef<int64_t> shape = shapeOf(getInput());
+  int64_t spatial = 1;
+  for (int64_t extent : shape.drop_front(2))
+    spatial *= extent;
   Value scaled = g.binary<DivOp>(
-      g.dy(), g.scalar(g.dy(), static_cast<double>(shape[2] * shape[3])));
+      g.dy(), g.scalar(g.dy(), static_cast<double>(spatial)));
   g.grads[0] = g.broadcast(scaled, shape);
   return success();
 }

@@ -31,11 +31,13 @@ ArrayRef<int64_t> shapeOf(Value value) {
   return cast<RankedTensorType>(value.getType()).getShape();
 }
 
-/// kH * kW * (channels per group) of a convolution weight shape: the taps
-/// that one output element of a 2-D convolution sums over.
+/// (channels per group) * K1 * ... * Kk of a convolution weight shape: the
+/// taps that one output element of a 1-D, 2-D or 3-D convolution sums over.
 uint64_t tapsPerOutput(ArrayRef<int64_t> weightShape) {
-  return static_cast<uint64_t>(weightShape[1] * weightShape[2] *
-                               weightShape[3]);
+  uint64_t taps = 1;
+  for (int64_t extent : weightShape.drop_front())
+    taps *= static_cast<uint64_t>(extent);
+  return taps;
 }
 
 /// The convolution that `op` (a convolution kernel) computes, given the
@@ -57,8 +59,12 @@ ConvolutionProblem problem(ConvOp op, Kind kind, Value input, Value weight,
           cast<ShapedType>(input.getType()).getElementType()};
 }
 
+/// The taps of a 1-D, 2-D or 3-D pooling window.
 uint64_t window(ArrayRef<int64_t> kernel) {
-  return static_cast<uint64_t>(kernel[0] * kernel[1]);
+  uint64_t taps = 1;
+  for (int64_t extent : kernel)
+    taps *= static_cast<uint64_t>(extent);
+  return taps;
 }
 
 /// The single-result ops whose result overwrites operand `operand` when it
@@ -244,16 +250,21 @@ uint64_t GlobalAvgPoolOp::getFlops() {
 }
 bool GlobalAvgPoolOp::isCheapToRecompute() { return true; }
 
-/// Nearest copies; bilinear weighs 4 taps (4 multiplies, 3 adds).
+/// Nearest copies; linear interpolation over k spatial axes weighs 2^k taps
+/// (2^k multiplies, 2^k - 1 adds: 7 in 2-D).
 uint64_t ResizeOp::getFlops() {
-  return getMode() == ResizeMode::nearest ? 0 : 7 * elements(getOutput());
+  uint64_t taps = uint64_t(1) << getScales().size();
+  return getMode() == ResizeMode::nearest ? 0
+                                          : (2 * taps - 1) * elements(getOutput());
 }
 bool ResizeOp::isCheapToRecompute() { return true; }
 
-/// Every output gradient is added to its 1 (nearest) or 4 (bilinear,
-/// weighted) sources.
+/// Every output gradient is added to its 1 (nearest) or 2^k (linear,
+/// weighted: a multiply and an add each) sources.
 uint64_t ResizeBackwardOp::getFlops() {
-  return (getMode() == ResizeMode::nearest ? 1 : 8) * elements(getGradOutput());
+  uint64_t taps = uint64_t(1) << getScales().size();
+  return (getMode() == ResizeMode::nearest ? 1 : 2 * taps) *
+         elements(getGradOutput());
 }
 bool ResizeBackwardOp::isCheapToRecompute() { return true; }
 

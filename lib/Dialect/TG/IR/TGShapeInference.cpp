@@ -135,41 +135,37 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &results) {
-  FailureOr<RankedTensorType> input =
-      rankedOperand(loc, adaptor.getInput(), "input", 4);
-  FailureOr<RankedTensorType> weight =
-      rankedOperand(loc, adaptor.getWeight(), "weight", 4);
-  if (failed(input) || failed(weight))
+  auto operands = spatialOperands(loc, adaptor.getInput(), "input",
+                                  adaptor.getWeight(), "weight");
+  if (failed(operands))
     return failure();
+  auto [input, weight] = *operands;
   FailureOr<SmallVector<int64_t>> shape = conv2dShape(
-      loc, input->getShape(), weight->getShape(), adaptor.getStrides(),
+      loc, input.getShape(), weight.getShape(), adaptor.getStrides(),
       adaptor.getPads(), adaptor.getDilations(), adaptor.getGroups());
-  if (failed(shape) ||
-      failed(checkConvOperands(loc, *input, *weight, adaptor.getBias(),
-                               (*shape)[1])))
+  if (failed(shape) || failed(checkConvOperands(loc, input, weight,
+                                                adaptor.getBias(), (*shape)[1])))
     return failure();
-  results.push_back(withShape(*input, *shape));
+  results.push_back(withShape(input, *shape));
   return success();
 }
 
 LogicalResult ConvTranspose2DOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &results) {
-  FailureOr<RankedTensorType> input =
-      rankedOperand(loc, adaptor.getInput(), "input", 4);
-  FailureOr<RankedTensorType> weight =
-      rankedOperand(loc, adaptor.getWeight(), "weight", 4);
-  if (failed(input) || failed(weight))
+  auto operands = spatialOperands(loc, adaptor.getInput(), "input",
+                                  adaptor.getWeight(), "weight");
+  if (failed(operands))
     return failure();
+  auto [input, weight] = *operands;
   FailureOr<SmallVector<int64_t>> shape = convTranspose2dShape(
-      loc, input->getShape(), weight->getShape(), adaptor.getStrides(),
+      loc, input.getShape(), weight.getShape(), adaptor.getStrides(),
       adaptor.getPads(), adaptor.getDilations(), adaptor.getOutputPadding(),
       adaptor.getGroups());
-  if (failed(shape) ||
-      failed(checkConvOperands(loc, *input, *weight, adaptor.getBias(),
-                               (*shape)[1])))
+  if (failed(shape) || failed(checkConvOperands(loc, input, weight,
+                                                adaptor.getBias(), (*shape)[1])))
     return failure();
-  results.push_back(withShape(*input, *shape));
+  results.push_back(withShape(input, *shape));
   return success();
 }
 
@@ -224,7 +220,7 @@ static LogicalResult inferPool(std::optional<Location> loc, Value inputValue,
                                ArrayRef<int64_t> pads,
                                ArrayRef<int64_t> dilations, bool ceilMode,
                                SmallVectorImpl<Type> &results) {
-  FailureOr<RankedTensorType> input = rankedOperand(loc, inputValue, "input", 4);
+  FailureOr<RankedTensorType> input = spatialOperand(loc, inputValue, "input");
   if (failed(input))
     return failure();
   FailureOr<SmallVector<int64_t>> shape = pool2dShape(
@@ -249,8 +245,9 @@ LogicalResult AvgPool2DOp::inferReturnTypes(MLIRContext *,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &results) {
   return inferPool(loc, adaptor.getInput(), adaptor.getKernel(),
-                   adaptor.getStrides(), adaptor.getPads(), kUnitDilations,
-                   adaptor.getCeilMode(), results);
+                   adaptor.getStrides(), adaptor.getPads(),
+                   unitDilations(adaptor.getKernel()), adaptor.getCeilMode(),
+                   results);
 }
 
 LogicalResult GlobalAvgPoolOp::inferReturnTypes(MLIRContext *,
@@ -258,11 +255,12 @@ LogicalResult GlobalAvgPoolOp::inferReturnTypes(MLIRContext *,
                                                 Adaptor adaptor,
                                                 SmallVectorImpl<Type> &results) {
   FailureOr<RankedTensorType> input =
-      rankedOperand(loc, adaptor.getInput(), "input", 4);
+      spatialOperand(loc, adaptor.getInput(), "input");
   if (failed(input))
     return failure();
-  results.push_back(withShape(
-      *input, {input->getDimSize(0), input->getDimSize(1), 1, 1}));
+  SmallVector<int64_t> shape(input->getShape());
+  std::fill(shape.begin() + 2, shape.end(), 1);
+  results.push_back(withShape(*input, shape));
   return success();
 }
 
@@ -271,14 +269,14 @@ LogicalResult ResizeOp::inferReturnTypes(MLIRContext *,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &results) {
   FailureOr<RankedTensorType> input =
-      rankedOperand(loc, adaptor.getInput(), "input", 4);
+      spatialOperand(loc, adaptor.getInput(), "input");
   if (failed(input) ||
-      failed(checkResizeAttrs(loc, adaptor.getSizes(), adaptor.getScales())))
+      failed(checkResizeAttrs(loc, adaptor.getSizes(), adaptor.getScales(),
+                              input->getRank() - 2)))
     return failure();
-  results.push_back(withShape(*input, {input->getDimSize(0),
-                                       input->getDimSize(1),
-                                       adaptor.getSizes()[0],
-                                       adaptor.getSizes()[1]}));
+  SmallVector<int64_t> shape = {input->getDimSize(0), input->getDimSize(1)};
+  llvm::append_range(shape, adaptor.getSizes());
+  results.push_back(withShape(*input, shape));
   return success();
 }
 

@@ -73,6 +73,12 @@ class TG_Op<string mnemonic, list<Trait> traits = []>
 def TG_FloatElement : AnyTypeOf<[F32, F16, BF16]>;
 def TG_Tensor : StaticShapeTensorOf<[F32, F16, BF16]>;
 def TG_4DTensor : 4DTensorOf<[F32, F16, BF16]>;
+// N x C x spatial axes, with 1, 2 or 3 spatial axes: the operands of the
+// rank-generic window ops (convolutions). Their per-axis attributes
+// (strides, dilations, ...) have one value per spatial axis and their pads
+// the begins of every spatial axis, then the ends; the attributes' defaults
+// are those of 2-D and a 1-D or 3-D op states them.
+def TG_SpatialTensor : TensorRankOf<[F32, F16, BF16], [3, 4, 5]>;
 def TG_1DTensor : 1DTensorOf<[F32, F16, BF16]>;
 
 // The 1-based step number of a training step, an operand of the optimizer

@@ -37,16 +37,17 @@ def TG_Conv2DBackwardDataOp : TG_Op<"conv2d_backward_data",
       of grad_output[n, o, oh, ow] * weight[o, c mod (C / groups), kh, kw]
     ```
 
-    where input positions that no window covers get 0. `tg.conv2d` of
-    `input_shape` with `weight` must yield the shape of `grad_output`.
+    where input positions that no window covers get 0, and likewise over
+    one or three spatial axes. `tg.conv2d` of `input_shape` with `weight`
+    must yield the shape of `grad_output`.
   }];
-  let arguments = (ins TG_4DTensor:$grad_output, TG_4DTensor:$weight,
+  let arguments = (ins TG_SpatialTensor:$grad_output, TG_SpatialTensor:$weight,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
                        DefaultValuedAttr<I64Attr, "1">:$groups,
                        DenseI64ArrayAttr:$input_shape);
-  let results = (outs TG_4DTensor:$grad_input);
+  let results = (outs TG_SpatialTensor:$grad_input);
   let assemblyFormat = [{
     $grad_output `,` $weight attr-dict `:` functional-type(operands, results)
   }];
@@ -70,15 +71,16 @@ def TG_Conv2DBackwardFilterOp : TG_Op<"conv2d_backward_filter",
     with g = o / (O / groups) and 0 for positions in the padding.
     `tg.conv2d` of `input` with a weight of `weight_shape` must yield the
     shape of `grad_output`. The bias gradient is a `tg.reduce_sum` of
-    `grad_output` over axes 0, 2, 3.
+    `grad_output` over every axis but the channel axis. 1-D and 3-D
+    convolutions sum over their spatial axes alike.
   }];
-  let arguments = (ins TG_4DTensor:$grad_output, TG_4DTensor:$input,
+  let arguments = (ins TG_SpatialTensor:$grad_output, TG_SpatialTensor:$input,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
                        DefaultValuedAttr<I64Attr, "1">:$groups,
                        DenseI64ArrayAttr:$weight_shape);
-  let results = (outs TG_4DTensor:$grad_weight);
+  let results = (outs TG_SpatialTensor:$grad_weight);
   let assemblyFormat = [{
     $grad_output `,` $input attr-dict `:` functional-type(operands, results)
   }];
@@ -105,15 +107,16 @@ def TG_ConvTranspose2DBackwardFilterOp
     `tg.conv_transpose2d` of `input` with a weight of `weight_shape` must
     yield the shape of `grad_output`. (The input gradient of a transposed
     convolution is a `tg.conv2d` of `grad_output` with the same weight.)
+    1-D and 3-D transposed convolutions sum over their spatial axes alike.
   }];
-  let arguments = (ins TG_4DTensor:$grad_output, TG_4DTensor:$input,
+  let arguments = (ins TG_SpatialTensor:$grad_output, TG_SpatialTensor:$input,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$output_padding,
                        DefaultValuedAttr<I64Attr, "1">:$groups,
                        DenseI64ArrayAttr:$weight_shape);
-  let results = (outs TG_4DTensor:$grad_weight);
+  let results = (outs TG_SpatialTensor:$grad_weight);
   let assemblyFormat = [{
     $grad_output `,` $input attr-dict `:` functional-type(operands, results)
   }];
@@ -313,13 +316,13 @@ def TG_MaxPool2DBackwardOp : TG_Op<"max_pool2d_backward",
     Positions that are never a maximum get 0. `tg.max_pool2d` of `input`
     must yield the shape of `grad_output`.
   }];
-  let arguments = (ins TG_4DTensor:$grad_output, TG_4DTensor:$input,
+  let arguments = (ins TG_SpatialTensor:$grad_output, TG_SpatialTensor:$input,
                        DenseI64ArrayAttr:$kernel,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
                        DefaultValuedAttr<BoolAttr, "false">:$ceil_mode);
-  let results = (outs TG_4DTensor:$grad_input);
+  let results = (outs TG_SpatialTensor:$grad_input);
   let assemblyFormat = [{
     $grad_output `,` $input attr-dict `:` functional-type(operands, results)
   }];
@@ -334,17 +337,17 @@ def TG_AvgPool2DBackwardOp : TG_Op<"avg_pool2d_backward",
     input. Each window adds grad_output / divisor to every input position it
     covers, where the divisor is the one of the forward op: with
     `count_include_pad` the window's size clipped to the padded input
-    (kH * kW except for a ceil-mode window that overhangs the padding),
+    (kH * kW in 2-D, the product of the kernel in general, except for a ceil-mode window that overhangs the padding),
     otherwise the number of input positions it covers. `tg.avg_pool2d` of
     `input_shape` must yield the shape of `grad_output`.
   }];
-  let arguments = (ins TG_4DTensor:$grad_output, DenseI64ArrayAttr:$kernel,
+  let arguments = (ins TG_SpatialTensor:$grad_output, DenseI64ArrayAttr:$kernel,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
                        DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
                        DefaultValuedAttr<BoolAttr, "false">:$count_include_pad,
                        DenseI64ArrayAttr:$input_shape);
-  let results = (outs TG_4DTensor:$grad_input);
+  let results = (outs TG_SpatialTensor:$grad_input);
   let assemblyFormat = [{
     $grad_output attr-dict `:` functional-type(operands, results)
   }];
@@ -363,14 +366,14 @@ def TG_ResizeBackwardOp : TG_Op<"resize_backward", [Pure, InferTypeOpAdaptor,
     must equal the height and width of `grad_output`; `sizes` and `scales`
     must agree for `input_shape` as in `tg.resize`.
   }];
-  let arguments = (ins TG_4DTensor:$grad_output, TG_ResizeModeAttr:$mode,
+  let arguments = (ins TG_SpatialTensor:$grad_output, TG_ResizeModeAttr:$mode,
                        TG_CoordinateModeAttr:$coordinate_mode,
                        DefaultValuedAttr<TG_NearestModeAttr,
                            "NearestMode::round_prefer_floor">:$nearest_mode,
                        OptionalAttr<DenseI64ArrayAttr>:$sizes,
                        DenseF64ArrayAttr:$scales,
                        DenseI64ArrayAttr:$input_shape);
-  let results = (outs TG_4DTensor:$grad_input);
+  let results = (outs TG_SpatialTensor:$grad_input);
   let assemblyFormat = [{
     $grad_output attr-dict `:` functional-type(operands, results)
   }];

@@ -78,20 +78,23 @@ def TG_ConstantOp : TG_Op<"constant",
 
 def TG_Conv2DOp : TG_Op<"conv2d", [Pure, InferTypeOpAdaptor,
     TG_Differentiable, TG_Kernel<["getWorkspaceBytes"]>]> {
-  let summary = "2-D convolution (cross-correlation) in NCHW";
+  let summary = "1-D, 2-D or 3-D convolution (cross-correlation)";
   let description = [{
-    `input` is N x C x H x W, `weight` is O x C/groups x kH x kW and the
-    optional `bias` has O elements. `pads` is [top, left, bottom, right]
-    (ONNX order). The output is N x O x H' x W' with
-    H' = (H + top + bottom - dilation_h * (kH - 1) - 1) / stride_h + 1.
+    `input` is N x C x D1 x ... x Dk with k = 1, 2 or 3 spatial axes (NCW,
+    NCHW, NCDHW), `weight` is O x C/groups x K1 x ... x Kk and the optional
+    `bias` has O elements. `strides` and `dilations` have k values, `pads`
+    2k: the begins of every spatial axis, then the ends (ONNX order; [top,
+    left, bottom, right] in 2-D). The output is N x O x D1' x ... x Dk' with
+    Di' = (Di + begin_i + end_i - dilation_i * (Ki - 1) - 1) / stride_i + 1.
+    The name is historical: one op serves every rank.
   }];
-  let arguments = (ins TG_4DTensor:$input, TG_4DTensor:$weight,
+  let arguments = (ins TG_SpatialTensor:$input, TG_SpatialTensor:$weight,
                        Optional<TG_1DTensor>:$bias,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
                        DefaultValuedAttr<I64Attr, "1">:$groups);
-  let results = (outs TG_4DTensor:$output);
+  let results = (outs TG_SpatialTensor:$output);
   let assemblyFormat = [{
     $input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
   }];
@@ -99,21 +102,22 @@ def TG_Conv2DOp : TG_Op<"conv2d", [Pure, InferTypeOpAdaptor,
 
 def TG_ConvTranspose2DOp : TG_Op<"conv_transpose2d", [Pure, InferTypeOpAdaptor,
     TG_Differentiable, TG_Kernel<["getWorkspaceBytes"]>]> {
-  let summary = "2-D transposed convolution in NCHW";
+  let summary = "1-D, 2-D or 3-D transposed convolution";
   let description = [{
-    The adjoint of `tg.conv2d`: `input` is N x C x H x W, `weight` is
-    C x O/groups x kH x kW, the optional `bias` has O elements. The output
-    height is (H - 1) * stride_h - top - bottom + dilation_h * (kH - 1) +
-    output_padding_h + 1.
+    The adjoint of `tg.conv2d`, of the same ranks: `input` is
+    N x C x D1 x ... x Dk, `weight` is C x O/groups x K1 x ... x Kk, the
+    optional `bias` has O elements; `output_padding` has k values. The
+    output extent of axis i is (Di - 1) * stride_i - begin_i - end_i +
+    dilation_i * (Ki - 1) + output_padding_i + 1.
   }];
-  let arguments = (ins TG_4DTensor:$input, TG_4DTensor:$weight,
+  let arguments = (ins TG_SpatialTensor:$input, TG_SpatialTensor:$weight,
                        Optional<TG_1DTensor>:$bias,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$output_padding,
                        DefaultValuedAttr<I64Attr, "1">:$groups);
-  let results = (outs TG_4DTensor:$output);
+  let results = (outs TG_SpatialTensor:$output);
   let assemblyFormat = [{
     $input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
   }];
@@ -383,51 +387,58 @@ def TG_CastOp : TG_Op<"cast", [Pure, TG_Differentiable, TG_Kernel<>]> {
 
 def TG_MaxPool2DOp : TG_Op<"max_pool2d", [Pure, InferTypeOpAdaptor,
     TG_Differentiable, TG_Kernel<>]> {
-  let summary = "2-D max pooling in NCHW";
+  let summary = "1-D, 2-D or 3-D max pooling";
   let description = [{
-    Max over `kernel` windows; `pads` is [top, left, bottom, right] and
-    padded positions never win. With `ceil_mode` the output size rounds up,
-    as long as the last window starts inside the input or the top/left pad.
+    Max over `kernel` windows of an N x C x D1 x ... x Dk input (k = 1, 2
+    or 3); `kernel`, `strides` and `dilations` have k values, `pads` the
+    begins of every spatial axis, then the ends ([top, left, bottom, right]
+    in 2-D), and padded positions never win. With `ceil_mode` the output
+    size rounds up, as long as the last window starts inside the input or
+    the begin pad.
   }];
-  let arguments = (ins TG_4DTensor:$input, DenseI64ArrayAttr:$kernel,
+  let arguments = (ins TG_SpatialTensor:$input, DenseI64ArrayAttr:$kernel,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
                        DefaultValuedAttr<BoolAttr, "false">:$ceil_mode);
-  let results = (outs TG_4DTensor:$output);
+  let results = (outs TG_SpatialTensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
 def TG_AvgPool2DOp : TG_Op<"avg_pool2d", [Pure, InferTypeOpAdaptor,
     TG_Differentiable, TG_Kernel<>]> {
-  let summary = "2-D average pooling in NCHW";
+  let summary = "1-D, 2-D or 3-D average pooling";
   let description = [{
-    Mean over `kernel` windows; `pads` is [top, left, bottom, right]. With
-    `count_include_pad` padded zeros count in the divisor.
+    Mean over `kernel` windows, with the per-axis attributes of
+    `tg.max_pool2d`. With `count_include_pad` padded zeros count in the
+    divisor.
   }];
-  let arguments = (ins TG_4DTensor:$input, DenseI64ArrayAttr:$kernel,
+  let arguments = (ins TG_SpatialTensor:$input, DenseI64ArrayAttr:$kernel,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
                        DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
                        DefaultValuedAttr<BoolAttr, "false">:$count_include_pad);
-  let results = (outs TG_4DTensor:$output);
+  let results = (outs TG_SpatialTensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
 def TG_GlobalAvgPoolOp : TG_Op<"global_avg_pool", [Pure, InferTypeOpAdaptor,
     TG_Differentiable, TG_Kernel<>]> {
   let summary = "Mean over all spatial positions";
-  let description = "N x C x H x W to N x C x 1 x 1.";
-  let arguments = (ins TG_4DTensor:$input);
-  let results = (outs TG_4DTensor:$output);
+  let description = "N x C x D1 x ... x Dk to N x C x 1 x ... x 1 (k = 1, 2 or 3).";
+  let arguments = (ins TG_SpatialTensor:$input);
+  let results = (outs TG_SpatialTensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
 def TG_ResizeOp : TG_Op<"resize", [Pure, InferTypeOpAdaptor,
     TG_Differentiable, TG_Kernel<>]> {
-  let summary = "Spatial resize of an NCHW tensor";
+  let summary = "Spatial resize of a 1-D, 2-D or 3-D tensor";
   let description = [{
-    Resamples H and W to `sizes`. `scales` are the factors the source
+    Resamples the spatial axes of an N x C x D1 x ... x Dk tensor (k = 1, 2
+    or 3) to `sizes`, with one scale per spatial axis; `bilinear` mode
+    interpolates linearly along every spatial axis (linear, bilinear,
+    trilinear). `scales` are the factors the source
     coordinates are computed with (ONNX computes with the given scales, not
     with sizes / input sizes); `coordinate_mode` and `nearest_mode` follow
     the ONNX Resize attributes of the same names.
@@ -441,12 +452,12 @@ def TG_ResizeOp : TG_Op<"resize", [Pure, InferTypeOpAdaptor,
         : (tensor<1x8x32x32xf32>) -> tensor<1x8x64x64xf32>
     ```
   }];
-  let arguments = (ins TG_4DTensor:$input, TG_ResizeModeAttr:$mode,
+  let arguments = (ins TG_SpatialTensor:$input, TG_ResizeModeAttr:$mode,
                        TG_CoordinateModeAttr:$coordinate_mode,
                        DefaultValuedAttr<TG_NearestModeAttr,
                            "NearestMode::round_prefer_floor">:$nearest_mode,
                        DenseI64ArrayAttr:$sizes, DenseF64ArrayAttr:$scales);
-  let results = (outs TG_4DTensor:$output);
+  let results = (outs TG_SpatialTensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }
