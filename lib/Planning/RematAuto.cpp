@@ -75,6 +75,11 @@ struct Candidate {
 
 constexpr unsigned kMaxGroup = 4;
 
+/// What a trial is for: scoring candidates and predicting the step's
+/// seconds (timed), or only its live peak and arena (a prune's fit test,
+/// an arena to compare), which skip pricing every op of the copy.
+enum class Timed { No, Yes };
+
 /// One round's copy of the step, rewritten with the values chosen so far.
 class Trial {
 public:
@@ -83,7 +88,7 @@ public:
         const Cuts &cuts, const DenseSet<Value> &offloaded,
         const DenseSet<Value> &synchronous,
         const DenseSet<Operation *> &lean, const AutoOptions &options,
-        const CostModel &cost)
+        const CostModel &cost, Timed timed = Timed::Yes)
       : inPlace(inPlace), link(options.linkBandwidth),
         copy(cast<func::FuncOp>(function->clone(mapping))) {
     for (Operation *op : forward)
@@ -139,7 +144,7 @@ public:
           copy, values, waitAtOnce,
           [&](Operation *op) { return forwardOps.contains(op); }, cost, link);
     }
-    if (link > 0) {
+    if (timed == Timed::Yes && link > 0) {
       offload::Timing timing = offload::predictTiming(copy, cost, link);
       seconds = timing.computeSeconds + timing.stallSeconds;
     }
@@ -148,6 +153,8 @@ public:
     layout = simulator->layout(order);
     live = simulator->liveBytes(order, layout);
     peak = live.empty() ? 0 : *llvm::max_element(live);
+    if (timed == Timed::No)
+      return;
     startTime.push_back(0);
     for (const MemorySimulator::Op &op : simulator->ops()) {
       positionOf[op.op] = startTime.size() - 1;
@@ -442,7 +449,8 @@ public:
   }
 
   uint64_t peak = 0;
-  /// Predicted step seconds (with a link: clones and stalls included).
+  /// Predicted step seconds (with a link: clones and stalls included; a
+  /// trial not timed leaves it 0).
   double seconds = 0;
   bool inPlace;
 
@@ -636,7 +644,7 @@ void prune(func::FuncOp function, ArrayRef<Operation *> forward, bool inPlace,
   });
   auto fits = [&] {
     Trial trial(function, forward, inPlace, chosen, nested, cuts, offloaded,
-                synchronous, lean, options, cost);
+                synchronous, lean, options, cost, Timed::No);
     if (trial.peak > arenaTarget) // no arena is below its live peak
       return false;
     uint64_t arena = trial.arenaBytes();
@@ -713,7 +721,7 @@ uint64_t memopt::remat::plannedArena(func::FuncOp function,
   options.privateAncestors = privateAncestors;
   Trial trial(function, forward, inPlace, recomputed, nested, cuts,
               /*offloaded=*/{}, /*synchronous=*/{}, /*lean=*/{}, options,
-              cost);
+              cost, Timed::No);
   if (secondsAdded)
     *secondsAdded = trial.secondsAdded(cost);
   return trial.arenaBytes();
@@ -1205,7 +1213,8 @@ AutoPlan Greedy::smallest() {
       break;
     const AutoPlan &c = round.choices;
     Trial trial(function, forward, inPlace, c.recomputed, c.nested, c.cuts,
-                c.offloaded, c.synchronous, c.lean, options, cost);
+                c.offloaded, c.synchronous, c.lean, options, cost,
+                Timed::No);
     uint64_t arena = trial.arenaBytes();
     if (arena < best.arenaBytes ||
         (arena == best.arenaBytes && round.round < bestRound)) {
