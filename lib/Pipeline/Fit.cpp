@@ -29,13 +29,13 @@ using namespace memopt;
 
 namespace {
 
-StringRef ampName(tg::AmpMode amp) {
+StringRef ampName(AmpMode amp) {
   switch (amp) {
-  case tg::AmpMode::none:
+  case AmpMode::none:
     return "none";
-  case tg::AmpMode::bf16:
+  case AmpMode::bf16:
     return "bf16";
-  case tg::AmpMode::fp16:
+  case AmpMode::fp16:
     return "fp16";
   }
   llvm_unreachable("unknown amp mode");
@@ -257,13 +257,13 @@ SmallVector<FitCandidate> Search::rungs(const FitCandidate &group) const {
 }
 
 SmallVector<FitCandidate> Search::groups() const {
-  SmallVector<tg::AmpMode> precisions;
+  SmallVector<AmpMode> precisions;
   if (given.amp.hasValue())
     precisions.push_back(given.amp);
   else if (request.ampConsent)
-    precisions = {tg::AmpMode::none, tg::AmpMode::bf16, tg::AmpMode::fp16};
+    precisions = {AmpMode::none, AmpMode::bf16, AmpMode::fp16};
   else
-    precisions.push_back(tg::AmpMode::none);
+    precisions.push_back(AmpMode::none);
   SmallVector<unsigned> stageCounts;
   if (given.stages.hasValue())
     stageCounts.push_back(given.stages);
@@ -273,7 +273,7 @@ SmallVector<FitCandidate> Search::groups() const {
   int64_t replicaBatch =
       result.batch / std::max(1u, unsigned(given.dataParallel));
   SmallVector<FitCandidate> all;
-  for (tg::AmpMode amp : precisions)
+  for (AmpMode amp : precisions)
     for (unsigned stages : stageCounts) {
       // Microbatches: as given, else one on one device and S or 2S (those
       // that split the batch) through S stages, so that the pipeline
@@ -428,7 +428,7 @@ llvm::Error FitRequest::verify(const TrainingPipelineOptions &given,
 
 std::string FitCandidate::flags() const {
   SmallVector<std::string> parts;
-  if (amp != tg::AmpMode::none)
+  if (amp != AmpMode::none)
     parts.push_back(("--amp=" + ampName(amp)).str());
   if (remat != "none")
     parts.push_back("--remat=" + remat);
@@ -549,7 +549,7 @@ std::string FitResult::impossible(bool ampConsent, unsigned devices) const {
   ways.push_back("a device with at least " + formatBytes(peak + reserveBytes));
   if (devices == 1)
     ways.push_back("more devices (--devices=N)");
-  if (!ampConsent && best.amp == tg::AmpMode::none)
+  if (!ampConsent && best.amp == AmpMode::none)
     ways.push_back("lower precision (--amp=auto)");
   if (maximize == FitMaximize::none)
     ways.push_back("a smaller --batch or --input-shape");

@@ -47,21 +47,21 @@ void memopt::buildTrainingStepPipeline(OpPassManager &pm,
   // rules then give every backward op its forward op's type and bring the
   // weight gradients back to f32 through the casts, as autocast does; and
   // before fusion, which groups ops of one type.
-  if (options.amp != tg::AmpMode::none) {
-    tg::AmpOptions amp;
+  if (options.amp != AmpMode::none) {
+    AmpOptions amp;
     amp.mode = options.amp;
     amp.fp32Ops.assign(options.ampFp32Ops.begin(), options.ampFp32Ops.end());
     amp.lowOps.assign(options.ampLowOps.begin(), options.ampLowOps.end());
-    pm.addPass(tg::createAmp(amp));
+    pm.addPass(createAmp(amp));
   }
   pm.addPass(tg::createAutodiff(options.autodiffOptions()));
   pm.addPass(createCanonicalizerPass());
   // After canonicalization (whose CSE would merge the recast back): the
   // backward recasts the weights instead of keeping the forward's copies.
-  if (options.amp != tg::AmpMode::none)
+  if (options.amp != AmpMode::none)
     pm.addNestedPass<func::FuncOp>(createRecomputeCasts());
   // fp16: a scaled loss, and updates skipped on inf/NaN gradients.
-  if (options.amp == tg::AmpMode::fp16)
+  if (options.amp == AmpMode::fp16)
     pm.addPass(createLossScale());
   // CUDA: one generated kernel per chain of elementwise ops.
   if (options.target == Backend::cuda)

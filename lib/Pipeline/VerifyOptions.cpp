@@ -10,7 +10,7 @@
 
 #include "memopt/Pipeline/Pipeline.h"
 
-#include "memopt/Dialect/TG/Transforms/AmpPolicy.h"
+#include "memopt/Transforms/AmpPolicy.h"
 #include "memopt/Runtime/OptionRules.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -138,7 +138,7 @@ llvm::Error TrainingPipelineOptions::verify(Spelling spelling) const {
       return error("{0}{1} is an Adam/AdamW option; {0}optimizer=sgd does "
                    "not use it (drop it, or use {0}optimizer=adam or adamw)",
                    option.name);
-  bool mixed = amp != tg::AmpMode::none;
+  bool mixed = amp != AmpMode::none;
   for (const Given &option : {Given{"amp-fp32-ops", ampFp32Ops.hasValue()},
                               Given{"amp-low-ops", ampLowOps.hasValue()}})
     if (!mixed && option.given)
@@ -146,15 +146,15 @@ llvm::Error TrainingPipelineOptions::verify(Spelling spelling) const {
                    "{0}amp=bf16 or {0}amp=fp16 with it",
                    option.name);
   if (mixed) {
-    llvm::Expected<tg::AmpPolicy> policy =
-        tg::AmpPolicy::build(ampFp32Ops, ampLowOps);
+    llvm::Expected<AmpPolicy> policy =
+        AmpPolicy::build(ampFp32Ops, ampLowOps);
     if (!policy)
       return error("{0}amp: {1}", llvm::toString(policy.takeError()));
   }
   // bf16 needs bf16 arithmetic on the GPU (Ampere and later); a device
   // profile without it (rtx2060: Turing) is a GPU the bf16 step cannot
   // run on. fp16 runs on every CUDA GPU.
-  if (amp == tg::AmpMode::bf16 && target == Backend::cuda &&
+  if (amp == AmpMode::bf16 && target == Backend::cuda &&
       profile->bf16Flops == 0)
     return error("{0}amp=bf16 {0}target=cuda: the {0}device profile '{1}' "
                  "has no bf16 support (bf16 needs an Ampere or newer GPU): "
@@ -171,7 +171,7 @@ llvm::Error TrainingPipelineOptions::verify(Spelling spelling) const {
   // tg-loss-scale scales the seed where a single loss op's backward reads
   // it; a loss of several terms (ce+dice, deep supervision) reaches its
   // backward ops through the gradients of the sum, which it cannot scale.
-  if (amp == tg::AmpMode::fp16 &&
+  if (amp == AmpMode::fp16 &&
       (loss == tg::LossKind::ceDice || !deepSupervision.empty()))
     return error("{0}amp=fp16 scales the loss of a single loss op, not a "
                  "loss of several terms ({0}loss=ce+dice, "

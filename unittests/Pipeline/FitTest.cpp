@@ -80,7 +80,7 @@ TEST(FitTest, FlagsNameTheSetting) {
   FitCandidate plain;
   EXPECT_EQ(plain.flags(), "(plain)");
   FitCandidate all;
-  all.amp = tg::AmpMode::fp16;
+  all.amp = AmpMode::fp16;
   all.remat = "auto";
   all.offload = "auto";
   all.leanWorkspaces = true;

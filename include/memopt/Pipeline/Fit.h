@@ -72,7 +72,7 @@ constexpr uint64_t kCudaReserveBytes = 512ull << 20;
 
 /// One setting the search tried.
 struct FitCandidate {
-  tg::AmpMode amp = tg::AmpMode::none;
+  AmpMode amp = AmpMode::none;
   std::string remat = "none";
   std::string offload = "none";
   bool leanWorkspaces = false;

@@ -115,15 +115,15 @@ struct TrainingPipelineOptions
       llvm::cl::init(true)};
 
   // tg-amp.
-  Option<tg::AmpMode> amp{
+  Option<AmpMode> amp{
       *this, "amp",
       llvm::cl::desc("Mixed precision (tg-amp): the forward ops of the "
                      "precision table in bf16 or fp16, f32 master weights"),
-      llvm::cl::init(tg::AmpMode::none),
+      llvm::cl::init(AmpMode::none),
       llvm::cl::values(
-          clEnumValN(tg::AmpMode::none, "none", "f32 throughout"),
-          clEnumValN(tg::AmpMode::bf16, "bf16", "bfloat16"),
-          clEnumValN(tg::AmpMode::fp16, "fp16", "IEEE half precision"))};
+          clEnumValN(AmpMode::none, "none", "f32 throughout"),
+          clEnumValN(AmpMode::bf16, "bf16", "bfloat16"),
+          clEnumValN(AmpMode::fp16, "fp16", "IEEE half precision"))};
   ListOption<std::string> ampFp32Ops{
       *this, "amp-fp32-ops",
       llvm::cl::desc("tg-amp: ops of the precision table to run in fp32")};

@@ -12,6 +12,9 @@
 
 namespace memopt {
 
+/// Mixed precision: none (f32 throughout), or tg-amp's low-precision type.
+enum class AmpMode { none, bf16, fp16 };
+
 #define GEN_PASS_DECL
 #include "memopt/Transforms/Passes.h.inc"
 

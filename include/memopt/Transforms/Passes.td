@@ -187,6 +187,62 @@ def Offload : Pass<"tg-offload", "::mlir::func::FuncOp"> {
   ];
 }
 
+def Amp : Pass<"tg-amp", "::mlir::ModuleOp"> {
+  let summary = "Mixed precision: run the forward ops in bf16 or fp16 by "
+                "the precision table, with f32 master weights";
+  let description = [{
+    Rewrites each forward function (before `tg-autodiff`) so that the ops
+    the precision table (docs/passes/amp.md) marks `low` run in `mode`'s
+    type (bf16 or f16) with their operands cast there, the ops marked
+    `fp32` take f32 operands, and the ops marked `follow` run in their
+    operands' type: low as soon as one of them is low (for
+    `tg.batch_norm` and `tg.instance_norm` only the input counts: the
+    per-channel parameters and statistics stay f32). Each op's result
+    types are inferred again from its new operands.
+
+    Casts are `tg.cast` ops placed before the first op that needs them and
+    shared by every later one, so each tensor converts at most once per
+    type. Constants are converted at compile time (a new `tg.constant`), not
+    cast. The function's arguments (data, f32 parameters: the master
+    weights) and results keep their f32 types: low results are cast to f32
+    before the return, so that the loss sees f32.
+
+    `tg-autodiff` then differentiates the casts (a cast's gradient is the
+    gradient cast back): every backward op runs in its forward op's type,
+    the weight gradients reach the optimizer in f32 through the cast of the
+    weight, and the low copy of each weight is made once per step. The
+    module gets `memopt.amp = "bf16"` (or `"fp16"`), which the compile
+    report shows.
+
+    `fp32-ops` and `low-ops` move ops of the table (`tg.conv2d` or
+    `conv2d`) to fp32 or to low. A name outside the table, or given
+    twice, is an error. So are a non-f32 float argument, an op the table
+    does not know (a gradient or optimizer op: the pass runs before
+    `tg-autodiff`) and a module `tg-amp` already converted.
+  }];
+  let dependentDialects = ["::memopt::tg::TGDialect"];
+  let options = [
+    Option<"mode", "mode", "::memopt::AmpMode",
+           "::memopt::AmpMode::bf16", "The low-precision type",
+           [{::llvm::cl::values(
+             clEnumValN(::memopt::AmpMode::bf16, "bf16",
+                        "bfloat16 (f32's range; no loss scaling needed)"),
+             clEnumValN(::memopt::AmpMode::fp16, "fp16",
+                        "IEEE half precision"))}]>,
+    ListOption<"fp32Ops", "fp32-ops", "std::string",
+               "Ops of the table to run in fp32 (comma-separated)">,
+    ListOption<"lowOps", "low-ops", "std::string",
+               "Ops of the table to run in low precision (comma-separated)">,
+  ];
+  let statistics = [
+    Statistic<"numCasts", "casts", "tg.cast ops inserted">,
+    Statistic<"numConstants", "converted-constants",
+              "Constants converted at compile time">,
+    Statistic<"numLowOps", "low-precision-ops",
+              "Ops that run in bf16 or fp16">,
+  ];
+}
+
 def RecomputeCasts : Pass<"tg-recompute-casts", "::mlir::func::FuncOp"> {
   let summary = "Recompute the low-precision copies of arguments in the "
                 "backward";

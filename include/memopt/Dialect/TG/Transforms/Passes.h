@@ -55,9 +55,6 @@ std::optional<DeepSupervision> parseDeepSupervision(llvm::StringRef spec,
 /// The torch.optim optimizer whose update tg-autodiff emits.
 enum class OptimizerKind { sgd, adam, adamw };
 
-/// Mixed precision: none (f32 throughout), or tg-amp's low-precision type.
-enum class AmpMode { none, bf16, fp16 };
-
 #define GEN_PASS_DECL
 #include "memopt/Dialect/TG/Transforms/Passes.h.inc"
 

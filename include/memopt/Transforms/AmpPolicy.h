@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MEMOPT_DIALECT_TG_TRANSFORMS_AMPPOLICY_H
-#define MEMOPT_DIALECT_TG_TRANSFORMS_AMPPOLICY_H
+#ifndef MEMOPT_TRANSFORMS_AMPPOLICY_H
+#define MEMOPT_TRANSFORMS_AMPPOLICY_H
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringMap.h"
@@ -21,7 +21,7 @@
 #include <optional>
 #include <string>
 
-namespace memopt::tg {
+namespace memopt {
 
 /// Where an op of the forward function runs under mixed precision.
 enum class AmpPrecision { low, fp32, follow };
@@ -44,6 +44,6 @@ private:
   llvm::StringMap<AmpPrecision> table;
 };
 
-} // namespace memopt::tg
+} // namespace memopt
 
-#endif // MEMOPT_DIALECT_TG_TRANSFORMS_AMPPOLICY_H
+#endif // MEMOPT_TRANSFORMS_AMPPOLICY_H

@@ -9,12 +9,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "memopt/Dialect/TG/Transforms/AmpPolicy.h"
+#include "memopt/Transforms/AmpPolicy.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
 
-using namespace memopt::tg;
+using namespace memopt;
 
 namespace {
 

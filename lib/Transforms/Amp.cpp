@@ -11,20 +11,21 @@
 //===----------------------------------------------------------------------===//
 
 #include "memopt/Dialect/TG/IR/TGOps.h"
-#include "memopt/Dialect/TG/Transforms/AmpPolicy.h"
-#include "memopt/Dialect/TG/Transforms/Passes.h"
+#include "memopt/Transforms/AmpPolicy.h"
+#include "memopt/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "llvm/ADT/DenseMap.h"
 
-namespace memopt::tg {
+namespace memopt {
 #define GEN_PASS_DEF_AMP
-#include "memopt/Dialect/TG/Transforms/Passes.h.inc"
-} // namespace memopt::tg
+#include "memopt/Transforms/Passes.h.inc"
+} // namespace memopt
 
 using namespace mlir;
+using namespace memopt;
 using namespace memopt::tg;
 
 namespace {
@@ -185,7 +186,7 @@ LogicalResult FunctionConverter::run(func::FuncOp func) {
   return success();
 }
 
-class AmpPass : public memopt::tg::impl::AmpBase<AmpPass> {
+class AmpPass : public memopt::impl::AmpBase<AmpPass> {
 public:
   using AmpBase::AmpBase;
 
