@@ -154,9 +154,10 @@ def main(argv=None):
 
     print("== train %d steps (Adam, %s loss)" % (args.steps, args.loss),
           flush=True)
-    run("radiograph-unet", [binary, "--data", data, "--val-data", val, "--steps",
-         str(args.steps), "--seed", str(args.seed), "--log-every", "1",
-         "--out", trained, "--report", run_report])
+    run("radiograph-unet", [binary, "--data", data, "--val-data", val,
+                            "--steps", str(args.steps), "--seed",
+                            str(args.seed), "--log-every", "1",
+                            "--out", trained, "--report", run_report])
     measured = json.load(open(run_report))
     losses = measured["loss"]
     print("loss %.4f -> %.4f over %d steps; measured peak %.1f MiB "
