@@ -46,6 +46,8 @@ MODEL = "nnunet3d"
 # green, spine blue.
 COLOURS = np.array([[0, 0, 0], [0.9, 0.2, 0.2], [0.2, 0.85, 0.2],
                     [0.3, 0.5, 1.0]], np.float32)
+# The pictures' least side: small volumes are enlarged (nearest) to it.
+PICTURE_SIDE = 256
 
 
 def parse_args(argv):
@@ -113,13 +115,31 @@ def grey(image):
     return np.repeat(image[..., None], 3, axis=-1)
 
 
+def busiest(label, axis):
+    """The index along `axis` of the slice of `label` that shows the most
+    classes, then the most labelled voxels: the slice the pictures cut."""
+    other = tuple(a for a in range(label.ndim) if a != axis)
+    classes = [(label == c).any(axis=other)
+               for c in range(1, len(ct_volumes.CLASSES))]
+    return int(np.argmax(np.sum(classes, axis=0) * label.size
+                         + (label > 0).sum(axis=other)))
+
+
 def write_pictures(directory, name, image, label, before, after):
-    """Axial (mid z) and coronal (mid y) slices: image | label | before |
-    after. Returns the paths."""
+    """Axial (z) and coronal (y, head up) slices through the most classes:
+    image | label | before | after, enlarged to at least 256 pixels.
+    Returns the paths."""
     stem = os.path.splitext(name)[0]
+    scale = max(1, PICTURE_SIDE // label.shape[0])
     paths = []
-    for view, cut in (("axial", lambda v: v[v.shape[0] // 2]),
-                      ("coronal", lambda v: v[:, v.shape[1] // 2][::-1])):
+    for view, axis in (("axial", 0), ("coronal", 1)):
+        index = busiest(label, axis)
+
+        def cut(volume):
+            plane = np.take(volume, index, axis=axis)
+            plane = plane[::-1] if view == "coronal" else plane
+            return plane.repeat(scale, 0).repeat(scale, 1)
+
         path = os.path.join(directory, "%s-%s.png" % (stem, view))
         write_panel(path, [grey(cut(image)), coloured(cut(label)),
                            coloured(cut(before)), coloured(cut(after))])
