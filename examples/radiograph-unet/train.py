@@ -27,7 +27,6 @@ or through scripts/run-example.sh, which installs and builds first.
 import argparse
 import json
 import os
-import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
@@ -35,12 +34,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
 sys.path.insert(0, os.path.join(ROOT, "python"))
 
 import numpy as np  # noqa: E402
-import onnx  # noqa: E402
 import torch  # noqa: E402
-from onnx import numpy_helper  # noqa: E402
 from PIL import Image  # noqa: E402
 
 from memopt import models, radiographs  # noqa: E402
+from memopt.example_tools import (load_weights, run, shown,  # noqa: E402
+                                  write_panel)
 from memopt.export import export_model  # noqa: E402
 
 MODEL = "resnet34-unet"
@@ -96,34 +95,6 @@ def parse_args(argv):
     return args
 
 
-def shown(text):
-    """`text` with the current directory's absolute path made relative."""
-    here = os.getcwd() + os.sep
-    return text.replace(here, "")
-
-
-def run(command):
-    """Runs `command`, its output streamed; exits with its status on
-    failure."""
-    print("$ " + shown(" ".join(command)), flush=True)
-    status = subprocess.call(command)
-    if status:
-        sys.exit("radiograph-unet: %s failed with status %d"
-                 % (os.path.basename(command[0]), status))
-
-
-def load_weights(module, onnx_path):
-    """Copies the ONNX model's initializers (weights and BatchNorm running
-    statistics, named as in the module) into `module`."""
-    values = {i.name: numpy_helper.to_array(i)
-              for i in onnx.load(onnx_path).graph.initializer}
-    with torch.no_grad():
-        for name, tensor in module.state_dict().items():
-            if name in values:
-                tensor.copy_(torch.from_numpy(values[name].copy()))
-    return module
-
-
 def predict(onnx_path, images):
     """The model of `onnx_path` in evaluation mode on `images` (N, H, W)."""
     module = load_weights(models.build(MODEL), onnx_path).eval()
@@ -133,17 +104,6 @@ def predict(onnx_path, images):
 
 def read_png(path):
     return np.asarray(Image.open(path), dtype=np.float32) / 65535.0
-
-
-def write_panel(path, columns):
-    """Side-by-side 8-bit grayscale picture of images in [0, 1]."""
-    gap = np.ones((columns[0].shape[0], 4), np.float32)
-    row = [columns[0]]
-    for image in columns[1:]:
-        row += [gap, image]
-    picture = np.concatenate(row, axis=1)
-    Image.fromarray(np.round(np.clip(picture, 0, 1) * 255).astype(np.uint8)
-                    ).save(path)
 
 
 def main(argv=None):
@@ -184,7 +144,7 @@ def main(argv=None):
                "--report=" + compile_report, "--timeline=" + timeline]
     if args.budget != "none":
         command.append("--budget=" + args.budget)
-    run(command)
+    run("radiograph-unet", command)
     report = json.load(open(compile_report))
     print("predicted peak %.1f MiB (activations %.1f MiB)%s" % (
         report["predicted_peak_bytes"] / 2**20,
@@ -194,9 +154,10 @@ def main(argv=None):
 
     print("== train %d steps (Adam, %s loss)" % (args.steps, args.loss),
           flush=True)
-    run([binary, "--data", data, "--val-data", val, "--steps",
-         str(args.steps), "--seed", str(args.seed), "--log-every", "1",
-         "--out", trained, "--report", run_report])
+    run("radiograph-unet", [binary, "--data", data, "--val-data", val,
+                            "--steps", str(args.steps), "--seed",
+                            str(args.seed), "--log-every", "1",
+                            "--out", trained, "--report", run_report])
     measured = json.load(open(run_report))
     losses = measured["loss"]
     print("loss %.4f -> %.4f over %d steps; measured peak %.1f MiB "

@@ -52,6 +52,12 @@ MODELS = {
                                           upsample="linear"),
     "unet1d-nearest": functools.partial(VolumetricUNet, dims=1,
                                         upsample="nearest"),
+    # nnU-Net's 3d_fullres PlainConvUNet as examples/ct-unet3d trains it:
+    # features 32, 64, ... capped at 320, 4 classes of logits for
+    # --loss=ce+dice; depth 4, nnU-Net's for a 64^3 patch (the example
+    # passes volumetric_unet.nnunet_depth of its patch).
+    "nnunet3d": functools.partial(VolumetricUNet, dims=3, base=32, depth=4,
+                                  classes=4),
 }
 
 

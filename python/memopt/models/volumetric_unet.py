@@ -17,6 +17,9 @@ pooling, 1x1 convolution, sigmoid, product), as attention U-Nets do.
 `upsample` "linear" or "nearest" replaces the transposed convolution by
 F.interpolate (x2; linear, bilinear or trilinear by rank, align_corners
 False) and a 1x1 convolution, as MONAI's non-trainable upsampling does.
+`classes` C > 1 ends in C channels of logits (no sigmoid), for
+--loss=ce|dice|ce+dice. `nnunet_depth` is nnU-Net's rule for the depth
+of a patch.
 """
 import torch
 import torch.nn as nn
@@ -49,6 +52,24 @@ class Interpolate(nn.Module):
                                           **corners))
 
 
+# nnU-Net's experiment planner halves a patch axis while the result is at
+# least this many voxels, and caps the halvings at 5.
+NNUNET_MIN_FEATURE_MAP = 4
+NNUNET_MAX_HALVINGS = 5
+
+
+def nnunet_depth(patch):
+    """The halvings nnU-Net's planner gives a cubic patch of side `patch`:
+    while the side stays a multiple of 2 and at least 4 after halving,
+    at most 5 (64 -> 4, 128 -> 5, 16 -> 2)."""
+    depth = 0
+    while (depth < NNUNET_MAX_HALVINGS and patch % 2 == 0
+           and patch // 2 >= NNUNET_MIN_FEATURE_MAP):
+        patch //= 2
+        depth += 1
+    return depth
+
+
 def layer(dims, norm, cin, cout, stride=1):
     return [CONV[dims](cin, cout, 3, stride=stride, padding=1),
             NORM[norm][dims](cout, affine=True), nn.LeakyReLU(0.01)]
@@ -57,8 +78,10 @@ def layer(dims, norm, cin, cout, stride=1):
 class VolumetricUNet(nn.Module):
     def __init__(self, in_channels=1, dims=3, base=4, depth=2, max_width=320,
                  norm="instance", down="stride", gate=False,
-                 upsample="transpose"):
+                 upsample="transpose", classes=1):
         super().__init__()
+        if classes < 1:
+            raise ValueError(f"classes must be at least 1, got {classes}")
         if dims not in CONV:
             raise ValueError(f"dims must be 1, 2 or 3, got {dims}")
         if norm not in NORM:
@@ -93,7 +116,8 @@ class VolumetricUNet(nn.Module):
             self.up.append(nn.Sequential(*layer(dims, norm, 2 * w, w),
                                          *layer(dims, norm, w, w)))
             cin = w
-        self.head = CONV[dims](cin, 1, 1)
+        self.head = CONV[dims](cin, classes, 1)
+        self.classes = classes
 
     def check_input_shape(self, shape):
         """Raise ValueError unless `shape` is (C, spatial...) with
@@ -121,4 +145,5 @@ class VolumetricUNet(nn.Module):
             x = x * self.gate(x)
         for upsample, stage in zip(self.upsample, self.up):
             x = stage(torch.cat([upsample(x), skips.pop()], dim=1))
-        return torch.sigmoid(self.head(x))
+        logits = self.head(x)
+        return torch.sigmoid(logits) if self.classes == 1 else logits
