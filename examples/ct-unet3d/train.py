@@ -35,8 +35,8 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from memopt import ct_volumes, models  # noqa: E402
-from memopt.example_tools import (load_weights, run, shown,  # noqa: E402
-                                  write_panel)
+from memopt.example_tools import (  # noqa: E402
+    load_weights, run, shown, train_binary, write_panel)
 from memopt.export import export_model  # noqa: E402
 from memopt.models.volumetric_unet import nnunet_depth  # noqa: E402
 
@@ -204,17 +204,8 @@ def main(argv=None):
 
     print("== train %d steps (Adam, cross-entropy + Dice)" % args.steps,
           flush=True)
-    run(EXAMPLE, [binary, "--data", data, "--val-data", val, "--steps",
-                  str(args.steps), "--seed", str(args.seed),
-                  "--log-every", "1", "--out", trained,
-                  "--report", run_report])
-    measured = json.load(open(run_report))
-    losses = measured["loss"]
-    print("loss %.4f -> %.4f over %d steps; measured peak %.1f MiB "
-          "(predicted %.1f MiB)" % (
-              losses[0], losses[-1], len(losses),
-              measured["measured_peak_bytes"] / 2**20,
-              report["predicted_peak_bytes"] / 2**20), flush=True)
+    train_binary(EXAMPLE, binary, data, val, args, trained, run_report,
+                 report["predicted_peak_bytes"])
 
     print("== pictures: image | label | before training | after training",
           flush=True)

@@ -38,8 +38,8 @@ import torch  # noqa: E402
 from PIL import Image  # noqa: E402
 
 from memopt import models, radiographs  # noqa: E402
-from memopt.example_tools import (load_weights, run, shown,  # noqa: E402
-                                  write_panel)
+from memopt.example_tools import (  # noqa: E402
+    load_weights, run, shown, train_binary, write_panel)
 from memopt.export import export_model  # noqa: E402
 
 MODEL = "resnet34-unet"
@@ -154,17 +154,8 @@ def main(argv=None):
 
     print("== train %d steps (Adam, %s loss)" % (args.steps, args.loss),
           flush=True)
-    run("radiograph-unet", [binary, "--data", data, "--val-data", val,
-                            "--steps", str(args.steps), "--seed",
-                            str(args.seed), "--log-every", "1",
-                            "--out", trained, "--report", run_report])
-    measured = json.load(open(run_report))
-    losses = measured["loss"]
-    print("loss %.4f -> %.4f over %d steps; measured peak %.1f MiB "
-          "(predicted %.1f MiB)" % (
-              losses[0], losses[-1], len(losses),
-              measured["measured_peak_bytes"] / 2**20,
-              report["predicted_peak_bytes"] / 2**20), flush=True)
+    train_binary("radiograph-unet", binary, data, val, args, trained,
+                 run_report, report["predicted_peak_bytes"])
 
     print("== pictures: input | target | before training | after training",
           flush=True)

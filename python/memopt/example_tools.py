@@ -2,6 +2,7 @@
 memopt tools with their output streamed, loading trained ONNX weights
 back into the PyTorch module, and writing side-by-side pictures."""
 
+import json
 import os
 import subprocess
 import sys
@@ -52,3 +53,23 @@ def write_panel(path, columns):
     picture = np.concatenate(row, axis=1)
     Image.fromarray(np.round(np.clip(picture, 0, 1) * 255).astype(np.uint8)
                     ).save(path)
+
+
+def train_binary(example, binary, data, val, args, trained, run_report,
+                 predicted_peak_bytes):
+    """Runs the training binary for `args.steps` steps (seed `args.seed`),
+    writing the trained weights and the run report; prints the loss and
+    the measured against the predicted peak. Returns the run report."""
+    run(example, [binary, "--data", data, "--val-data", val,
+                  "--steps", str(args.steps), "--seed", str(args.seed),
+                  "--log-every", "1", "--out", trained,
+                  "--report", run_report])
+    with open(run_report) as f:
+        measured = json.load(f)
+    losses = measured["loss"]
+    print("loss %.4f -> %.4f over %d steps; measured peak %.1f MiB "
+          "(predicted %.1f MiB)" % (
+              losses[0], losses[-1], len(losses),
+              measured["measured_peak_bytes"] / 2**20,
+              predicted_peak_bytes / 2**20), flush=True)
+    return measured
