@@ -50,25 +50,25 @@ public:
     rt::Dims x = dims(p.input), w = dims(p.weight), y = dims(p.output);
     switch (p.kind) {
     case Kind::Forward:
-      return rt::conv2dWorkspaceBytes(x, w, p.hasBias, y, dims(p.strides),
+      return rt::convWorkspaceBytes(x, w, p.hasBias, y, dims(p.strides),
                                       dims(p.pads), dims(p.dilations), p.groups,
                                       type);
     case Kind::BackwardData:
-      return rt::conv2dBackwardDataWorkspaceBytes(y, w, x, dims(p.strides),
+      return rt::convBackwardDataWorkspaceBytes(y, w, x, dims(p.strides),
                                                   dims(p.pads),
                                                   dims(p.dilations), p.groups,
                                                   type);
     case Kind::BackwardFilter:
-      return rt::conv2dBackwardFilterWorkspaceBytes(y, x, w, dims(p.strides),
+      return rt::convBackwardFilterWorkspaceBytes(y, x, w, dims(p.strides),
                                                     dims(p.pads),
                                                     dims(p.dilations), p.groups,
                                                     type);
     case Kind::Transposed: // input y, output x
-      return rt::convTranspose2dWorkspaceBytes(
+      return rt::convTransposeWorkspaceBytes(
           y, w, p.hasBias, x, dims(p.strides), dims(p.pads), dims(p.dilations),
           dims(p.outputPadding), p.groups, type);
     case Kind::TransposedBackwardFilter: // grad_output x, input y
-      return rt::convTranspose2dBackwardFilterWorkspaceBytes(
+      return rt::convTransposeBackwardFilterWorkspaceBytes(
           x, y, w, dims(p.strides), dims(p.pads), dims(p.dilations),
           dims(p.outputPadding), p.groups, type);
     }

@@ -32,8 +32,8 @@ constexpr AmpPrecision kFollow = AmpPrecision::follow;
 // here: tg-amp converts constants itself and keeps given casts.
 constexpr Entry kDefaultTable[] = {
     // Low precision, fp32 accumulation.
-    {"tg.conv2d", kLow},
-    {"tg.conv_transpose2d", kLow},
+    {"tg.conv", kLow},
+    {"tg.conv_transpose", kLow},
     {"tg.matmul", kLow},
     {"tg.gemm", kLow},
     // fp32: range (exp, log and what is built on them), sums, losses.
@@ -74,8 +74,8 @@ constexpr Entry kDefaultTable[] = {
     {"tg.mul", kFollow},
     {"tg.div", kFollow},
     {"tg.dropout", kFollow},
-    {"tg.max_pool2d", kFollow},
-    {"tg.avg_pool2d", kFollow},
+    {"tg.max_pool", kFollow},
+    {"tg.avg_pool", kFollow},
     {"tg.resize", kFollow},
     {"tg.concat", kFollow},
     {"tg.slice", kFollow},
@@ -84,7 +84,7 @@ constexpr Entry kDefaultTable[] = {
     {"tg.transpose", kFollow},
 };
 
-/// "conv2d" and "tg.conv2d" both name tg.conv2d.
+/// "conv" and "tg.conv" both name tg.conv.
 std::string qualified(llvm::StringRef name) {
   name = name.trim();
   return name.starts_with("tg.") ? name.str() : ("tg." + name).str();
@@ -108,7 +108,7 @@ AmpPolicy::build(llvm::ArrayRef<std::string> fp32Ops,
         return llvm::createStringError(
             "'" + raw + "' in " + list +
             " is not a forward tg op of the mixed-precision table (names "
-            "such as tg.conv2d or conv2d; docs/passes/amp.md lists them)");
+            "such as tg.conv or conv; docs/passes/amp.md lists them)");
       if (!given.insert(name).second)
         return llvm::createStringError(
             "'" + name + "' is given twice (in fp32-ops and low-ops, or "

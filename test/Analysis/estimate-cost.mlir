@@ -14,32 +14,32 @@
 // H100-SAME: memopt.cost = {backward_flops = 0 : i64, bytes = 21416 : i64, device = "h100", forward_flops = 33408 : i64, optimizer_flops = 0 : i64, recompute_flops = 0 : i64, seconds = 2.50{{[0-9]+}}E-5 : f64}
 // 1x6x8x8 outputs x (2 channels per group x 3 x 3) taps: 2*384*18 + 384.
 // Bytes: x 1024 + w 432 + b 24 + output 1536.
-// CHECK: tg.conv2d {{.*}}memopt.cost = {bytes = 3016 : i64, flops = 14208 : i64, phase = "forward", seconds = 1.420800e-05 : f64, workspace = {{[0-9]+}} : i64}
+// CHECK: tg.conv {{.*}}memopt.cost = {bytes = 3016 : i64, flops = 14208 : i64, phase = "forward", seconds = 1.420800e-05 : f64, workspace = {{[0-9]+}} : i64}
 // dy 1x6x4x4 (96) x 18 taps x 2; bytes dy 384 + w 432 + dx 1024.
-// CHECK: tg.conv2d_backward_data {{.*}}memopt.cost = {bytes = 1840 : i64, flops = 3456 : i64, phase = "forward", seconds = 3.456000e-06 : f64
-// CHECK: tg.conv2d_backward_filter {{.*}}memopt.cost = {bytes = 1840 : i64, flops = 3456 : i64, phase = "forward", seconds = 3.456000e-06 : f64
+// CHECK: tg.conv_backward_data {{.*}}memopt.cost = {bytes = 1840 : i64, flops = 3456 : i64, phase = "forward", seconds = 3.456000e-06 : f64
+// CHECK: tg.conv_backward_filter {{.*}}memopt.cost = {bytes = 1840 : i64, flops = 3456 : i64, phase = "forward", seconds = 3.456000e-06 : f64
 // Transposed: 2 FLOPs per input element (1x4x8x8) per tap (3 outputs per
 // group x 2 x 2); bytes x 1024 + w 192 + output 1x6x16x16 6144.
-// CHECK: tg.conv_transpose2d {{.*}}memopt.cost = {bytes = 7360 : i64, flops = 6144 : i64, phase = "forward", seconds = 7.3599999999999998E-6 : f64
-// CHECK: tg.conv_transpose2d_backward_filter {{.*}}memopt.cost = {bytes = 7360 : i64, flops = 6144 : i64, phase = "forward"
+// CHECK: tg.conv_transpose {{.*}}memopt.cost = {bytes = 7360 : i64, flops = 6144 : i64, phase = "forward", seconds = 7.3599999999999998E-6 : f64
+// CHECK: tg.conv_transpose_backward_filter {{.*}}memopt.cost = {bytes = 7360 : i64, flops = 6144 : i64, phase = "forward"
 func.func @convolution(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>,
                        %b: tensor<6xf32>, %dy: tensor<1x6x4x4xf32>,
                        %wt: tensor<4x3x2x2xf32>)
     -> (tensor<1x6x8x8xf32>, tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>,
         tensor<1x6x16x16xf32>, tensor<4x3x2x2xf32>) {
-  %0 = tg.conv2d %x, %w, %b {pads = array<i64: 1, 1, 1, 1>, groups = 2 : i64}
+  %0 = tg.conv %x, %w, %b {pads = array<i64: 1, 1, 1, 1>, groups = 2 : i64}
       : (tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>, tensor<6xf32>) -> tensor<1x6x8x8xf32>
-  %1 = tg.conv2d_backward_data %dy, %w {strides = array<i64: 2, 2>,
+  %1 = tg.conv_backward_data %dy, %w {strides = array<i64: 2, 2>,
       pads = array<i64: 1, 1, 1, 1>, groups = 2 : i64,
       input_shape = array<i64: 1, 4, 8, 8>}
       : (tensor<1x6x4x4xf32>, tensor<6x2x3x3xf32>) -> tensor<1x4x8x8xf32>
-  %2 = tg.conv2d_backward_filter %dy, %x {strides = array<i64: 2, 2>,
+  %2 = tg.conv_backward_filter %dy, %x {strides = array<i64: 2, 2>,
       pads = array<i64: 1, 1, 1, 1>, groups = 2 : i64,
       weight_shape = array<i64: 6, 2, 3, 3>}
       : (tensor<1x6x4x4xf32>, tensor<1x4x8x8xf32>) -> tensor<6x2x3x3xf32>
-  %3 = tg.conv_transpose2d %x, %wt {strides = array<i64: 2, 2>, groups = 2 : i64}
+  %3 = tg.conv_transpose %x, %wt {strides = array<i64: 2, 2>, groups = 2 : i64}
       : (tensor<1x4x8x8xf32>, tensor<4x3x2x2xf32>) -> tensor<1x6x16x16xf32>
-  %4 = tg.conv_transpose2d_backward_filter %3, %x {strides = array<i64: 2, 2>,
+  %4 = tg.conv_transpose_backward_filter %3, %x {strides = array<i64: 2, 2>,
       groups = 2 : i64, weight_shape = array<i64: 4, 3, 2, 2>}
       : (tensor<1x6x16x16xf32>, tensor<1x4x8x8xf32>) -> tensor<4x3x2x2xf32>
   return %0, %1, %2, %3, %4 : tensor<1x6x8x8xf32>, tensor<1x4x8x8xf32>,
@@ -76,8 +76,8 @@ func.func @linear_algebra(%l: tensor<2x3x4xf32>, %r: tensor<2x4x5xf32>,
 // 9*96; bytes dy 384 + x 384 + 3 x 12, dx 384 + 2 x 12.
 // CHECK: tg.batch_norm_backward {{.*}}memopt.cost = {bytes = 1212 : i64, flops = 864 : i64
 // 1x3x2x2 outputs (12) x 2x2 window; bytes 192 + 48.
-// CHECK: tg.max_pool2d {{.*}}memopt.cost = {bytes = 240 : i64, flops = 48 : i64
-// CHECK: tg.avg_pool2d {{.*}}memopt.cost = {bytes = 240 : i64, flops = 48 : i64
+// CHECK: tg.max_pool {{.*}}memopt.cost = {bytes = 240 : i64, flops = 48 : i64
+// CHECK: tg.avg_pool {{.*}}memopt.cost = {bytes = 240 : i64, flops = 48 : i64
 // CHECK: tg.resize {{.*}}memopt.cost = {bytes = 1920 : i64, flops = 0 : i64
 // CHECK: tg.resize {{.*}}memopt.cost = {bytes = 1920 : i64, flops = 2688 : i64
 func.func @normalization_pooling(%x: tensor<2x3x4x4xf32>, %s: tensor<3xf32>,
@@ -95,9 +95,9 @@ func.func @normalization_pooling(%x: tensor<2x3x4x4xf32>, %s: tensor<3xf32>,
       : (tensor<2x3x4x4xf32>, tensor<2x3x4x4xf32>, tensor<3xf32>,
          tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x4x4xf32>, tensor<3xf32>,
                                            tensor<3xf32>)
-  %mp = tg.max_pool2d %p {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}
+  %mp = tg.max_pool %p {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}
       : (tensor<1x3x4x4xf32>) -> tensor<1x3x2x2xf32>
-  %ap = tg.avg_pool2d %p {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}
+  %ap = tg.avg_pool %p {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}
       : (tensor<1x3x4x4xf32>) -> tensor<1x3x2x2xf32>
   %rn = tg.resize %x {mode = #tg<resize_mode nearest>,
       coordinate_mode = #tg<coordinate_mode asymmetric>,

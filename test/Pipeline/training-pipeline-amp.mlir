@@ -1,6 +1,6 @@
 // RUN: memopt-opt %s -tg-amp -tg-autodiff='optimizer=sgd' | FileCheck %s --check-prefix=STEP
 // RUN: memopt-opt %s --memopt-training-pipeline='amp=bf16 optimizer=sgd plan-only=true' | FileCheck %s --check-prefix=PLAN
-// RUN: memopt-opt %s --memopt-training-pipeline='amp=bf16 amp-fp32-ops=conv2d optimizer=sgd plan-only=true' | FileCheck %s --check-prefix=FP32
+// RUN: memopt-opt %s --memopt-training-pipeline='amp=bf16 amp-fp32-ops=conv optimizer=sgd plan-only=true' | FileCheck %s --check-prefix=FP32
 // RUN: memopt-opt %s --memopt-training-pipeline='amp=none optimizer=sgd plan-only=true' | FileCheck %s --check-prefix=FP32
 // RUN: not memopt-opt %s --memopt-training-pipeline='amp=fp8' 2>&1 | FileCheck %s --check-prefix=MODE
 // RUN: not memopt-opt %s --memopt-training-pipeline='amp=bf16 amp-low-ops=tg.conv4d' 2>&1 | FileCheck %s --check-prefix=TABLE
@@ -18,7 +18,7 @@
 // STEP-NEXT: tg.relu_backward %[[DYL]], %{{.*}} : tensor<2x4x8x8xbf16>
 // STEP-NEXT: %{{.*}}, %[[DS:.*]], %[[DB:.*]] = tg.batch_norm_backward {{.*}} -> (tensor<2x4x8x8xbf16>, tensor<4xf32>, tensor<4xf32>)
 // STEP-NEXT: %[[DC:.*]] = tg.add
-// STEP-NEXT: %[[DWL:.*]] = tg.conv2d_backward_filter %[[DC]], %[[XL]] {{.*}} -> tensor<4x3x3x3xbf16>
+// STEP-NEXT: %[[DWL:.*]] = tg.conv_backward_filter %[[DC]], %[[XL]] {{.*}} -> tensor<4x3x3x3xbf16>
 // STEP-NEXT: %[[DW:.*]] = tg.cast %[[DWL]] : tensor<4x3x3x3xbf16> to tensor<4x3x3x3xf32>
 // STEP-NEXT: tg.sgd_update %[[W]], %[[DW]] : tensor<4x3x3x3xf32>
 // STEP-NEXT: tg.sgd_update %{{.*}}, %[[DS]] : tensor<4xf32>
@@ -36,9 +36,9 @@
 // PLAN: module attributes {memopt.amp = "bf16", memopt.target = #memopt.target<cpu>}
 // PLAN-LABEL: func.func @train_step(
 // PLAN: mbuf.arena 0 size 24256 on device 0
-// PLAN: tg.conv2d %{{.*}} {memopt.workspace_bytes = 9024 : i64, {{.*}} -> tensor<2x4x8x8xbf16>
+// PLAN: tg.conv %{{.*}} {memopt.workspace_bytes = 9024 : i64, {{.*}} -> tensor<2x4x8x8xbf16>
 // PLAN: tg.cast %{{.*}} {memopt.recompute} : tensor<2x3x8x8xf32> to tensor<2x3x8x8xbf16>
-// PLAN: tg.conv2d_backward_filter
+// PLAN: tg.conv_backward_filter
 // PLAN-LABEL: func.func @eval_step(
 // PLAN: tg.batch_norm_inference {{.*}} : (tensor<2x4x8x8xbf16>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4x8x8xbf16>
 
@@ -58,7 +58,7 @@ func.func @main(%x: tensor<2x3x8x8xf32> {tg.input = "input"},
                 %rm: tensor<4xf32> {tg.state = "bn.running_mean"},
                 %rv: tensor<4xf32> {tg.state = "bn.running_var"})
     -> (tensor<2x4x8x8xf32> {tg.output = "output"}) {
-  %0 = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>}
+  %0 = tg.conv %x, %w {pads = array<i64: 1, 1, 1, 1>}
       : (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x8x8xf32>
   %1:5 = tg.batch_norm %0, %s, %b, %rm, %rv
       : (tensor<2x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)

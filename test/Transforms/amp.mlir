@@ -1,6 +1,6 @@
 // RUN: memopt-opt %s -tg-amp -split-input-file | FileCheck %s
 // RUN: memopt-opt %s -tg-amp=mode=fp16 -split-input-file | FileCheck %s --check-prefix=FP16
-// RUN: memopt-opt %s -tg-amp='fp32-ops=tg.conv2d low-ops=sigmoid' -split-input-file | FileCheck %s --check-prefix=TABLE
+// RUN: memopt-opt %s -tg-amp='fp32-ops=tg.conv low-ops=sigmoid' -split-input-file | FileCheck %s --check-prefix=TABLE
 
 // A conv-BN-ReLU block with a residual add, a constant factor and a
 // sigmoid: the convolution runs low with its input and weight cast once,
@@ -16,7 +16,7 @@
 // CHECK-SAME: -> (tensor<2x4x8x8xf32> {tg.output = "output"})
 // CHECK-NEXT: %[[XL:.*]] = tg.cast %[[X]] : tensor<2x3x8x8xf32> to tensor<2x3x8x8xbf16>
 // CHECK-NEXT: %[[WL:.*]] = tg.cast %[[W]] : tensor<4x3x3x3xf32> to tensor<4x3x3x3xbf16>
-// CHECK-NEXT: %[[C:.*]] = tg.conv2d %[[XL]], %[[WL]] {{.*}} : (tensor<2x3x8x8xbf16>, tensor<4x3x3x3xbf16>) -> tensor<2x4x8x8xbf16>
+// CHECK-NEXT: %[[C:.*]] = tg.conv %[[XL]], %[[WL]] {{.*}} : (tensor<2x3x8x8xbf16>, tensor<4x3x3x3xbf16>) -> tensor<2x4x8x8xbf16>
 // CHECK-NEXT: %[[BN:[^,]*]], {{.*}} = tg.batch_norm %[[C]], %[[S]], %[[B]], %[[RM]], %[[RV]] : (tensor<2x4x8x8xbf16>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4x8x8xbf16>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
 // CHECK-NEXT: %[[R:.*]] = tg.relu %[[BN]] : tensor<2x4x8x8xbf16>
 // CHECK-NEXT: %[[A:.*]] = tg.add %[[R]], %[[C]] : (tensor<2x4x8x8xbf16>, tensor<2x4x8x8xbf16>) -> tensor<2x4x8x8xbf16>
@@ -30,14 +30,14 @@
 
 // fp16 is the same policy with f16.
 // FP16: module attributes {memopt.amp = "fp16"}
-// FP16: tg.conv2d {{.*}} -> tensor<2x4x8x8xf16>
+// FP16: tg.conv {{.*}} -> tensor<2x4x8x8xf16>
 // FP16: tg.constant dense<5.000000e-01> : tensor<1x1x1x1xf16>
 // FP16: tg.sigmoid {{.*}} : tensor<2x4x8x8xf32>
 
 // fp32-ops moves the convolution to fp32, and then everything that
 // followed it stays f32; low-ops moves the sigmoid low.
 // TABLE-LABEL: func.func @main(
-// TABLE: tg.conv2d {{.*}} -> tensor<2x4x8x8xf32>
+// TABLE: tg.conv {{.*}} -> tensor<2x4x8x8xf32>
 // TABLE: tg.relu {{.*}} : tensor<2x4x8x8xf32>
 // TABLE: %[[ML:.*]] = tg.cast %{{.*}} : tensor<2x4x8x8xf32> to tensor<2x4x8x8xbf16>
 // TABLE-NEXT: %[[SIG:.*]] = tg.sigmoid %[[ML]] : tensor<2x4x8x8xbf16>
@@ -50,7 +50,7 @@ func.func @main(%x: tensor<2x3x8x8xf32> {tg.input = "input"},
                 %rm: tensor<4xf32> {tg.state = "bn.running_mean"},
                 %rv: tensor<4xf32> {tg.state = "bn.running_var"})
     -> (tensor<2x4x8x8xf32> {tg.output = "output"}) {
-  %0 = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>}
+  %0 = tg.conv %x, %w {pads = array<i64: 1, 1, 1, 1>}
       : (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x8x8xf32>
   %1:5 = tg.batch_norm %0, %s, %b, %rm, %rv
       : (tensor<2x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
@@ -73,8 +73,8 @@ func.func @main(%x: tensor<2x3x8x8xf32> {tg.input = "input"},
 // CHECK-SAME: %[[X:[^:]*]]: tensor<1x2x4x4xf32> {tg.input = "input"}, %[[W:[^:]*]]: tensor<2x2x1x1xf32> {tg.param = "w"})
 // CHECK-NEXT: %[[XL:.*]] = tg.cast %[[X]] : tensor<1x2x4x4xf32> to tensor<1x2x4x4xbf16>
 // CHECK-NEXT: %[[WL:.*]] = tg.cast %[[W]] : tensor<2x2x1x1xf32> to tensor<2x2x1x1xbf16>
-// CHECK-NEXT: %[[C1:.*]] = tg.conv2d %[[XL]], %[[WL]]
-// CHECK-NEXT: %[[C2:.*]] = tg.conv2d %[[C1]], %[[WL]]
+// CHECK-NEXT: %[[C1:.*]] = tg.conv %[[XL]], %[[WL]]
+// CHECK-NEXT: %[[C2:.*]] = tg.conv %[[C1]], %[[WL]]
 // CHECK-NEXT: %[[C2F:.*]] = tg.cast %[[C2]] : tensor<1x2x4x4xbf16> to tensor<1x2x4x4xf32>
 // CHECK-NEXT: %[[E:.*]] = tg.exp %[[C2F]] : tensor<1x2x4x4xf32>
 // CHECK-NEXT: %[[L:.*]] = tg.log %[[C2F]] : tensor<1x2x4x4xf32>
@@ -90,8 +90,8 @@ func.func @main(%x: tensor<1x2x4x4xf32> {tg.input = "input"},
     -> (tensor<1x4x4x4xf32> {tg.output = "cat"},
         tensor<1x2x4x4xf32> {tg.output = "sum"},
         tensor<1x2x4x4xf32> {tg.output = "conv"}) {
-  %0 = tg.conv2d %x, %w : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
-  %1 = tg.conv2d %0, %w : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %0 = tg.conv %x, %w : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %1 = tg.conv %0, %w : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
   %2 = tg.exp %1 : tensor<1x2x4x4xf32>
   %3 = tg.log %1 : tensor<1x2x4x4xf32>
   %4 = tg.concat %2, %1 {axis = 1 : i64}

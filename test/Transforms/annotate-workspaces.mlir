@@ -8,7 +8,7 @@
 // CUDA policy (the largest tensor of the convolution, at least 4 MiB) and
 // oneDNN's answer on the CPU. Ops without a workspace get no attribute.
 // CUDA-LABEL: func.func @conv
-// CUDA: tg.conv2d {{.*}}{memopt.workspace_bytes = 4194304 : i64
+// CUDA: tg.conv {{.*}}{memopt.workspace_bytes = 4194304 : i64
 // CUDA-NOT: memopt.workspace_bytes
 // CUDA: return
 // CPU-LABEL: func.func @conv
@@ -16,7 +16,7 @@
 // CPU-NOT: memopt.workspace_bytes
 // CPU: return
 func.func @conv(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<2x4x8x8xf32> {
-  %y = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x8x8xf32>
+  %y = tg.conv %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x8x8xf32>
   %z = tg.relu %y : tensor<2x4x8x8xf32>
   return %z : tensor<2x4x8x8xf32>
 }
@@ -29,9 +29,9 @@ func.func @conv(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<2x4x
 // CPU), the f32 primitive's workspace plus f32 copies of the operands and
 // the result.
 // CUDA-LABEL: func.func @typed
-// CUDA: tg.conv2d {{.*}}{memopt.workspace_bytes = 16777216 : i64{{.*}} -> tensor<1x64x256x256xf32>
-// CUDA: tg.conv2d {{.*}}{memopt.workspace_bytes = 8388608 : i64{{.*}} -> tensor<1x64x256x256xbf16>
-// CUDA: tg.conv2d {{.*}}{memopt.workspace_bytes = 8388608 : i64{{.*}} -> tensor<1x64x256x256xf16>
+// CUDA: tg.conv {{.*}}{memopt.workspace_bytes = 16777216 : i64{{.*}} -> tensor<1x64x256x256xf32>
+// CUDA: tg.conv {{.*}}{memopt.workspace_bytes = 8388608 : i64{{.*}} -> tensor<1x64x256x256xbf16>
+// CUDA: tg.conv {{.*}}{memopt.workspace_bytes = 8388608 : i64{{.*}} -> tensor<1x64x256x256xf16>
 // oneDNN sizes its scratchpads for the compiler's OpenMP threads: a CPU
 // function with a workspace records them (the binary runs with as many);
 // cuDNN's workspaces do not depend on them.
@@ -39,15 +39,15 @@ func.func @conv(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<2x4x
 // THREADS-SAME: attributes {memopt.workspace_threads = 3 : i64}
 // NOTHREADS-NOT: memopt.workspace_threads
 // CPU-LABEL: func.func @typed
-// CPU: tg.conv2d {{.*}}{memopt.workspace_bytes = {{[0-9]+}} : i64{{.*}} -> tensor<1x64x256x256xf32>
-// CPU: tg.conv2d {{.*}}{memopt.workspace_bytes = {{[0-9]+}} : i64{{.*}} -> tensor<1x64x256x256xbf16>
-// CPU: tg.conv2d {{.*}}{memopt.workspace_bytes = {{[0-9]+}} : i64{{.*}} -> tensor<1x64x256x256xf16>
+// CPU: tg.conv {{.*}}{memopt.workspace_bytes = {{[0-9]+}} : i64{{.*}} -> tensor<1x64x256x256xf32>
+// CPU: tg.conv {{.*}}{memopt.workspace_bytes = {{[0-9]+}} : i64{{.*}} -> tensor<1x64x256x256xbf16>
+// CPU: tg.conv {{.*}}{memopt.workspace_bytes = {{[0-9]+}} : i64{{.*}} -> tensor<1x64x256x256xf16>
 func.func @typed(%x: tensor<1x64x256x256xf32>, %w: tensor<64x64x3x3xf32>,
                  %xb: tensor<1x64x256x256xbf16>, %wb: tensor<64x64x3x3xbf16>,
                  %xh: tensor<1x64x256x256xf16>, %wh: tensor<64x64x3x3xf16>)
     -> (tensor<1x64x256x256xf32>, tensor<1x64x256x256xbf16>, tensor<1x64x256x256xf16>) {
-  %y = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x64x256x256xf32>, tensor<64x64x3x3xf32>) -> tensor<1x64x256x256xf32>
-  %yb = tg.conv2d %xb, %wb {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x64x256x256xbf16>, tensor<64x64x3x3xbf16>) -> tensor<1x64x256x256xbf16>
-  %yh = tg.conv2d %xh, %wh {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x64x256x256xf16>, tensor<64x64x3x3xf16>) -> tensor<1x64x256x256xf16>
+  %y = tg.conv %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x64x256x256xf32>, tensor<64x64x3x3xf32>) -> tensor<1x64x256x256xf32>
+  %yb = tg.conv %xb, %wb {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x64x256x256xbf16>, tensor<64x64x3x3xbf16>) -> tensor<1x64x256x256xbf16>
+  %yh = tg.conv %xh, %wh {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x64x256x256xf16>, tensor<64x64x3x3xf16>) -> tensor<1x64x256x256xf16>
   return %y, %yb, %yh : tensor<1x64x256x256xf32>, tensor<1x64x256x256xbf16>, tensor<1x64x256x256xf16>
 }

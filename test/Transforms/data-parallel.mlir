@@ -15,7 +15,7 @@
 // CHECK-NEXT: %[[MEAN:.*]] = tg.all_reduce %[[NM]] over 2 : tensor<2xf32>
 // CHECK-NEXT: %[[VAR:.*]] = tg.all_reduce %[[NV]] over 2 : tensor<2xf32>
 // CHECK: %[[LOSS:.*]] = tg.mse_loss
-// CHECK: %[[DEC:.*]] = tg.conv2d_backward_filter
+// CHECK: %[[DEC:.*]] = tg.conv_backward_filter
 // CHECK-NEXT: %[[G:.*]] = tg.all_reduce %[[DEC]] over 2 : tensor<2x2x3x3xf32>
 // CHECK: %{{.*}}, %[[GSCALE:[^,]*]], %[[GBIAS:[^,]*]] = tg.batch_norm_backward
 // CHECK-NEXT: %[[AB:.*]] = tg.all_reduce %[[GBIAS]] over 2
@@ -97,11 +97,11 @@ func.func @main(%x: tensor<1x2x8x8xf32> {tg.input = "input"},
                 %w2: tensor<2x2x3x3xf32> {tg.param = "mid.weight"},
                 %w3: tensor<2x2x3x3xf32> {tg.param = "dec.weight"})
     -> (tensor<1x2x8x8xf32> {tg.output = "output"}) {
-  %c1 = tg.conv2d %x, %w1 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %c1 = tg.conv %x, %w1 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
   %bn:5 = tg.batch_norm %c1, %s, %b, %rm, %rv : (tensor<1x2x8x8xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<1x2x8x8xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)
   %r1 = tg.relu %bn#0 : tensor<1x2x8x8xf32>
-  %c2 = tg.conv2d %r1, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %c2 = tg.conv %r1, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
   %r2 = tg.relu %c2 : tensor<1x2x8x8xf32>
-  %c3 = tg.conv2d %r2, %w3 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %c3 = tg.conv %r2, %w3 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
   return %c3 : tensor<1x2x8x8xf32>
 }

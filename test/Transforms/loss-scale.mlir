@@ -25,8 +25,8 @@ func.func @main(%x: tensor<1x2x8x8xf32> {tg.input = "input"},
                 %w1: tensor<2x2x3x3xf32> {tg.param = "w1"},
                 %w2: tensor<2x2x3x3xf32> {tg.param = "w2"})
     -> (tensor<1x2x8x8xf32> {tg.output = "output"}) {
-  %c1 = tg.conv2d %x, %w1 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %c1 = tg.conv %x, %w1 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
   %r1 = tg.relu %c1 : tensor<1x2x8x8xf32>
-  %c2 = tg.conv2d %r1, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %c2 = tg.conv %r1, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
   return %c2 : tensor<1x2x8x8xf32>
 }

@@ -17,21 +17,21 @@
 // CHECK-SAME: %[[RM:[^:]*]]: tensor<2xf32> {tg.state = "bn.running_mean"}
 // CHECK-SAME: memopt.microbatch = #memopt.microbatch<microbatches = 2, in_flight = 2, order = "F0 F1 B0 B1", schedule = "1f1b", peak_bytes_gpipe = {{[0-9]+}}, peak_bytes_1f1b = {{[0-9]+}}>
 // CHECK: %[[X0:.*]] = tg.slice %[[X]] {ends = array<i64: 1, 2, 8, 8>, starts = array<i64: 0, 0, 0, 0>
-// CHECK-NEXT: tg.conv2d %[[X0]]
+// CHECK-NEXT: tg.conv %[[X0]]
 // CHECK-NEXT: %{{.*}}, %[[MEAN0:.*]], %[[VAR0:.*]], %{{.*}}, %{{.*}} = tg.batch_norm %{{.*}}, %{{.*}}, %{{.*}}, %[[RM]],
 // CHECK: tg.send %{{.*}} to stage 1 tag 0 forward
 // CHECK-NEXT: tg.send %{{.*}} to stage 1 tag 1 forward
 // CHECK-NEXT: %[[X1:.*]] = tg.slice %[[X]] {ends = array<i64: 2, 2, 8, 8>, starts = array<i64: 1, 0, 0, 0>
-// CHECK-NEXT: tg.conv2d %[[X1]]
+// CHECK-NEXT: tg.conv %[[X1]]
 // CHECK-NEXT: %{{.*}}, %[[MEAN1:.*]], %[[VAR1:.*]], %{{.*}}, %{{.*}} = tg.batch_norm %{{.*}}, %{{.*}}, %{{.*}}, %[[MEAN0]], %[[VAR0]]
 // CHECK: tg.send %{{.*}} to stage 1 tag 4 forward
 // CHECK-NEXT: tg.send %{{.*}} to stage 1 tag 5 forward
 // CHECK-NEXT: tg.recv from stage 1 tag 2 :
 // CHECK: tg.recv from stage 1 tag 3 :
-// CHECK: %[[G0:.*]] = tg.conv2d_backward_filter %{{.*}}, %[[X0B:.*]] {
+// CHECK: %[[G0:.*]] = tg.conv_backward_filter %{{.*}}, %[[X0B:.*]] {
 // CHECK: tg.recv from stage 1 tag 6 :
 // CHECK: tg.recv from stage 1 tag 7 :
-// CHECK: %[[G1:.*]] = tg.conv2d_backward_filter
+// CHECK: %[[G1:.*]] = tg.conv_backward_filter
 // CHECK: %[[SUM:.*]] = tg.add %[[G0]], %[[G1]] : (tensor<2x2x3x3xf32>
 // CHECK: tg.constant dense<5.000000e-01> : tensor<f32>
 // CHECK: %[[MEAN:.*]] = tg.mul %[[SUM]], %{{.*}} : (tensor<2x2x3x3xf32>, tensor<f32>)
@@ -49,7 +49,7 @@
 // CHECK-SAME: memopt.microbatch = #memopt.microbatch<microbatches = 2, in_flight = 1, order = "F0 B0 F1 B1",
 // CHECK: tg.recv from stage 0 tag 0 forward
 // CHECK-NEXT: tg.recv from stage 0 tag 1 forward
-// CHECK: %[[OUT0:.*]] = tg.conv2d
+// CHECK: %[[OUT0:.*]] = tg.conv
 // CHECK: %[[LOSS0:.*]] = tg.mse_loss %[[OUT0]]
 // CHECK: tg.mse_loss_backward
 // CHECK: tg.resize_backward
@@ -57,7 +57,7 @@
 // CHECK-NEXT: tg.recv from stage 0 tag 5 forward
 // CHECK-NEXT: tg.send %{{.*}} to stage 0 tag 2 :
 // CHECK-NEXT: tg.send %{{.*}} to stage 0 tag 3 :
-// CHECK: %[[OUT1:.*]] = tg.conv2d
+// CHECK: %[[OUT1:.*]] = tg.conv
 // CHECK: %[[LOSS1:.*]] = tg.mse_loss %[[OUT1]]
 // CHECK: %[[LOSSES:.*]] = tg.add %[[LOSS0]], %[[LOSS1]] : (tensor<f32>, tensor<f32>)
 // CHECK: tg.send %{{.*}} to stage 0 tag 6 :
@@ -121,14 +121,14 @@ func.func @main(%x: tensor<1x2x8x8xf32> {tg.input = "input"},
                 %w2: tensor<2x2x3x3xf32> {tg.param = "mid.weight"},
                 %w3: tensor<2x4x3x3xf32> {tg.param = "dec.weight"})
     -> (tensor<1x2x8x8xf32> {tg.output = "output"}) {
-  %c1 = tg.conv2d %x, %w1 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %c1 = tg.conv %x, %w1 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
   %bn:5 = tg.batch_norm %c1, %s, %b, %rm, %rv : (tensor<1x2x8x8xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<1x2x8x8xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)
   %skip = tg.relu %bn#0 : tensor<1x2x8x8xf32>
-  %p = tg.max_pool2d %skip {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32>
-  %c2 = tg.conv2d %p, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x4x4xf32>
+  %p = tg.max_pool %skip {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32>
+  %c2 = tg.conv %p, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x4x4xf32>
   %r2 = tg.relu %c2 : tensor<1x2x4x4xf32>
   %up = tg.resize %r2 {mode = #tg<resize_mode nearest>, coordinate_mode = #tg<coordinate_mode asymmetric>, scales = array<f64: 2.0, 2.0>, sizes = array<i64: 8, 8>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x8x8xf32>
   %cat = tg.concat %up, %skip {axis = 1 : i64} : (tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>) -> tensor<1x4x8x8xf32>
-  %c3 = tg.conv2d %cat, %w3 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x8x8xf32>, tensor<2x4x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %c3 = tg.conv %cat, %w3 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x8x8xf32>, tensor<2x4x3x3xf32>) -> tensor<1x2x8x8xf32>
   return %c3 : tensor<1x2x8x8xf32>
 }

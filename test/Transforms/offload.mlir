@@ -20,13 +20,13 @@
 // CHECK: %[[SKIP:.*]] = tg.relu %output
 // CHECK: %[[CAT:.*]] = tg.concat %{{.*}}, %[[SKIP]]
 // CHECK-NEXT: %[[HOST:.*]] = tg.offload_start %[[SKIP]] {memopt.offload_copy = #memopt.offload_copy<bytes = 512, seconds = 1.000000e-08 : f64>} : tensor<1x2x8x8xf32>
-// CHECK-NEXT: tg.conv2d %[[CAT]]
+// CHECK-NEXT: tg.conv %[[CAT]]
 // CHECK-NEXT: tg.offload_wait %[[SKIP]], %[[HOST]] : tensor<1x2x8x8xf32>
 // CHECK-NOT: %[[SKIP]]{{[,: ]}}
 // CHECK: %[[BACK:.*]] = tg.prefetch_start %[[HOST]] : tensor<1x2x8x8xf32>
 // CHECK-NEXT: tg.sgd_update
 // CHECK-NEXT: tg.prefetch_wait %[[BACK]] : tensor<1x2x8x8xf32>
-// CHECK-NEXT: tg.max_pool2d_backward %{{.*}}, %[[BACK]]
+// CHECK-NEXT: tg.max_pool_backward %{{.*}}, %[[BACK]]
 // CHECK-NOT: %[[SKIP]]{{[,: ]}}
 // CHECK: tg.relu_backward %{{.*}}, %[[BACK]]
 // CHECK-NOT: %[[SKIP]]{{[,: ]}}
@@ -45,7 +45,7 @@
 // MBUF: mbuf.wait %[[IN]]
 // MBUF: mbuf.kernel ins(%{{.*}}, %[[BACK]] :
 // MBUF-NEXT: ^bb0
-// MBUF-NEXT: tg.max_pool2d_backward
+// MBUF-NEXT: tg.max_pool_backward
 
 // Jointly with remat under 4400 bytes (recomputing alone needs the
 // encoder conv twice there, remat-auto.mlir's NESTED): on this link every offload hides behind
@@ -53,7 +53,7 @@
 // tg-remat marks them and recomputes nothing.
 // MARK-LABEL: func.func @train_step
 // MARK-SAME: planned_arena_bytes = 2240, {{.*}}recomputed_ops = 0, {{.*}}offloaded_values = 4, offloaded_bytes = 1160>
-// MARK: tg.conv2d %arg0, %{{.*}} {memopt.offload_results = #memopt.offload_results<results = [0]>
+// MARK: tg.conv %arg0, %{{.*}} {memopt.offload_results = #memopt.offload_results<results = [0]>
 // MARK: tg.batch_norm {{.*}}{memopt.offload_results = #memopt.offload_results<results = [4]>}
 // MARK: tg.relu {{.*}}{memopt.offload_results = #memopt.offload_results<results = [0]>}
 // MARK-NOT: memopt.recompute
@@ -81,7 +81,7 @@
 // SYNC-NEXT: tg.offload_wait %[[SKIP]], %[[HOST]]
 // SYNC: %[[BACK:.*]] = tg.prefetch_start %[[HOST]]
 // SYNC-NEXT: tg.prefetch_wait %[[BACK]]
-// SYNC-NEXT: tg.max_pool2d_backward %{{.*}}, %[[BACK]]
+// SYNC-NEXT: tg.max_pool_backward %{{.*}}, %[[BACK]]
 
 // A budget at the plain predicted peak offloads nothing.
 // PLAIN: memopt.offload = #memopt.offload<planner = "tg-offload", budget_bytes = 6116, {{.*}}planned_arena_bytes = 3968, link_bytes_per_second
@@ -99,15 +99,15 @@ func.func @main(%x: tensor<1x2x8x8xf32> {tg.input = "input"},
                 %w2: tensor<2x2x3x3xf32> {tg.param = "mid.weight"},
                 %w3: tensor<2x4x3x3xf32> {tg.param = "dec.weight"})
     -> (tensor<1x2x8x8xf32> {tg.output = "output"}) {
-  %c1 = tg.conv2d %x, %w1 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %c1 = tg.conv %x, %w1 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
   %bn:5 = tg.batch_norm %c1, %s, %b, %rm, %rv : (tensor<1x2x8x8xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<1x2x8x8xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)
   %skip = tg.relu %bn#0 : tensor<1x2x8x8xf32>
-  %p = tg.max_pool2d %skip {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32>
-  %c2 = tg.conv2d %p, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x4x4xf32>
+  %p = tg.max_pool %skip {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32>
+  %c2 = tg.conv %p, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x4x4xf32>
   %r2 = tg.relu %c2 : tensor<1x2x4x4xf32>
   %up = tg.resize %r2 {mode = #tg<resize_mode nearest>, coordinate_mode = #tg<coordinate_mode asymmetric>, scales = array<f64: 2.0, 2.0>, sizes = array<i64: 8, 8>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x8x8xf32>
   %cat = tg.concat %up, %skip {axis = 1 : i64} : (tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>) -> tensor<1x4x8x8xf32>
-  %c3 = tg.conv2d %cat, %w3 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x8x8xf32>, tensor<2x4x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %c3 = tg.conv %cat, %w3 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x8x8xf32>, tensor<2x4x3x3xf32>) -> tensor<1x2x8x8xf32>
   return %c3 : tensor<1x2x8x8xf32>
 }
 

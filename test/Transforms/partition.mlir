@@ -18,7 +18,7 @@
 // tg-remat recomputes in stage 0's backward.
 // REMAT-LABEL: func.func @train_step_stage0(
 // REMAT-SAME: memopt.remat = #memopt.remat<strategy = "sqrt", {{.*}}>
-// REMAT: tg.conv2d %{{.*}} {memopt.recompute,
+// REMAT: tg.conv %{{.*}} {memopt.recompute,
 // REMAT-LABEL: func.func @train_step_stage1(
 
 // With microbatches a stage's cost is its peak once tg-microbatch runs
@@ -43,7 +43,7 @@
 // EVAL-LABEL: func.func @eval_step_stage1(
 // EVAL-SAME: {tg.param = "dec.weight"}
 // EVAL-NEXT: tg.recv from stage 0 tag 0 forward : tensor<1x4x8x8xf32>
-// EVAL-NEXT: tg.conv2d
+// EVAL-NEXT: tg.conv
 
 // stages=1 leaves the step alone.
 // ONE-NOT: memopt.stage
@@ -88,7 +88,7 @@
 // CHECK-NEXT: %[[SKIP1:.*]] = tg.recv from stage 0 tag 1 forward : tensor<1x2x8x8xf32>
 // CHECK-NEXT: tg.concat %[[UP1]], %[[SKIP1]]
 // CHECK: tg.mse_loss
-// CHECK: %[[DCAT:.*]] = tg.conv2d_backward_data
+// CHECK: %[[DCAT:.*]] = tg.conv_backward_data
 // CHECK: %[[DUPS:.*]] = tg.slice %[[DCAT]] {ends = array<i64: 1, 2, 8, 8>
 // CHECK-NEXT: %[[DSKIPS:.*]] = tg.slice %[[DCAT]] {ends = array<i64: 1, 4, 8, 8>
 // CHECK-NEXT: %[[DUP1:.*]] = tg.resize_backward %[[DUPS]]
@@ -124,14 +124,14 @@ func.func @main(%x: tensor<1x2x8x8xf32> {tg.input = "input"},
                 %w2: tensor<2x2x3x3xf32> {tg.param = "mid.weight"},
                 %w3: tensor<2x4x3x3xf32> {tg.param = "dec.weight"})
     -> (tensor<1x2x8x8xf32> {tg.output = "output"}) {
-  %c1 = tg.conv2d %x, %w1 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %c1 = tg.conv %x, %w1 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
   %bn:5 = tg.batch_norm %c1, %s, %b, %rm, %rv : (tensor<1x2x8x8xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<1x2x8x8xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)
   %skip = tg.relu %bn#0 : tensor<1x2x8x8xf32>
-  %p = tg.max_pool2d %skip {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32>
-  %c2 = tg.conv2d %p, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x4x4xf32>
+  %p = tg.max_pool %skip {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32>
+  %c2 = tg.conv %p, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x4x4xf32>
   %r2 = tg.relu %c2 : tensor<1x2x4x4xf32>
   %up = tg.resize %r2 {mode = #tg<resize_mode nearest>, coordinate_mode = #tg<coordinate_mode asymmetric>, scales = array<f64: 2.0, 2.0>, sizes = array<i64: 8, 8>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x8x8xf32>
   %cat = tg.concat %up, %skip {axis = 1 : i64} : (tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>) -> tensor<1x4x8x8xf32>
-  %c3 = tg.conv2d %cat, %w3 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x8x8xf32>, tensor<2x4x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %c3 = tg.conv %cat, %w3 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x8x8xf32>, tensor<2x4x3x3xf32>) -> tensor<1x2x8x8xf32>
   return %c3 : tensor<1x2x8x8xf32>
 }

@@ -15,7 +15,7 @@
 // CHECK: tg.sigmoid %{{.*}} {memopt.place = {in_place = array<i64: 0>, offsets = array<i64: 0>}}
 // CHECK: tg.add %{{.*}}, %{{.*}} {memopt.place = {in_place = array<i64: 0>, offsets = array<i64: 0>}}
 // The result computed in the caller's result buffer has no place.
-// CHECK: tg.max_pool2d %{{.*}} {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} :
+// CHECK: tg.max_pool %{{.*}} {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} :
 // COPY-LABEL: func.func @chain
 // COPY-SAME: attributes {memopt.arena_size = 8192 : i64}
 // COPY: tg.relu %{{.*}} {memopt.place = {offsets = array<i64: 0>}}
@@ -26,7 +26,7 @@ func.func @chain(%x: tensor<1x1x32x32xf32>) -> tensor<1x1x16x16xf32> {
   %a = tg.relu %x : tensor<1x1x32x32xf32>
   %b = tg.sigmoid %a : tensor<1x1x32x32xf32>
   %c = tg.add %b, %b : (tensor<1x1x32x32xf32>, tensor<1x1x32x32xf32>) -> tensor<1x1x32x32xf32>
-  %d = tg.max_pool2d %c {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x32x32xf32>) -> tensor<1x1x16x16xf32>
+  %d = tg.max_pool %c {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x32x32xf32>) -> tensor<1x1x16x16xf32>
   return %d : tensor<1x1x16x16xf32>
 }
 
@@ -62,7 +62,7 @@ func.func @concat_slices(%x: tensor<1x2x4x4xf32>) -> tensor<1x4x2x2xf32> {
   %a = tg.relu %s : tensor<1x2x4x4xf32>
   %b = tg.neg %x : tensor<1x2x4x4xf32>
   %c = tg.concat %a, %b {axis = 1} : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x4x4x4xf32>
-  %d = tg.max_pool2d %c {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x4x4x4xf32>) -> tensor<1x4x2x2xf32>
+  %d = tg.max_pool %c {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x4x4x4xf32>) -> tensor<1x4x2x2xf32>
   return %d : tensor<1x4x2x2xf32>
 }
 
@@ -74,10 +74,10 @@ func.func @concat_slices(%x: tensor<1x2x4x4xf32>) -> tensor<1x4x2x2xf32> {
 // CHECK-LABEL: func.func @workspace
 // CHECK-SAME: memopt.arena_size = 192 : i64
 // CHECK: tg.relu {{.*}}memopt.place = {offsets = array<i64: 128>}
-// CHECK: tg.conv2d {{.*}}memopt.place = {workspace = 0 : i64}
+// CHECK: tg.conv {{.*}}memopt.place = {workspace = 0 : i64}
 func.func @workspace(%x: tensor<1x1x4x4xf32>, %w: tensor<1x1x1x1xf32>) -> tensor<1x1x4x4xf32> {
   %a = tg.relu %x : tensor<1x1x4x4xf32>
-  %y = tg.conv2d %a, %w {memopt.workspace_bytes = 100 : i64} : (tensor<1x1x4x4xf32>, tensor<1x1x1x1xf32>) -> tensor<1x1x4x4xf32>
+  %y = tg.conv %a, %w {memopt.workspace_bytes = 100 : i64} : (tensor<1x1x4x4xf32>, tensor<1x1x1x1xf32>) -> tensor<1x1x4x4xf32>
   return %y : tensor<1x1x4x4xf32>
 }
 

@@ -12,13 +12,13 @@
 // CHECK-SAME: %[[W2:[^:]*]]: tensor<2x2x3x3xf32> {tg.param = "w2"}
 // CHECK: %[[XL:.*]] = tg.cast %[[X]] : tensor<1x2x8x8xf32> to tensor<1x2x8x8xbf16>
 // CHECK: %[[W1L:.*]] = tg.cast %[[W1]] : tensor<2x2x3x3xf32> to tensor<2x2x3x3xbf16>
-// CHECK: tg.conv2d %[[XL]], %[[W1L]]
+// CHECK: tg.conv %[[XL]], %[[W1L]]
 // CHECK: %[[W2L:.*]] = tg.cast %[[W2]] : tensor<2x2x3x3xf32> to tensor<2x2x3x3xbf16>
-// CHECK: tg.conv2d %{{.*}}, %[[W2L]]
+// CHECK: tg.conv %{{.*}}, %[[W2L]]
 // CHECK: %[[W2R:.*]] = tg.cast %[[W2]] {memopt.recompute} : tensor<2x2x3x3xf32> to tensor<2x2x3x3xbf16>
-// CHECK-NEXT: tg.conv2d_backward_data %{{.*}}, %[[W2R]]
+// CHECK-NEXT: tg.conv_backward_data %{{.*}}, %[[W2R]]
 // CHECK: %[[XR:.*]] = tg.cast %[[X]] {memopt.recompute} : tensor<1x2x8x8xf32> to tensor<1x2x8x8xbf16>
-// CHECK-NEXT: tg.conv2d_backward_filter %{{.*}}, %[[XR]]
+// CHECK-NEXT: tg.conv_backward_filter %{{.*}}, %[[XR]]
 // The forward's copies are read by the forward only.
 // CHECK-NOT: %[[W2L]]{{[^0-9]}}
 // CHECK-NOT: %[[XL]]{{[^0-9]}}
@@ -27,9 +27,9 @@
 // tg-schedule keeps each recast right before its reader.
 // SCHED-LABEL: func.func @train_step(
 // SCHED: %[[W2R:.*]] = tg.cast %{{.*}} {memopt.recompute}
-// SCHED-NEXT: tg.conv2d_backward_data %{{.*}}, %[[W2R]]
+// SCHED-NEXT: tg.conv_backward_data %{{.*}}, %[[W2R]]
 // SCHED: %[[XR:.*]] = tg.cast %{{.*}} {memopt.recompute}
-// SCHED-NEXT: tg.conv2d_backward_filter %{{.*}}, %[[XR]]
+// SCHED-NEXT: tg.conv_backward_filter %{{.*}}, %[[XR]]
 
 // A function without a backward (the forward graph itself) is unchanged.
 // FORWARD-LABEL: func.func @main(
@@ -40,9 +40,9 @@ func.func @main(%x: tensor<1x2x8x8xf32> {tg.input = "input"},
                 %w1: tensor<2x2x3x3xf32> {tg.param = "w1"},
                 %w2: tensor<2x2x3x3xf32> {tg.param = "w2"})
     -> (tensor<1x2x8x8xf32> {tg.output = "output"}) {
-  %c1 = tg.conv2d %x, %w1 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %c1 = tg.conv %x, %w1 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
   %r1 = tg.relu %c1 : tensor<1x2x8x8xf32>
-  %c2 = tg.conv2d %r1, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %c2 = tg.conv %r1, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
   return %c2 : tensor<1x2x8x8xf32>
 }
 

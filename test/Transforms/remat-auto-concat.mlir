@@ -15,10 +15,10 @@
 // CHECK-SAME: memopt.remat = #memopt.remat<strategy = "auto", budget_bytes = 5700, persistent_bytes = 2468, planned_arena_bytes = 3008, {{.*}}recomputed_values = 1, recomputed_ops = 2, {{.*}}flops_added = 0,
 // CHECK: %[[SKIP:.*]] = tg.relu %{{.*}} : tensor<1x2x8x8xf32>
 // CHECK: %[[R2:.*]] = tg.relu %{{.*}} : tensor<1x2x4x4xf32>
-// CHECK: %[[DCAT:.*]] = tg.conv2d_backward_data %{{.*}}, %arg4
+// CHECK: %[[DCAT:.*]] = tg.conv_backward_data %{{.*}}, %arg4
 // CHECK-NEXT: %[[UP:.*]] = tg.resize %[[R2]] {{.*}}memopt.recompute
 // CHECK-NEXT: %[[CAT:.*]] = tg.concat %[[UP]], %[[SKIP]] {axis = 1 : i64, memopt.recompute}
-// CHECK-NEXT: tg.conv2d_backward_filter %{{.*}}, %[[CAT]]
+// CHECK-NEXT: tg.conv_backward_filter %{{.*}}, %[[CAT]]
 // CHECK-NOT: memopt.recompute
 // CHECK: return
 
@@ -35,17 +35,17 @@ func.func @main(%x: tensor<1x2x8x8xf32> {tg.input = "input"},
                 %w4: tensor<2x2x3x3xf32> {tg.param = "head.weight"},
                 %w5: tensor<2x2x3x3xf32> {tg.param = "out.weight"})
     -> (tensor<1x2x8x8xf32> {tg.output = "output"}) {
-  %c1 = tg.conv2d %x, %w1 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %c1 = tg.conv %x, %w1 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
   %skip = tg.relu %c1 : tensor<1x2x8x8xf32>
-  %p = tg.max_pool2d %skip {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32>
-  %c2 = tg.conv2d %p, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x4x4xf32>
+  %p = tg.max_pool %skip {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32>
+  %c2 = tg.conv %p, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x4x4xf32>
   %r2 = tg.relu %c2 : tensor<1x2x4x4xf32>
   %up = tg.resize %r2 {mode = #tg<resize_mode nearest>, coordinate_mode = #tg<coordinate_mode asymmetric>, scales = array<f64: 2.0, 2.0>, sizes = array<i64: 8, 8>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x8x8xf32>
   %cat = tg.concat %up, %skip {axis = 1 : i64} : (tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>) -> tensor<1x4x8x8xf32>
-  %c3 = tg.conv2d %cat, %w3 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x8x8xf32>, tensor<2x4x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %c3 = tg.conv %cat, %w3 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x8x8xf32>, tensor<2x4x3x3xf32>) -> tensor<1x2x8x8xf32>
   %r3 = tg.relu %c3 : tensor<1x2x8x8xf32>
-  %c4 = tg.conv2d %r3, %w4 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %c4 = tg.conv %r3, %w4 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
   %r4 = tg.relu %c4 : tensor<1x2x8x8xf32>
-  %c5 = tg.conv2d %r4, %w5 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %c5 = tg.conv %r4, %w5 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
   return %c5 : tensor<1x2x8x8xf32>
 }

@@ -9,7 +9,7 @@
 func.func @main(%x: tensor<1x2x8x8xf32> {tg.input = "input"},
                 %w: tensor<2x2x3x3xf32> {tg.param = "conv.weight"})
     -> (tensor<1x2x8x8xf32> {tg.output = "output"}) {
-  %c = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %c = tg.conv %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
   return %c : tensor<1x2x8x8xf32>
 }
 

@@ -16,11 +16,11 @@
 // convolution on an A100, 62 us) and no FLOPs.
 // CHECK-LABEL: func.func @train_step
 // CHECK-SAME: memopt.remat = #memopt.remat<strategy = "auto", budget_bytes = 54636612, persistent_bytes = 25239620, planned_arena_bytes = 29396992, rounds = 1, recomputed_values = 0, recomputed_ops = 0, {{.*}}flops_added = 0, seconds_added = 6.19{{[0-9]*}}E-5 : f64, {{.*}}lean_workspaces = 1, lean_workspace_bytes = 4194304>
-// CHECK: tg.conv2d %arg0, %arg2 {memopt.workspace_bytes = 8388608 : i64,
-// CHECK: tg.conv2d %{{.*}}, %arg3 {memopt.workspace_bytes = 8388608 : i64,
-// CHECK: tg.conv2d_backward_data {{.*}}memopt.lean_workspace, memopt.workspace_bytes = 4194304 : i64
-// CHECK: tg.conv2d_backward_filter {{.*}}memopt.workspace_bytes = 8388608 : i64
-// CHECK: tg.conv2d_backward_filter {{.*}}memopt.workspace_bytes = 8388608 : i64
+// CHECK: tg.conv %arg0, %arg2 {memopt.workspace_bytes = 8388608 : i64,
+// CHECK: tg.conv %{{.*}}, %arg3 {memopt.workspace_bytes = 8388608 : i64,
+// CHECK: tg.conv_backward_data {{.*}}memopt.lean_workspace, memopt.workspace_bytes = 4194304 : i64
+// CHECK: tg.conv_backward_filter {{.*}}memopt.workspace_bytes = 8388608 : i64
+// CHECK: tg.conv_backward_filter {{.*}}memopt.workspace_bytes = 8388608 : i64
 // CHECK-NOT: memopt.lean_workspace
 // CHECK: return
 
@@ -40,8 +40,8 @@ func.func @main(%x: tensor<1x32x256x256xf32> {tg.input = "input"},
                 %w1: tensor<32x32x3x3xf32> {tg.param = "conv1.weight"},
                 %w2: tensor<32x32x3x3xf32> {tg.param = "conv2.weight"})
     -> (tensor<1x32x256x256xf32> {tg.output = "output"}) {
-  %c1 = tg.conv2d %x, %w1 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x32x256x256xf32>, tensor<32x32x3x3xf32>) -> tensor<1x32x256x256xf32>
+  %c1 = tg.conv %x, %w1 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x32x256x256xf32>, tensor<32x32x3x3xf32>) -> tensor<1x32x256x256xf32>
   %r1 = tg.relu %c1 : tensor<1x32x256x256xf32>
-  %c2 = tg.conv2d %r1, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x32x256x256xf32>, tensor<32x32x3x3xf32>) -> tensor<1x32x256x256xf32>
+  %c2 = tg.conv %r1, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x32x256x256xf32>, tensor<32x32x3x3xf32>) -> tensor<1x32x256x256xf32>
   return %c2 : tensor<1x32x256x256xf32>
 }

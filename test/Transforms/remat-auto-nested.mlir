@@ -19,22 +19,22 @@
 // CHECK-LABEL: func.func @train_step
 // CHECK-SAME: planned_arena_bytes = 2816,
 // CHECK-SAME: nested_values = 2,
-// CHECK: tg.conv2d %arg0, %[[W1:arg2]] {pads
-// CHECK: tg.conv2d %{{.*}}, %[[W3:arg8]] {pads
+// CHECK: tg.conv %arg0, %[[W1:arg2]] {pads
+// CHECK: tg.conv %{{.*}}, %[[W3:arg8]] {pads
 // CHECK: tg.batch_norm_backward
-// CHECK: tg.conv2d %arg0, %[[W1]] {memopt.recompute
-// CHECK: %[[SHARED:.*]] = tg.conv2d %{{.*}}, %arg5 {memopt.recompute
-// CHECK: %[[FIRST:.*]] = tg.conv2d %{{.*}}, %[[W3]] {memopt.recompute
+// CHECK: tg.conv %arg0, %[[W1]] {memopt.recompute
+// CHECK: %[[SHARED:.*]] = tg.conv %{{.*}}, %arg5 {memopt.recompute
+// CHECK: %[[FIRST:.*]] = tg.conv %{{.*}}, %[[W3]] {memopt.recompute
 // CHECK-NEXT: tg.batch_norm %[[FIRST]], {{.*}}{memopt.recompute}
 // CHECK-NEXT: %[[RELU:.*]] = tg.relu %{{.*}} {memopt.recompute}
-// CHECK-NEXT: tg.conv2d_backward_filter %{{.*}}, %[[RELU]]
+// CHECK-NEXT: tg.conv_backward_filter %{{.*}}, %[[RELU]]
 // CHECK: tg.batch_norm %[[SHARED]], {{.*}}{memopt.recompute}
 // CHECK-NEXT: tg.relu {{.*}}{memopt.recompute}
-// CHECK-NEXT: %[[AGAIN:.*]] = tg.conv2d %{{.*}}, %[[W3]] {memopt.recompute
+// CHECK-NEXT: %[[AGAIN:.*]] = tg.conv %{{.*}}, %[[W3]] {memopt.recompute
 // CHECK-NEXT: tg.batch_norm_backward %{{.*}}, %[[AGAIN]]
 // CHECK: tg.batch_norm_backward %{{.*}}, %[[SHARED]]
-// CHECK: tg.conv2d %arg0, %[[W1]] {memopt.recompute
-// CHECK: %[[LAST:.*]] = tg.conv2d %arg0, %[[W1]] {memopt.recompute
+// CHECK: tg.conv %arg0, %[[W1]] {memopt.recompute
+// CHECK: %[[LAST:.*]] = tg.conv %arg0, %[[W1]] {memopt.recompute
 // CHECK-NEXT: tg.batch_norm_backward %{{.*}}, %[[LAST]]
 // CHECK-NOT: memopt.recompute
 // CHECK: return
@@ -83,19 +83,19 @@ func.func @main(%x: tensor<1x2x8x8xf32> {tg.input = "input"},
     %m5: tensor<2xf32> {tg.state = "bn5.running_mean"},
     %v5: tensor<2xf32> {tg.state = "bn5.running_var"})
     -> (tensor<1x2x8x8xf32> {tg.output = "output"}) {
-  %c1 = tg.conv2d %x, %w1 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %c1 = tg.conv %x, %w1 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
   %n1:5 = tg.batch_norm %c1, %s1, %b1, %m1, %v1 : (tensor<1x2x8x8xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<1x2x8x8xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)
   %r1 = tg.relu %n1#0 : tensor<1x2x8x8xf32>
-  %c2 = tg.conv2d %r1, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %c2 = tg.conv %r1, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
   %n2:5 = tg.batch_norm %c2, %s2, %b2, %m2, %v2 : (tensor<1x2x8x8xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<1x2x8x8xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)
   %r2 = tg.relu %n2#0 : tensor<1x2x8x8xf32>
-  %c3 = tg.conv2d %r2, %w3 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %c3 = tg.conv %r2, %w3 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
   %n3:5 = tg.batch_norm %c3, %s3, %b3, %m3, %v3 : (tensor<1x2x8x8xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<1x2x8x8xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)
   %r3 = tg.relu %n3#0 : tensor<1x2x8x8xf32>
-  %c4 = tg.conv2d %r3, %w4 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %c4 = tg.conv %r3, %w4 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
   %n4:5 = tg.batch_norm %c4, %s4, %b4, %m4, %v4 : (tensor<1x2x8x8xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<1x2x8x8xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)
   %r4 = tg.relu %n4#0 : tensor<1x2x8x8xf32>
-  %c5 = tg.conv2d %r4, %w5 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %c5 = tg.conv %r4, %w5 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
   %n5:5 = tg.batch_norm %c5, %s5, %b5, %m5, %v5 : (tensor<1x2x8x8xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<1x2x8x8xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)
   %r5 = tg.relu %n5#0 : tensor<1x2x8x8xf32>
   return %r5 : tensor<1x2x8x8xf32>

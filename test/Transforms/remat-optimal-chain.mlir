@@ -18,8 +18,8 @@
 // solver = "dp", solves = 0, gap 0.
 // CHECK-LABEL: func.func @train_step
 // CHECK-SAME: memopt.remat = #memopt.remat<strategy = "optimal", budget_bytes = 4800, persistent_bytes = 2004, planned_arena_bytes = 2368, milp = <budget_bytes = 2796, solver = "dp", status = "optimal", objective_seconds = 1.0228125E-6 : f64, bound_seconds = 1.0228125E-6 : f64, gap = 0.000000e+00 : f64, solves = 0, units = 4, stages = {{[0-9]+}}, chain_units = 4, chain_solves = 1, bin_bytes = 1>, recomputed_values = 1, recomputed_ops = 1, {{.*}}flops_added = 4608, seconds_added = 1.0228125E-6 : f64
-// CHECK: %[[C1:.*]] = tg.conv2d %[[X:[^,]*]], %[[W1:[^ ]*]] {pads
-// CHECK: %[[C1X:.*]] = tg.conv2d %[[X]], %[[W1]] {memopt.recompute,
+// CHECK: %[[C1:.*]] = tg.conv %[[X:[^,]*]], %[[W1:[^ ]*]] {pads
+// CHECK: %[[C1X:.*]] = tg.conv %[[X]], %[[W1]] {memopt.recompute,
 // CHECK-NEXT: tg.batch_norm_backward %{{.*}}, %[[C1X]]
 // CHECK-NOT: memopt.recompute
 // CHECK: return
@@ -46,11 +46,11 @@ func.func @main(%x: tensor<1x2x8x8xf32> {tg.input = "input"},
                 %w2: tensor<2x2x3x3xf32> {tg.param = "w2"},
                 %w3: tensor<2x2x3x3xf32> {tg.param = "w3"})
     -> (tensor<1x2x8x8xf32> {tg.output = "output"}) {
-  %c1 = tg.conv2d %x, %w1 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %c1 = tg.conv %x, %w1 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
   %bn:5 = tg.batch_norm %c1, %s, %b, %rm, %rv : (tensor<1x2x8x8xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<1x2x8x8xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)
   %r1 = tg.relu %bn#0 : tensor<1x2x8x8xf32>
-  %c2 = tg.conv2d %r1, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %c2 = tg.conv %r1, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
   %r2 = tg.relu %c2 : tensor<1x2x8x8xf32>
-  %c3 = tg.conv2d %r2, %w3 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %c3 = tg.conv %r2, %w3 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
   return %c3 : tensor<1x2x8x8xf32>
 }

@@ -15,10 +15,10 @@
 // CHECK-LABEL: func.func @train_step
 // CHECK-SAME: memopt.remat = #memopt.remat<strategy = "optimal", budget_bytes = 4800, persistent_bytes = 2116, planned_arena_bytes = 2240, milp = <budget_bytes = 2684, solver = "dp", status = "optimal", objective_seconds = 2.0428125000000002E-6 : f64, bound_seconds = 2.0428125000000002E-6 : f64, gap = 0.000000e+00 : f64, solves = 0, units = 6, stages = 4, chain_units = 6, chain_solves = 1, bin_bytes = 1>, recomputed_values = 1, recomputed_ops = 2, {{.*}}flops_added = 4736,
 // CHECK: %[[R1:.*]] = tg.relu %{{.*}} : tensor<1x2x8x8xf32>
-// CHECK: %[[C2:.*]] = tg.conv2d %[[R1]], %[[W2:[^ ]*]] {pads
-// CHECK: %[[C2X:.*]] = tg.conv2d %[[R1]], %[[W2]] {memopt.recompute,
+// CHECK: %[[C2:.*]] = tg.conv %[[R1]], %[[W2:[^ ]*]] {pads
+// CHECK: %[[C2X:.*]] = tg.conv %[[R1]], %[[W2]] {memopt.recompute,
 // CHECK-NEXT: %[[R2X:.*]] = tg.relu %[[C2X]] {memopt.recompute}
-// CHECK-NEXT: tg.conv2d_backward_filter %{{.*}}, %[[R2X]]
+// CHECK-NEXT: tg.conv_backward_filter %{{.*}}, %[[R2X]]
 // CHECK-NEXT: tg.relu_backward %{{.*}}, %[[R2X]]
 // CHECK-NOT: memopt.recompute
 // CHECK: return
@@ -36,12 +36,12 @@ func.func @main(%x: tensor<1x2x8x8xf32> {tg.input = "input"},
                 %w3: tensor<2x2x3x3xf32> {tg.param = "w3"},
                 %w4: tensor<2x2x3x3xf32> {tg.param = "w4"})
     -> (tensor<1x2x8x8xf32> {tg.output = "output"}) {
-  %c1 = tg.conv2d %x, %w1 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %c1 = tg.conv %x, %w1 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
   %r1 = tg.relu %c1 : tensor<1x2x8x8xf32>
-  %c2 = tg.conv2d %r1, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %c2 = tg.conv %r1, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
   %r2 = tg.relu %c2 : tensor<1x2x8x8xf32>
-  %c3 = tg.conv2d %r2, %w3 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %c3 = tg.conv %r2, %w3 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
   %r3 = tg.relu %c3 : tensor<1x2x8x8xf32>
-  %c4 = tg.conv2d %r3, %w4 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %c4 = tg.conv %r3, %w4 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
   return %c4 : tensor<1x2x8x8xf32>
 }

@@ -12,42 +12,42 @@
 // first backward reader.
 // CHECK-LABEL: func.func @train_step
 // CHECK-SAME: memopt.remat = #memopt.remat<strategy = "sqrt", segment_ops = 3, recomputed_values = 2, recomputed_ops = 3, stored_values = 3, flops_added = 4864, seconds_added = {{[-+.0-9E]+}} : f64, simulated_peak_bytes_before = 2752, simulated_peak_bytes_after = 2240>
-// CHECK: %[[C1:.*]] = tg.conv2d %[[X:[^,]*]], %[[W1:[^ ]*]] {pads
+// CHECK: %[[C1:.*]] = tg.conv %[[X:[^,]*]], %[[W1:[^ ]*]] {pads
 // CHECK-NEXT: %[[R1:.*]] = tg.relu %[[C1]]
-// CHECK-NEXT: %[[C2:.*]] = tg.conv2d %[[R1]]
+// CHECK-NEXT: %[[C2:.*]] = tg.conv %[[R1]]
 // CHECK-NEXT: %[[R2:.*]] = tg.relu %[[C2]]
-// CHECK-NEXT: %[[C3:.*]] = tg.conv2d %[[R2]]
+// CHECK-NEXT: %[[C3:.*]] = tg.conv %[[R2]]
 // CHECK-NEXT: %[[R3:.*]] = tg.relu %[[C3]]
 // CHECK: %[[DR3:.*]] = tg.relu_backward %{{.*}}, %[[R3]]
-// CHECK: %[[DATA3:.*]] = tg.conv2d_backward_data %[[DR3]]
+// CHECK: %[[DATA3:.*]] = tg.conv_backward_data %[[DR3]]
 // CHECK-NEXT: %[[R2X:.*]] = tg.relu %[[C2]] {memopt.recompute}
-// CHECK-NEXT: tg.conv2d_backward_filter %[[DR3]], %[[R2X]]
+// CHECK-NEXT: tg.conv_backward_filter %[[DR3]], %[[R2X]]
 // CHECK-NEXT: %[[DR2:.*]] = tg.relu_backward %[[DATA3]], %[[R2X]]
-// CHECK-NEXT: tg.conv2d_backward_data %[[DR2]]
-// CHECK-NEXT: %[[C1X:.*]] = tg.conv2d %[[X]], %[[W1]] {memopt.recompute,
+// CHECK-NEXT: tg.conv_backward_data %[[DR2]]
+// CHECK-NEXT: %[[C1X:.*]] = tg.conv %[[X]], %[[W1]] {memopt.recompute,
 // CHECK-NEXT: %[[R1X:.*]] = tg.relu %[[C1X]] {memopt.recompute}
-// CHECK-NEXT: tg.conv2d_backward_filter %[[DR2]], %[[R1X]]
+// CHECK-NEXT: tg.conv_backward_filter %[[DR2]], %[[R1X]]
 // CHECK-NEXT: tg.relu_backward %{{.*}}, %[[R1X]]
 // The schedule keeps every recomputation right before its first reader.
 // SCHED-LABEL: func.func @train_step
 // SCHED: %[[R2X:.*]] = tg.relu %{{.*}} {memopt.recompute}
-// SCHED-NEXT: tg.conv2d_backward_filter %{{.*}}, %[[R2X]]
-// SCHED: %[[C1X:.*]] = tg.conv2d %{{.*}} {memopt.recompute,
+// SCHED-NEXT: tg.conv_backward_filter %{{.*}}, %[[R2X]]
+// SCHED: %[[C1X:.*]] = tg.conv %{{.*}} {memopt.recompute,
 // SCHED-NEXT: %[[R1X:.*]] = tg.relu %[[C1X]] {memopt.recompute}
-// SCHED-NEXT: tg.conv2d_backward_filter %{{.*}}, %[[R1X]]
+// SCHED-NEXT: tg.conv_backward_filter %{{.*}}, %[[R1X]]
 func.func @main(%x: tensor<1x2x8x8xf32> {tg.input = "input"},
                 %w1: tensor<2x2x3x3xf32> {tg.param = "w1"},
                 %w2: tensor<2x2x3x3xf32> {tg.param = "w2"},
                 %w3: tensor<2x2x3x3xf32> {tg.param = "w3"},
                 %w4: tensor<2x2x3x3xf32> {tg.param = "w4"})
     -> (tensor<1x2x8x8xf32> {tg.output = "output"}) {
-  %c1 = tg.conv2d %x, %w1 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %c1 = tg.conv %x, %w1 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
   %r1 = tg.relu %c1 : tensor<1x2x8x8xf32>
-  %c2 = tg.conv2d %r1, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %c2 = tg.conv %r1, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
   %r2 = tg.relu %c2 : tensor<1x2x8x8xf32>
-  %c3 = tg.conv2d %r2, %w3 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %c3 = tg.conv %r2, %w3 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
   %r3 = tg.relu %c3 : tensor<1x2x8x8xf32>
-  %c4 = tg.conv2d %r3, %w4 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %c4 = tg.conv %r3, %w4 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
   %r4 = tg.relu %c4 : tensor<1x2x8x8xf32>
   return %r4 : tensor<1x2x8x8xf32>
 }
@@ -64,17 +64,17 @@ func.func @main(%x: tensor<1x2x8x8xf32> {tg.input = "input"},
 // that the BatchNorm backward reads (from the input).
 // CHECK-LABEL: func.func @train_step
 // CHECK-SAME: memopt.remat = #memopt.remat<strategy = "sqrt", segment_ops = 4, recomputed_values = 2, recomputed_ops = 3, stored_values = 6, flops_added = 5792, seconds_added = {{[-+.0-9E]+}} : f64, simulated_peak_bytes_before = 4288, simulated_peak_bytes_after = 3648>
-// CHECK: %[[C1:.*]] = tg.conv2d %[[X:[^,]*]], %[[W1:[^ ]*]] {pads
+// CHECK: %[[C1:.*]] = tg.conv %[[X:[^,]*]], %[[W1:[^ ]*]] {pads
 // CHECK: %[[SKIP:.*]] = tg.relu
-// CHECK-NEXT: %[[POOL:.*]] = tg.max_pool2d %[[SKIP]]
+// CHECK-NEXT: %[[POOL:.*]] = tg.max_pool %[[SKIP]]
 // CHECK: tg.concat %{{.*}}, %[[SKIP]]
 // CHECK: tg.resize_backward
-// CHECK-NEXT: %[[C2X:.*]] = tg.conv2d %[[POOL]], %{{.*}} {memopt.recompute,
+// CHECK-NEXT: %[[C2X:.*]] = tg.conv %[[POOL]], %{{.*}} {memopt.recompute,
 // CHECK-NEXT: %[[R2X:.*]] = tg.relu %[[C2X]] {memopt.recompute}
 // CHECK-NEXT: tg.relu_backward %{{.*}}, %[[R2X]]
-// CHECK: tg.max_pool2d_backward %{{.*}}, %[[SKIP]]
+// CHECK: tg.max_pool_backward %{{.*}}, %[[SKIP]]
 // CHECK: tg.relu_backward %{{.*}}, %[[SKIP]]
-// CHECK-NEXT: %[[C1X:.*]] = tg.conv2d %[[X]], %[[W1]] {memopt.recompute,
+// CHECK-NEXT: %[[C1X:.*]] = tg.conv %[[X]], %[[W1]] {memopt.recompute,
 // CHECK-NEXT: tg.batch_norm_backward %{{.*}}, %[[C1X]]
 // CHECK-NOT: memopt.recompute
 // CHECK: return
@@ -88,15 +88,15 @@ func.func @main(%x: tensor<1x2x8x8xf32> {tg.input = "input"},
                 %w2: tensor<2x2x3x3xf32> {tg.param = "mid.weight"},
                 %w3: tensor<2x4x3x3xf32> {tg.param = "dec.weight"})
     -> (tensor<1x2x8x8xf32> {tg.output = "output"}) {
-  %c1 = tg.conv2d %x, %w1 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %c1 = tg.conv %x, %w1 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
   %bn:5 = tg.batch_norm %c1, %s, %b, %rm, %rv : (tensor<1x2x8x8xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<1x2x8x8xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)
   %skip = tg.relu %bn#0 : tensor<1x2x8x8xf32>
-  %p = tg.max_pool2d %skip {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32>
-  %c2 = tg.conv2d %p, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x4x4xf32>
+  %p = tg.max_pool %skip {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32>
+  %c2 = tg.conv %p, %w2 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x4x4xf32>
   %r2 = tg.relu %c2 : tensor<1x2x4x4xf32>
   %up = tg.resize %r2 {mode = #tg<resize_mode nearest>, coordinate_mode = #tg<coordinate_mode asymmetric>, scales = array<f64: 2.0, 2.0>, sizes = array<i64: 8, 8>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x8x8xf32>
   %cat = tg.concat %up, %skip {axis = 1 : i64} : (tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>) -> tensor<1x4x8x8xf32>
-  %c3 = tg.conv2d %cat, %w3 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x8x8xf32>, tensor<2x4x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %c3 = tg.conv %cat, %w3 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x8x8xf32>, tensor<2x4x3x3xf32>) -> tensor<1x2x8x8xf32>
   return %c3 : tensor<1x2x8x8xf32>
 }
 
@@ -117,7 +117,7 @@ func.func @main(%x: tensor<1x2x8x8xf32> {tg.input = "input"},
 // CHECK: %[[OUT:[^,]*]], %[[NRM:[^,]*]], %[[NRV:[^,]*]], %[[MEAN:[^,]*]], %[[INVSTD:[^ ]*]] = tg.batch_norm %[[X]], %[[S]], %[[B]], %[[RM]], %[[RV]] :
 // CHECK: %[[OUTX:[^,]*]], {{.*}} = tg.batch_norm %[[X]], %[[S]], %[[B]], %[[MEAN]], %[[INVSTD]] {memopt.recompute}
 // CHECK-NEXT: %[[RX:.*]] = tg.relu %[[OUTX]] {memopt.recompute}
-// CHECK-NEXT: tg.conv2d_backward_filter %{{.*}}, %[[RX]]
+// CHECK-NEXT: tg.conv_backward_filter %{{.*}}, %[[RX]]
 // CHECK-NEXT: tg.relu_backward %{{.*}}, %[[RX]]
 // CHECK-NEXT: tg.batch_norm_backward %{{.*}}, %[[X]], %[[S]], %[[MEAN]], %[[INVSTD]]
 // CHECK: return {{.*}}, %[[NRM]], %[[NRV]] :
@@ -131,7 +131,7 @@ func.func @main(%x: tensor<1x2x8x8xf32> {tg.input = "input"},
     -> (tensor<1x2x8x8xf32> {tg.output = "output"}) {
   %bn:5 = tg.batch_norm %x, %s, %b, %rm, %rv : (tensor<1x2x8x8xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<1x2x8x8xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)
   %r = tg.relu %bn#0 : tensor<1x2x8x8xf32>
-  %c = tg.conv2d %r, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %c = tg.conv %r, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
   %y = tg.sigmoid %c : tensor<1x2x8x8xf32>
   return %y : tensor<1x2x8x8xf32>
 }

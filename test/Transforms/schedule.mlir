@@ -8,9 +8,9 @@
 // CHECK-LABEL: func.func @pool_early
 // CHECK-SAME: memopt.schedule = #memopt.schedule<strategy = "free-first", simulated_peak_bytes = 6144, candidates = {"free-first" = 6144 : i64, "frees-asap" = 6144 : i64, given = 9216 : i64}>
 // CHECK: %[[A:.*]] = tg.relu
-// CHECK-NEXT: tg.max_pool2d %[[A]]
+// CHECK-NEXT: tg.max_pool %[[A]]
 // CHECK-NEXT: %[[B:.*]] = tg.sigmoid
-// CHECK-NEXT: tg.max_pool2d %[[B]]
+// CHECK-NEXT: tg.max_pool %[[B]]
 // CHECK-NEXT: tg.add
 // GIVEN-LABEL: func.func @pool_early
 // GIVEN-SAME: memopt.schedule = #memopt.schedule<strategy = "given", simulated_peak_bytes = 9216, candidates = {given = 9216 : i64}>
@@ -19,8 +19,8 @@
 func.func @pool_early(%x: tensor<1x1x32x32xf32>) -> tensor<1x1x16x16xf32> {
   %a = tg.relu %x : tensor<1x1x32x32xf32>
   %b = tg.sigmoid %x : tensor<1x1x32x32xf32>
-  %c = tg.max_pool2d %a {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x32x32xf32>) -> tensor<1x1x16x16xf32>
-  %d = tg.max_pool2d %b {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x32x32xf32>) -> tensor<1x1x16x16xf32>
+  %c = tg.max_pool %a {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x32x32xf32>) -> tensor<1x1x16x16xf32>
+  %d = tg.max_pool %b {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x32x32xf32>) -> tensor<1x1x16x16xf32>
   %e = tg.add %c, %d : (tensor<1x1x16x16xf32>, tensor<1x1x16x16xf32>) -> tensor<1x1x16x16xf32>
   return %e : tensor<1x1x16x16xf32>
 }
@@ -57,14 +57,14 @@ func.func @updates_late(%x: tensor<1x1x32x32xf32> {tg.input = "input"},
 // GREEDY-LABEL: func.func @update_after_readers
 // GREEDY: tg.sigmoid
 // GREEDY-NEXT: tg.mul
-// GREEDY-NEXT: tg.max_pool2d
+// GREEDY-NEXT: tg.max_pool
 // GREEDY-NEXT: tg.sgd_update
 func.func @update_after_readers(%x: tensor<1x1x32x32xf32> {tg.input = "input"},
                                 %p: tensor<1x1x32x32xf32> {tg.param = "p"})
     -> (tensor<1x1x16x16xf32> {tg.output = "out"}, tensor<1x1x32x32xf32> {tg.param = "p"}) {
   %g = tg.sigmoid %x : tensor<1x1x32x32xf32>
   %y = tg.mul %p, %x : (tensor<1x1x32x32xf32>, tensor<1x1x32x32xf32>) -> tensor<1x1x32x32xf32>
-  %z = tg.max_pool2d %y {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x32x32xf32>) -> tensor<1x1x16x16xf32>
+  %z = tg.max_pool %y {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x32x32xf32>) -> tensor<1x1x16x16xf32>
   %n = tg.sgd_update %p, %g {lr = 0.5} : tensor<1x1x32x32xf32>
   return %z, %n : tensor<1x1x16x16xf32>, tensor<1x1x32x32xf32>
 }
@@ -80,6 +80,6 @@ func.func @in_place_chain(%x: tensor<1x1x32x32xf32>) -> tensor<1x1x32x32xf32> {
   %a = tg.relu %x : tensor<1x1x32x32xf32>
   %b = tg.sigmoid %a : tensor<1x1x32x32xf32>
   %c = tg.neg %b : tensor<1x1x32x32xf32>
-  %d = tg.max_pool2d %c {kernel = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x1x32x32xf32>) -> tensor<1x1x32x32xf32>
+  %d = tg.max_pool %c {kernel = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x1x32x32xf32>) -> tensor<1x1x32x32xf32>
   return %d : tensor<1x1x32x32xf32>
 }

@@ -46,8 +46,8 @@ constexpr StringLiteral kPoolLate = R"mlir(
 func.func @f(%x: tensor<1x1x32x32xf32>) -> tensor<1x1x16x16xf32> {
   %a = tg.relu %x : tensor<1x1x32x32xf32>
   %b = tg.sigmoid %x : tensor<1x1x32x32xf32>
-  %c = tg.max_pool2d %a {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x32x32xf32>) -> tensor<1x1x16x16xf32>
-  %d = tg.max_pool2d %b {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x32x32xf32>) -> tensor<1x1x16x16xf32>
+  %c = tg.max_pool %a {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x32x32xf32>) -> tensor<1x1x16x16xf32>
+  %d = tg.max_pool %b {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x32x32xf32>) -> tensor<1x1x16x16xf32>
   %e = tg.add %c, %d : (tensor<1x1x16x16xf32>, tensor<1x1x16x16xf32>) -> tensor<1x1x16x16xf32>
   return %e : tensor<1x1x16x16xf32>
 }
@@ -107,7 +107,7 @@ constexpr StringLiteral kChain = R"mlir(
 func.func @f(%x: tensor<1x1x32x32xf32>) -> tensor<1x1x16x16xf32> {
   %a = tg.relu %x {memopt.workspace_bytes = 100 : i64} : tensor<1x1x32x32xf32>
   %b = tg.sigmoid %a : tensor<1x1x32x32xf32>
-  %c = tg.max_pool2d %b {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x32x32xf32>) -> tensor<1x1x16x16xf32>
+  %c = tg.max_pool %b {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x32x32xf32>) -> tensor<1x1x16x16xf32>
   return %c : tensor<1x1x16x16xf32>
 }
 )mlir";

@@ -22,7 +22,7 @@ const Dims kInput{1, 64, 128, 128}, kWeight{64, 64, 3, 3},
     kOutput{1, 64, 128, 128};
 
 size_t forward(ElementType type, bool bias = false) {
-  return conv2dWorkspaceBytes(kInput, kWeight, bias, kOutput, {1, 1},
+  return convWorkspaceBytes(kInput, kWeight, bias, kOutput, {1, 1},
                               {1, 1, 1, 1}, {1, 1}, 1, type);
 }
 
@@ -30,7 +30,7 @@ size_t forward(ElementType type, bool bias = false) {
 
 TEST(ConvWorkspaceTypeTest, F32IsTheDefault) {
   EXPECT_EQ(forward(ElementType::F32),
-            conv2dWorkspaceBytes(kInput, kWeight, false, kOutput, {1, 1},
+            convWorkspaceBytes(kInput, kWeight, false, kOutput, {1, 1},
                                  {1, 1, 1, 1}, {1, 1}, 1));
 }
 
@@ -52,20 +52,20 @@ TEST(ConvWorkspaceTypeTest, F16ConvertsThroughF32CopiesAtLeast) {
 TEST(ConvWorkspaceTypeTest, EveryDirectionAnswersForBf16) {
   // The data and filter gradients and the transposed convolutions take the
   // type too (a CPU without bf16 kernels gets the conversion's size).
-  EXPECT_GT(conv2dBackwardDataWorkspaceBytes(kOutput, kWeight, kInput, {1, 1},
+  EXPECT_GT(convBackwardDataWorkspaceBytes(kOutput, kWeight, kInput, {1, 1},
                                              {1, 1, 1, 1}, {1, 1}, 1,
                                              ElementType::BF16),
             0u);
-  EXPECT_GT(conv2dBackwardFilterWorkspaceBytes(kOutput, kInput, kWeight,
+  EXPECT_GT(convBackwardFilterWorkspaceBytes(kOutput, kInput, kWeight,
                                                {1, 1}, {1, 1, 1, 1}, {1, 1},
                                                1, ElementType::BF16),
             0u);
   Dims upInput{1, 64, 64, 64}, upWeight{64, 32, 2, 2}, upOutput{1, 32, 128, 128};
-  EXPECT_GT(convTranspose2dWorkspaceBytes(upInput, upWeight, false, upOutput,
+  EXPECT_GT(convTransposeWorkspaceBytes(upInput, upWeight, false, upOutput,
                                           {2, 2}, {0, 0, 0, 0}, {1, 1},
                                           {0, 0}, 1, ElementType::BF16),
             0u);
-  EXPECT_GT(convTranspose2dBackwardFilterWorkspaceBytes(
+  EXPECT_GT(convTransposeBackwardFilterWorkspaceBytes(
                 upOutput, upInput, upWeight, {2, 2}, {0, 0, 0, 0}, {1, 1},
                 {0, 0}, 1, ElementType::BF16),
             0u);

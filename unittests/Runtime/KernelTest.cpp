@@ -39,10 +39,10 @@ TEST(RuntimeKernels, MaxPoolTiesGoToTheFirstMaximum) {
   // One 2x2 window of equal values: the gradient goes to the top-left one.
   std::vector<float> x = {1, 1, 1, 1}, dy = {5}, dx(4), y(1);
   Dims in = {1, 1, 2, 2}, out = {1, 1, 1, 1};
-  maxPool2d(ConstTensor(x.data(), in), Tensor(y.data(), out), {2, 2}, {1, 1},
+  maxPool(ConstTensor(x.data(), in), Tensor(y.data(), out), {2, 2}, {1, 1},
             {0, 0, 0, 0}, {1, 1}, false);
   EXPECT_EQ(y[0], 1.0f);
-  maxPool2dBackward(ConstTensor(dy.data(), out), ConstTensor(x.data(), in),
+  maxPoolBackward(ConstTensor(dy.data(), out), ConstTensor(x.data(), in),
                     Tensor(dx.data(), in), {2, 2}, {1, 1}, {0, 0, 0, 0},
                     {1, 1}, false);
   EXPECT_EQ(dx, (std::vector<float>{5, 0, 0, 0}));
@@ -52,10 +52,10 @@ TEST(RuntimeKernels, MaxPoolNaNWins) {
   float nan = std::numeric_limits<float>::quiet_NaN();
   std::vector<float> x = {1, nan, 7, 2}, dy = {3}, dx(4), y(1);
   Dims in = {1, 1, 2, 2}, out = {1, 1, 1, 1};
-  maxPool2d(ConstTensor(x.data(), in), Tensor(y.data(), out), {2, 2}, {1, 1},
+  maxPool(ConstTensor(x.data(), in), Tensor(y.data(), out), {2, 2}, {1, 1},
             {0, 0, 0, 0}, {1, 1}, false);
   EXPECT_TRUE(std::isnan(y[0]));
-  maxPool2dBackward(ConstTensor(dy.data(), out), ConstTensor(x.data(), in),
+  maxPoolBackward(ConstTensor(dy.data(), out), ConstTensor(x.data(), in),
                     Tensor(dx.data(), in), {2, 2}, {1, 1}, {0, 0, 0, 0},
                     {1, 1}, false);
   EXPECT_EQ(dx, (std::vector<float>{0, 3, 0, 0}));
@@ -256,9 +256,9 @@ void *convWorkspace(const Dims &in, const Dims &w, const Dims &out,
                     const Dims &s, const Dims &p, const Dims &d,
                     int64_t groups) {
   size_t bytes = std::max(
-      {conv2dWorkspaceBytes(in, w, false, out, s, p, d, groups),
-       conv2dBackwardDataWorkspaceBytes(out, w, in, s, p, d, groups),
-       conv2dBackwardFilterWorkspaceBytes(out, in, w, s, p, d, groups)});
+      {convWorkspaceBytes(in, w, false, out, s, p, d, groups),
+       convBackwardDataWorkspaceBytes(out, w, in, s, p, d, groups),
+       convBackwardFilterWorkspaceBytes(out, in, w, s, p, d, groups)});
   return bytes ? std::aligned_alloc(64, (bytes + 63) / 64 * 64) : nullptr;
 }
 
@@ -276,11 +276,11 @@ ConvRun runConv() {
   ConvRun r{std::vector<float>(out.product()),
             std::vector<float>(in.product()), std::vector<float>(w.product())};
   void *ws = convWorkspace(in, w, out, s, p, d, 2);
-  conv2d(ConstTensor(x.data(), in), ConstTensor(weight.data(), w),
+  conv(ConstTensor(x.data(), in), ConstTensor(weight.data(), w),
          ConstTensor(), Tensor(r.y.data(), out), s, p, d, 2, ws);
-  conv2dBackwardData(ConstTensor(dy.data(), out), ConstTensor(weight.data(), w),
+  convBackwardData(ConstTensor(dy.data(), out), ConstTensor(weight.data(), w),
                      Tensor(r.dx.data(), in), s, p, d, 2, ws);
-  conv2dBackwardFilter(ConstTensor(dy.data(), out), ConstTensor(x.data(), in),
+  convBackwardFilter(ConstTensor(dy.data(), out), ConstTensor(x.data(), in),
                        Tensor(r.dw.data(), w), s, p, d, 2, ws);
   std::free(ws);
   return r;
@@ -334,11 +334,11 @@ void checkConvAgainstDirectSums(int64_t channels, int64_t size) {
         }
   std::vector<float> ry(in.product()), rdx(in.product()), rdw(w.product());
   void *ws = convWorkspace(in, w, in, s, p, d, 1);
-  conv2d(ConstTensor(x.data(), in), ConstTensor(weight.data(), w),
+  conv(ConstTensor(x.data(), in), ConstTensor(weight.data(), w),
          ConstTensor(), Tensor(ry.data(), in), s, p, d, 1, ws);
-  conv2dBackwardData(ConstTensor(dy.data(), in), ConstTensor(weight.data(), w),
+  convBackwardData(ConstTensor(dy.data(), in), ConstTensor(weight.data(), w),
                      Tensor(rdx.data(), in), s, p, d, 1, ws);
-  conv2dBackwardFilter(ConstTensor(dy.data(), in), ConstTensor(x.data(), in),
+  convBackwardFilter(ConstTensor(dy.data(), in), ConstTensor(x.data(), in),
                        Tensor(rdw.data(), w), s, p, d, 1, ws);
   std::free(ws);
   EXPECT_LT(relativeError(ry, y), 1e-6);
@@ -363,8 +363,8 @@ TEST(RuntimeKernels, SingleOutputConvolutionsMatchDirectSums) {
   Dims in = {2, 3, 11, 9}, w = {1, 3, 3, 2}, out = {2, 1, 4, 5};
   Dims s = {2, 2}, d = {2, 2};
   Dims p = {1, 0, 0, 2};
-  EXPECT_EQ(conv2dBackwardDataWorkspaceBytes(out, w, in, s, p, d, 1), 0u);
-  EXPECT_EQ(conv2dBackwardFilterWorkspaceBytes(out, in, w, s, p, d, 1), 0u);
+  EXPECT_EQ(convBackwardDataWorkspaceBytes(out, w, in, s, p, d, 1), 0u);
+  EXPECT_EQ(convBackwardFilterWorkspaceBytes(out, in, w, s, p, d, 1), 0u);
   std::vector<float> x = iota(in.product()), weight = iota(w.product(), 0.1f),
                      dy = iota(out.product(), 0.5f);
   std::vector<double> y(out.product(), 0.25), dx(in.product()),
@@ -385,17 +385,17 @@ TEST(RuntimeKernels, SingleOutputConvolutionsMatchDirectSums) {
               dx[xi] += g * weight[wi];
               dw[wi] += g * x[xi];
             }
-  EXPECT_EQ(conv2dWorkspaceBytes(in, w, true, out, s, p, d, 1), 0u);
+  EXPECT_EQ(convWorkspaceBytes(in, w, true, out, s, p, d, 1), 0u);
   float bias = 0.25f;
   std::vector<float> ry(out.product(), -1.0f), rdx(in.product(), -1.0f),
       rdw(w.product(), -1.0f);
-  conv2d(ConstTensor(x.data(), in), ConstTensor(weight.data(), w),
+  conv(ConstTensor(x.data(), in), ConstTensor(weight.data(), w),
          ConstTensor(&bias, Dims{1}), Tensor(ry.data(), out), s, p, d, 1,
          nullptr);
   EXPECT_LT(relativeError(ry, y), 1e-7);
-  conv2dBackwardData(ConstTensor(dy.data(), out), ConstTensor(weight.data(), w),
+  convBackwardData(ConstTensor(dy.data(), out), ConstTensor(weight.data(), w),
                      Tensor(rdx.data(), in), s, p, d, 1, nullptr);
-  conv2dBackwardFilter(ConstTensor(dy.data(), out), ConstTensor(x.data(), in),
+  convBackwardFilter(ConstTensor(dy.data(), out), ConstTensor(x.data(), in),
                        Tensor(rdw.data(), w), s, p, d, 1, nullptr);
   EXPECT_LT(relativeError(rdx, dx), 1e-6);
   EXPECT_LT(relativeError(rdw, dw), 1e-7);
@@ -403,9 +403,9 @@ TEST(RuntimeKernels, SingleOutputConvolutionsMatchDirectSums) {
 
 TEST(RuntimeKernels, WorkspaceQueryIsStable) {
   Dims in = {2, 3, 9, 9}, w = {5, 3, 3, 3}, out = {2, 5, 9, 9};
-  size_t first = conv2dWorkspaceBytes(in, w, true, out, {1, 1}, {1, 1, 1, 1},
+  size_t first = convWorkspaceBytes(in, w, true, out, {1, 1}, {1, 1, 1, 1},
                                       {1, 1}, 1);
-  EXPECT_EQ(first, conv2dWorkspaceBytes(in, w, true, out, {1, 1},
+  EXPECT_EQ(first, convWorkspaceBytes(in, w, true, out, {1, 1},
                                         {1, 1, 1, 1}, {1, 1}, 1));
 }
 
@@ -421,11 +421,11 @@ TEST(RuntimeKernelsDeathTest, BadShapeAbortsNamingTheKernel) {
                    Tensor(c.data(), {2, 3})),
                "memopt runtime: add: operand of shape 4 does not broadcast "
                "to 2x3");
-  EXPECT_DEATH(conv2d(ConstTensor(a.data(), {1, 1, 2, 3}),
+  EXPECT_DEATH(conv(ConstTensor(a.data(), {1, 1, 2, 3}),
                       ConstTensor(b.data(), {1, 1, 2, 2}), ConstTensor(),
                       Tensor(c.data(), {1, 1, 2, 2}), {1, 1}, {0, 0, 0, 0},
                       {1, 1}, 1, nullptr),
-               "memopt runtime: conv2d: 'output' has shape 1x1x2x2, expected "
+               "memopt runtime: conv: 'output' has shape 1x1x2x2, expected "
                "1x1x1x2");
 }
 

@@ -182,48 +182,48 @@ TEST(LowPrecisionKernelTest, ConvolutionsMatchF32OnTheRoundedValues) {
     Dims pads{1, 1, 1, 1};
     {
       std::vector<float> want(output.product());
-      std::vector<char> ws(conv2dWorkspaceBytes(input, weight, true, output,
+      std::vector<char> ws(convWorkspaceBytes(input, weight, true, output,
                                                 strides, pads, dilations, 1) +
                            64);
-      conv2d(ConstTensor(rx.data(), input), ConstTensor(rw.data(), weight),
+      conv(ConstTensor(rx.data(), input), ConstTensor(rw.data(), weight),
              ConstTensor(rb.data(), Dims{16}), Tensor(want.data(), output),
              strides, pads, dilations, 1, ws.data());
       std::vector<uint16_t> got(output.product());
-      std::vector<char> lws(conv2dWorkspaceBytes(input, weight, true, output,
+      std::vector<char> lws(convWorkspaceBytes(input, weight, true, output,
                                                  strides, pads, dilations, 1,
                                                  type) +
                             64);
-      conv2d(low(lx, input), low(lw, weight), low(lb, Dims{16}),
+      conv(low(lx, input), low(lw, weight), low(lb, Dims{16}),
              low(got, output), strides, pads, dilations, 1, lws.data());
-      check(got, want, "conv2d");
+      check(got, want, "conv");
     }
     {
       std::vector<float> want(input.product());
-      std::vector<char> ws(conv2dBackwardDataWorkspaceBytes(
+      std::vector<char> ws(convBackwardDataWorkspaceBytes(
           output, weight, input, strides, pads, dilations, 1));
-      conv2dBackwardData(
+      convBackwardData(
           ConstTensor(rdy.data(), output), ConstTensor(rw.data(), weight),
           Tensor(want.data(), input), strides, pads, dilations, 1, ws.data());
       std::vector<uint16_t> got(input.product());
-      std::vector<char> lws(conv2dBackwardDataWorkspaceBytes(
+      std::vector<char> lws(convBackwardDataWorkspaceBytes(
           output, weight, input, strides, pads, dilations, 1, type));
-      conv2dBackwardData(low(ldy, output), low(lw, weight), low(got, input),
+      convBackwardData(low(ldy, output), low(lw, weight), low(got, input),
                          strides, pads, dilations, 1, lws.data());
-      check(got, want, "conv2d_backward_data");
+      check(got, want, "conv_backward_data");
     }
     {
       std::vector<float> want(weight.product());
-      std::vector<char> ws(conv2dBackwardFilterWorkspaceBytes(
+      std::vector<char> ws(convBackwardFilterWorkspaceBytes(
           output, input, weight, strides, pads, dilations, 1));
-      conv2dBackwardFilter(
+      convBackwardFilter(
           ConstTensor(rdy.data(), output), ConstTensor(rx.data(), input),
           Tensor(want.data(), weight), strides, pads, dilations, 1, ws.data());
       std::vector<uint16_t> got(weight.product());
-      std::vector<char> lws(conv2dBackwardFilterWorkspaceBytes(
+      std::vector<char> lws(convBackwardFilterWorkspaceBytes(
           output, input, weight, strides, pads, dilations, 1, type));
-      conv2dBackwardFilter(low(ldy, output), low(lx, input), low(got, weight),
+      convBackwardFilter(low(ldy, output), low(lx, input), low(got, weight),
                            strides, pads, dilations, 1, lws.data());
-      check(got, want, "conv2d_backward_filter");
+      check(got, want, "conv_backward_filter");
     }
   }
 }
@@ -264,13 +264,13 @@ TEST(LowPrecisionKernelTest, FilterGradientInRowBandsMatchesF32) {
       std::vector<uint16_t> lx = narrow(x, type), ldy = narrow(dy, type);
       std::vector<float> rx = widen(lx, type), rdy = widen(ldy, type);
       std::vector<float> want(c.weight.product());
-      std::vector<char> ws(conv2dBackwardFilterWorkspaceBytes(
+      std::vector<char> ws(convBackwardFilterWorkspaceBytes(
           output, c.input, c.weight, c.strides, c.pads, c.dilations, 1));
-      conv2dBackwardFilter(ConstTensor(rdy.data(), output),
+      convBackwardFilter(ConstTensor(rdy.data(), output),
                            ConstTensor(rx.data(), c.input),
                            Tensor(want.data(), c.weight), c.strides, c.pads,
                            c.dilations, 1, ws.data());
-      size_t bytes = conv2dBackwardFilterWorkspaceBytes(
+      size_t bytes = convBackwardFilterWorkspaceBytes(
           output, c.input, c.weight, c.strides, c.pads, c.dilations, 1, type);
       EXPECT_LE(bytes, 3 * lx.size() * sizeof(uint16_t) +
                            c.weight.product() * sizeof(float))
@@ -281,7 +281,7 @@ TEST(LowPrecisionKernelTest, FilterGradientInRowBandsMatchesF32) {
       std::vector<uint16_t> got[2];
       for (std::vector<uint16_t> &g : got) {
         g.assign(c.weight.product(), 0);
-        conv2dBackwardFilter(
+        convBackwardFilter(
             ConstTensor(reinterpret_cast<const float *>(ldy.data()), output,
                         type),
             ConstTensor(reinterpret_cast<const float *>(lx.data()), c.input,

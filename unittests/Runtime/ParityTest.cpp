@@ -90,8 +90,8 @@ void checkBiasGradient(const RefCase &c) {
 
 } // namespace
 
-TEST_F(RuntimeParity, Conv2D) {
-  MEMOPT_LOAD_CASES(cases, "conv2d");
+TEST_F(RuntimeParity, Conv) {
+  MEMOPT_LOAD_CASES(cases, "conv");
   for (const RefCase &c : cases) {
     Dims s = c.dims("strides"), d = c.dims("dilations");
     Dims p = c.dims("pads");
@@ -99,33 +99,33 @@ TEST_F(RuntimeParity, Conv2D) {
     ConstTensor bias = c.optionalIn("bias");
 
     Buffer y = c.out("output");
-    Workspace ws(conv2dWorkspaceBytes(c.tensor("input").shape,
+    Workspace ws(convWorkspaceBytes(c.tensor("input").shape,
                                       c.tensor("weight").shape, bias.present(),
                                       y.shape, s, p, d, g));
-    conv2d(c.in("input"), c.in("weight"), bias, y.view(), s, p, d, g, ws.get());
-    expectClose(c, "conv2d", y, "output", kFwd);
+    conv(c.in("input"), c.in("weight"), bias, y.view(), s, p, d, g, ws.get());
+    expectClose(c, "conv", y, "output", kFwd);
 
     Buffer gx = c.out("grad_input");
-    Workspace wsData(conv2dBackwardDataWorkspaceBytes(
+    Workspace wsData(convBackwardDataWorkspaceBytes(
         c.tensor("grad_output").shape, c.tensor("weight").shape, gx.shape, s,
         p, d, g));
-    conv2dBackwardData(c.in("grad_output"), c.in("weight"), gx.view(), s, p, d,
+    convBackwardData(c.in("grad_output"), c.in("weight"), gx.view(), s, p, d,
                        g, wsData.get());
-    expectClose(c, "conv2d_backward_data", gx, "grad_input", kGrad);
+    expectClose(c, "conv_backward_data", gx, "grad_input", kGrad);
 
     Buffer gw = c.out("grad_weight");
-    Workspace wsFilter(conv2dBackwardFilterWorkspaceBytes(
+    Workspace wsFilter(convBackwardFilterWorkspaceBytes(
         c.tensor("grad_output").shape, c.tensor("input").shape, gw.shape, s, p,
         d, g));
-    conv2dBackwardFilter(c.in("grad_output"), c.in("input"), gw.view(), s, p,
+    convBackwardFilter(c.in("grad_output"), c.in("input"), gw.view(), s, p,
                          d, g, wsFilter.get());
-    expectClose(c, "conv2d_backward_filter", gw, "grad_weight", kGrad);
+    expectClose(c, "conv_backward_filter", gw, "grad_weight", kGrad);
     checkBiasGradient(c);
   }
 }
 
-TEST_F(RuntimeParity, ConvTranspose2D) {
-  MEMOPT_LOAD_CASES(cases, "conv_transpose2d");
+TEST_F(RuntimeParity, ConvTranspose) {
+  MEMOPT_LOAD_CASES(cases, "conv_transpose");
   for (const RefCase &c : cases) {
     Dims s = c.dims("strides"), d = c.dims("dilations"),
          op = c.dims("output_padding");
@@ -133,30 +133,30 @@ TEST_F(RuntimeParity, ConvTranspose2D) {
     int64_t g = c.integer("groups");
 
     Buffer y = c.out("output");
-    Workspace ws(convTranspose2dWorkspaceBytes(
+    Workspace ws(convTransposeWorkspaceBytes(
         c.tensor("input").shape, c.tensor("weight").shape, true, y.shape, s, p,
         d, op, g));
-    convTranspose2d(c.in("input"), c.in("weight"), c.in("bias"), y.view(), s,
+    convTranspose(c.in("input"), c.in("weight"), c.in("bias"), y.view(), s,
                     p, d, op, g, ws.get());
-    expectClose(c, "conv_transpose2d", y, "output", kFwd);
+    expectClose(c, "conv_transpose", y, "output", kFwd);
 
     // The input gradient of a transposed convolution is a convolution.
     Buffer gx = c.out("grad_input");
-    Workspace wsData(conv2dWorkspaceBytes(c.tensor("grad_output").shape,
+    Workspace wsData(convWorkspaceBytes(c.tensor("grad_output").shape,
                                           c.tensor("weight").shape, false,
                                           gx.shape, s, p, d, g));
-    conv2d(c.in("grad_output"), c.in("weight"), ConstTensor(), gx.view(), s, p,
+    conv(c.in("grad_output"), c.in("weight"), ConstTensor(), gx.view(), s, p,
            d, g, wsData.get());
-    expectClose(c, "conv2d (conv_transpose2d input gradient)", gx,
+    expectClose(c, "conv (conv_transpose input gradient)", gx,
                 "grad_input", kGrad);
 
     Buffer gw = c.out("grad_weight");
-    Workspace wsFilter(convTranspose2dBackwardFilterWorkspaceBytes(
+    Workspace wsFilter(convTransposeBackwardFilterWorkspaceBytes(
         c.tensor("grad_output").shape, c.tensor("input").shape, gw.shape, s, p,
         d, op, g));
-    convTranspose2dBackwardFilter(c.in("grad_output"), c.in("input"),
+    convTransposeBackwardFilter(c.in("grad_output"), c.in("input"),
                                   gw.view(), s, p, d, op, g, wsFilter.get());
-    expectClose(c, "conv_transpose2d_backward_filter", gw, "grad_weight",
+    expectClose(c, "conv_transpose_backward_filter", gw, "grad_weight",
                 kGrad);
     checkBiasGradient(c);
   }
@@ -291,34 +291,34 @@ TEST_F(RuntimeParity, Binary) {
   }
 }
 
-TEST_F(RuntimeParity, MaxPool2D) {
-  MEMOPT_LOAD_CASES(cases, "max_pool2d");
+TEST_F(RuntimeParity, MaxPool) {
+  MEMOPT_LOAD_CASES(cases, "max_pool");
   for (const RefCase &c : cases) {
     Dims k = c.dims("kernel"), s = c.dims("strides"), d = c.dims("dilations");
     Dims p = c.dims("pads");
     bool ceil = c.flag("ceil_mode");
     Buffer y = c.out("output");
-    maxPool2d(c.in("input"), y.view(), k, s, p, d, ceil);
-    expectClose(c, "max_pool2d", y, "output", kFwd);
+    maxPool(c.in("input"), y.view(), k, s, p, d, ceil);
+    expectClose(c, "max_pool", y, "output", kFwd);
     Buffer gx = c.out("grad_input");
-    maxPool2dBackward(c.in("grad_output"), c.in("input"), gx.view(), k, s, p,
+    maxPoolBackward(c.in("grad_output"), c.in("input"), gx.view(), k, s, p,
                       d, ceil);
-    expectClose(c, "max_pool2d_backward", gx, "grad_input", kGrad);
+    expectClose(c, "max_pool_backward", gx, "grad_input", kGrad);
   }
 }
 
-TEST_F(RuntimeParity, AvgPool2D) {
-  MEMOPT_LOAD_CASES(cases, "avg_pool2d");
+TEST_F(RuntimeParity, AvgPool) {
+  MEMOPT_LOAD_CASES(cases, "avg_pool");
   for (const RefCase &c : cases) {
     Dims k = c.dims("kernel"), s = c.dims("strides");
     Dims p = c.dims("pads");
     bool ceil = c.flag("ceil_mode"), include = c.flag("count_include_pad");
     Buffer y = c.out("output");
-    avgPool2d(c.in("input"), y.view(), k, s, p, ceil, include);
-    expectClose(c, "avg_pool2d", y, "output", kFwd);
+    avgPool(c.in("input"), y.view(), k, s, p, ceil, include);
+    expectClose(c, "avg_pool", y, "output", kFwd);
     Buffer gx = c.out("grad_input");
-    avgPool2dBackward(c.in("grad_output"), gx.view(), k, s, p, ceil, include);
-    expectClose(c, "avg_pool2d_backward", gx, "grad_input", kGrad);
+    avgPoolBackward(c.in("grad_output"), gx.view(), k, s, p, ceil, include);
+    expectClose(c, "avg_pool_backward", gx, "grad_input", kGrad);
   }
 }
 

@@ -150,7 +150,7 @@ std::optional<std::vector<RefCase>> loadCases(const std::string &op) {
       ADD_FAILURE() << *message;
       continue;
     }
-    // conv2d_* must not pick up conv_transpose2d cases and the like.
+    // conv_* must not pick up conv_transpose cases and the like.
     if (c.op() == op)
       cases.push_back(std::move(c));
   }

@@ -88,14 +88,14 @@ TEST(RuntimeThreading, PoolingAndResizeGradients) {
     std::vector<float> avgOut(pooled.product()), avgGrad(n);
     std::vector<float> nearest(up.product()), nearestGrad(n);
     std::vector<float> bilinear(up.product()), bilinearGrad(n);
-    maxPool2d(ConstTensor(x.data(), in), Tensor(maxOut.data(), pooled), {3, 3},
+    maxPool(ConstTensor(x.data(), in), Tensor(maxOut.data(), pooled), {3, 3},
               {2, 2}, {1, 1, 1, 1}, {1, 1}, false);
-    maxPool2dBackward(ConstTensor(dPooled.data(), pooled),
+    maxPoolBackward(ConstTensor(dPooled.data(), pooled),
                       ConstTensor(x.data(), in), Tensor(maxGrad.data(), in),
                       {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, false);
-    avgPool2d(ConstTensor(x.data(), in), Tensor(avgOut.data(), pooled), {3, 3},
+    avgPool(ConstTensor(x.data(), in), Tensor(avgOut.data(), pooled), {3, 3},
               {2, 2}, {1, 1, 1, 1}, false, false);
-    avgPool2dBackward(ConstTensor(dPooled.data(), pooled),
+    avgPoolBackward(ConstTensor(dPooled.data(), pooled),
                       Tensor(avgGrad.data(), in), {3, 3}, {2, 2},
                       {1, 1, 1, 1}, false, false);
     resize(ConstTensor(x.data(), in), Tensor(nearest.data(), up),

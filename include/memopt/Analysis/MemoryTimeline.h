@@ -55,7 +55,7 @@ public:
   /// One op of the schedule. The timeline is a snapshot: it names the op
   /// rather than pointing to it, so it outlives the lowering of the step.
   struct Point {
-    std::string opName; // "tg.conv2d"
+    std::string opName; // "tg.conv"
     std::string node;   // the ONNX node of its location ("" if none)
     StepPhase phase;
     std::array<uint64_t, kNumMemoryCategories> bytes{};
@@ -82,7 +82,7 @@ public:
   /// A buffer live at the peak: what holds the peak's temporaries.
   struct PeakBuffer {
     std::string node;   // the ONNX node of the op that made it ("" if none)
-    std::string opName; // that op ("tg.conv2d"); for a workspace, its op
+    std::string opName; // that op ("tg.conv"); for a workspace, its op
     /// The bytes it adds to the peak: its own, less those it shares with
     /// a buffer listed before it (an in-place write, a concat slice).
     uint64_t bytes = 0;

@@ -17,7 +17,7 @@ def EstimateCost : Pass<"tg-estimate-cost", "::mlir::func::FuncOp"> {
     the function and attaches the answer:
 
     ```mlir
-    %0 = tg.conv2d %x, %w {memopt.cost = {bytes = 1344 : i64,
+    %0 = tg.conv %x, %w {memopt.cost = {bytes = 1344 : i64,
         flops = 3456 : i64, phase = "forward", seconds = 5.0e-06 : f64}} ...
     ```
 

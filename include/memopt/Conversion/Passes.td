@@ -20,7 +20,7 @@ def ConvertTGToEmitC : Pass<"convert-tg-to-emitc", "::mlir::ModuleOp"> {
       ONNX node and op kind of the kernel that writes it first
       (`conv_encoder_layer1_0_conv1`);
     - every `mbuf.kernel` becomes one call of the kernel of its tg op
-      (`memopt::rt::conv2d`, ...) on its views, with its workspace view;
+      (`memopt::rt::conv`, ...) on its views, with its workspace view;
     - the module gets the `memopt::rt::Program` of the model (tensor specs
       from the role attributes, loss index, the arenas with their sizes and
       memory spaces, the name of the weights file the binary reads its

@@ -87,54 +87,54 @@ struct Scales {
 // `dilations` and `outputPadding` have one value per spatial axis, `pads`
 // the begins of every spatial axis, then the ends.
 
-/// tg.conv2d. `bias` may be absent (null data).
-size_t conv2dWorkspaceBytes(const Dims &input, const Dims &weight, bool hasBias,
+/// tg.conv. `bias` may be absent (null data).
+size_t convWorkspaceBytes(const Dims &input, const Dims &weight, bool hasBias,
                             const Dims &output, const Dims &strides, const Dims &pads,
                             const Dims &dilations, int64_t groups,
                             ElementType type = ElementType::F32);
-void conv2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
+void conv(ConstTensor input, ConstTensor weight, ConstTensor bias,
             Tensor output, const Dims &strides, const Dims &pads, const Dims &dilations, int64_t groups,
             void *workspace);
 
-/// tg.conv2d_backward_data; `input_shape` is `gradInput.shape`.
-size_t conv2dBackwardDataWorkspaceBytes(const Dims &gradOutput,
+/// tg.conv_backward_data; `input_shape` is `gradInput.shape`.
+size_t convBackwardDataWorkspaceBytes(const Dims &gradOutput,
                                         const Dims &weight,
                                         const Dims &gradInput, const Dims &strides,
                                         const Dims &pads, const Dims &dilations,
                                         int64_t groups,
                                         ElementType type = ElementType::F32);
-void conv2dBackwardData(ConstTensor gradOutput, ConstTensor weight,
+void convBackwardData(ConstTensor gradOutput, ConstTensor weight,
                         Tensor gradInput, const Dims &strides, const Dims &pads, const Dims &dilations,
                         int64_t groups, void *workspace);
 
-/// tg.conv2d_backward_filter; `weight_shape` is `gradWeight.shape`.
-size_t conv2dBackwardFilterWorkspaceBytes(const Dims &gradOutput,
+/// tg.conv_backward_filter; `weight_shape` is `gradWeight.shape`.
+size_t convBackwardFilterWorkspaceBytes(const Dims &gradOutput,
                                           const Dims &input,
                                           const Dims &gradWeight, const Dims &strides,
                                           const Dims &pads, const Dims &dilations,
                                           int64_t groups,
                                           ElementType type = ElementType::F32);
-void conv2dBackwardFilter(ConstTensor gradOutput, ConstTensor input,
+void convBackwardFilter(ConstTensor gradOutput, ConstTensor input,
                           Tensor gradWeight, const Dims &strides, const Dims &pads,
                           const Dims &dilations, int64_t groups, void *workspace);
 
-/// tg.conv_transpose2d. `bias` may be absent (null data).
-size_t convTranspose2dWorkspaceBytes(const Dims &input, const Dims &weight,
+/// tg.conv_transpose. `bias` may be absent (null data).
+size_t convTransposeWorkspaceBytes(const Dims &input, const Dims &weight,
                                      bool hasBias, const Dims &output,
                                      const Dims &strides, const Dims &pads, const Dims &dilations,
                                      const Dims &outputPadding, int64_t groups,
                                      ElementType type = ElementType::F32);
-void convTranspose2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
+void convTranspose(ConstTensor input, ConstTensor weight, ConstTensor bias,
                      Tensor output, const Dims &strides, const Dims &pads, const Dims &dilations,
                      const Dims &outputPadding, int64_t groups, void *workspace);
 
-/// tg.conv_transpose2d_backward_filter; `weight_shape` is
+/// tg.conv_transpose_backward_filter; `weight_shape` is
 /// `gradWeight.shape`.
-size_t convTranspose2dBackwardFilterWorkspaceBytes(
+size_t convTransposeBackwardFilterWorkspaceBytes(
     const Dims &gradOutput, const Dims &input, const Dims &gradWeight,
     const Dims &strides, const Dims &pads, const Dims &dilations, const Dims &outputPadding, int64_t groups,
     ElementType type = ElementType::F32);
-void convTranspose2dBackwardFilter(ConstTensor gradOutput, ConstTensor input,
+void convTransposeBackwardFilter(ConstTensor gradOutput, ConstTensor input,
                                    Tensor gradWeight, const Dims &strides, const Dims &pads,
                                    const Dims &dilations, const Dims &outputPadding,
                                    int64_t groups, void *workspace);
@@ -249,16 +249,16 @@ void logSoftmaxBackward(ConstTensor gradOutput, ConstTensor output,
 // Pooling is rank-generic as the convolutions are: 1 to 3 spatial axes,
 // one kernel, stride and dilation per axis, the pads' begins then ends.
 
-void maxPool2d(ConstTensor input, Tensor output, const Dims &kernel, const Dims &strides,
+void maxPool(ConstTensor input, Tensor output, const Dims &kernel, const Dims &strides,
                const Dims &pads, const Dims &dilations, bool ceilMode);
-void maxPool2dBackward(ConstTensor gradOutput, ConstTensor input,
+void maxPoolBackward(ConstTensor gradOutput, ConstTensor input,
                        Tensor gradInput, const Dims &kernel, const Dims &strides, const Dims &pads,
                        const Dims &dilations, bool ceilMode);
 
-void avgPool2d(ConstTensor input, Tensor output, const Dims &kernel, const Dims &strides,
+void avgPool(ConstTensor input, Tensor output, const Dims &kernel, const Dims &strides,
                const Dims &pads, bool ceilMode, bool countIncludePad);
 /// `input_shape` is `gradInput.shape`.
-void avgPool2dBackward(ConstTensor gradOutput, Tensor gradInput, const Dims &kernel,
+void avgPoolBackward(ConstTensor gradOutput, Tensor gradInput, const Dims &kernel,
                        const Dims &strides, const Dims &pads, bool ceilMode,
                        bool countIncludePad);
 

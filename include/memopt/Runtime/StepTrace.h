@@ -3,8 +3,8 @@
 // The C++ that convert-tg-to-emitc generates calls traceKernel after every
 // kernel call of the step:
 //
-//   memopt::rt::conv2d(input, weight, {}, conv_encoder_conv1, ...);
-//   memopt::rt::traceKernel("conv_encoder_conv1", "conv2d");
+//   memopt::rt::conv(input, weight, {}, conv_encoder_conv1, ...);
+//   memopt::rt::traceKernel("conv_encoder_conv1", "conv");
 //
 // While the trainer writes a trace (--trace), each call records one Chrome
 // trace event from the previous mark (the step's start or the previous

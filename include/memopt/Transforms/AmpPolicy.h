@@ -35,7 +35,7 @@ public:
   static llvm::Expected<AmpPolicy> build(llvm::ArrayRef<std::string> fp32Ops,
                                          llvm::ArrayRef<std::string> lowOps);
 
-  /// The precision of the op named `opName` ("tg.conv2d"); none for an op
+  /// The precision of the op named `opName` ("tg.conv"); none for an op
   /// outside the table (tg.constant and tg.cast, which tg-amp handles
   /// itself, gradient and optimizer ops, other dialects).
   std::optional<AmpPrecision> lookup(llvm::StringRef opName) const;

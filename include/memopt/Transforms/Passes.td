@@ -214,8 +214,8 @@ def Amp : Pass<"tg-amp", "::mlir::ModuleOp"> {
     module gets `memopt.amp = "bf16"` (or `"fp16"`), which the compile
     report shows.
 
-    `fp32-ops` and `low-ops` move ops of the table (`tg.conv2d` or
-    `conv2d`) to fp32 or to low. A name outside the table, or given
+    `fp32-ops` and `low-ops` move ops of the table (`tg.conv` or
+    `conv`) to fp32 or to low. A name outside the table, or given
     twice, is an error. So are a non-f32 float argument, an op the table
     does not know (a gradient or optimizer op: the pass runs before
     `tg-autodiff`) and a module `tg-amp` already converted.

@@ -15,14 +15,14 @@ using namespace memopt::codegen;
 
 namespace {
 
-class Conv2DPattern : public KernelPattern<tg::Conv2DOp> {
+class ConvPattern : public KernelPattern<tg::ConvOp> {
 public:
-  Conv2DPattern(const TypeConverter &converter, MLIRContext *context,
+  ConvPattern(const TypeConverter &converter, MLIRContext *context,
                 const StepContext &step)
-      : KernelPattern(converter, context, step, "conv2d") {}
+      : KernelPattern(converter, context, step, "conv") {}
 
 protected:
-  void addArguments(tg::Conv2DOp op, OpAdaptor adaptor, ValueRange results,
+  void addArguments(tg::ConvOp op, OpAdaptor adaptor, ValueRange results,
                     KernelCall &call) const override {
     call.operand(adaptor.getInput())
         .operand(adaptor.getWeight())
@@ -36,14 +36,14 @@ protected:
   }
 };
 
-class ConvTranspose2DPattern : public KernelPattern<tg::ConvTranspose2DOp> {
+class ConvTransposePattern : public KernelPattern<tg::ConvTransposeOp> {
 public:
-  ConvTranspose2DPattern(const TypeConverter &converter, MLIRContext *context,
+  ConvTransposePattern(const TypeConverter &converter, MLIRContext *context,
                          const StepContext &step)
-      : KernelPattern(converter, context, step, "convTranspose2d") {}
+      : KernelPattern(converter, context, step, "convTranspose") {}
 
 protected:
-  void addArguments(tg::ConvTranspose2DOp op, OpAdaptor adaptor,
+  void addArguments(tg::ConvTransposeOp op, OpAdaptor adaptor,
                     ValueRange results, KernelCall &call) const override {
     call.operand(adaptor.getInput())
         .operand(adaptor.getWeight())
@@ -58,11 +58,11 @@ protected:
   }
 };
 
-/// conv2d_backward_data and conv2d_backward_filter: two operands, the
+/// conv_backward_data and conv_backward_filter: two operands, the
 /// result, the convolution's attributes (the shape attribute is the
 /// result's shape).
 template <typename OpTy>
-class Conv2DBackwardPattern : public KernelPattern<OpTy> {
+class ConvBackwardPattern : public KernelPattern<OpTy> {
 public:
   using KernelPattern<OpTy>::KernelPattern;
   using OpAdaptor = typename KernelPattern<OpTy>::OpAdaptor;
@@ -80,17 +80,17 @@ protected:
   }
 };
 
-class ConvTranspose2DBackwardFilterPattern
-    : public KernelPattern<tg::ConvTranspose2DBackwardFilterOp> {
+class ConvTransposeBackwardFilterPattern
+    : public KernelPattern<tg::ConvTransposeBackwardFilterOp> {
 public:
-  ConvTranspose2DBackwardFilterPattern(const TypeConverter &converter,
+  ConvTransposeBackwardFilterPattern(const TypeConverter &converter,
                                        MLIRContext *context,
                                        const StepContext &step)
       : KernelPattern(converter, context, step,
-                      "convTranspose2dBackwardFilter") {}
+                      "convTransposeBackwardFilter") {}
 
 protected:
-  void addArguments(tg::ConvTranspose2DBackwardFilterOp op, OpAdaptor adaptor,
+  void addArguments(tg::ConvTransposeBackwardFilterOp op, OpAdaptor adaptor,
                     ValueRange results, KernelCall &call) const override {
     call.operands(adaptor.getOperands())
         .operands(results)
@@ -109,10 +109,10 @@ void memopt::codegen::populateConvolutionPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns,
     const StepContext &step) {
   MLIRContext *context = patterns.getContext();
-  patterns.add<Conv2DPattern, ConvTranspose2DPattern,
-               ConvTranspose2DBackwardFilterPattern>(converter, context, step);
-  patterns.add<Conv2DBackwardPattern<tg::Conv2DBackwardDataOp>>(
-      converter, context, step, "conv2dBackwardData");
-  patterns.add<Conv2DBackwardPattern<tg::Conv2DBackwardFilterOp>>(
-      converter, context, step, "conv2dBackwardFilter");
+  patterns.add<ConvPattern, ConvTransposePattern,
+               ConvTransposeBackwardFilterPattern>(converter, context, step);
+  patterns.add<ConvBackwardPattern<tg::ConvBackwardDataOp>>(
+      converter, context, step, "convBackwardData");
+  patterns.add<ConvBackwardPattern<tg::ConvBackwardFilterOp>>(
+      converter, context, step, "convBackwardFilter");
 }

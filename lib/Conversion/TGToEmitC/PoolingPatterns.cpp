@@ -11,7 +11,7 @@ using namespace memopt::codegen;
 
 namespace {
 
-/// max_pool2d and its backward: operands, result, kernel, strides, pads,
+/// max_pool and its backward: operands, result, kernel, strides, pads,
 /// dilations, ceil mode.
 template <typename OpTy>
 class MaxPoolPattern : public KernelPattern<OpTy> {
@@ -32,7 +32,7 @@ protected:
   }
 };
 
-/// avg_pool2d and its backward: operands, result, kernel, strides, pads,
+/// avg_pool and its backward: operands, result, kernel, strides, pads,
 /// ceil mode, count_include_pad.
 template <typename OpTy>
 class AvgPoolPattern : public KernelPattern<OpTy> {
@@ -117,16 +117,16 @@ void memopt::codegen::populatePoolingPatterns(const TypeConverter &converter,
                                               RewritePatternSet &patterns,
                                               const StepContext &step) {
   MLIRContext *context = patterns.getContext();
-  patterns.add<MaxPoolPattern<tg::MaxPool2DOp>>(converter, context, step,
-                                                "maxPool2d");
-  patterns.add<MaxPoolPattern<tg::MaxPool2DBackwardOp>>(converter, context,
+  patterns.add<MaxPoolPattern<tg::MaxPoolOp>>(converter, context, step,
+                                                "maxPool");
+  patterns.add<MaxPoolPattern<tg::MaxPoolBackwardOp>>(converter, context,
                                                         step,
-                                                        "maxPool2dBackward");
-  patterns.add<AvgPoolPattern<tg::AvgPool2DOp>>(converter, context, step,
-                                                "avgPool2d");
-  patterns.add<AvgPoolPattern<tg::AvgPool2DBackwardOp>>(converter, context,
+                                                        "maxPoolBackward");
+  patterns.add<AvgPoolPattern<tg::AvgPoolOp>>(converter, context, step,
+                                                "avgPool");
+  patterns.add<AvgPoolPattern<tg::AvgPoolBackwardOp>>(converter, context,
                                                         step,
-                                                        "avgPool2dBackward");
+                                                        "avgPoolBackward");
   patterns.add<ResizePattern<tg::ResizeOp>>(converter, context, step,
                                             "resize");
   patterns.add<ResizePattern<tg::ResizeBackwardOp>>(converter, context, step,

@@ -58,23 +58,17 @@ std::string scopeName(StringRef node) {
 std::string opKind(Operation *op) {
   StringRef mnemonic = op->getName().stripDialect();
   std::string kind = llvm::StringSwitch<std::string>(mnemonic)
-                         .Case("conv2d", "conv")
-                         .Case("conv_transpose2d", "conv_transpose")
-                         .Case("conv2d_backward_data", "conv_grad_input")
-                         .Case("conv2d_backward_filter", "conv_grad_weight")
-                         .Case("conv_transpose2d_backward_filter",
+                         .Case("conv_backward_data", "conv_grad_input")
+                         .Case("conv_backward_filter", "conv_grad_weight")
+                         .Case("conv_transpose_backward_filter",
                                "conv_transpose_grad_weight")
                          .Case("batch_norm", "bn")
                          .Case("batch_norm_inference", "bn")
                          .Case("batch_norm_backward", "bn_grad")
-                         .Case("max_pool2d", "max_pool")
-                         .Case("avg_pool2d", "avg_pool")
                          .Default(mnemonic.str());
   StringRef base(kind);
   if (base.consume_back("_backward"))
     kind = (base + "_grad").str();
-  if (StringRef(kind).ends_with("2d_grad"))
-    kind = kind.substr(0, kind.size() - 7) + "_grad";
   return kind;
 }
 
@@ -131,9 +125,9 @@ bool isLowPrecision(Type type) {
 /// optimizer updates, softmax, instance norm, prelu, ...) compute in f32
 /// and get f32 operands from the pass's casts.
 bool hasLowPrecisionKernel(Operation *op) {
-  return isa<tg::CastOp, tg::ConstantOp, tg::Conv2DOp,
-             tg::Conv2DBackwardDataOp, tg::Conv2DBackwardFilterOp,
-             tg::ConvTranspose2DOp, tg::ConvTranspose2DBackwardFilterOp,
+  return isa<tg::CastOp, tg::ConstantOp, tg::ConvOp,
+             tg::ConvBackwardDataOp, tg::ConvBackwardFilterOp,
+             tg::ConvTransposeOp, tg::ConvTransposeBackwardFilterOp,
              tg::MatMulOp, tg::GemmOp, tg::BatchNormOp, tg::BatchNormInferenceOp,
              tg::BatchNormBackwardOp, tg::ReluOp, tg::ReluBackwardOp,
              tg::SigmoidOp, tg::SigmoidBackwardOp, tg::ExpOp, tg::LogOp,
@@ -143,9 +137,9 @@ bool hasLowPrecisionKernel(Operation *op) {
              tg::ClipBackwardOp, tg::EluOp, tg::EluBackwardOp, tg::ErfOp,
              tg::ErfBackwardOp, tg::HardSigmoidOp, tg::HardSigmoidBackwardOp,
              tg::HardSwishOp, tg::HardSwishBackwardOp, tg::AddOp, tg::SubOp,
-             tg::MulOp, tg::DivOp, tg::DropoutOp, tg::MaxPool2DOp,
-             tg::MaxPool2DBackwardOp, tg::AvgPool2DOp,
-             tg::AvgPool2DBackwardOp, tg::ResizeOp, tg::ResizeBackwardOp,
+             tg::MulOp, tg::DivOp, tg::DropoutOp, tg::MaxPoolOp,
+             tg::MaxPoolBackwardOp, tg::AvgPoolOp,
+             tg::AvgPoolBackwardOp, tg::ResizeOp, tg::ResizeBackwardOp,
              tg::ConcatOp, tg::SliceOp, tg::SliceBackwardOp, tg::PadOp,
              tg::ReshapeOp, tg::TransposeOp, tg::BroadcastOp,
              tg::ReduceSumOp, tg::ReduceMeanOp, tg::FusedElementwiseOp>(op);

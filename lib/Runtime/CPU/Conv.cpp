@@ -1,6 +1,6 @@
 //===- Conv.cpp - Convolutions through oneDNN ------------------------------===//
 //
-// tg.conv2d, its data and filter gradients, tg.conv_transpose2d and its
+// tg.conv, its data and filter gradients, tg.conv_transpose and its
 // filter gradient, on oneDNN's C API (the runtime is built without
 // exceptions; the C++ API throws), of 1 to 3 spatial axes. The caller's
 // tensors use plain layouts (ncw, nchw, ncdhw; oihw / goihw weights for
@@ -55,15 +55,15 @@ enum class ConvKind : int64_t {
 const char *kernelName(ConvKind kind) {
   switch (kind) {
   case ConvKind::Forward:
-    return "conv2d";
+    return "conv";
   case ConvKind::BackwardData:
-    return "conv2d_backward_data";
+    return "conv_backward_data";
   case ConvKind::BackwardFilter:
-    return "conv2d_backward_filter";
+    return "conv_backward_filter";
   case ConvKind::TransposedForward:
-    return "conv_transpose2d";
+    return "conv_transpose";
   case ConvKind::TransposedBackwardFilter:
-    return "conv_transpose2d_backward_filter";
+    return "conv_transpose_backward_filter";
   }
   return "conv";
 }
@@ -630,7 +630,7 @@ void checkWindowAttrs(const char *kernel, const Dims &input,
   require(groups >= 1, kernel, "groups must be >= 1");
 }
 
-/// The output shape of tg.conv2d for `input` and `weight`.
+/// The output shape of tg.conv for `input` and `weight`.
 Dims convOutputShape(const char *kernel, const Dims &input, const Dims &weight,
                      const Dims &strides, const Dims &pads,
                      const Dims &dilations, int64_t groups) {
@@ -649,7 +649,7 @@ Dims convOutputShape(const char *kernel, const Dims &input, const Dims &weight,
   return out;
 }
 
-/// The output shape of tg.conv_transpose2d for `input` and `weight`.
+/// The output shape of tg.conv_transpose for `input` and `weight`.
 Dims convTransposeOutputShape(const char *kernel, const Dims &input,
                               const Dims &weight, const Dims &strides,
                               const Dims &pads, const Dims &dilations,
@@ -692,7 +692,7 @@ void checkBias(const char *kernel, bool hasBias, const Dims &bias,
 ConvConfig forwardConfig(const Dims &input, const Dims &weight, bool hasBias,
                          const Dims &biasShape, const Dims &output, const Dims &strides,
                          const Dims &pads, const Dims &dilations, int64_t groups) {
-  const char *kernel = "conv2d";
+  const char *kernel = "conv";
   requireShape(kernel, "output", output,
                convOutputShape(kernel, input, weight, strides, pads, dilations,
                                groups));
@@ -704,7 +704,7 @@ ConvConfig forwardConfig(const Dims &input, const Dims &weight, bool hasBias,
 ConvConfig backwardDataConfig(const Dims &gradOutput, const Dims &weight,
                               const Dims &gradInput, const Dims &strides, const Dims &pads,
                               const Dims &dilations, int64_t groups) {
-  const char *kernel = "conv2d_backward_data";
+  const char *kernel = "conv_backward_data";
   requireShape(kernel, "grad_output", gradOutput,
                convOutputShape(kernel, gradInput, weight, strides, pads,
                                dilations, groups));
@@ -715,7 +715,7 @@ ConvConfig backwardDataConfig(const Dims &gradOutput, const Dims &weight,
 ConvConfig backwardFilterConfig(const Dims &gradOutput, const Dims &input,
                                 const Dims &gradWeight, const Dims &strides, const Dims &pads,
                                 const Dims &dilations, int64_t groups) {
-  const char *kernel = "conv2d_backward_filter";
+  const char *kernel = "conv_backward_filter";
   requireShape(kernel, "grad_output", gradOutput,
                convOutputShape(kernel, input, gradWeight, strides, pads,
                                dilations, groups));
@@ -755,7 +755,7 @@ const char *detail::lowPrecisionConvolutions() {
 // Public kernels
 //===----------------------------------------------------------------------===//
 
-size_t conv2dWorkspaceBytes(const Dims &input, const Dims &weight, bool hasBias,
+size_t convWorkspaceBytes(const Dims &input, const Dims &weight, bool hasBias,
                             const Dims &output, const Dims &strides, const Dims &pads,
                             const Dims &dilations, int64_t groups, ElementType type) {
   if (isSingleOutputConv(weight, groups))
@@ -765,7 +765,7 @@ size_t conv2dWorkspaceBytes(const Dims &input, const Dims &weight, bool hasBias,
                         type);
 }
 
-void conv2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
+void conv(ConstTensor input, ConstTensor weight, ConstTensor bias,
             Tensor output, const Dims &strides, const Dims &pads, const Dims &dilations, int64_t groups,
             void *workspace) {
   ConvConfig config =
@@ -780,7 +780,7 @@ void conv2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
     run(config, input.type, {input, weight, output}, workspace);
 }
 
-size_t conv2dBackwardDataWorkspaceBytes(const Dims &gradOutput,
+size_t convBackwardDataWorkspaceBytes(const Dims &gradOutput,
                                         const Dims &weight,
                                         const Dims &gradInput, const Dims &strides,
                                         const Dims &pads, const Dims &dilations,
@@ -792,7 +792,7 @@ size_t conv2dBackwardDataWorkspaceBytes(const Dims &gradOutput,
                         type);
 }
 
-void conv2dBackwardData(ConstTensor gradOutput, ConstTensor weight,
+void convBackwardData(ConstTensor gradOutput, ConstTensor weight,
                         Tensor gradInput, const Dims &strides, const Dims &pads, const Dims &dilations,
                         int64_t groups, void *workspace) {
   if (isSingleOutputConv(weight.shape, groups)) {
@@ -807,7 +807,7 @@ void conv2dBackwardData(ConstTensor gradOutput, ConstTensor weight,
       gradOutput.type, {gradOutput, weight, gradInput}, workspace);
 }
 
-size_t conv2dBackwardFilterWorkspaceBytes(const Dims &gradOutput,
+size_t convBackwardFilterWorkspaceBytes(const Dims &gradOutput,
                                           const Dims &input,
                                           const Dims &gradWeight, const Dims &strides,
                                           const Dims &pads, const Dims &dilations,
@@ -825,7 +825,7 @@ size_t conv2dBackwardFilterWorkspaceBytes(const Dims &gradOutput,
       .workspaceBytes;
 }
 
-void conv2dBackwardFilter(ConstTensor gradOutput, ConstTensor input,
+void convBackwardFilter(ConstTensor gradOutput, ConstTensor input,
                           Tensor gradWeight, const Dims &strides, const Dims &pads,
                           const Dims &dilations, int64_t groups, void *workspace) {
   if (isSingleOutputConv(gradWeight.shape, groups)) {
@@ -845,7 +845,7 @@ void conv2dBackwardFilter(ConstTensor gradOutput, ConstTensor input,
     FilterGradientBands bands =
         filterGradientBands(problem, workspaceBytes(config, gradOutput.type));
     if (bands.count > 1) {
-      checkPlannedWorkspace("conv2d_backward_filter", bands.workspaceBytes);
+      checkPlannedWorkspace("conv_backward_filter", bands.workspaceBytes);
       (bands.converted ? ranConverted : ranNative) = true;
       return bandedFilterGradient(problem, bands, gradOutput, input,
                                   gradWeight, workspace);
@@ -854,7 +854,7 @@ void conv2dBackwardFilter(ConstTensor gradOutput, ConstTensor input,
   run(config, gradOutput.type, {gradOutput, input, gradWeight}, workspace);
 }
 
-size_t convTranspose2dWorkspaceBytes(const Dims &input, const Dims &weight,
+size_t convTransposeWorkspaceBytes(const Dims &input, const Dims &weight,
                                      bool hasBias, const Dims &output,
                                      const Dims &strides, const Dims &pads, const Dims &dilations,
                                      const Dims &outputPadding, int64_t groups,
@@ -866,7 +866,7 @@ size_t convTranspose2dWorkspaceBytes(const Dims &input, const Dims &weight,
                         type);
 }
 
-void convTranspose2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
+void convTranspose(ConstTensor input, ConstTensor weight, ConstTensor bias,
                      Tensor output, const Dims &strides, const Dims &pads, const Dims &dilations,
                      const Dims &outputPadding, int64_t groups, void *workspace) {
   ConvConfig config = transposedConfig(
@@ -879,7 +879,7 @@ void convTranspose2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
     run(config, input.type, {input, weight, output}, workspace);
 }
 
-size_t convTranspose2dBackwardFilterWorkspaceBytes(
+size_t convTransposeBackwardFilterWorkspaceBytes(
     const Dims &gradOutput, const Dims &input, const Dims &gradWeight,
     const Dims &strides, const Dims &pads, const Dims &dilations, const Dims &outputPadding, int64_t groups,
     ElementType type) {
@@ -890,7 +890,7 @@ size_t convTranspose2dBackwardFilterWorkspaceBytes(
                         type);
 }
 
-void convTranspose2dBackwardFilter(ConstTensor gradOutput, ConstTensor input,
+void convTransposeBackwardFilter(ConstTensor gradOutput, ConstTensor input,
                                    Tensor gradWeight, const Dims &strides, const Dims &pads,
                                    const Dims &dilations, const Dims &outputPadding,
                                    int64_t groups, void *workspace) {

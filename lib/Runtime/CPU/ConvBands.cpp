@@ -30,7 +30,7 @@
 namespace memopt::rt::detail {
 namespace {
 
-constexpr const char *kKernel = "conv2d_backward_filter";
+constexpr const char *kKernel = "conv_backward_filter";
 
 /// A problem is banded only if its input has at least this many elements
 /// per weight (measured on the ResNet-34 U-Net at 64x64: below it the

@@ -27,7 +27,7 @@
 
 namespace memopt::rt::detail {
 
-/// A tg.conv2d_backward_filter, its shapes checked by the caller.
+/// A tg.conv_backward_filter, its shapes checked by the caller.
 struct FilterGradientProblem {
   Dims gradOutput, input, gradWeight;
   Dims strides, pads, dilations;

@@ -259,13 +259,13 @@ Dims unitDilations(const Dims &kernel) {
 
 } // namespace
 
-void maxPool2d(ConstTensor input, Tensor output, const Dims &kernel,
+void maxPool(ConstTensor input, Tensor output, const Dims &kernel,
                const Dims &strides, const Dims &pads, const Dims &dilations,
                bool ceilMode) {
-  Window w = makeWindow("max_pool2d", input.shape, output.shape, kernel,
+  Window w = makeWindow("max_pool", input.shape, output.shape, kernel,
                         strides, pads, dilations, ceilMode);
-  requireType("max_pool2d", "output", output.type, input.type);
-  dispatchFloatType("max_pool2d", input.type, [&](auto tag) {
+  requireType("max_pool", "output", output.type, input.type);
+  dispatchFloatType("max_pool", input.type, [&](auto tag) {
     using T = decltype(tag);
     forEachPlane(w, [&](int64_t p) {
       const T *in = input.elements<T>() + p * w.inVolume();
@@ -283,11 +283,11 @@ void maxPool2d(ConstTensor input, Tensor output, const Dims &kernel,
   });
 }
 
-void maxPool2dBackward(ConstTensor gradOutput, ConstTensor input,
+void maxPoolBackward(ConstTensor gradOutput, ConstTensor input,
                        Tensor gradInput, const Dims &kernel,
                        const Dims &strides, const Dims &pads,
                        const Dims &dilations, bool ceilMode) {
-  const char *name = "max_pool2d_backward";
+  const char *name = "max_pool_backward";
   Window w = makeWindow(name, input.shape, gradOutput.shape, kernel, strides,
                         pads, dilations, ceilMode);
   requireShape(name, "grad_input", gradInput.shape, input.shape);
@@ -313,13 +313,13 @@ void maxPool2dBackward(ConstTensor gradOutput, ConstTensor input,
   });
 }
 
-void avgPool2d(ConstTensor input, Tensor output, const Dims &kernel,
+void avgPool(ConstTensor input, Tensor output, const Dims &kernel,
                const Dims &strides, const Dims &pads, bool ceilMode,
                bool countIncludePad) {
-  Window w = makeWindow("avg_pool2d", input.shape, output.shape, kernel,
+  Window w = makeWindow("avg_pool", input.shape, output.shape, kernel,
                         strides, pads, unitDilations(kernel), ceilMode);
-  requireType("avg_pool2d", "output", output.type, input.type);
-  dispatchFloatType("avg_pool2d", input.type, [&](auto tag) {
+  requireType("avg_pool", "output", output.type, input.type);
+  dispatchFloatType("avg_pool", input.type, [&](auto tag) {
     using T = decltype(tag);
     forEachPlane(w, [&](int64_t p) {
       const T *in = input.elements<T>() + p * w.inVolume();
@@ -336,15 +336,15 @@ void avgPool2d(ConstTensor input, Tensor output, const Dims &kernel,
   });
 }
 
-void avgPool2dBackward(ConstTensor gradOutput, Tensor gradInput,
+void avgPoolBackward(ConstTensor gradOutput, Tensor gradInput,
                        const Dims &kernel, const Dims &strides,
                        const Dims &pads, bool ceilMode, bool countIncludePad) {
-  Window w = makeWindow("avg_pool2d_backward", gradInput.shape,
+  Window w = makeWindow("avg_pool_backward", gradInput.shape,
                         gradOutput.shape, kernel, strides, pads,
                         unitDilations(kernel), ceilMode);
-  requireType("avg_pool2d_backward", "gradInput", gradInput.type,
+  requireType("avg_pool_backward", "gradInput", gradInput.type,
               gradOutput.type);
-  dispatchFloatType("avg_pool2d_backward", gradOutput.type, [&](auto tag) {
+  dispatchFloatType("avg_pool_backward", gradOutput.type, [&](auto tag) {
     using T = decltype(tag);
     forEachPlane(w, [&](int64_t p) {
       const T *dy = gradOutput.elements<T>() + p * w.outVolume();

@@ -33,11 +33,11 @@ void singleOutputConv(ConstTensor input, ConstTensor weight, ConstTensor bias,
                 iw = input.dim(3);
   const int64_t oh = output.dim(2), ow = output.dim(3);
   const int64_t kh = weight.dim(2), kw = weight.dim(3);
-  requireType("conv2d", "weight", weight.type, input.type);
+  requireType("conv", "weight", weight.type, input.type);
   if (bias.present())
-    requireType("conv2d", "bias", bias.type, input.type);
-  requireType("conv2d", "output", output.type, input.type);
-  dispatchFloatType("conv2d", input.type, [&](auto tag) {
+    requireType("conv", "bias", bias.type, input.type);
+  requireType("conv", "output", output.type, input.type);
+  dispatchFloatType("conv", input.type, [&](auto tag) {
     using T = decltype(tag);
     parallelFor(
         n * oh, n * oh * ow * c * kh * kw, [&](int64_t first, int64_t last) {
@@ -86,10 +86,10 @@ void singleOutputConvBackwardData(ConstTensor gradOutput, ConstTensor weight,
   const int64_t kh = weight.dim(2), kw = weight.dim(3);
   // Each input plane is owned by one thread and accumulated tap by tap in
   // a fixed order, with contiguous runs of the gradient's rows.
-  requireType("conv2d_backward_data", "weight", weight.type, gradOutput.type);
-  requireType("conv2d_backward_data", "gradInput", gradInput.type,
+  requireType("conv_backward_data", "weight", weight.type, gradOutput.type);
+  requireType("conv_backward_data", "gradInput", gradInput.type,
               gradOutput.type);
-  dispatchFloatType("conv2d_backward_data", gradOutput.type, [&](auto tag) {
+  dispatchFloatType("conv_backward_data", gradOutput.type, [&](auto tag) {
     using T = decltype(tag);
     parallelFor(
         n * c, n * c * oh * ow * kh * kw, [&](int64_t first, int64_t last) {
@@ -126,10 +126,10 @@ void singleOutputConvBackwardFilter(ConstTensor gradOutput, ConstTensor input,
                 iw = input.dim(3);
   const int64_t oh = gradOutput.dim(2), ow = gradOutput.dim(3);
   const int64_t kh = gradWeight.dim(2), kw = gradWeight.dim(3);
-  requireType("conv2d_backward_filter", "input", input.type, gradOutput.type);
-  requireType("conv2d_backward_filter", "gradWeight", gradWeight.type,
+  requireType("conv_backward_filter", "input", input.type, gradOutput.type);
+  requireType("conv_backward_filter", "gradWeight", gradWeight.type,
               gradOutput.type);
-  dispatchFloatType("conv2d_backward_filter", gradOutput.type, [&](auto tag) {
+  dispatchFloatType("conv_backward_filter", gradOutput.type, [&](auto tag) {
     using T = decltype(tag);
     parallelFor(c, c * kh * kw * n * oh * ow, [&](int64_t first, int64_t last) {
       for (int64_t ch = first; ch < last; ++ch)

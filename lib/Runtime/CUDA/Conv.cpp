@@ -1,6 +1,6 @@
 //===- Conv.cpp - Convolutions through cuDNN ------------------------------===//
 //
-// tg.conv2d, its data and filter gradients, tg.conv_transpose2d and its
+// tg.conv, its data and filter gradients, tg.conv_transpose and its
 // filter gradient. A transposed convolution is the data gradient of the
 // convolution with the same weight (C x O/groups x kH x kW read as a
 // filter of C outputs), and its filter gradient is that convolution's
@@ -70,15 +70,15 @@ enum class ConvKind : int64_t {
 const char *kernelName(ConvKind kind) {
   switch (kind) {
   case ConvKind::Forward:
-    return "conv2d";
+    return "conv";
   case ConvKind::BackwardData:
-    return "conv2d_backward_data";
+    return "conv_backward_data";
   case ConvKind::BackwardFilter:
-    return "conv2d_backward_filter";
+    return "conv_backward_filter";
   case ConvKind::TransposedForward:
-    return "conv_transpose2d";
+    return "conv_transpose";
   case ConvKind::TransposedBackwardFilter:
-    return "conv_transpose2d_backward_filter";
+    return "conv_transpose_backward_filter";
   }
   return "conv";
 }
@@ -746,23 +746,23 @@ const char *cuda::lowPrecisionConvolutions() {
                                                          : nullptr;
 }
 
-size_t conv2dWorkspaceBytes(const Dims &input, const Dims &weight, bool,
+size_t convWorkspaceBytes(const Dims &input, const Dims &weight, bool,
                             const Dims &output, const Dims &, const Dims &, const Dims &, int64_t,
                             ElementType type) {
   return cuda::convWorkspaceBytes(input, weight, output, elementBytes(type));
 }
 
-void conv2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
+void conv(ConstTensor input, ConstTensor weight, ConstTensor bias,
             Tensor output, const Dims &strides, const Dims &pads, const Dims &dilations, int64_t groups,
             void *workspace) {
   run(forwardConfig(ConvKind::Forward, input, weight, output, strides, pads,
                     dilations, groups),
       input.data, weight.data, nullptr, output.data, workspace);
   if (bias.present())
-    addBias("conv2d", bias, output);
+    addBias("conv", bias, output);
 }
 
-size_t conv2dBackwardDataWorkspaceBytes(const Dims &gradOutput,
+size_t convBackwardDataWorkspaceBytes(const Dims &gradOutput,
                                         const Dims &weight,
                                         const Dims &gradInput, const Dims &, const Dims &, const Dims &,
                                         int64_t, ElementType type) {
@@ -770,7 +770,7 @@ size_t conv2dBackwardDataWorkspaceBytes(const Dims &gradOutput,
                                   elementBytes(type));
 }
 
-void conv2dBackwardData(ConstTensor gradOutput, ConstTensor weight,
+void convBackwardData(ConstTensor gradOutput, ConstTensor weight,
                         Tensor gradInput, const Dims &strides, const Dims &pads, const Dims &dilations,
                         int64_t groups, void *workspace) {
   run(forwardConfig(ConvKind::BackwardData, gradInput, weight, gradOutput,
@@ -778,7 +778,7 @@ void conv2dBackwardData(ConstTensor gradOutput, ConstTensor weight,
       nullptr, weight.data, gradOutput.data, gradInput.data, workspace);
 }
 
-size_t conv2dBackwardFilterWorkspaceBytes(const Dims &gradOutput,
+size_t convBackwardFilterWorkspaceBytes(const Dims &gradOutput,
                                           const Dims &input,
                                           const Dims &gradWeight, const Dims &, const Dims &, const Dims &,
                                           int64_t, ElementType type) {
@@ -786,7 +786,7 @@ size_t conv2dBackwardFilterWorkspaceBytes(const Dims &gradOutput,
                                   elementBytes(type));
 }
 
-void conv2dBackwardFilter(ConstTensor gradOutput, ConstTensor input,
+void convBackwardFilter(ConstTensor gradOutput, ConstTensor input,
                           Tensor gradWeight, const Dims &strides, const Dims &pads,
                           const Dims &dilations, int64_t groups, void *workspace) {
   run(forwardConfig(ConvKind::BackwardFilter, input, gradWeight, gradOutput,
@@ -794,13 +794,13 @@ void conv2dBackwardFilter(ConstTensor gradOutput, ConstTensor input,
       input.data, nullptr, gradOutput.data, gradWeight.data, workspace);
 }
 
-size_t convTranspose2dWorkspaceBytes(const Dims &input, const Dims &weight,
+size_t convTransposeWorkspaceBytes(const Dims &input, const Dims &weight,
                                      bool, const Dims &output, const Dims &, const Dims &,
                                      const Dims &, const Dims &, int64_t, ElementType type) {
   return cuda::convWorkspaceBytes(output, weight, input, elementBytes(type));
 }
 
-void convTranspose2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
+void convTranspose(ConstTensor input, ConstTensor weight, ConstTensor bias,
                      Tensor output, const Dims &strides, const Dims &pads, const Dims &dilations,
                      const Dims &outputPadding, int64_t groups, void *workspace) {
   // The output padding only enlarges `output`, which the descriptors take
@@ -810,17 +810,17 @@ void convTranspose2d(ConstTensor input, ConstTensor weight, ConstTensor bias,
                     strides, pads, dilations, groups),
       nullptr, weight.data, input.data, output.data, workspace);
   if (bias.present())
-    addBias("conv_transpose2d", bias, output);
+    addBias("conv_transpose", bias, output);
 }
 
-size_t convTranspose2dBackwardFilterWorkspaceBytes(
+size_t convTransposeBackwardFilterWorkspaceBytes(
     const Dims &gradOutput, const Dims &input, const Dims &gradWeight, const Dims &,
     const Dims &, const Dims &, const Dims &, int64_t, ElementType type) {
   return cuda::convWorkspaceBytes(gradOutput, gradWeight, input,
                                   elementBytes(type));
 }
 
-void convTranspose2dBackwardFilter(ConstTensor gradOutput, ConstTensor input,
+void convTransposeBackwardFilter(ConstTensor gradOutput, ConstTensor input,
                                    Tensor gradWeight, const Dims &strides, const Dims &pads,
                                    const Dims &dilations, const Dims &outputPadding,
                                    int64_t groups, void *workspace) {

@@ -392,19 +392,19 @@ void zero(const char *op, Tensor tensor) {
 
 } // namespace
 
-void maxPool2d(ConstTensor input, Tensor output, const Dims &kernel, const Dims &strides,
+void maxPool(ConstTensor input, Tensor output, const Dims &kernel, const Dims &strides,
                const Dims &pads, const Dims &dilations, bool ceilMode) {
-  Window w = makeWindow("max_pool2d", input.shape, output.shape, kernel,
+  Window w = makeWindow("max_pool", input.shape, output.shape, kernel,
                         strides, pads, dilations, ceilMode);
   maxPoolKernel<<<launchBlocks(output.numel()), kLaunchThreads, 0, cuda::stream()>>>(
-      cuda::load("max_pool2d", input), cuda::store("max_pool2d", output), w);
-  checkLaunch("max_pool2d");
+      cuda::load("max_pool", input), cuda::store("max_pool", output), w);
+  checkLaunch("max_pool");
 }
 
-void maxPool2dBackward(ConstTensor gradOutput, ConstTensor input,
+void maxPoolBackward(ConstTensor gradOutput, ConstTensor input,
                        Tensor gradInput, const Dims &kernel, const Dims &strides, const Dims &pads,
                        const Dims &dilations, bool ceilMode) {
-  const char *op = "max_pool2d_backward";
+  const char *op = "max_pool_backward";
   Window w = makeWindow(op, input.shape, gradOutput.shape, kernel, strides,
                         pads, dilations, ceilMode);
   requireShape(op, "grad_input", gradInput.shape, input.shape);
@@ -415,20 +415,20 @@ void maxPool2dBackward(ConstTensor gradOutput, ConstTensor input,
   checkLaunch(op);
 }
 
-void avgPool2d(ConstTensor input, Tensor output, const Dims &kernel, const Dims &strides,
+void avgPool(ConstTensor input, Tensor output, const Dims &kernel, const Dims &strides,
                const Dims &pads, bool ceilMode, bool countIncludePad) {
-  Window w = makeWindow("avg_pool2d", input.shape, output.shape, kernel,
+  Window w = makeWindow("avg_pool", input.shape, output.shape, kernel,
                         strides, pads, Dims{1, 1}, ceilMode);
   avgPoolKernel<<<launchBlocks(output.numel()), kLaunchThreads, 0, cuda::stream()>>>(
-      cuda::load("avg_pool2d", input), cuda::store("avg_pool2d", output), w,
+      cuda::load("avg_pool", input), cuda::store("avg_pool", output), w,
       countIncludePad);
-  checkLaunch("avg_pool2d");
+  checkLaunch("avg_pool");
 }
 
-void avgPool2dBackward(ConstTensor gradOutput, Tensor gradInput, const Dims &kernel,
+void avgPoolBackward(ConstTensor gradOutput, Tensor gradInput, const Dims &kernel,
                        const Dims &strides, const Dims &pads, bool ceilMode,
                        bool countIncludePad) {
-  const char *op = "avg_pool2d_backward";
+  const char *op = "avg_pool_backward";
   Window w = makeWindow(op, gradInput.shape, gradOutput.shape, kernel, strides,
                         pads, Dims{1, 1}, ceilMode);
   avgPoolGradKernel<<<launchBlocks(gradInput.numel()), kLaunchThreads, 0,

@@ -121,7 +121,7 @@ LogicalResult GraphImporter::convertConv() {
                          wType.getShape().drop_front(2), strides, dilations,
                          pads, error)))
     return nodeError() << error;
-  FailureOr<tg::Conv2DOp> op = build<tg::Conv2DOp>(
+  FailureOr<tg::ConvOp> op = build<tg::ConvOp>(
       *operands,
       {builder.getNamedAttr("strides", builder.getDenseI64ArrayAttr(strides)),
        builder.getNamedAttr("pads", builder.getDenseI64ArrayAttr(pads)),
@@ -182,7 +182,7 @@ LogicalResult GraphImporter::convertConvTranspose() {
   } else if (autoPad == "VALID") {
     pads.assign(2 * axes, 0);
   }
-  FailureOr<tg::ConvTranspose2DOp> op = build<tg::ConvTranspose2DOp>(
+  FailureOr<tg::ConvTransposeOp> op = build<tg::ConvTransposeOp>(
       *operands,
       {builder.getNamedAttr("strides", builder.getDenseI64ArrayAttr(strides)),
        builder.getNamedAttr("pads", builder.getDenseI64ArrayAttr(pads)),
@@ -440,7 +440,7 @@ LogicalResult GraphImporter::convertPool() {
   if (node->op_type() == "MaxPool") {
     attrs.push_back(builder.getNamedAttr(
         "dilations", builder.getDenseI64ArrayAttr(dilations)));
-    FailureOr<tg::MaxPool2DOp> op = build<tg::MaxPool2DOp>({*x}, attrs);
+    FailureOr<tg::MaxPoolOp> op = build<tg::MaxPoolOp>({*x}, attrs);
     return failed(op) ? failure() : define(0, *op);
   }
   if (llvm::any_of(dilations, [](int64_t d) { return d != 1; }))
@@ -448,7 +448,7 @@ LogicalResult GraphImporter::convertPool() {
   attrs.push_back(builder.getNamedAttr(
       "count_include_pad",
       builder.getBoolAttr(attrInt(*node, "count_include_pad", 0))));
-  FailureOr<tg::AvgPool2DOp> op = build<tg::AvgPool2DOp>({*x}, attrs);
+  FailureOr<tg::AvgPoolOp> op = build<tg::AvgPoolOp>({*x}, attrs);
   return failed(op) ? failure() : define(0, *op);
 }
 

@@ -121,7 +121,7 @@ def conv_cases():
         y = F.conv2d(F.pad(x, pad_lrtb(p)), weight, bias, s, 0, d, g)
         leaves = (x, weight) + ((bias,) if has_bias else ())
         gy, grads = backward(y, *leaves)
-        case = Case("conv2d").attr("strides", *s).attr("pads", *p)
+        case = Case("conv").attr("strides", *s).attr("pads", *p)
         case.attr("dilations", *d).attr("groups", g)
         case.tensor("input", x).tensor("weight", weight)
         if has_bias:
@@ -156,7 +156,7 @@ def conv_transpose_cases():
                                         g, d)
             assert torch.allclose(direct, y, atol=1e-5)
         gy, grads = backward(y, x, weight, bias)
-        case = Case("conv_transpose2d").attr("strides", *s).attr("pads", *p)
+        case = Case("conv_transpose").attr("strides", *s).attr("pads", *p)
         case.attr("dilations", *d).attr("output_padding", *op)
         case.attr("groups", g)
         case.tensor("input", x).tensor("weight", weight).tensor("bias", bias)
@@ -378,7 +378,7 @@ def max_pool_cases():
             y = F.max_pool2d(F.pad(x, pad_lrtb(p), value=-math.inf), k, s, 0,
                              d, False)
         gy, (gx,) = backward(y, x)
-        case = Case("max_pool2d").attr("kernel", *k).attr("strides", *s)
+        case = Case("max_pool").attr("kernel", *k).attr("strides", *s)
         case.attr("pads", *p).attr("dilations", *d).attr("ceil_mode", ceil)
         case.tensor("input", x).tensor("output", y)
         case.tensor("grad_output", gy).tensor("grad_input", gx)
@@ -416,7 +416,7 @@ def avg_pool_cases():
             counts = F.avg_pool2d(ones, k, s, 0, divisor_override=1)
             y = sums / counts
         gy, (gx,) = backward(y, x)
-        case = Case("avg_pool2d").attr("kernel", *k).attr("strides", *s)
+        case = Case("avg_pool").attr("kernel", *k).attr("strides", *s)
         case.attr("pads", *p).attr("ceil_mode", ceil)
         case.attr("count_include_pad", include)
         case.tensor("input", x).tensor("output", y)

@@ -19,7 +19,7 @@ func.func @train_step(%x: tensor<1x1x32x32xf32> {tg.input = "input"},
     -> (tensor<f32> {tg.output = "loss"}, tensor<1x1x16x16xf32> {tg.output = "out"}) {
   %0 = tg.relu %x : tensor<1x1x32x32xf32> loc("/a/Relu")
   %1 = tg.relu %0 : tensor<1x1x32x32xf32> loc("/b/Relu")
-  %2 = tg.max_pool2d %1 {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x32x32xf32>) -> tensor<1x1x16x16xf32> loc("/c/MaxPool")
+  %2 = tg.max_pool %1 {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x32x32xf32>) -> tensor<1x1x16x16xf32> loc("/c/MaxPool")
   %3 = tg.relu %2 : tensor<1x1x16x16xf32> loc("/d/Relu")
   %4 = tg.add %3, %3 : (tensor<1x1x16x16xf32>, tensor<1x1x16x16xf32>) -> tensor<1x1x16x16xf32>
   return %loss, %4 : tensor<f32>, tensor<1x1x16x16xf32>
@@ -42,9 +42,9 @@ func.func @train_step(%x: tensor<1x1x32x32xf32> {tg.input = "input"},
     -> (tensor<f32> {tg.output = "loss"}, tensor<1x1x16x16xf32> {tg.output = "out"}) {
   %0 = tg.relu %x : tensor<1x1x32x32xf32> loc("/a/Relu")
   %1 = tg.relu %0 : tensor<1x1x32x32xf32> loc("/b/Relu")
-  %2 = tg.max_pool2d %1 {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x32x32xf32>) -> tensor<1x1x16x16xf32> loc("/c/MaxPool")
+  %2 = tg.max_pool %1 {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x32x32xf32>) -> tensor<1x1x16x16xf32> loc("/c/MaxPool")
   %3 = tg.relu %2 : tensor<1x1x16x16xf32> loc("/d/Relu")
-  %4 = tg.max_pool2d %0 {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x32x32xf32>) -> tensor<1x1x16x16xf32>
+  %4 = tg.max_pool %0 {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x32x32xf32>) -> tensor<1x1x16x16xf32>
   %5 = tg.add %3, %4 : (tensor<1x1x16x16xf32>, tensor<1x1x16x16xf32>) -> tensor<1x1x16x16xf32>
   return %loss, %5 : tensor<f32>, tensor<1x1x16x16xf32>
 }
@@ -54,11 +54,11 @@ func.func @train_step(%x: tensor<1x1x32x32xf32> {tg.input = "input"},
 // Convolution workspaces are buffers of their op's duration in the same
 // plan (here 4 KiB given by the runtime, or none: the test does not query).
 // CHECK-LABEL: module attributes {memopt.arena_bytes = 0 : i64, memopt.target = #memopt.target<cpu>}
-// CHECK: memopt::rt::conv2d{{.*}}#emitc.opaque<"nullptr">
+// CHECK: memopt::rt::conv{{.*}}#emitc.opaque<"nullptr">
 func.func @train_step(%x: tensor<1x1x4x4xf32> {tg.input = "input"},
                       %w: tensor<1x1x1x1xf32> {tg.param = "w"},
                       %loss: tensor<f32> {tg.input = "loss"})
     -> (tensor<f32> {tg.output = "loss"}, tensor<1x1x4x4xf32> {tg.output = "out"}) {
-  %0 = tg.conv2d %x, %w : (tensor<1x1x4x4xf32>, tensor<1x1x1x1xf32>) -> tensor<1x1x4x4xf32>
+  %0 = tg.conv %x, %w : (tensor<1x1x4x4xf32>, tensor<1x1x1x1xf32>) -> tensor<1x1x4x4xf32>
   return %loss, %0 : tensor<f32>, tensor<1x1x4x4xf32>
 }

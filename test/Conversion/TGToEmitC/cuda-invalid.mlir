@@ -7,7 +7,7 @@ func.func @train_step(%x: tensor<1x1x8x8xf32> {tg.input = "input"},
                       %loss: tensor<f32> {tg.input = "loss"})
     -> (tensor<f32> {tg.output = "loss"}, tensor<1x1x7x7xf32> {tg.output = "y"}) {
   // expected-error @+1 {{the CUDA backend needs symmetric convolution padding (cuDNN), got pads [0, 0, 1, 1]; pad the input explicitly or use --target=cpu}}
-  %y = tg.conv2d %x, %w {pads = array<i64: 0, 0, 1, 1>} : (tensor<1x1x8x8xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x7x7xf32>
+  %y = tg.conv %x, %w {pads = array<i64: 0, 0, 1, 1>} : (tensor<1x1x8x8xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x7x7xf32>
   return %loss, %y : tensor<f32>, tensor<1x1x7x7xf32>
 }
 

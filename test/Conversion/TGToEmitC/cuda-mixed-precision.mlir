@@ -14,7 +14,7 @@ func.func @train_step(%x: tensor<1x2x64x64xf32> {tg.input = "input"},
     -> (tensor<f32> {tg.output = "loss"}, tensor<1x8x64x64xf32> {tg.output = "out"}) {
   %xl = tg.cast %x : tensor<1x2x64x64xf32> to tensor<1x2x64x64xbf16> loc("/conv/Cast")
   %wl = tg.cast %w : tensor<8x2x3x3xf32> to tensor<8x2x3x3xbf16> loc("/conv/CastW")
-  %y = tg.conv2d %xl, %wl {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x64x64xbf16>, tensor<8x2x3x3xbf16>) -> tensor<1x8x64x64xbf16> loc("/conv/Conv")
+  %y = tg.conv %xl, %wl {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x64x64xbf16>, tensor<8x2x3x3xbf16>) -> tensor<1x8x64x64xbf16> loc("/conv/Conv")
   %n, %nm, %nv, %mean, %istd = tg.batch_norm %y, %g, %b, %rm, %rv {epsilon = 1.0e-5, momentum = 0.1} : (tensor<1x8x64x64xbf16>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<1x8x64x64xbf16>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) loc("/bn/BatchNormalization")
   %r = tg.relu %n : tensor<1x8x64x64xbf16> loc("/act/Relu")
   %o = tg.cast %r : tensor<1x8x64x64xbf16> to tensor<1x8x64x64xf32> loc("/out/Cast")
@@ -28,7 +28,7 @@ func.func @train_step(%x: tensor<1x2x64x64xf32> {tg.input = "input"},
 // CHECK: memopt::rt::Tensor [[WL:[a-z_0-9]+]] = memopt::rt::arenaTensor(arenas[0], {{[0-9]+}}, {8, 2, 3, 3}, memopt::rt::ElementType::BF16);
 // CHECK: memopt::rt::cast(w, [[WL]]);
 // CHECK: memopt::rt::Tensor [[Y:[a-z_0-9]+]] = memopt::rt::arenaTensor(arenas[0], {{[0-9]+}}, {1, 8, 64, 64}, memopt::rt::ElementType::BF16);
-// CHECK: memopt::rt::conv2d([[XL]], [[WL]], {}, [[Y]], {1, 1}, {1, 1, 1, 1}, {1, 1}, 1, memopt::rt::arenaWorkspace(arenas[0], {{[0-9]+}}, {{[0-9]+}}));
+// CHECK: memopt::rt::conv([[XL]], [[WL]], {}, [[Y]], {1, 1}, {1, 1, 1, 1}, {1, 1}, 1, memopt::rt::arenaWorkspace(arenas[0], {{[0-9]+}}, {{[0-9]+}}));
 // CHECK: memopt::rt::Tensor [[N:[a-z_0-9]+]] = memopt::rt::arenaTensor(arenas[0], {{[0-9]+}}, {1, 8, 64, 64}, memopt::rt::ElementType::BF16);
 // CHECK: memopt::rt::Tensor [[MEAN:[a-z_0-9]+]] = memopt::rt::arenaTensor(arenas[0], {{[0-9]+}}, {8});
 // CHECK: memopt::rt::batchNorm([[Y]], g, b, rm, rv, [[N]], {{[a-z_0-9]+}}, {{[a-z_0-9]+}}, {{[a-z_0-9]+}}, {{[a-z_0-9]+}}, 1e-05, 0.1);

@@ -34,7 +34,7 @@ func.func @main(%x: tensor<2x3x4x4xf32> {tg.input = "input"},
                 %rm: tensor<4xf32> {tg.state = "bn.running_mean"},
                 %rv: tensor<4xf32> {tg.state = "bn.running_var"})
     -> (tensor<2x4x4x4xf32> {tg.output = "output"}) {
-  %0 = tg.conv2d %x, %w : (tensor<2x3x4x4xf32>, tensor<4x3x1x1xf32>) -> tensor<2x4x4x4xf32>
+  %0 = tg.conv %x, %w : (tensor<2x3x4x4xf32>, tensor<4x3x1x1xf32>) -> tensor<2x4x4x4xf32>
   %1:5 = tg.batch_norm %0, %s, %b, %rm, %rv
       : (tensor<2x4x4x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
       -> (tensor<2x4x4x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)

@@ -10,7 +10,7 @@ func.func @train_step(%x: tensor<1x2x4x4xf32> {tg.input = "input"},
     -> (tensor<f32> {tg.output = "loss"}, tensor<1x3x4x4xf32> {tg.output = "out"}) {
   %xl = tg.cast %x : tensor<1x2x4x4xf32> to tensor<1x2x4x4xbf16> loc("/conv/Cast")
   %wl = tg.cast %w : tensor<3x2x3x3xf32> to tensor<3x2x3x3xbf16>
-  %y = tg.conv2d %xl, %wl {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x4xbf16>, tensor<3x2x3x3xbf16>) -> tensor<1x3x4x4xbf16> loc("/conv/Conv")
+  %y = tg.conv %xl, %wl {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x4xbf16>, tensor<3x2x3x3xbf16>) -> tensor<1x3x4x4xbf16> loc("/conv/Conv")
   %r = tg.relu %y : tensor<1x3x4x4xbf16> loc("/act/Relu")
   %o = tg.cast %r : tensor<1x3x4x4xbf16> to tensor<1x3x4x4xf32> loc("/out/Cast")
   return %loss, %o : tensor<f32>, tensor<1x3x4x4xf32>
@@ -22,7 +22,7 @@ func.func @train_step(%x: tensor<1x2x4x4xf32> {tg.input = "input"},
 // CHECK: memopt::rt::cast(input, [[XL]]);
 // CHECK: memopt::rt::Tensor [[WL:[a-z_0-9]+]] = memopt::rt::arenaTensor(arenas[0], {{[0-9]+}}, {3, 2, 3, 3}, memopt::rt::ElementType::BF16);
 // CHECK: memopt::rt::cast(w, [[WL]]);
-// CHECK: memopt::rt::conv2d([[XL]], [[WL]], {}, [[Y:[a-z_0-9]+]],
+// CHECK: memopt::rt::conv([[XL]], [[WL]], {}, [[Y:[a-z_0-9]+]],
 // CHECK: memopt::rt::relu([[Y]], [[R:[a-z_0-9]+]]);
 // CHECK: memopt::rt::Tensor out = memopt::rt::bufferTensor(results, 1, {1, 3, 4, 4});
 // CHECK: memopt::rt::cast([[R]], out);

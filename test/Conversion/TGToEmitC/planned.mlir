@@ -6,7 +6,7 @@
 // memory, leaves out).
 // CHECK-LABEL: module attributes {memopt.arena_bytes = 256 : i64, memopt.target = #memopt.target<cpu>}
 // CHECK: "memopt::rt::Tensor conv_c = memopt::rt::arenaTensor(arenas[0], 64, {1, 1, 4, 4});"
-// CHECK: memopt::rt::conv2d{{.*}}#emitc.opaque<"memopt::rt::arenaWorkspace(arenas[0], 128, {{[0-9]+}})">
+// CHECK: memopt::rt::conv{{.*}}#emitc.opaque<"memopt::rt::arenaWorkspace(arenas[0], 128, {{[0-9]+}})">
 // CHECK: "memopt::rt::Tensor relu_r = memopt::rt::arenaTensor(arenas[0], 64, {1, 1, 4, 4});"
 // CHECK: "memopt::rt::Tensor out = memopt::rt::bufferTensor(results, 1, {1, 1, 4, 4});"
 // CHECK: emitc.global static const @kArenas : !emitc.array<2x!emitc.opaque<"memopt::rt::ArenaSpec">> = #emitc.opaque<"{\0A    {256, memopt::rt::MemorySpace::Device, 0},\0A    {64, memopt::rt::MemorySpace::PinnedHost, 0},\0A}">
@@ -21,7 +21,7 @@ func.func @train_step(%x: !mbuf.view<1x1x4x4xf32> {tg.input = "input"},
   %ws = mbuf.view %arena[128] : !mbuf.arena<device> -> !mbuf.view<100xi8>
   mbuf.kernel ins(%x, %w : !mbuf.view<1x1x4x4xf32>, !mbuf.view<1x1x1x1xf32>) outs(%c : !mbuf.view<1x1x4x4xf32>) workspace(%ws : !mbuf.view<100xi8>) {
   ^bb0(%a: tensor<1x1x4x4xf32>, %b: tensor<1x1x1x1xf32>):
-    %0 = tg.conv2d %a, %b : (tensor<1x1x4x4xf32>, tensor<1x1x1x1xf32>) -> tensor<1x1x4x4xf32> loc("/c/Conv")
+    %0 = tg.conv %a, %b : (tensor<1x1x4x4xf32>, tensor<1x1x1x1xf32>) -> tensor<1x1x4x4xf32> loc("/c/Conv")
     mbuf.yield %0 : tensor<1x1x4x4xf32>
   }
   %r = mbuf.view %arena[64] : !mbuf.arena<device> -> !mbuf.view<1x1x4x4xf32>

@@ -16,10 +16,10 @@ module attributes {tg.onnx_model = "/models/tiny_unet.onnx"} {
           tensor<1x1x1x1xf32> {tg.param = "conv.weight"},
           tensor<1x1x1x1xf32> {tg.opt_state = "conv.weight.momentum_buffer"},
           tensor<1xf32> {tg.state = "bn.running_mean"}) {
-    %y = tg.conv2d %x, %w : (tensor<2x1x4x4xf32>, tensor<1x1x1x1xf32>) -> tensor<2x1x4x4xf32>
+    %y = tg.conv %x, %w : (tensor<2x1x4x4xf32>, tensor<1x1x1x1xf32>) -> tensor<2x1x4x4xf32>
     %loss = tg.mse_loss %y, %t : (tensor<2x1x4x4xf32>, tensor<2x1x4x4xf32>) -> tensor<f32>
     %g = tg.mse_loss_backward %loss, %y, %t : (tensor<f32>, tensor<2x1x4x4xf32>, tensor<2x1x4x4xf32>) -> tensor<2x1x4x4xf32>
-    %dw = tg.conv2d_backward_filter %g, %x {weight_shape = array<i64: 1, 1, 1, 1>} : (tensor<2x1x4x4xf32>, tensor<2x1x4x4xf32>) -> tensor<1x1x1x1xf32>
+    %dw = tg.conv_backward_filter %g, %x {weight_shape = array<i64: 1, 1, 1, 1>} : (tensor<2x1x4x4xf32>, tensor<2x1x4x4xf32>) -> tensor<1x1x1x1xf32>
     %nw, %nm = tg.sgd_update %w, %dw, %m, step %step {lr = 0.1, momentum = 0.9} : tensor<1x1x1x1xf32>
     return %loss, %y, %nw, %nm, %rm : tensor<f32>, tensor<2x1x4x4xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1xf32>
   }

@@ -15,8 +15,8 @@
 // CHECK-NEXT:   void *const *results = v2;
 // CHECK-NEXT:   void *const *arenas = v3;
 // CHECK-NEXT:   const int64_t seed = memopt::rt::bufferInt64(args, 4);
-// CHECK:        memopt::rt::conv2d(input, conv_weight, {}, conv_stem_conv,
-// CHECK-NEXT:   memopt::rt::traceKernel("conv_stem_conv", "conv2d");
+// CHECK:        memopt::rt::conv(input, conv_weight, {}, conv_stem_conv,
+// CHECK-NEXT:   memopt::rt::traceKernel("conv_stem_conv", "conv");
 // CHECK:        memopt::rt::dropout(conv_stem_conv, dropout, dropout_mask, 0.25, memopt::rt::streamSeed(seed, 0));
 // CHECK:        memopt::rt::relu(dropout, relu_stem_relu);
 // CHECK-NEXT:   memopt::rt::traceKernel("relu_stem_relu", "relu");
@@ -56,10 +56,10 @@ func.func @main(%x: tensor<2x3x4x4xf32> {tg.input = "input"},
                 %w: tensor<4x3x1x1xf32> {tg.param = "conv.weight"},
                 %c2: tensor<4x7x1x1xf32> {tg.param = "head.weight"})
     -> (tensor<2x4x4x4xf32> {tg.output = "output"}) {
-  %0 = tg.conv2d %x, %w : (tensor<2x3x4x4xf32>, tensor<4x3x1x1xf32>) -> tensor<2x4x4x4xf32> loc("/stem/conv/Conv")
+  %0 = tg.conv %x, %w : (tensor<2x3x4x4xf32>, tensor<4x3x1x1xf32>) -> tensor<2x4x4x4xf32> loc("/stem/conv/Conv")
   %1, %m1 = tg.dropout %0 {ratio = 0.25 : f64} : tensor<2x4x4x4xf32>
   %2 = tg.relu %1 : tensor<2x4x4x4xf32> loc("/stem/relu/Relu")
   %3 = tg.concat %2, %x {axis = 1} : (tensor<2x4x4x4xf32>, tensor<2x3x4x4xf32>) -> tensor<2x7x4x4xf32> loc("/cat/Concat")
-  %4 = tg.conv2d %3, %c2 : (tensor<2x7x4x4xf32>, tensor<4x7x1x1xf32>) -> tensor<2x4x4x4xf32> loc("/head/Conv")
+  %4 = tg.conv %3, %c2 : (tensor<2x7x4x4xf32>, tensor<4x7x1x1xf32>) -> tensor<2x4x4x4xf32> loc("/head/Conv")
   return %4 : tensor<2x4x4x4xf32>
 }

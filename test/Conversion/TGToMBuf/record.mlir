@@ -40,7 +40,7 @@ module attributes {memopt.target = #memopt.target<cpu>} {
   func.func @workspace_in_place(%x: tensor<1x1x4x4xf32>, %w: tensor<1x1x1x1xf32>) -> tensor<1x1x4x4xf32> attributes {memopt.arena_size = 256 : i64} {
     %a = tg.relu %x {memopt.place = {offsets = array<i64: 0>}} : tensor<1x1x4x4xf32>
     %b = tg.sigmoid %a {memopt.place = {in_place = array<i64: 0>, offsets = array<i64: 0>}} : tensor<1x1x4x4xf32>
-    %y = tg.conv2d %b, %w {memopt.place = {workspace = 128 : i64}, memopt.workspace_bytes = 100 : i64} : (tensor<1x1x4x4xf32>, tensor<1x1x1x1xf32>) -> tensor<1x1x4x4xf32>
+    %y = tg.conv %b, %w {memopt.place = {workspace = 128 : i64}, memopt.workspace_bytes = 100 : i64} : (tensor<1x1x4x4xf32>, tensor<1x1x1x1xf32>) -> tensor<1x1x4x4xf32>
     return %y : tensor<1x1x4x4xf32>
   }
 }

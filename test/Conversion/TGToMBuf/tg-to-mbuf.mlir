@@ -23,7 +23,7 @@
 // CHECK: tg.add
 // CHECK: %[[D:.*]] = mbuf.result 0 : !mbuf.view<1x1x16x16xf32>
 // CHECK: mbuf.kernel ins(%[[C]] : {{.*}}) outs(%[[D]] : {{.*}}) {
-// CHECK: tg.max_pool2d
+// CHECK: tg.max_pool
 // CHECK: return %[[D]] : !mbuf.view<1x1x16x16xf32>
 // COPY-LABEL: func.func @chain
 // COPY: mbuf.arena 0 size 8192 on device 0
@@ -35,7 +35,7 @@ func.func @chain(%x: tensor<1x1x32x32xf32>) -> tensor<1x1x16x16xf32> {
   %a = tg.relu %x : tensor<1x1x32x32xf32>
   %b = tg.sigmoid %a : tensor<1x1x32x32xf32>
   %c = tg.add %b, %b : (tensor<1x1x32x32xf32>, tensor<1x1x32x32xf32>) -> tensor<1x1x32x32xf32>
-  %d = tg.max_pool2d %c {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x32x32xf32>) -> tensor<1x1x16x16xf32>
+  %d = tg.max_pool %c {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x32x32xf32>) -> tensor<1x1x16x16xf32>
   return %d : tensor<1x1x16x16xf32>
 }
 
@@ -54,7 +54,7 @@ func.func @operand_live(%x: tensor<1x1x32x32xf32>) -> tensor<1x1x16x16xf32> {
   %a = tg.relu %x : tensor<1x1x32x32xf32>
   %b = tg.sigmoid %a : tensor<1x1x32x32xf32>
   %c = tg.add %a, %b : (tensor<1x1x32x32xf32>, tensor<1x1x32x32xf32>) -> tensor<1x1x32x32xf32>
-  %d = tg.max_pool2d %c {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x32x32xf32>) -> tensor<1x1x16x16xf32>
+  %d = tg.max_pool %c {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x32x32xf32>) -> tensor<1x1x16x16xf32>
   return %d : tensor<1x1x16x16xf32>
 }
 
@@ -71,7 +71,7 @@ func.func @operand_live(%x: tensor<1x1x32x32xf32>) -> tensor<1x1x16x16xf32> {
 func.func @broadcast(%x: tensor<1x1x32x32xf32>, %y: tensor<1x1x1x1xf32>) -> tensor<1x1x16x16xf32> {
   %a = tg.relu %x : tensor<1x1x32x32xf32>
   %c = tg.add %a, %y : (tensor<1x1x32x32xf32>, tensor<1x1x1x1xf32>) -> tensor<1x1x32x32xf32>
-  %d = tg.max_pool2d %c {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x32x32xf32>) -> tensor<1x1x16x16xf32>
+  %d = tg.max_pool %c {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x32x32xf32>) -> tensor<1x1x16x16xf32>
   return %d : tensor<1x1x16x16xf32>
 }
 
@@ -123,7 +123,7 @@ func.func @concat_slices(%x: tensor<1x2x4x4xf32>) -> tensor<1x4x2x2xf32> {
   %a = tg.relu %s : tensor<1x2x4x4xf32>
   %b = tg.neg %x : tensor<1x2x4x4xf32>
   %c = tg.concat %a, %b {axis = 1} : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x4x4x4xf32>
-  %d = tg.max_pool2d %c {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x4x4x4xf32>) -> tensor<1x4x2x2xf32>
+  %d = tg.max_pool %c {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x4x4x4xf32>) -> tensor<1x4x2x2xf32>
   return %d : tensor<1x4x2x2xf32>
 }
 
@@ -136,7 +136,7 @@ func.func @concat_batch2(%x: tensor<2x1x4x4xf32>) -> tensor<2x2x2x2xf32> {
   %a = tg.relu %x : tensor<2x1x4x4xf32>
   %b = tg.neg %x : tensor<2x1x4x4xf32>
   %c = tg.concat %a, %b {axis = 1} : (tensor<2x1x4x4xf32>, tensor<2x1x4x4xf32>) -> tensor<2x2x4x4xf32>
-  %d = tg.max_pool2d %c {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<2x2x4x4xf32>) -> tensor<2x2x2x2xf32>
+  %d = tg.max_pool %c {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<2x2x4x4xf32>) -> tensor<2x2x2x2xf32>
   return %d : tensor<2x2x2x2xf32>
 }
 

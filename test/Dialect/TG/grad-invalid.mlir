@@ -9,45 +9,45 @@
 //===----------------------------------------------------------------------===//
 
 // With stride 1 and no padding, an 8x8 input yields a 6x6 output, not 8x8.
-func.func @conv2d_backward_data_grad_shape(%dy: tensor<1x6x8x8xf32>,
+func.func @conv_backward_data_grad_shape(%dy: tensor<1x6x8x8xf32>,
                                            %w: tensor<6x4x3x3xf32>) {
-  // expected-error @+2 {{'grad_output' has shape 1x6x8x8, but tg.conv2d yields 1x6x6x6}}
+  // expected-error @+2 {{'grad_output' has shape 1x6x8x8, but tg.conv yields 1x6x6x6}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.conv2d_backward_data %dy, %w {input_shape = array<i64: 1, 4, 8, 8>}
+  %0 = tg.conv_backward_data %dy, %w {input_shape = array<i64: 1, 4, 8, 8>}
       : (tensor<1x6x8x8xf32>, tensor<6x4x3x3xf32>) -> tensor<1x4x8x8xf32>
   return
 }
 
 // -----
 
-func.func @conv2d_backward_data_input_shape_rank(%dy: tensor<1x6x6x6xf32>,
+func.func @conv_backward_data_input_shape_rank(%dy: tensor<1x6x6x6xf32>,
                                                  %w: tensor<6x4x3x3xf32>) {
   // expected-error @+2 {{'input_shape' must have 4 elements, got 3}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.conv2d_backward_data %dy, %w {input_shape = array<i64: 4, 8, 8>}
+  %0 = tg.conv_backward_data %dy, %w {input_shape = array<i64: 4, 8, 8>}
       : (tensor<1x6x6x6xf32>, tensor<6x4x3x3xf32>) -> tensor<1x4x8x8xf32>
   return
 }
 
 // -----
 
-func.func @conv2d_backward_data_element_types(%dy: tensor<1x6x6x6xf32>,
+func.func @conv_backward_data_element_types(%dy: tensor<1x6x6x6xf32>,
                                               %w: tensor<6x4x3x3xf16>) {
   // expected-error @+2 {{'grad_output' and 'weight' must have one element type}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.conv2d_backward_data %dy, %w {input_shape = array<i64: 1, 4, 8, 8>}
+  %0 = tg.conv_backward_data %dy, %w {input_shape = array<i64: 1, 4, 8, 8>}
       : (tensor<1x6x6x6xf32>, tensor<6x4x3x3xf16>) -> tensor<1x4x8x8xf32>
   return
 }
 
 // -----
 
-// The rules of tg.conv2d apply to the convolution being differentiated.
-func.func @conv2d_backward_data_groups(%dy: tensor<1x6x6x6xf32>,
+// The rules of tg.conv apply to the convolution being differentiated.
+func.func @conv_backward_data_groups(%dy: tensor<1x6x6x6xf32>,
                                        %w: tensor<6x4x3x3xf32>) {
   // expected-error @+2 {{'groups' (4) must divide the input channels (4) and the output channels (6)}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.conv2d_backward_data %dy, %w {groups = 4 : i64,
+  %0 = tg.conv_backward_data %dy, %w {groups = 4 : i64,
                                         input_shape = array<i64: 1, 4, 8, 8>}
       : (tensor<1x6x6x6xf32>, tensor<6x4x3x3xf32>) -> tensor<1x4x8x8xf32>
   return
@@ -55,11 +55,11 @@ func.func @conv2d_backward_data_groups(%dy: tensor<1x6x6x6xf32>,
 
 // -----
 
-func.func @conv2d_backward_filter_grad_shape(%dy: tensor<1x6x4x4xf32>,
+func.func @conv_backward_filter_grad_shape(%dy: tensor<1x6x4x4xf32>,
                                              %x: tensor<1x4x8x8xf32>) {
-  // expected-error @+2 {{'grad_output' has shape 1x6x4x4, but tg.conv2d yields 1x6x3x3}}
+  // expected-error @+2 {{'grad_output' has shape 1x6x4x4, but tg.conv yields 1x6x3x3}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.conv2d_backward_filter %dy, %x {strides = array<i64: 2, 2>,
+  %0 = tg.conv_backward_filter %dy, %x {strides = array<i64: 2, 2>,
                                           weight_shape = array<i64: 6, 4, 3, 3>}
       : (tensor<1x6x4x4xf32>, tensor<1x4x8x8xf32>) -> tensor<6x4x3x3xf32>
   return
@@ -67,33 +67,33 @@ func.func @conv2d_backward_filter_grad_shape(%dy: tensor<1x6x4x4xf32>,
 
 // -----
 
-func.func @conv2d_backward_filter_weight_shape(%dy: tensor<1x6x6x6xf32>,
+func.func @conv_backward_filter_weight_shape(%dy: tensor<1x6x6x6xf32>,
                                                %x: tensor<1x4x8x8xf32>) {
   // expected-error @+2 {{'weight_shape' must be >= 1 in every element}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.conv2d_backward_filter %dy, %x {weight_shape = array<i64: 6, 4, 0, 3>}
+  %0 = tg.conv_backward_filter %dy, %x {weight_shape = array<i64: 6, 4, 0, 3>}
       : (tensor<1x6x6x6xf32>, tensor<1x4x8x8xf32>) -> tensor<6x4x3x3xf32>
   return
 }
 
 // -----
 
-func.func @conv2d_backward_filter_element_types(%dy: tensor<1x6x6x6xbf16>,
+func.func @conv_backward_filter_element_types(%dy: tensor<1x6x6x6xbf16>,
                                                 %x: tensor<1x4x8x8xf32>) {
   // expected-error @+2 {{'grad_output' and 'input' must have one element type}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.conv2d_backward_filter %dy, %x {weight_shape = array<i64: 6, 4, 3, 3>}
+  %0 = tg.conv_backward_filter %dy, %x {weight_shape = array<i64: 6, 4, 3, 3>}
       : (tensor<1x6x6x6xbf16>, tensor<1x4x8x8xf32>) -> tensor<6x4x3x3xbf16>
   return
 }
 
 // -----
 
-func.func @conv2d_backward_filter_channels(%dy: tensor<1x6x6x6xf32>,
+func.func @conv_backward_filter_channels(%dy: tensor<1x6x6x6xf32>,
                                            %x: tensor<1x4x8x8xf32>) {
   // expected-error @+2 {{weight expects 2 input channels, but 'input' has 4}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.conv2d_backward_filter %dy, %x {weight_shape = array<i64: 6, 2, 3, 3>}
+  %0 = tg.conv_backward_filter %dy, %x {weight_shape = array<i64: 6, 2, 3, 3>}
       : (tensor<1x6x6x6xf32>, tensor<1x4x8x8xf32>) -> tensor<6x2x3x3xf32>
   return
 }
@@ -101,11 +101,11 @@ func.func @conv2d_backward_filter_channels(%dy: tensor<1x6x6x6xf32>,
 // -----
 
 // Without output_padding the transposed convolution yields 9x9, not 10x10.
-func.func @conv_transpose2d_backward_filter_grad_shape(
+func.func @conv_transpose_backward_filter_grad_shape(
     %dy: tensor<1x3x10x10xf32>, %x: tensor<1x4x5x5xf32>) {
-  // expected-error @+2 {{'grad_output' has shape 1x3x10x10, but tg.conv_transpose2d yields 1x3x9x9}}
+  // expected-error @+2 {{'grad_output' has shape 1x3x10x10, but tg.conv_transpose yields 1x3x9x9}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.conv_transpose2d_backward_filter %dy, %x {
+  %0 = tg.conv_transpose_backward_filter %dy, %x {
       strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>,
       weight_shape = array<i64: 4, 3, 3, 3>}
       : (tensor<1x3x10x10xf32>, tensor<1x4x5x5xf32>) -> tensor<4x3x3x3xf32>
@@ -114,11 +114,11 @@ func.func @conv_transpose2d_backward_filter_grad_shape(
 
 // -----
 
-func.func @conv_transpose2d_backward_filter_output_padding(
+func.func @conv_transpose_backward_filter_output_padding(
     %dy: tensor<1x3x10x10xf32>, %x: tensor<1x4x5x5xf32>) {
   // expected-error @+2 {{'output_padding' must be smaller than the stride or the dilation}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.conv_transpose2d_backward_filter %dy, %x {
+  %0 = tg.conv_transpose_backward_filter %dy, %x {
       strides = array<i64: 2, 2>, output_padding = array<i64: 2, 2>,
       weight_shape = array<i64: 4, 3, 3, 3>}
       : (tensor<1x3x10x10xf32>, tensor<1x4x5x5xf32>) -> tensor<4x3x3x3xf32>
@@ -196,11 +196,11 @@ func.func @clip_backward_bounds(%dy: tensor<2xf32>, %x: tensor<2xf32>) {
 //===----------------------------------------------------------------------===//
 
 // Without ceil_mode, (5 - 2) / 2 + 1 rounds down to 2.
-func.func @max_pool2d_backward_grad_shape(%dy: tensor<1x1x3x3xf32>,
+func.func @max_pool_backward_grad_shape(%dy: tensor<1x1x3x3xf32>,
                                           %x: tensor<1x1x5x5xf32>) {
-  // expected-error @+2 {{'grad_output' has shape 1x1x3x3, but tg.max_pool2d yields 1x1x2x2}}
+  // expected-error @+2 {{'grad_output' has shape 1x1x3x3, but tg.max_pool yields 1x1x2x2}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.max_pool2d_backward %dy, %x {kernel = array<i64: 2, 2>,
+  %0 = tg.max_pool_backward %dy, %x {kernel = array<i64: 2, 2>,
                                        strides = array<i64: 2, 2>}
       : (tensor<1x1x3x3xf32>, tensor<1x1x5x5xf32>) -> tensor<1x1x5x5xf32>
   return
@@ -208,11 +208,11 @@ func.func @max_pool2d_backward_grad_shape(%dy: tensor<1x1x3x3xf32>,
 
 // -----
 
-func.func @max_pool2d_backward_element_types(%dy: tensor<1x1x2x2xf16>,
+func.func @max_pool_backward_element_types(%dy: tensor<1x1x2x2xf16>,
                                              %x: tensor<1x1x5x5xf32>) {
   // expected-error @+2 {{'grad_output' and 'input' must have one element type}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.max_pool2d_backward %dy, %x {kernel = array<i64: 2, 2>,
+  %0 = tg.max_pool_backward %dy, %x {kernel = array<i64: 2, 2>,
                                        strides = array<i64: 2, 2>}
       : (tensor<1x1x2x2xf16>, tensor<1x1x5x5xf32>) -> tensor<1x1x5x5xf32>
   return
@@ -221,10 +221,10 @@ func.func @max_pool2d_backward_element_types(%dy: tensor<1x1x2x2xf16>,
 // -----
 
 // The batch and channels of the pooled input are those of grad_output.
-func.func @avg_pool2d_backward_grad_shape(%dy: tensor<1x8x4x4xf32>) {
-  // expected-error @+2 {{'grad_output' has shape 1x8x4x4, but tg.avg_pool2d yields 1x4x4x4}}
+func.func @avg_pool_backward_grad_shape(%dy: tensor<1x8x4x4xf32>) {
+  // expected-error @+2 {{'grad_output' has shape 1x8x4x4, but tg.avg_pool yields 1x4x4x4}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.avg_pool2d_backward %dy {kernel = array<i64: 2, 2>,
+  %0 = tg.avg_pool_backward %dy {kernel = array<i64: 2, 2>,
                                    strides = array<i64: 2, 2>,
                                    input_shape = array<i64: 1, 4, 8, 8>}
       : (tensor<1x8x4x4xf32>) -> tensor<1x4x8x8xf32>
@@ -233,10 +233,10 @@ func.func @avg_pool2d_backward_grad_shape(%dy: tensor<1x8x4x4xf32>) {
 
 // -----
 
-func.func @avg_pool2d_backward_pads(%dy: tensor<1x8x4x4xf32>) {
+func.func @avg_pool_backward_pads(%dy: tensor<1x8x4x4xf32>) {
   // expected-error @+2 {{'pads' must be at most half the kernel size}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.avg_pool2d_backward %dy {kernel = array<i64: 2, 2>,
+  %0 = tg.avg_pool_backward %dy {kernel = array<i64: 2, 2>,
                                    strides = array<i64: 2, 2>,
                                    pads = array<i64: 2, 2, 2, 2>,
                                    input_shape = array<i64: 1, 8, 8, 8>}

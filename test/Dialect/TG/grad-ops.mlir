@@ -3,19 +3,19 @@
 // Round trip of every backward, loss and optimizer op: each op is parsed,
 // printed and parsed again. Attributes equal to their default are elided.
 
-// CHECK-LABEL: func.func @conv2d_backward
+// CHECK-LABEL: func.func @conv_backward
 // CHECK-SAME: (%[[DY:.*]]: tensor<1x6x4x4xf32>, %[[X:.*]]: tensor<1x4x8x8xf32>, %[[W:.*]]: tensor<6x2x3x3xf32>)
-func.func @conv2d_backward(%dy: tensor<1x6x4x4xf32>, %x: tensor<1x4x8x8xf32>,
+func.func @conv_backward(%dy: tensor<1x6x4x4xf32>, %x: tensor<1x4x8x8xf32>,
                            %w: tensor<6x2x3x3xf32>)
     -> (tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>) {
-  // CHECK: %[[DX:.*]] = tg.conv2d_backward_data %[[DY]], %[[W]] {groups = 2 : i64, input_shape = array<i64: 1, 4, 8, 8>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x6x4x4xf32>, tensor<6x2x3x3xf32>) -> tensor<1x4x8x8xf32>
-  %0 = tg.conv2d_backward_data %dy, %w {strides = array<i64: 2, 2>,
+  // CHECK: %[[DX:.*]] = tg.conv_backward_data %[[DY]], %[[W]] {groups = 2 : i64, input_shape = array<i64: 1, 4, 8, 8>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x6x4x4xf32>, tensor<6x2x3x3xf32>) -> tensor<1x4x8x8xf32>
+  %0 = tg.conv_backward_data %dy, %w {strides = array<i64: 2, 2>,
                                         pads = array<i64: 1, 1, 1, 1>,
                                         groups = 2 : i64,
                                         input_shape = array<i64: 1, 4, 8, 8>}
       : (tensor<1x6x4x4xf32>, tensor<6x2x3x3xf32>) -> tensor<1x4x8x8xf32>
-  // CHECK: %[[DW:.*]] = tg.conv2d_backward_filter %[[DY]], %[[X]] {groups = 2 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>, weight_shape = array<i64: 6, 2, 3, 3>} : (tensor<1x6x4x4xf32>, tensor<1x4x8x8xf32>) -> tensor<6x2x3x3xf32>
-  %1 = tg.conv2d_backward_filter %dy, %x {strides = array<i64: 2, 2>,
+  // CHECK: %[[DW:.*]] = tg.conv_backward_filter %[[DY]], %[[X]] {groups = 2 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>, weight_shape = array<i64: 6, 2, 3, 3>} : (tensor<1x6x4x4xf32>, tensor<1x4x8x8xf32>) -> tensor<6x2x3x3xf32>
+  %1 = tg.conv_backward_filter %dy, %x {strides = array<i64: 2, 2>,
                                           pads = array<i64: 1, 1, 1, 1>,
                                           groups = 2 : i64,
                                           weight_shape = array<i64: 6, 2, 3, 3>}
@@ -24,13 +24,13 @@ func.func @conv2d_backward(%dy: tensor<1x6x4x4xf32>, %x: tensor<1x4x8x8xf32>,
   return %0, %1 : tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>
 }
 
-// CHECK-LABEL: func.func @conv_transpose2d_backward_filter
+// CHECK-LABEL: func.func @conv_transpose_backward_filter
 // CHECK-SAME: (%[[DY:.*]]: tensor<1x3x10x10xf32>, %[[X:.*]]: tensor<1x4x5x5xf32>)
-func.func @conv_transpose2d_backward_filter(%dy: tensor<1x3x10x10xf32>,
+func.func @conv_transpose_backward_filter(%dy: tensor<1x3x10x10xf32>,
                                             %x: tensor<1x4x5x5xf32>)
     -> tensor<4x3x3x3xf32> {
-  // CHECK: %[[DW:.*]] = tg.conv_transpose2d_backward_filter %[[DY]], %[[X]] {output_padding = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>, weight_shape = array<i64: 4, 3, 3, 3>} : (tensor<1x3x10x10xf32>, tensor<1x4x5x5xf32>) -> tensor<4x3x3x3xf32>
-  %0 = tg.conv_transpose2d_backward_filter %dy, %x {
+  // CHECK: %[[DW:.*]] = tg.conv_transpose_backward_filter %[[DY]], %[[X]] {output_padding = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>, weight_shape = array<i64: 4, 3, 3, 3>} : (tensor<1x3x10x10xf32>, tensor<1x4x5x5xf32>) -> tensor<4x3x3x3xf32>
+  %0 = tg.conv_transpose_backward_filter %dy, %x {
       strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>,
       output_padding = array<i64: 1, 1>, weight_shape = array<i64: 4, 3, 3, 3>}
       : (tensor<1x3x10x10xf32>, tensor<1x4x5x5xf32>) -> tensor<4x3x3x3xf32>
@@ -83,13 +83,13 @@ func.func @activation_backward(%dy: tensor<2x8xf32>, %y: tensor<2x8xf32>,
 // CHECK-SAME: (%[[DY:.*]]: tensor<1x8x4x4xf32>, %[[X:.*]]: tensor<1x8x8x8xf32>)
 func.func @pool_backward(%dy: tensor<1x8x4x4xf32>, %x: tensor<1x8x8x8xf32>)
     -> (tensor<1x8x8x8xf32>, tensor<1x8x8x8xf32>) {
-  // CHECK: %[[MAX:.*]] = tg.max_pool2d_backward %[[DY]], %[[X]] {kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x8x4x4xf32>, tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
-  %0 = tg.max_pool2d_backward %dy, %x {kernel = array<i64: 3, 3>,
+  // CHECK: %[[MAX:.*]] = tg.max_pool_backward %[[DY]], %[[X]] {kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x8x4x4xf32>, tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %0 = tg.max_pool_backward %dy, %x {kernel = array<i64: 3, 3>,
                                        strides = array<i64: 2, 2>,
                                        pads = array<i64: 1, 1, 1, 1>}
       : (tensor<1x8x4x4xf32>, tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
-  // CHECK: %[[AVG:.*]] = tg.avg_pool2d_backward %[[DY]] {count_include_pad = true, input_shape = array<i64: 1, 8, 8, 8>, kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x8x4x4xf32>) -> tensor<1x8x8x8xf32>
-  %1 = tg.avg_pool2d_backward %dy {kernel = array<i64: 2, 2>,
+  // CHECK: %[[AVG:.*]] = tg.avg_pool_backward %[[DY]] {count_include_pad = true, input_shape = array<i64: 1, 8, 8, 8>, kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x8x4x4xf32>) -> tensor<1x8x8x8xf32>
+  %1 = tg.avg_pool_backward %dy {kernel = array<i64: 2, 2>,
                                    strides = array<i64: 2, 2>,
                                    count_include_pad = true,
                                    input_shape = array<i64: 1, 8, 8, 8>}

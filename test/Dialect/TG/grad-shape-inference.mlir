@@ -8,28 +8,28 @@
 // same output: input_shape picks one.
 // Forward H: (9 + 1 + 2 - 2 * (3 - 1) - 1) / 2 + 1 = 4 = (8 + 3 - 5) / 2 + 1;
 // W: (10 + 0 + 1 - 3) / 3 + 1 = 3 = (9 + 1 - 3) / 3 + 1.
-// CHECK-LABEL: func.func @conv2d_backward_strided
+// CHECK-LABEL: func.func @conv_backward_strided
 // CHECK-SAME: (%[[DY:.*]]: tensor<1x8x4x3xf32>, %[[X:.*]]: tensor<1x4x9x10xf32>, %[[W:.*]]: tensor<8x2x3x3xf32>)
-func.func @conv2d_backward_strided(%dy: tensor<1x8x4x3xf32>,
+func.func @conv_backward_strided(%dy: tensor<1x8x4x3xf32>,
                                    %x: tensor<1x4x9x10xf32>,
                                    %w: tensor<8x2x3x3xf32>)
     -> (tensor<1x4x9x10xf32>, tensor<1x4x8x9xf32>, tensor<8x2x3x3xf32>) {
-  // CHECK: %[[DX0:.*]] = tg.conv2d_backward_data %[[DY]], %[[W]] {{.*}} -> tensor<1x4x9x10xf32>
-  %0 = tg.conv2d_backward_data %dy, %w {strides = array<i64: 2, 3>,
+  // CHECK: %[[DX0:.*]] = tg.conv_backward_data %[[DY]], %[[W]] {{.*}} -> tensor<1x4x9x10xf32>
+  %0 = tg.conv_backward_data %dy, %w {strides = array<i64: 2, 3>,
                                         pads = array<i64: 1, 0, 2, 1>,
                                         dilations = array<i64: 2, 1>,
                                         groups = 2 : i64,
                                         input_shape = array<i64: 1, 4, 9, 10>}
       : (tensor<1x8x4x3xf32>, tensor<8x2x3x3xf32>) -> tensor<1x4x9x10xf32>
-  // CHECK: %[[DX1:.*]] = tg.conv2d_backward_data %[[DY]], %[[W]] {{.*}} -> tensor<1x4x8x9xf32>
-  %1 = tg.conv2d_backward_data %dy, %w {strides = array<i64: 2, 3>,
+  // CHECK: %[[DX1:.*]] = tg.conv_backward_data %[[DY]], %[[W]] {{.*}} -> tensor<1x4x8x9xf32>
+  %1 = tg.conv_backward_data %dy, %w {strides = array<i64: 2, 3>,
                                         pads = array<i64: 1, 0, 2, 1>,
                                         dilations = array<i64: 2, 1>,
                                         groups = 2 : i64,
                                         input_shape = array<i64: 1, 4, 8, 9>}
       : (tensor<1x8x4x3xf32>, tensor<8x2x3x3xf32>) -> tensor<1x4x8x9xf32>
-  // CHECK: %[[DW:.*]] = tg.conv2d_backward_filter %[[DY]], %[[X]] {{.*}} -> tensor<8x2x3x3xf32>
-  %2 = tg.conv2d_backward_filter %dy, %x {strides = array<i64: 2, 3>,
+  // CHECK: %[[DW:.*]] = tg.conv_backward_filter %[[DY]], %[[X]] {{.*}} -> tensor<8x2x3x3xf32>
+  %2 = tg.conv_backward_filter %dy, %x {strides = array<i64: 2, 3>,
                                           pads = array<i64: 1, 0, 2, 1>,
                                           dilations = array<i64: 2, 1>,
                                           groups = 2 : i64,
@@ -43,13 +43,13 @@ func.func @conv2d_backward_strided(%dy: tensor<1x8x4x3xf32>,
 // The weight of a grouped transposed convolution is C x O/groups x kH x kW.
 // Forward H: (5 - 1) * 2 - 1 - 1 + (3 - 1) + 1 + 1 = 10;
 // W: (6 - 1) * 3 - 1 - 1 + (3 - 1) + 2 + 1 = 18.
-// CHECK-LABEL: func.func @conv_transpose2d_backward_filter_groups
+// CHECK-LABEL: func.func @conv_transpose_backward_filter_groups
 // CHECK-SAME: (%[[DY:.*]]: tensor<1x4x10x18xf32>, %[[X:.*]]: tensor<1x4x5x6xf32>)
-func.func @conv_transpose2d_backward_filter_groups(%dy: tensor<1x4x10x18xf32>,
+func.func @conv_transpose_backward_filter_groups(%dy: tensor<1x4x10x18xf32>,
                                                    %x: tensor<1x4x5x6xf32>)
     -> tensor<4x2x3x3xf32> {
-  // CHECK: %[[DW:.*]] = tg.conv_transpose2d_backward_filter %[[DY]], %[[X]] {{.*}} -> tensor<4x2x3x3xf32>
-  %0 = tg.conv_transpose2d_backward_filter %dy, %x {
+  // CHECK: %[[DW:.*]] = tg.conv_transpose_backward_filter %[[DY]], %[[X]] {{.*}} -> tensor<4x2x3x3xf32>
+  %0 = tg.conv_transpose_backward_filter %dy, %x {
       strides = array<i64: 2, 3>, pads = array<i64: 1, 1, 1, 1>,
       output_padding = array<i64: 1, 2>, groups = 2 : i64,
       weight_shape = array<i64: 4, 2, 3, 3>}
@@ -82,15 +82,15 @@ func.func @pool_backward_ceil_mode(%dy: tensor<1x1x3x3xf32>,
                                    %dz: tensor<1x2x4x4xf32>)
     -> (tensor<1x1x5x5xf32>, tensor<1x2x6x6xf32>) {
   // (5 - 2) / 2 + 1 rounds up to 3.
-  // CHECK: %[[MAX:.*]] = tg.max_pool2d_backward %[[DY]], %[[X]] {{.*}} -> tensor<1x1x5x5xf32>
-  %0 = tg.max_pool2d_backward %dy, %x {kernel = array<i64: 2, 2>,
+  // CHECK: %[[MAX:.*]] = tg.max_pool_backward %[[DY]], %[[X]] {{.*}} -> tensor<1x1x5x5xf32>
+  %0 = tg.max_pool_backward %dy, %x {kernel = array<i64: 2, 2>,
                                        strides = array<i64: 2, 2>,
                                        ceil_mode = true}
       : (tensor<1x1x3x3xf32>, tensor<1x1x5x5xf32>) -> tensor<1x1x5x5xf32>
   // (6 + 2 - 3) / 2 + 1 rounds up to 4: the last window starts at padded
   // row 6, inside the input.
-  // CHECK: %[[AVG:.*]] = tg.avg_pool2d_backward %[[DZ]] {{.*}} -> tensor<1x2x6x6xf32>
-  %1 = tg.avg_pool2d_backward %dz {kernel = array<i64: 3, 3>,
+  // CHECK: %[[AVG:.*]] = tg.avg_pool_backward %[[DZ]] {{.*}} -> tensor<1x2x6x6xf32>
+  %1 = tg.avg_pool_backward %dz {kernel = array<i64: 3, 3>,
                                    strides = array<i64: 2, 2>,
                                    pads = array<i64: 1, 1, 1, 1>,
                                    ceil_mode = true,

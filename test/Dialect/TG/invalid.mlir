@@ -163,7 +163,7 @@ func.func @dropout_ratio(%x: tensor<2xf32>) {
 func.func @conv_strides_length(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
   // expected-error @+2 {{'strides' must have 2 elements, got 1}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.conv2d %x, %w {strides = array<i64: 1>}
+  %0 = tg.conv %x, %w {strides = array<i64: 1>}
       : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
   return
 }
@@ -173,7 +173,7 @@ func.func @conv_strides_length(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>)
 func.func @conv_pads_length(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
   // expected-error @+2 {{'pads' must have 4 elements, got 2}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.conv2d %x, %w {pads = array<i64: 1, 1>}
+  %0 = tg.conv %x, %w {pads = array<i64: 1, 1>}
       : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
   return
 }
@@ -183,7 +183,7 @@ func.func @conv_pads_length(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
 func.func @conv_dilations_length(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
   // expected-error @+2 {{'dilations' must have 2 elements, got 3}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.conv2d %x, %w {dilations = array<i64: 1, 1, 1>}
+  %0 = tg.conv %x, %w {dilations = array<i64: 1, 1, 1>}
       : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
   return
 }
@@ -193,7 +193,7 @@ func.func @conv_dilations_length(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32
 func.func @conv_zero_stride(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
   // expected-error @+2 {{'strides' must be >= 1 in every element}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.conv2d %x, %w {strides = array<i64: 1, 0>}
+  %0 = tg.conv %x, %w {strides = array<i64: 1, 0>}
       : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
   return
 }
@@ -203,7 +203,7 @@ func.func @conv_zero_stride(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
 func.func @conv_negative_pad(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
   // expected-error @+2 {{'pads' must be >= 0 in every element}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.conv2d %x, %w {pads = array<i64: 0, -1, 0, 0>}
+  %0 = tg.conv %x, %w {pads = array<i64: 0, -1, 0, 0>}
       : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x5xf32>
   return
 }
@@ -213,7 +213,7 @@ func.func @conv_negative_pad(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
 func.func @conv_zero_dilation(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
   // expected-error @+2 {{'dilations' must be >= 1 in every element}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.conv2d %x, %w {dilations = array<i64: 0, 1>}
+  %0 = tg.conv %x, %w {dilations = array<i64: 0, 1>}
       : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
   return
 }
@@ -223,7 +223,7 @@ func.func @conv_zero_dilation(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) 
 func.func @conv_groups(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
   // expected-error @+2 {{'groups' (4) must divide the input channels (4) and the output channels (6)}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.conv2d %x, %w {groups = 4 : i64}
+  %0 = tg.conv %x, %w {groups = 4 : i64}
       : (tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x6x6xf32>
   return
 }
@@ -233,7 +233,7 @@ func.func @conv_groups(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
 func.func @conv_weight_channels(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
   // expected-error @+2 {{weight expects 2 input channels, but 'input' has 4}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.conv2d %x, %w
+  %0 = tg.conv %x, %w
       : (tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x6x6xf32>
   return
 }
@@ -244,7 +244,7 @@ func.func @conv_bias_size(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>,
                           %b: tensor<3xf32>) {
   // expected-error @+2 {{'bias' must have 4 elements, got 3}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.conv2d %x, %w, %b
+  %0 = tg.conv %x, %w, %b
       : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<3xf32>)
       -> tensor<1x4x6x6xf32>
   return
@@ -255,7 +255,7 @@ func.func @conv_bias_size(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>,
 func.func @conv_element_types(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf16>) {
   // expected-error @+2 {{'input', 'weight' and 'bias' must have one element type}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.conv2d %x, %w
+  %0 = tg.conv %x, %w
       : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf16>) -> tensor<1x4x6x6xf32>
   return
 }
@@ -266,7 +266,7 @@ func.func @conv_bias_element_type(%x: tensor<1x3x8x8xf32>,
                                   %w: tensor<4x3x3x3xf32>, %b: tensor<4xbf16>) {
   // expected-error @+2 {{'input', 'weight' and 'bias' must have one element type}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.conv2d %x, %w, %b
+  %0 = tg.conv %x, %w, %b
       : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xbf16>)
       -> tensor<1x4x6x6xf32>
   return
@@ -277,7 +277,7 @@ func.func @conv_bias_element_type(%x: tensor<1x3x8x8xf32>,
 func.func @conv_window_too_large(%x: tensor<1x3x4x8xf32>, %w: tensor<4x3x5x5xf32>) {
   // expected-error @+2 {{window of extent 5 does not fit in height of padded size 4}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.conv2d %x, %w
+  %0 = tg.conv %x, %w
       : (tensor<1x3x4x8xf32>, tensor<4x3x5x5xf32>) -> tensor<1x4x1x4xf32>
   return
 }
@@ -288,7 +288,7 @@ func.func @conv_transpose_output_padding_length(%x: tensor<1x4x5x5xf32>,
                                                 %w: tensor<4x3x3x3xf32>) {
   // expected-error @+2 {{'output_padding' must have 2 elements, got 1}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.conv_transpose2d %x, %w {output_padding = array<i64: 0>}
+  %0 = tg.conv_transpose %x, %w {output_padding = array<i64: 0>}
       : (tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>) -> tensor<1x3x7x7xf32>
   return
 }
@@ -299,7 +299,7 @@ func.func @conv_transpose_negative_output_padding(%x: tensor<1x4x5x5xf32>,
                                                   %w: tensor<4x3x3x3xf32>) {
   // expected-error @+2 {{'output_padding' must be >= 0 in every element}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.conv_transpose2d %x, %w {output_padding = array<i64: 0, -1>}
+  %0 = tg.conv_transpose %x, %w {output_padding = array<i64: 0, -1>}
       : (tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>) -> tensor<1x3x7x6xf32>
   return
 }
@@ -310,7 +310,7 @@ func.func @conv_transpose_weight_channels(%x: tensor<1x4x5x5xf32>,
                                           %w: tensor<2x3x3x3xf32>) {
   // expected-error @+2 {{weight expects 2 input channels, but 'input' has 4}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.conv_transpose2d %x, %w
+  %0 = tg.conv_transpose %x, %w
       : (tensor<1x4x5x5xf32>, tensor<2x3x3x3xf32>) -> tensor<1x3x7x7xf32>
   return
 }
@@ -320,7 +320,7 @@ func.func @conv_transpose_weight_channels(%x: tensor<1x4x5x5xf32>,
 func.func @conv_transpose_groups(%x: tensor<1x4x5x5xf32>, %w: tensor<4x3x3x3xf32>) {
   // expected-error @+2 {{'groups' (3) must divide the input channels (4)}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.conv_transpose2d %x, %w {groups = 3 : i64}
+  %0 = tg.conv_transpose %x, %w {groups = 3 : i64}
       : (tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>) -> tensor<1x9x7x7xf32>
   return
 }
@@ -331,7 +331,7 @@ func.func @conv_transpose_bias_size(%x: tensor<1x4x5x5xf32>,
                                     %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>) {
   // expected-error @+2 {{'bias' must have 6 elements, got 4}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.conv_transpose2d %x, %w, %b {groups = 2 : i64}
+  %0 = tg.conv_transpose %x, %w, %b {groups = 2 : i64}
       : (tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>)
       -> tensor<1x6x7x7xf32>
   return
@@ -343,7 +343,7 @@ func.func @conv_transpose_element_types(%x: tensor<1x4x5x5xbf16>,
                                         %w: tensor<4x3x3x3xf32>) {
   // expected-error @+2 {{'input', 'weight' and 'bias' must have one element type}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.conv_transpose2d %x, %w
+  %0 = tg.conv_transpose %x, %w
       : (tensor<1x4x5x5xbf16>, tensor<4x3x3x3xf32>) -> tensor<1x3x7x7xbf16>
   return
 }
@@ -354,7 +354,7 @@ func.func @conv_transpose_output_padding_too_large(%x: tensor<1x4x5x5xf32>,
                                                    %w: tensor<4x3x3x3xf32>) {
   // expected-error @+2 {{'output_padding' must be smaller than the stride or the dilation}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.conv_transpose2d %x, %w {strides = array<i64: 2, 2>,
+  %0 = tg.conv_transpose %x, %w {strides = array<i64: 2, 2>,
                                    output_padding = array<i64: 2, 0>}
       : (tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>) -> tensor<1x3x13x11xf32>
   return
@@ -366,7 +366,7 @@ func.func @conv_transpose_empty_output(%x: tensor<1x4x1x1xf32>,
                                        %w: tensor<4x3x1x1xf32>) {
   // expected-error @+2 {{transposed convolution yields an empty output}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.conv_transpose2d %x, %w {pads = array<i64: 1, 0, 0, 0>}
+  %0 = tg.conv_transpose %x, %w {pads = array<i64: 1, 0, 0, 0>}
       : (tensor<1x4x1x1xf32>, tensor<4x3x1x1xf32>) -> tensor<1x3x1x1xf32>
   return
 }
@@ -496,7 +496,7 @@ func.func @batch_norm_inference_channel_types(%x: tensor<1x3xf32>,
 func.func @pool_kernel_length(%x: tensor<1x2x8x8xf32>) {
   // expected-error @+2 {{'kernel' must have 2 elements, got 3}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.max_pool2d %x {kernel = array<i64: 2, 2, 2>}
+  %0 = tg.max_pool %x {kernel = array<i64: 2, 2, 2>}
       : (tensor<1x2x8x8xf32>) -> tensor<1x2x7x7xf32>
   return
 }
@@ -506,7 +506,7 @@ func.func @pool_kernel_length(%x: tensor<1x2x8x8xf32>) {
 func.func @pool_zero_kernel(%x: tensor<1x2x8x8xf32>) {
   // expected-error @+2 {{'kernel' must be >= 1 in every element}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.avg_pool2d %x {kernel = array<i64: 0, 2>}
+  %0 = tg.avg_pool %x {kernel = array<i64: 0, 2>}
       : (tensor<1x2x8x8xf32>) -> tensor<1x2x9x7xf32>
   return
 }
@@ -516,7 +516,7 @@ func.func @pool_zero_kernel(%x: tensor<1x2x8x8xf32>) {
 func.func @pool_pads_over_half_kernel(%x: tensor<1x2x8x8xf32>) {
   // expected-error @+2 {{'pads' must be at most half the kernel size}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.max_pool2d %x {kernel = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 2>}
+  %0 = tg.max_pool %x {kernel = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 2>}
       : (tensor<1x2x8x8xf32>) -> tensor<1x2x6x8xf32>
   return
 }
@@ -526,7 +526,7 @@ func.func @pool_pads_over_half_kernel(%x: tensor<1x2x8x8xf32>) {
 func.func @pool_window_too_large(%x: tensor<1x2x8x2xf32>) {
   // expected-error @+2 {{window of extent 3 does not fit in width of padded size 2}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.avg_pool2d %x {kernel = array<i64: 3, 3>}
+  %0 = tg.avg_pool %x {kernel = array<i64: 3, 3>}
       : (tensor<1x2x8x2xf32>) -> tensor<1x2x6x1xf32>
   return
 }

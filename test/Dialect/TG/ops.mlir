@@ -56,34 +56,34 @@ func.func @constant() -> (tensor<2x2xf32>, tensor<1xbf16>) {
   return %0, %1 : tensor<2x2xf32>, tensor<1xbf16>
 }
 
-// CHECK-LABEL: func.func @conv2d
+// CHECK-LABEL: func.func @conv
 // CHECK-SAME: (%[[X:.*]]: tensor<1x4x8x8xf32>, %[[W:.*]]: tensor<6x2x3x3xf32>, %[[B:.*]]: tensor<6xf32>)
-func.func @conv2d(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>,
+func.func @conv(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>,
                   %b: tensor<6xf32>)
     -> (tensor<1x6x8x8xf32>, tensor<1x6x2x2xf32>) {
-  // CHECK: %[[R0:.*]] = tg.conv2d %[[X]], %[[W]], %[[B]] {groups = 2 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>, tensor<6xf32>) -> tensor<1x6x8x8xf32>
-  %0 = tg.conv2d %x, %w, %b {pads = array<i64: 1, 1, 1, 1>, groups = 2 : i64}
+  // CHECK: %[[R0:.*]] = tg.conv %[[X]], %[[W]], %[[B]] {groups = 2 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>, tensor<6xf32>) -> tensor<1x6x8x8xf32>
+  %0 = tg.conv %x, %w, %b {pads = array<i64: 1, 1, 1, 1>, groups = 2 : i64}
       : (tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>, tensor<6xf32>)
       -> tensor<1x6x8x8xf32>
-  // CHECK: %[[R1:.*]] = tg.conv2d %[[X]], %[[W]] {dilations = array<i64: 2, 2>, groups = 2 : i64, strides = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x2x2xf32>
-  %1 = tg.conv2d %x, %w {strides = array<i64: 2, 2>,
+  // CHECK: %[[R1:.*]] = tg.conv %[[X]], %[[W]] {dilations = array<i64: 2, 2>, groups = 2 : i64, strides = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x2x2xf32>
+  %1 = tg.conv %x, %w {strides = array<i64: 2, 2>,
                          dilations = array<i64: 2, 2>, groups = 2 : i64}
       : (tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x2x2xf32>
   // CHECK: return %[[R0]], %[[R1]]
   return %0, %1 : tensor<1x6x8x8xf32>, tensor<1x6x2x2xf32>
 }
 
-// CHECK-LABEL: func.func @conv_transpose2d
+// CHECK-LABEL: func.func @conv_transpose
 // CHECK-SAME: (%[[X:.*]]: tensor<1x4x5x5xf32>, %[[W:.*]]: tensor<4x3x3x3xf32>, %[[B:.*]]: tensor<3xf32>)
-func.func @conv_transpose2d(%x: tensor<1x4x5x5xf32>, %w: tensor<4x3x3x3xf32>,
+func.func @conv_transpose(%x: tensor<1x4x5x5xf32>, %w: tensor<4x3x3x3xf32>,
                             %b: tensor<3xf32>)
     -> (tensor<1x3x7x7xf32>, tensor<1x3x10x10xf32>) {
-  // CHECK: %[[R0:.*]] = tg.conv_transpose2d %[[X]], %[[W]], %[[B]] : (tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>, tensor<3xf32>) -> tensor<1x3x7x7xf32>
-  %0 = tg.conv_transpose2d %x, %w, %b
+  // CHECK: %[[R0:.*]] = tg.conv_transpose %[[X]], %[[W]], %[[B]] : (tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>, tensor<3xf32>) -> tensor<1x3x7x7xf32>
+  %0 = tg.conv_transpose %x, %w, %b
       : (tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>, tensor<3xf32>)
       -> tensor<1x3x7x7xf32>
-  // CHECK: %[[R1:.*]] = tg.conv_transpose2d %[[X]], %[[W]] {output_padding = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>) -> tensor<1x3x10x10xf32>
-  %1 = tg.conv_transpose2d %x, %w {strides = array<i64: 2, 2>,
+  // CHECK: %[[R1:.*]] = tg.conv_transpose %[[X]], %[[W]] {output_padding = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>) -> tensor<1x3x10x10xf32>
+  %1 = tg.conv_transpose %x, %w {strides = array<i64: 2, 2>,
                                    pads = array<i64: 1, 1, 1, 1>,
                                    output_padding = array<i64: 1, 1>}
       : (tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>) -> tensor<1x3x10x10xf32>
@@ -183,13 +183,13 @@ func.func @dropout(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
 // CHECK-SAME: (%[[X:.*]]: tensor<1x2x7x7xf32>)
 func.func @pools(%x: tensor<1x2x7x7xf32>)
     -> (tensor<1x2x4x4xf32>, tensor<1x2x3x3xf32>, tensor<1x2x1x1xf32>) {
-  // CHECK: %[[MAX:.*]] = tg.max_pool2d %[[X]] {ceil_mode = true, dilations = array<i64: 2, 2>, kernel = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x2x7x7xf32>) -> tensor<1x2x4x4xf32>
-  %0 = tg.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>,
+  // CHECK: %[[MAX:.*]] = tg.max_pool %[[X]] {ceil_mode = true, dilations = array<i64: 2, 2>, kernel = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x2x7x7xf32>) -> tensor<1x2x4x4xf32>
+  %0 = tg.max_pool %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>,
                          pads = array<i64: 1, 1, 1, 1>,
                          dilations = array<i64: 2, 2>, ceil_mode = true}
       : (tensor<1x2x7x7xf32>) -> tensor<1x2x4x4xf32>
-  // CHECK: %[[AVG:.*]] = tg.avg_pool2d %[[X]] {count_include_pad = true, kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>} : (tensor<1x2x7x7xf32>) -> tensor<1x2x3x3xf32>
-  %1 = tg.avg_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>,
+  // CHECK: %[[AVG:.*]] = tg.avg_pool %[[X]] {count_include_pad = true, kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>} : (tensor<1x2x7x7xf32>) -> tensor<1x2x3x3xf32>
+  %1 = tg.avg_pool %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>,
                          count_include_pad = true}
       : (tensor<1x2x7x7xf32>) -> tensor<1x2x3x3xf32>
   // CHECK: %[[GLOBAL:.*]] = tg.global_avg_pool %[[X]] : (tensor<1x2x7x7xf32>) -> tensor<1x2x1x1xf32>

@@ -12,14 +12,14 @@ func.func @conv_stride_dilation_groups(%x: tensor<1x4x9x10xf32>,
                                        %dx: tensor<1x6x5x5xf32>,
                                        %dw: tensor<6x1x3x3xf32>)
     -> (tensor<1x8x4x3xf32>, tensor<1x6x3x3xf32>) {
-  // CHECK: %[[R0:.*]] = tg.conv2d %[[X]], %[[W]] {{.*}} -> tensor<1x8x4x3xf32>
-  %0 = tg.conv2d %x, %w {strides = array<i64: 2, 3>,
+  // CHECK: %[[R0:.*]] = tg.conv %[[X]], %[[W]] {{.*}} -> tensor<1x8x4x3xf32>
+  %0 = tg.conv %x, %w {strides = array<i64: 2, 3>,
                          pads = array<i64: 1, 0, 2, 1>,
                          dilations = array<i64: 2, 1>, groups = 2 : i64}
       : (tensor<1x4x9x10xf32>, tensor<8x2x3x3xf32>) -> tensor<1x8x4x3xf32>
   // Depthwise: one input channel per group.
-  // CHECK: %[[R1:.*]] = tg.conv2d %[[DX]], %[[DW]] {groups = 6 : i64} : (tensor<1x6x5x5xf32>, tensor<6x1x3x3xf32>) -> tensor<1x6x3x3xf32>
-  %1 = tg.conv2d %dx, %dw {groups = 6 : i64}
+  // CHECK: %[[R1:.*]] = tg.conv %[[DX]], %[[DW]] {groups = 6 : i64} : (tensor<1x6x5x5xf32>, tensor<6x1x3x3xf32>) -> tensor<1x6x3x3xf32>
+  %1 = tg.conv %dx, %dw {groups = 6 : i64}
       : (tensor<1x6x5x5xf32>, tensor<6x1x3x3xf32>) -> tensor<1x6x3x3xf32>
   // CHECK: return %[[R0]], %[[R1]]
   return %0, %1 : tensor<1x8x4x3xf32>, tensor<1x6x3x3xf32>
@@ -34,16 +34,16 @@ func.func @conv_transpose_output_padding(%x: tensor<1x4x5x6xf32>,
                                          %dx: tensor<1x2x4x4xf32>,
                                          %dw: tensor<2x3x3x3xf32>)
     -> (tensor<1x4x10x18xf32>, tensor<1x3x9x8xf32>) {
-  // CHECK: %[[R0:.*]] = tg.conv_transpose2d %[[X]], %[[W]] {{.*}} -> tensor<1x4x10x18xf32>
-  %0 = tg.conv_transpose2d %x, %w {strides = array<i64: 2, 3>,
+  // CHECK: %[[R0:.*]] = tg.conv_transpose %[[X]], %[[W]] {{.*}} -> tensor<1x4x10x18xf32>
+  %0 = tg.conv_transpose %x, %w {strides = array<i64: 2, 3>,
                                    pads = array<i64: 1, 1, 1, 1>,
                                    output_padding = array<i64: 1, 2>,
                                    groups = 2 : i64}
       : (tensor<1x4x5x6xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x10x18xf32>
   // With stride 1 the output padding must stay below the dilation:
   // H: 3 + 2 * 2 + 1 + 1 = 9; W: 3 + 2 * 2 + 0 + 1 = 8.
-  // CHECK: %[[R1:.*]] = tg.conv_transpose2d %[[DX]], %[[DW]] {{.*}} -> tensor<1x3x9x8xf32>
-  %1 = tg.conv_transpose2d %dx, %dw {dilations = array<i64: 2, 2>,
+  // CHECK: %[[R1:.*]] = tg.conv_transpose %[[DX]], %[[DW]] {{.*}} -> tensor<1x3x9x8xf32>
+  %1 = tg.conv_transpose %dx, %dw {dilations = array<i64: 2, 2>,
                                      output_padding = array<i64: 1, 0>}
       : (tensor<1x2x4x4xf32>, tensor<2x3x3x3xf32>) -> tensor<1x3x9x8xf32>
   // CHECK: return %[[R0]], %[[R1]]
@@ -57,25 +57,25 @@ func.func @pool_ceil_mode(%x: tensor<1x1x6x6xf32>, %y: tensor<1x1x5x5xf32>,
     -> (tensor<1x1x2x2xf32>, tensor<1x1x3x3xf32>, tensor<1x1x3x3xf32>,
         tensor<1x2x3x3xf32>, tensor<1x2x4x4xf32>) {
   // (6 - 3) / 2 + 1 rounds down to 2 and up to 3.
-  // CHECK: %[[FLOOR:.*]] = tg.max_pool2d %[[X]] {{.*}} -> tensor<1x1x2x2xf32>
-  %0 = tg.max_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>}
+  // CHECK: %[[FLOOR:.*]] = tg.max_pool %[[X]] {{.*}} -> tensor<1x1x2x2xf32>
+  %0 = tg.max_pool %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>}
       : (tensor<1x1x6x6xf32>) -> tensor<1x1x2x2xf32>
-  // CHECK: %[[CEIL:.*]] = tg.max_pool2d %[[X]] {{.*}} -> tensor<1x1x3x3xf32>
-  %1 = tg.max_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>,
+  // CHECK: %[[CEIL:.*]] = tg.max_pool %[[X]] {{.*}} -> tensor<1x1x3x3xf32>
+  %1 = tg.max_pool %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>,
                          ceil_mode = true}
       : (tensor<1x1x6x6xf32>) -> tensor<1x1x3x3xf32>
   // H is padded by 1 on both sides: the extra window would start at 6, in
   // the bottom padding, so it is dropped and H stays 3. W has no padding and
   // rounds up from 2 to 3.
-  // CHECK: %[[DROP:.*]] = tg.max_pool2d %[[Y]] {{.*}} -> tensor<1x1x3x3xf32>
-  %2 = tg.max_pool2d %y {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>,
+  // CHECK: %[[DROP:.*]] = tg.max_pool %[[Y]] {{.*}} -> tensor<1x1x3x3xf32>
+  %2 = tg.max_pool %y {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>,
                          pads = array<i64: 1, 0, 1, 0>, ceil_mode = true}
       : (tensor<1x1x5x5xf32>) -> tensor<1x1x3x3xf32>
-  // CHECK: %[[AVG_FLOOR:.*]] = tg.avg_pool2d %[[Z]] {{.*}} -> tensor<1x2x3x3xf32>
-  %3 = tg.avg_pool2d %z {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}
+  // CHECK: %[[AVG_FLOOR:.*]] = tg.avg_pool %[[Z]] {{.*}} -> tensor<1x2x3x3xf32>
+  %3 = tg.avg_pool %z {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}
       : (tensor<1x2x7x7xf32>) -> tensor<1x2x3x3xf32>
-  // CHECK: %[[AVG_CEIL:.*]] = tg.avg_pool2d %[[Z]] {{.*}} -> tensor<1x2x4x4xf32>
-  %4 = tg.avg_pool2d %z {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>,
+  // CHECK: %[[AVG_CEIL:.*]] = tg.avg_pool %[[Z]] {{.*}} -> tensor<1x2x4x4xf32>
+  %4 = tg.avg_pool %z {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>,
                          ceil_mode = true}
       : (tensor<1x2x7x7xf32>) -> tensor<1x2x4x4xf32>
   // CHECK: return %[[FLOOR]], %[[CEIL]], %[[DROP]], %[[AVG_FLOOR]], %[[AVG_CEIL]]

@@ -6,7 +6,7 @@
 
 func.func @conv_rank6(%x: tensor<1x1x2x2x2x2xf32>, %w: tensor<1x1x1x1x1x1xf32>) {
   // expected-error @+1 {{operand #0 must be 3D/4D/5D tensor}}
-  %0 = tg.conv2d %x, %w
+  %0 = tg.conv %x, %w
       : (tensor<1x1x2x2x2x2xf32>, tensor<1x1x1x1x1x1xf32>) -> tensor<1x1x2x2x2x2xf32>
   return
 }
@@ -16,7 +16,7 @@ func.func @conv_rank6(%x: tensor<1x1x2x2x2x2xf32>, %w: tensor<1x1x1x1x1x1xf32>) 
 func.func @conv_weight_rank(%x: tensor<1x3x8x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
   // expected-error @+2 {{'weight' must have rank 5 (that of 'input'), got rank 4}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.conv2d %x, %w
+  %0 = tg.conv %x, %w
       : (tensor<1x3x8x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6x6xf32>
   return
 }
@@ -26,7 +26,7 @@ func.func @conv_weight_rank(%x: tensor<1x3x8x8x8xf32>, %w: tensor<4x3x3x3xf32>) 
 func.func @conv3d_default_strides(%x: tensor<1x3x8x8x8xf32>, %w: tensor<4x3x3x3x3xf32>) {
   // expected-error @+2 {{'strides' must have 3 elements, got 2}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.conv2d %x, %w
+  %0 = tg.conv %x, %w
       : (tensor<1x3x8x8x8xf32>, tensor<4x3x3x3x3xf32>) -> tensor<1x4x6x6x6xf32>
   return
 }
@@ -36,7 +36,7 @@ func.func @conv3d_default_strides(%x: tensor<1x3x8x8x8xf32>, %w: tensor<4x3x3x3x
 func.func @conv3d_pads_length(%x: tensor<1x3x8x8x8xf32>, %w: tensor<4x3x3x3x3xf32>) {
   // expected-error @+2 {{'pads' must have 6 elements, got 4}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.conv2d %x, %w {strides = array<i64: 1, 1, 1>,
+  %0 = tg.conv %x, %w {strides = array<i64: 1, 1, 1>,
                          dilations = array<i64: 1, 1, 1>,
                          pads = array<i64: 1, 1, 1, 1>}
       : (tensor<1x3x8x8x8xf32>, tensor<4x3x3x3x3xf32>) -> tensor<1x4x8x8x8xf32>
@@ -48,7 +48,7 @@ func.func @conv3d_pads_length(%x: tensor<1x3x8x8x8xf32>, %w: tensor<4x3x3x3x3xf3
 func.func @conv3d_depth_window(%x: tensor<1x3x2x8x8xf32>, %w: tensor<4x3x3x3x3xf32>) {
   // expected-error @+2 {{window of extent 3 does not fit in depth of padded size 2}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.conv2d %x, %w {strides = array<i64: 1, 1, 1>,
+  %0 = tg.conv %x, %w {strides = array<i64: 1, 1, 1>,
                          dilations = array<i64: 1, 1, 1>,
                          pads = array<i64: 0, 0, 0, 0, 0, 0>}
       : (tensor<1x3x2x8x8xf32>, tensor<4x3x3x3x3xf32>) -> tensor<1x4x1x6x6xf32>
@@ -58,9 +58,9 @@ func.func @conv3d_depth_window(%x: tensor<1x3x2x8x8xf32>, %w: tensor<4x3x3x3x3xf
 // -----
 
 func.func @conv1d_result(%x: tensor<1x3x8xf32>, %w: tensor<4x3x3xf32>) {
-  // expected-error @+2 {{'tg.conv2d' op inferred type(s) 'tensor<1x4x6xf32>' are incompatible with return type(s) of operation 'tensor<1x4x8xf32>'}}
+  // expected-error @+2 {{'tg.conv' op inferred type(s) 'tensor<1x4x6xf32>' are incompatible with return type(s) of operation 'tensor<1x4x8xf32>'}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.conv2d %x, %w {strides = array<i64: 1>, dilations = array<i64: 1>,
+  %0 = tg.conv %x, %w {strides = array<i64: 1>, dilations = array<i64: 1>,
                          pads = array<i64: 0, 0>}
       : (tensor<1x3x8xf32>, tensor<4x3x3xf32>) -> tensor<1x4x8xf32>
   return
@@ -71,7 +71,7 @@ func.func @conv1d_result(%x: tensor<1x3x8xf32>, %w: tensor<4x3x3xf32>) {
 func.func @conv_transpose3d_output_padding(%x: tensor<1x4x4x4x4xf32>, %w: tensor<4x3x2x2x2xf32>) {
   // expected-error @+2 {{'output_padding' must have 3 elements, got 2}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.conv_transpose2d %x, %w {strides = array<i64: 2, 2, 2>,
+  %0 = tg.conv_transpose %x, %w {strides = array<i64: 2, 2, 2>,
                                    dilations = array<i64: 1, 1, 1>,
                                    pads = array<i64: 0, 0, 0, 0, 0, 0>}
       : (tensor<1x4x4x4x4xf32>, tensor<4x3x2x2x2xf32>) -> tensor<1x3x8x8x8xf32>
@@ -83,7 +83,7 @@ func.func @conv_transpose3d_output_padding(%x: tensor<1x4x4x4x4xf32>, %w: tensor
 func.func @conv3d_backward_data_shape(%dy: tensor<1x4x6x6x6xf32>, %w: tensor<4x3x3x3x3xf32>) {
   // expected-error @+2 {{'input_shape' must have 5 elements, got 4}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.conv2d_backward_data %dy, %w {strides = array<i64: 1, 1, 1>,
+  %0 = tg.conv_backward_data %dy, %w {strides = array<i64: 1, 1, 1>,
                                         dilations = array<i64: 1, 1, 1>,
                                         pads = array<i64: 0, 0, 0, 0, 0, 0>,
                                         input_shape = array<i64: 1, 3, 8, 8>}
@@ -96,7 +96,7 @@ func.func @conv3d_backward_data_shape(%dy: tensor<1x4x6x6x6xf32>, %w: tensor<4x3
 func.func @conv3d_backward_filter_rank(%dy: tensor<1x4x6x6x6xf32>, %x: tensor<1x3x8x8xf32>) {
   // expected-error @+2 {{'input' must have rank 5 (that of 'grad_output'), got rank 4}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.conv2d_backward_filter %dy, %x {strides = array<i64: 1, 1, 1>,
+  %0 = tg.conv_backward_filter %dy, %x {strides = array<i64: 1, 1, 1>,
                                           dilations = array<i64: 1, 1, 1>,
                                           pads = array<i64: 0, 0, 0, 0, 0, 0>,
                                           weight_shape = array<i64: 4, 3, 3, 3, 3>}
@@ -109,7 +109,7 @@ func.func @conv3d_backward_filter_rank(%dy: tensor<1x4x6x6x6xf32>, %x: tensor<1x
 func.func @pool3d_kernel_length(%x: tensor<1x2x8x8x8xf32>) {
   // expected-error @+2 {{'kernel' must have 3 elements, got 2}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.max_pool2d %x {kernel = array<i64: 2, 2>}
+  %0 = tg.max_pool %x {kernel = array<i64: 2, 2>}
       : (tensor<1x2x8x8x8xf32>) -> tensor<1x2x4x4x4xf32>
   return
 }
@@ -119,7 +119,7 @@ func.func @pool3d_kernel_length(%x: tensor<1x2x8x8x8xf32>) {
 func.func @pool3d_depth_pad(%x: tensor<1x2x8x8x8xf32>) {
   // expected-error @+2 {{'pads' must be at most half the kernel size}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.avg_pool2d %x {kernel = array<i64: 2, 2, 2>,
+  %0 = tg.avg_pool %x {kernel = array<i64: 2, 2, 2>,
                          strides = array<i64: 2, 2, 2>,
                          pads = array<i64: 2, 0, 0, 0, 0, 0>}
       : (tensor<1x2x8x8x8xf32>) -> tensor<1x2x5x4x4xf32>
@@ -139,7 +139,7 @@ func.func @global_pool_rank2(%x: tensor<2x3xf32>) {
 func.func @max_pool1d_backward_rank(%dy: tensor<2x3x4xf32>, %x: tensor<2x3x8x8xf32>) {
   // expected-error @+2 {{'input' must have rank 3 (that of 'grad_output'), got rank 4}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = tg.max_pool2d_backward %dy, %x {kernel = array<i64: 2>,
+  %0 = tg.max_pool_backward %dy, %x {kernel = array<i64: 2>,
                                        strides = array<i64: 2>,
                                        pads = array<i64: 0, 0>,
                                        dilations = array<i64: 1>}

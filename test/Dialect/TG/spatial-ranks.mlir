@@ -10,8 +10,8 @@
 // CHECK-LABEL: func.func @conv3d
 func.func @conv3d(%x: tensor<2x4x9x8x7xf32>, %w: tensor<6x2x3x3x3xf32>,
                   %b: tensor<6xf32>) -> tensor<2x6x3x8x3xf32> {
-  // CHECK: tg.conv2d {{.*}} -> tensor<2x6x3x8x3xf32>
-  %0 = tg.conv2d %x, %w, %b {strides = array<i64: 2, 1, 3>,
+  // CHECK: tg.conv {{.*}} -> tensor<2x6x3x8x3xf32>
+  %0 = tg.conv %x, %w, %b {strides = array<i64: 2, 1, 3>,
                              pads = array<i64: 1, 1, 0, 0, 1, 2>,
                              dilations = array<i64: 2, 1, 1>, groups = 2 : i64}
       : (tensor<2x4x9x8x7xf32>, tensor<6x2x3x3x3xf32>, tensor<6xf32>)
@@ -23,8 +23,8 @@ func.func @conv3d(%x: tensor<2x4x9x8x7xf32>, %w: tensor<6x2x3x3x3xf32>,
 // CHECK-LABEL: func.func @conv1d
 func.func @conv1d(%x: tensor<3x2x10xf32>, %w: tensor<5x2x3xf32>)
     -> tensor<3x5x5xf32> {
-  // CHECK: tg.conv2d {{.*}} -> tensor<3x5x5xf32>
-  %0 = tg.conv2d %x, %w {strides = array<i64: 2>, pads = array<i64: 1, 1>,
+  // CHECK: tg.conv {{.*}} -> tensor<3x5x5xf32>
+  %0 = tg.conv %x, %w {strides = array<i64: 2>, pads = array<i64: 1, 1>,
                          dilations = array<i64: 1>}
       : (tensor<3x2x10xf32>, tensor<5x2x3xf32>) -> tensor<3x5x5xf32>
   return %0 : tensor<3x5x5xf32>
@@ -36,8 +36,8 @@ func.func @conv1d(%x: tensor<3x2x10xf32>, %w: tensor<5x2x3xf32>)
 func.func @conv_transpose3d(%x: tensor<1x4x4x3x5xf32>,
                             %w: tensor<4x3x2x2x3xf32>)
     -> tensor<1x3x9x6x7xf32> {
-  // CHECK: tg.conv_transpose2d {{.*}} -> tensor<1x3x9x6x7xf32>
-  %0 = tg.conv_transpose2d %x, %w {strides = array<i64: 2, 2, 1>,
+  // CHECK: tg.conv_transpose {{.*}} -> tensor<1x3x9x6x7xf32>
+  %0 = tg.conv_transpose %x, %w {strides = array<i64: 2, 2, 1>,
                                    pads = array<i64: 0, 0, 0, 0, 0, 0>,
                                    dilations = array<i64: 1, 1, 1>,
                                    output_padding = array<i64: 1, 0, 0>}
@@ -51,15 +51,15 @@ func.func @conv3d_gradients(%dy: tensor<2x6x3x8x3xf32>,
                             %x: tensor<2x4x9x8x7xf32>,
                             %w: tensor<6x2x3x3x3xf32>)
     -> (tensor<2x4x9x8x7xf32>, tensor<6x2x3x3x3xf32>) {
-  // CHECK: tg.conv2d_backward_data {{.*}} -> tensor<2x4x9x8x7xf32>
-  %0 = tg.conv2d_backward_data %dy, %w {strides = array<i64: 2, 1, 3>,
+  // CHECK: tg.conv_backward_data {{.*}} -> tensor<2x4x9x8x7xf32>
+  %0 = tg.conv_backward_data %dy, %w {strides = array<i64: 2, 1, 3>,
                                         pads = array<i64: 1, 1, 0, 0, 1, 2>,
                                         dilations = array<i64: 2, 1, 1>,
                                         groups = 2 : i64,
                                         input_shape = array<i64: 2, 4, 9, 8, 7>}
       : (tensor<2x6x3x8x3xf32>, tensor<6x2x3x3x3xf32>) -> tensor<2x4x9x8x7xf32>
-  // CHECK: tg.conv2d_backward_filter {{.*}} -> tensor<6x2x3x3x3xf32>
-  %1 = tg.conv2d_backward_filter %dy, %x {strides = array<i64: 2, 1, 3>,
+  // CHECK: tg.conv_backward_filter {{.*}} -> tensor<6x2x3x3x3xf32>
+  %1 = tg.conv_backward_filter %dy, %x {strides = array<i64: 2, 1, 3>,
                                           pads = array<i64: 1, 1, 0, 0, 1, 2>,
                                           dilations = array<i64: 2, 1, 1>,
                                           groups = 2 : i64,
@@ -73,8 +73,8 @@ func.func @conv_transpose1d_backward_filter(%dy: tensor<2x3x9xf32>,
                                             %x: tensor<2x4x4xf32>)
     -> tensor<4x3x3xf32> {
   // (4 - 1) * 2 + (3 - 1) + 1 = 9.
-  // CHECK: tg.conv_transpose2d_backward_filter {{.*}} -> tensor<4x3x3xf32>
-  %0 = tg.conv_transpose2d_backward_filter %dy, %x {
+  // CHECK: tg.conv_transpose_backward_filter {{.*}} -> tensor<4x3x3xf32>
+  %0 = tg.conv_transpose_backward_filter %dy, %x {
       strides = array<i64: 2>, pads = array<i64: 0, 0>,
       dilations = array<i64: 1>, output_padding = array<i64: 0>,
       weight_shape = array<i64: 4, 3, 3>}
@@ -88,14 +88,14 @@ func.func @conv_transpose1d_backward_filter(%dy: tensor<2x3x9xf32>,
 // CHECK-LABEL: func.func @pool3d
 func.func @pool3d(%x: tensor<1x2x5x6x7xf32>)
     -> (tensor<1x2x3x3x7xf32>, tensor<1x2x2x3x7xf32>, tensor<1x2x1x1x1xf32>) {
-  // CHECK: tg.max_pool2d {{.*}} -> tensor<1x2x3x3x7xf32>
-  %0 = tg.max_pool2d %x {kernel = array<i64: 3, 2, 3>,
+  // CHECK: tg.max_pool {{.*}} -> tensor<1x2x3x3x7xf32>
+  %0 = tg.max_pool %x {kernel = array<i64: 3, 2, 3>,
                          strides = array<i64: 2, 2, 1>,
                          pads = array<i64: 1, 0, 1, 0, 0, 1>,
                          dilations = array<i64: 1, 1, 1>, ceil_mode = true}
       : (tensor<1x2x5x6x7xf32>) -> tensor<1x2x3x3x7xf32>
-  // CHECK: tg.avg_pool2d {{.*}} -> tensor<1x2x2x3x7xf32>
-  %1 = tg.avg_pool2d %x {kernel = array<i64: 3, 2, 3>,
+  // CHECK: tg.avg_pool {{.*}} -> tensor<1x2x2x3x7xf32>
+  %1 = tg.avg_pool %x {kernel = array<i64: 3, 2, 3>,
                          strides = array<i64: 2, 2, 1>,
                          pads = array<i64: 1, 0, 1, 0, 0, 1>}
       : (tensor<1x2x5x6x7xf32>) -> tensor<1x2x2x3x7xf32>
@@ -108,14 +108,14 @@ func.func @pool3d(%x: tensor<1x2x5x6x7xf32>)
 // CHECK-LABEL: func.func @pool1d_gradients
 func.func @pool1d_gradients(%dy: tensor<2x3x4xf32>, %x: tensor<2x3x8xf32>)
     -> (tensor<2x3x8xf32>, tensor<2x3x8xf32>) {
-  // CHECK: tg.max_pool2d_backward {{.*}} -> tensor<2x3x8xf32>
-  %0 = tg.max_pool2d_backward %dy, %x {kernel = array<i64: 2>,
+  // CHECK: tg.max_pool_backward {{.*}} -> tensor<2x3x8xf32>
+  %0 = tg.max_pool_backward %dy, %x {kernel = array<i64: 2>,
                                        strides = array<i64: 2>,
                                        pads = array<i64: 0, 0>,
                                        dilations = array<i64: 1>}
       : (tensor<2x3x4xf32>, tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
-  // CHECK: tg.avg_pool2d_backward {{.*}} -> tensor<2x3x8xf32>
-  %1 = tg.avg_pool2d_backward %dy {kernel = array<i64: 2>,
+  // CHECK: tg.avg_pool_backward {{.*}} -> tensor<2x3x8xf32>
+  %1 = tg.avg_pool_backward %dy {kernel = array<i64: 2>,
                                    strides = array<i64: 2>,
                                    pads = array<i64: 0, 0>,
                                    input_shape = array<i64: 2, 3, 8>}

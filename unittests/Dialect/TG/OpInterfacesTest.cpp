@@ -91,7 +91,7 @@ TEST_F(TGOpInterfaces, EveryOpButConstantYieldAndTransfersIsAKernel) {
 }
 
 TEST_F(TGOpInterfaces, GradientOpsAndOptimizerUpdatesAreNotDifferentiable) {
-  for (StringRef name : {"tg.conv2d_backward_data", "tg.relu_backward",
+  for (StringRef name : {"tg.conv_backward_data", "tg.relu_backward",
                          "tg.batch_norm_backward", "tg.sgd_update",
                          "tg.mse_loss_backward", "tg.fused_elementwise",
                          "tg.sign"}) {
@@ -102,7 +102,7 @@ TEST_F(TGOpInterfaces, GradientOpsAndOptimizerUpdatesAreNotDifferentiable) {
   }
   // The losses are differentiable forward ops: deep supervision sums
   // several of them (tg-autodiff).
-  for (StringRef name : {"tg.conv2d", "tg.relu", "tg.add", "tg.cast",
+  for (StringRef name : {"tg.conv", "tg.relu", "tg.add", "tg.cast",
                          "tg.batch_norm", "tg.concat", "tg.reduce_mean",
                          "tg.mse_loss"}) {
     auto registered = RegisteredOperationName::lookup(name, &context);
@@ -162,9 +162,9 @@ TEST_F(TGOpInterfaces, ConvolutionsDescribeTheirForwardConvolution) {
   SmallVector<Operation *> ops = parse(
       "%x: tensor<1x4x8x8xf32>, %w: tensor<6x4x3x3xf32>, "
       "%dy: tensor<1x6x8x8xf32>",
-      "%0 = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>} : "
+      "%0 = tg.conv %x, %w {pads = array<i64: 1, 1, 1, 1>} : "
       "(tensor<1x4x8x8xf32>, tensor<6x4x3x3xf32>) -> tensor<1x6x8x8xf32>\n"
-      "%1 = tg.conv2d_backward_data %dy, %w {pads = array<i64: 1, 1, 1, 1>, "
+      "%1 = tg.conv_backward_data %dy, %w {pads = array<i64: 1, 1, 1, 1>, "
       "input_shape = array<i64: 1, 4, 8, 8>} : "
       "(tensor<1x6x8x8xf32>, tensor<6x4x3x3xf32>) -> tensor<1x4x8x8xf32>");
   ASSERT_EQ(ops.size(), 2u);

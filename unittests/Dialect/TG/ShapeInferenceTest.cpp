@@ -49,7 +49,7 @@ protected:
 
 TEST_F(TGShapeInference, StridedConvolution) {
   Value x = argument({2, 3, 65, 64}), w = argument({8, 3, 3, 3});
-  auto conv = tg::Conv2DOp::create(
+  auto conv = tg::ConvOp::create(
       builder, builder.getUnknownLoc(), x, w, Value(),
       builder.getDenseI64ArrayAttr({2, 2}),
       builder.getDenseI64ArrayAttr({1, 1, 1, 1}),

@@ -147,7 +147,7 @@ std::string shapeString(ArrayRef<int64_t> shape) {
 //===----------------------------------------------------------------------===//
 
 FailureOr<SmallVector<int64_t>>
-conv2dShape(std::optional<Location> loc, ArrayRef<int64_t> input,
+convShape(std::optional<Location> loc, ArrayRef<int64_t> input,
             ArrayRef<int64_t> weight, ArrayRef<int64_t> strides,
             ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations,
             int64_t groups) {
@@ -177,7 +177,7 @@ conv2dShape(std::optional<Location> loc, ArrayRef<int64_t> input,
 }
 
 FailureOr<SmallVector<int64_t>>
-convTranspose2dShape(std::optional<Location> loc, ArrayRef<int64_t> input,
+convTransposeShape(std::optional<Location> loc, ArrayRef<int64_t> input,
                      ArrayRef<int64_t> weight, ArrayRef<int64_t> strides,
                      ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations,
                      ArrayRef<int64_t> outputPadding, int64_t groups) {
@@ -211,7 +211,7 @@ convTranspose2dShape(std::optional<Location> loc, ArrayRef<int64_t> input,
 }
 
 FailureOr<SmallVector<int64_t>>
-pool2dShape(std::optional<Location> loc, ArrayRef<int64_t> input,
+poolShape(std::optional<Location> loc, ArrayRef<int64_t> input,
             ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
             ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations,
             bool ceilMode) {

@@ -2,8 +2,8 @@
 //
 // Checks and shape computations that forward and backward ops share, so that
 // a backward op recomputes the shape of its forward op with the very code
-// that infers it (conv2d_backward_data checks its operands against the
-// output size of conv2d). Private to the dialect library.
+// that infers it (conv_backward_data checks its operands against the
+// output size of conv). Private to the dialect library.
 //
 // Functions taking a `std::optional<Location>` diagnose at that location when
 // it is given (type inference); those taking an `Operation *` emit an op
@@ -103,25 +103,25 @@ std::string shapeString(llvm::ArrayRef<int64_t> shape);
 // Output shapes of forward ops
 //===----------------------------------------------------------------------===//
 
-/// Output shape of tg.conv2d for an `input` and a `weight` shape of one rank
+/// Output shape of tg.conv for an `input` and a `weight` shape of one rank
 /// (3 to 5; no bias).
 mlir::FailureOr<llvm::SmallVector<int64_t>>
-conv2dShape(std::optional<mlir::Location> loc, llvm::ArrayRef<int64_t> input,
+convShape(std::optional<mlir::Location> loc, llvm::ArrayRef<int64_t> input,
             llvm::ArrayRef<int64_t> weight, llvm::ArrayRef<int64_t> strides,
             llvm::ArrayRef<int64_t> pads, llvm::ArrayRef<int64_t> dilations,
             int64_t groups);
 
-/// Output shape of tg.conv_transpose2d for an `input` and a `weight` shape.
-mlir::FailureOr<llvm::SmallVector<int64_t>> convTranspose2dShape(
+/// Output shape of tg.conv_transpose for an `input` and a `weight` shape.
+mlir::FailureOr<llvm::SmallVector<int64_t>> convTransposeShape(
     std::optional<mlir::Location> loc, llvm::ArrayRef<int64_t> input,
     llvm::ArrayRef<int64_t> weight, llvm::ArrayRef<int64_t> strides,
     llvm::ArrayRef<int64_t> pads, llvm::ArrayRef<int64_t> dilations,
     llvm::ArrayRef<int64_t> outputPadding, int64_t groups);
 
-/// Output shape of tg.max_pool2d (and of tg.avg_pool2d with unit dilations)
+/// Output shape of tg.max_pool (and of tg.avg_pool with unit dilations)
 /// for an `input` shape of rank 3 to 5.
 mlir::FailureOr<llvm::SmallVector<int64_t>>
-pool2dShape(std::optional<mlir::Location> loc, llvm::ArrayRef<int64_t> input,
+poolShape(std::optional<mlir::Location> loc, llvm::ArrayRef<int64_t> input,
             llvm::ArrayRef<int64_t> kernel, llvm::ArrayRef<int64_t> strides,
             llvm::ArrayRef<int64_t> pads, llvm::ArrayRef<int64_t> dilations,
             bool ceilMode);

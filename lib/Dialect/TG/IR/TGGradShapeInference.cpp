@@ -89,7 +89,7 @@ LogicalResult inferLossBackward(std::optional<Location> loc,
 // Convolution gradients
 //===----------------------------------------------------------------------===//
 
-LogicalResult Conv2DBackwardDataOp::inferReturnTypes(
+LogicalResult ConvBackwardDataOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &results) {
   auto operands = windowGradOperands(loc, adaptor.getGradOutput(),
@@ -101,13 +101,13 @@ LogicalResult Conv2DBackwardDataOp::inferReturnTypes(
     return failure();
   auto [gradOutput, weight] = *operands;
   return inferGrad(loc, gradOutput, inputShape,
-                   conv2dShape(loc, inputShape, weight.getShape(),
+                   convShape(loc, inputShape, weight.getShape(),
                                adaptor.getStrides(), adaptor.getPads(),
                                adaptor.getDilations(), adaptor.getGroups()),
-                   "tg.conv2d", results);
+                   "tg.conv", results);
 }
 
-LogicalResult Conv2DBackwardFilterOp::inferReturnTypes(
+LogicalResult ConvBackwardFilterOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &results) {
   auto operands = windowGradOperands(loc, adaptor.getGradOutput(),
@@ -119,13 +119,13 @@ LogicalResult Conv2DBackwardFilterOp::inferReturnTypes(
     return failure();
   auto [gradOutput, input] = *operands;
   return inferGrad(loc, gradOutput, weightShape,
-                   conv2dShape(loc, input.getShape(), weightShape,
+                   convShape(loc, input.getShape(), weightShape,
                                adaptor.getStrides(), adaptor.getPads(),
                                adaptor.getDilations(), adaptor.getGroups()),
-                   "tg.conv2d", results);
+                   "tg.conv", results);
 }
 
-LogicalResult ConvTranspose2DBackwardFilterOp::inferReturnTypes(
+LogicalResult ConvTransposeBackwardFilterOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &results) {
   auto operands = windowGradOperands(loc, adaptor.getGradOutput(),
@@ -137,11 +137,11 @@ LogicalResult ConvTranspose2DBackwardFilterOp::inferReturnTypes(
     return failure();
   auto [gradOutput, input] = *operands;
   return inferGrad(loc, gradOutput, weightShape,
-                   convTranspose2dShape(
+                   convTransposeShape(
                        loc, input.getShape(), weightShape, adaptor.getStrides(),
                        adaptor.getPads(), adaptor.getDilations(),
                        adaptor.getOutputPadding(), adaptor.getGroups()),
-                   "tg.conv_transpose2d", results);
+                   "tg.conv_transpose", results);
 }
 
 //===----------------------------------------------------------------------===//
@@ -185,7 +185,7 @@ LogicalResult ClipBackwardOp::verify() {
 // Pooling and resizing gradients
 //===----------------------------------------------------------------------===//
 
-LogicalResult MaxPool2DBackwardOp::inferReturnTypes(
+LogicalResult MaxPoolBackwardOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &results) {
   auto operands = windowGradOperands(loc, adaptor.getGradOutput(),
@@ -194,13 +194,13 @@ LogicalResult MaxPool2DBackwardOp::inferReturnTypes(
     return failure();
   auto [gradOutput, input] = *operands;
   return inferGrad(loc, gradOutput, input.getShape(),
-                   pool2dShape(loc, input.getShape(), adaptor.getKernel(),
+                   poolShape(loc, input.getShape(), adaptor.getKernel(),
                                adaptor.getStrides(), adaptor.getPads(),
                                adaptor.getDilations(), adaptor.getCeilMode()),
-                   "tg.max_pool2d", results);
+                   "tg.max_pool", results);
 }
 
-LogicalResult AvgPool2DBackwardOp::inferReturnTypes(
+LogicalResult AvgPoolBackwardOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &results) {
   FailureOr<RankedTensorType> gradOutput =
@@ -211,11 +211,11 @@ LogicalResult AvgPool2DBackwardOp::inferReturnTypes(
                             "input_shape")))
     return failure();
   return inferGrad(loc, *gradOutput, inputShape,
-                   pool2dShape(loc, inputShape, adaptor.getKernel(),
+                   poolShape(loc, inputShape, adaptor.getKernel(),
                                adaptor.getStrides(), adaptor.getPads(),
                                unitDilations(adaptor.getKernel()),
                                adaptor.getCeilMode()),
-                   "tg.avg_pool2d", results);
+                   "tg.avg_pool", results);
 }
 
 LogicalResult

@@ -210,18 +210,18 @@ LogicalResult normBackward(NormOp op, Gradient &g) {
 // Convolutions
 //===----------------------------------------------------------------------===//
 
-LogicalResult Conv2DOp::emitGradients(OpBuilder &builder,
+LogicalResult ConvOp::emitGradients(OpBuilder &builder,
                                       ArrayRef<Value> resultGrads,
                                       ArrayRef<bool> wanted,
                                       MutableArrayRef<Value> operandGrads) {
   Gradient g(builder, *this, resultGrads, wanted, operandGrads);
   Value x = getInput(), w = getWeight();
   if (g.wants(0))
-    g.grads[0] = Conv2DBackwardDataOp::create(
+    g.grads[0] = ConvBackwardDataOp::create(
         builder, g.loc, x.getType(), g.dy(), w, getStrides(), getPads(),
         getDilations(), getGroups(), shapeOf(x));
   if (g.wants(1))
-    g.grads[1] = Conv2DBackwardFilterOp::create(
+    g.grads[1] = ConvBackwardFilterOp::create(
         builder, g.loc, w.getType(), g.dy(), x, getStrides(), getPads(),
         getDilations(), getGroups(), shapeOf(w));
   g.convBias(getBias(), 2);
@@ -230,17 +230,17 @@ LogicalResult Conv2DOp::emitGradients(OpBuilder &builder,
 
 /// The data gradient of a transposed convolution is the convolution of the
 /// output gradient with the same weight.
-LogicalResult ConvTranspose2DOp::emitGradients(
+LogicalResult ConvTransposeOp::emitGradients(
     OpBuilder &builder, ArrayRef<Value> resultGrads, ArrayRef<bool> wanted,
     MutableArrayRef<Value> operandGrads) {
   Gradient g(builder, *this, resultGrads, wanted, operandGrads);
   Value x = getInput(), w = getWeight();
   if (g.wants(0))
-    g.grads[0] = Conv2DOp::create(builder, g.loc, x.getType(), g.dy(), w,
+    g.grads[0] = ConvOp::create(builder, g.loc, x.getType(), g.dy(), w,
                                   /*bias=*/Value(), getStrides(), getPads(),
                                   getDilations(), getGroups());
   if (g.wants(1))
-    g.grads[1] = ConvTranspose2DBackwardFilterOp::create(
+    g.grads[1] = ConvTransposeBackwardFilterOp::create(
         builder, g.loc, w.getType(), g.dy(), x, getStrides(), getPads(),
         getDilations(), getOutputPadding(), getGroups(), shapeOf(w));
   g.convBias(getBias(), 2);
@@ -578,21 +578,21 @@ LogicalResult CastOp::emitGradients(OpBuilder &builder,
 // Pooling and resizing
 //===----------------------------------------------------------------------===//
 
-LogicalResult MaxPool2DOp::emitGradients(OpBuilder &builder,
+LogicalResult MaxPoolOp::emitGradients(OpBuilder &builder,
                                          ArrayRef<Value> resultGrads,
                                          ArrayRef<bool> wanted,
                                          MutableArrayRef<Value> operandGrads) {
-  operandGrads[0] = MaxPool2DBackwardOp::create(
+  operandGrads[0] = MaxPoolBackwardOp::create(
       builder, getLoc(), getInput().getType(), resultGrads.front(), getInput(),
       getKernel(), getStrides(), getPads(), getDilations(), getCeilMode());
   return success();
 }
 
-LogicalResult AvgPool2DOp::emitGradients(OpBuilder &builder,
+LogicalResult AvgPoolOp::emitGradients(OpBuilder &builder,
                                          ArrayRef<Value> resultGrads,
                                          ArrayRef<bool> wanted,
                                          MutableArrayRef<Value> operandGrads) {
-  operandGrads[0] = AvgPool2DBackwardOp::create(
+  operandGrads[0] = AvgPoolBackwardOp::create(
       builder, getLoc(), getInput().getType(), resultGrads.front(), getKernel(),
       getStrides(), getPads(), getCeilMode(), getCountIncludePad(),
       shapeOf(getInput()));

@@ -87,58 +87,58 @@ SmallVector<unsigned, 2> sameTypeOperands(Operation *op, unsigned result,
 // Convolutions
 //===----------------------------------------------------------------------===//
 
-uint64_t Conv2DOp::getFlops() {
+uint64_t ConvOp::getFlops() {
   uint64_t out = elements(getOutput());
   return 2 * out * tapsPerOutput(shapeOf(getWeight())) + (getBias() ? out : 0);
 }
-bool Conv2DOp::isCheapToRecompute() { return false; }
-FailureOr<uint64_t> Conv2DOp::getWorkspaceBytes(const WorkspacePolicy &policy) {
+bool ConvOp::isCheapToRecompute() { return false; }
+FailureOr<uint64_t> ConvOp::getWorkspaceBytes(const WorkspacePolicy &policy) {
   return policy.convolution(*this, problem(*this, Kind::Forward, getInput(),
                                            getWeight(), getOutput(),
                                            static_cast<bool>(getBias())));
 }
 
-uint64_t Conv2DBackwardDataOp::getFlops() {
+uint64_t ConvBackwardDataOp::getFlops() {
   return 2 * elements(getGradOutput()) * tapsPerOutput(shapeOf(getWeight()));
 }
-bool Conv2DBackwardDataOp::isCheapToRecompute() { return false; }
+bool ConvBackwardDataOp::isCheapToRecompute() { return false; }
 FailureOr<uint64_t>
-Conv2DBackwardDataOp::getWorkspaceBytes(const WorkspacePolicy &policy) {
+ConvBackwardDataOp::getWorkspaceBytes(const WorkspacePolicy &policy) {
   return policy.convolution(*this,
                             problem(*this, Kind::BackwardData, getGradInput(),
                                     getWeight(), getGradOutput()));
 }
 
-uint64_t Conv2DBackwardFilterOp::getFlops() {
+uint64_t ConvBackwardFilterOp::getFlops() {
   return 2 * elements(getGradOutput()) * tapsPerOutput(getWeightShape());
 }
-bool Conv2DBackwardFilterOp::isCheapToRecompute() { return false; }
+bool ConvBackwardFilterOp::isCheapToRecompute() { return false; }
 FailureOr<uint64_t>
-Conv2DBackwardFilterOp::getWorkspaceBytes(const WorkspacePolicy &policy) {
+ConvBackwardFilterOp::getWorkspaceBytes(const WorkspacePolicy &policy) {
   return policy.convolution(*this,
                             problem(*this, Kind::BackwardFilter, getInput(),
                                     getGradWeight(), getGradOutput()));
 }
 
 /// Each input element scatters into (O / groups) * kH * kW outputs.
-uint64_t ConvTranspose2DOp::getFlops() {
+uint64_t ConvTransposeOp::getFlops() {
   return 2 * elements(getInput()) * tapsPerOutput(shapeOf(getWeight())) +
          (getBias() ? elements(getOutput()) : 0);
 }
-bool ConvTranspose2DOp::isCheapToRecompute() { return false; }
+bool ConvTransposeOp::isCheapToRecompute() { return false; }
 FailureOr<uint64_t>
-ConvTranspose2DOp::getWorkspaceBytes(const WorkspacePolicy &policy) {
+ConvTransposeOp::getWorkspaceBytes(const WorkspacePolicy &policy) {
   return policy.convolution(*this, problem(*this, Kind::Transposed, getOutput(),
                                            getWeight(), getInput(),
                                            static_cast<bool>(getBias()),
                                            getOutputPadding()));
 }
 
-uint64_t ConvTranspose2DBackwardFilterOp::getFlops() {
+uint64_t ConvTransposeBackwardFilterOp::getFlops() {
   return 2 * elements(getInput()) * tapsPerOutput(getWeightShape());
 }
-bool ConvTranspose2DBackwardFilterOp::isCheapToRecompute() { return false; }
-FailureOr<uint64_t> ConvTranspose2DBackwardFilterOp::getWorkspaceBytes(
+bool ConvTransposeBackwardFilterOp::isCheapToRecompute() { return false; }
+FailureOr<uint64_t> ConvTransposeBackwardFilterOp::getWorkspaceBytes(
     const WorkspacePolicy &policy) {
   return policy.convolution(
       *this, problem(*this, Kind::TransposedBackwardFilter, getGradOutput(),
@@ -224,26 +224,26 @@ bool FusedElementwiseOp::isCheapToRecompute() { return true; }
 // Pooling and resizing
 //===----------------------------------------------------------------------===//
 
-uint64_t MaxPool2DOp::getFlops() {
+uint64_t MaxPoolOp::getFlops() {
   return elements(getOutput()) * window(getKernel());
 }
-bool MaxPool2DOp::isCheapToRecompute() { return true; }
+bool MaxPoolOp::isCheapToRecompute() { return true; }
 
 /// Find the window's maximum again, then add the gradient there.
-uint64_t MaxPool2DBackwardOp::getFlops() {
+uint64_t MaxPoolBackwardOp::getFlops() {
   return elements(getGradOutput()) * (window(getKernel()) + 1);
 }
-bool MaxPool2DBackwardOp::isCheapToRecompute() { return true; }
+bool MaxPoolBackwardOp::isCheapToRecompute() { return true; }
 
-uint64_t AvgPool2DOp::getFlops() {
+uint64_t AvgPoolOp::getFlops() {
   return elements(getOutput()) * window(getKernel());
 }
-bool AvgPool2DOp::isCheapToRecompute() { return true; }
+bool AvgPoolOp::isCheapToRecompute() { return true; }
 
-uint64_t AvgPool2DBackwardOp::getFlops() {
+uint64_t AvgPoolBackwardOp::getFlops() {
   return elements(getGradOutput()) * window(getKernel());
 }
-bool AvgPool2DBackwardOp::isCheapToRecompute() { return true; }
+bool AvgPoolBackwardOp::isCheapToRecompute() { return true; }
 
 uint64_t GlobalAvgPoolOp::getFlops() {
   return elements(getInput()) + elements(getOutput());

@@ -131,7 +131,7 @@ LogicalResult DropoutOp::inferReturnTypes(MLIRContext *,
 // Convolutions
 //===----------------------------------------------------------------------===//
 
-LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
+LogicalResult ConvOp::inferReturnTypes(MLIRContext *,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &results) {
@@ -140,7 +140,7 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
   if (failed(operands))
     return failure();
   auto [input, weight] = *operands;
-  FailureOr<SmallVector<int64_t>> shape = conv2dShape(
+  FailureOr<SmallVector<int64_t>> shape = convShape(
       loc, input.getShape(), weight.getShape(), adaptor.getStrides(),
       adaptor.getPads(), adaptor.getDilations(), adaptor.getGroups());
   if (failed(shape) || failed(checkConvOperands(loc, input, weight,
@@ -150,7 +150,7 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-LogicalResult ConvTranspose2DOp::inferReturnTypes(
+LogicalResult ConvTransposeOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &results) {
   auto operands = spatialOperands(loc, adaptor.getInput(), "input",
@@ -158,7 +158,7 @@ LogicalResult ConvTranspose2DOp::inferReturnTypes(
   if (failed(operands))
     return failure();
   auto [input, weight] = *operands;
-  FailureOr<SmallVector<int64_t>> shape = convTranspose2dShape(
+  FailureOr<SmallVector<int64_t>> shape = convTransposeShape(
       loc, input.getShape(), weight.getShape(), adaptor.getStrides(),
       adaptor.getPads(), adaptor.getDilations(), adaptor.getOutputPadding(),
       adaptor.getGroups());
@@ -223,7 +223,7 @@ static LogicalResult inferPool(std::optional<Location> loc, Value inputValue,
   FailureOr<RankedTensorType> input = spatialOperand(loc, inputValue, "input");
   if (failed(input))
     return failure();
-  FailureOr<SmallVector<int64_t>> shape = pool2dShape(
+  FailureOr<SmallVector<int64_t>> shape = poolShape(
       loc, input->getShape(), kernel, strides, pads, dilations, ceilMode);
   if (failed(shape))
     return failure();
@@ -231,7 +231,7 @@ static LogicalResult inferPool(std::optional<Location> loc, Value inputValue,
   return success();
 }
 
-LogicalResult MaxPool2DOp::inferReturnTypes(MLIRContext *,
+LogicalResult MaxPoolOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &results) {
@@ -240,7 +240,7 @@ LogicalResult MaxPool2DOp::inferReturnTypes(MLIRContext *,
                    adaptor.getDilations(), adaptor.getCeilMode(), results);
 }
 
-LogicalResult AvgPool2DOp::inferReturnTypes(MLIRContext *,
+LogicalResult AvgPoolOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &results) {

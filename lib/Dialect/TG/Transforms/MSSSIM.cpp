@@ -90,7 +90,7 @@ public:
   Value gaussian(Value x) {
     int64_t channels = cast<RankedTensorType>(x.getType()).getDimSize(1);
     for (Value weight : {windowH, windowW})
-      x = Conv2DOp::create(builder, loc, x, weight, Value(), {1, 1},
+      x = ConvOp::create(builder, loc, x, weight, Value(), {1, 1},
                            {0, 0, 0, 0}, {1, 1}, channels);
     return x;
   }
@@ -99,7 +99,7 @@ public:
   Value halve(Value x) {
     auto shape = cast<RankedTensorType>(x.getType()).getShape();
     int64_t padH = shape[2] % 2, padW = shape[3] % 2;
-    return AvgPool2DOp::create(builder, loc, x, {2, 2}, {2, 2},
+    return AvgPoolOp::create(builder, loc, x, {2, 2}, {2, 2},
                                {padH, padW, padH, padW},
                                /*ceil_mode=*/false,
                                /*count_include_pad=*/true);

@@ -19,8 +19,8 @@ func.func @main(%x: tensor<2x3x8x8xf32> {tg.input = "input"},
         tensor<2x3x4x4xf32> {tg.output = "out2"}) {
   %0 = tg.mul %x, %p : (tensor<2x3x8x8xf32>, tensor<1x3x1x1xf32>) -> tensor<2x3x8x8xf32>
   // expected-error @+1 {{output #1 ('tensor<2x3x3x3xf32>') has the spatial shape 3x3, which does not divide output #0's 8x8 (the target's); deep supervision downsamples the target by an integer factor per axis}}
-  %1 = tg.avg_pool2d %0 {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>} : (tensor<2x3x8x8xf32>) -> tensor<2x3x3x3xf32>
-  %2 = tg.avg_pool2d %0 {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<2x3x8x8xf32>) -> tensor<2x3x4x4xf32>
+  %1 = tg.avg_pool %0 {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>} : (tensor<2x3x8x8xf32>) -> tensor<2x3x3x3xf32>
+  %2 = tg.avg_pool %0 {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<2x3x8x8xf32>) -> tensor<2x3x4x4xf32>
   return %0, %1, %2 : tensor<2x3x8x8xf32>, tensor<2x3x3x3xf32>, tensor<2x3x4x4xf32>
 }
 
@@ -32,7 +32,7 @@ func.func @main(%x: tensor<2x3x8x8xf32> {tg.input = "input"},
         tensor<2x2x4x4xf32> {tg.output = "out1"},
         tensor<2x3x4x4xf32> {tg.output = "out2"}) {
   %0 = tg.mul %x, %p : (tensor<2x3x8x8xf32>, tensor<1x3x1x1xf32>) -> tensor<2x3x8x8xf32>
-  %1 = tg.avg_pool2d %0 {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<2x3x8x8xf32>) -> tensor<2x3x4x4xf32>
+  %1 = tg.avg_pool %0 {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<2x3x8x8xf32>) -> tensor<2x3x4x4xf32>
   // expected-error @+1 {{output #1 ('tensor<2x2x4x4xf32>') has N x C = 2 x 2, but output #0 has 2 x 3; deep supervision needs the same batch and channels at every resolution}}
   %2 = tg.slice %1 {starts = array<i64: 0, 0, 0, 0>, ends = array<i64: 2, 2, 4, 4>, steps = array<i64: 1, 1, 1, 1>} : (tensor<2x3x4x4xf32>) -> tensor<2x2x4x4xf32>
   return %0, %2, %1 : tensor<2x3x8x8xf32>, tensor<2x2x4x4xf32>, tensor<2x3x4x4xf32>
@@ -48,7 +48,7 @@ func.func @main(%x: tensor<2x3x8x8xf32> {tg.input = "input"},
   %0 = tg.mul %x, %p : (tensor<2x3x8x8xf32>, tensor<1x3x1x1xf32>) -> tensor<2x3x8x8xf32>
   // expected-error @+1 {{output #1 ('tensor<2x3xf32>') has rank 2, but deep supervision needs N x C x spatial outputs of output #0's rank 4}}
   %1 = tg.reduce_mean %0 {axes = array<i64: 2, 3>, keepdims = false} : (tensor<2x3x8x8xf32>) -> tensor<2x3xf32>
-  %2 = tg.avg_pool2d %0 {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<2x3x8x8xf32>) -> tensor<2x3x4x4xf32>
+  %2 = tg.avg_pool %0 {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<2x3x8x8xf32>) -> tensor<2x3x4x4xf32>
   return %0, %1, %2 : tensor<2x3x8x8xf32>, tensor<2x3xf32>, tensor<2x3x4x4xf32>
 }
 

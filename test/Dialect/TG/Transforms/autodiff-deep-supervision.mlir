@@ -14,8 +14,8 @@
 // NNUNET-LABEL: func.func @train_step(
 // NNUNET-SAME: %[[X:[^:]*]]: tensor<2x3x8x8xf32> {tg.input = "input"}, %[[T:[^:]*]]: tensor<2x8x8xf32> {tg.target = "target"}, %[[P:[^:]*]]: tensor<1x3x1x1xf32> {tg.param = "p"})
 // NNUNET: %[[O0:.*]] = tg.mul %[[X]], %[[P]]
-// NNUNET: %[[O1:.*]] = tg.avg_pool2d %[[O0]]
-// NNUNET: %[[O2:.*]] = tg.avg_pool2d %[[O1]]
+// NNUNET: %[[O1:.*]] = tg.avg_pool %[[O0]]
+// NNUNET: %[[O2:.*]] = tg.avg_pool %[[O1]]
 // Output #0 against the target itself: nnU-Net's DC_and_CE_loss.
 // NNUNET: %[[CE0:.*]] = tg.cross_entropy_loss %[[O0]], %[[T]]
 // NNUNET: %[[SM0:.*]] = tg.softmax %[[O0]] {axis = 1 : i64}
@@ -56,8 +56,8 @@
 // NNUNET: tg.cross_entropy_loss_backward %{{.*}}, %[[O1]], %[[T1]]
 // NNUNET: tg.mul %[[SEED]], %[[W0]]
 // NNUNET: tg.cross_entropy_loss_backward %{{.*}}, %[[O0]], %[[T]]
-// NNUNET: tg.avg_pool2d_backward
-// NNUNET-NOT: tg.avg_pool2d_backward
+// NNUNET: tg.avg_pool_backward
+// NNUNET-NOT: tg.avg_pool_backward
 // NNUNET: tg.sgd_update %[[P]]
 // NNUNET: return %[[LOSS]], %[[O0]], %[[O1]], %[[O2]]
 
@@ -100,7 +100,7 @@ func.func @main(%x: tensor<2x3x8x8xf32> {tg.input = "input"},
         tensor<2x3x4x4xf32> {tg.output = "out1"},
         tensor<2x3x2x2xf32> {tg.output = "out2"}) {
   %0 = tg.mul %x, %p : (tensor<2x3x8x8xf32>, tensor<1x3x1x1xf32>) -> tensor<2x3x8x8xf32>
-  %1 = tg.avg_pool2d %0 {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<2x3x8x8xf32>) -> tensor<2x3x4x4xf32>
-  %2 = tg.avg_pool2d %1 {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<2x3x4x4xf32>) -> tensor<2x3x2x2xf32>
+  %1 = tg.avg_pool %0 {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<2x3x8x8xf32>) -> tensor<2x3x4x4xf32>
+  %2 = tg.avg_pool %1 {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<2x3x4x4xf32>) -> tensor<2x3x2x2xf32>
   return %0, %1, %2 : tensor<2x3x8x8xf32>, tensor<2x3x4x4xf32>, tensor<2x3x2x2xf32>
 }

@@ -22,7 +22,7 @@
 // CHECK-SAME: %[[RV:[^:]*]]: tensor<4xf32> {tg.state = "bn.running_var"},
 // CHECK-SAME: %{{[^:]*}}: tensor<i64> {tg.seed = "seed"})
 // CHECK-SAME: -> (tensor<f32> {tg.output = "loss"}, tensor<2x4x8x8xf32> {tg.output = "output"})
-// CHECK-NEXT: %[[C:.*]] = tg.conv2d %[[X]], %[[W]]
+// CHECK-NEXT: %[[C:.*]] = tg.conv %[[X]], %[[W]]
 // CHECK-NEXT: %[[BN:.*]] = tg.batch_norm_inference %[[C]], %[[S]], %[[B]], %[[RM]], %[[RV]] {epsilon = 1.000000e-03 : f64}
 // CHECK-NEXT: %[[R:.*]] = tg.relu %[[BN]]
 // CHECK-NEXT: %[[LOSS:.*]] = tg.mse_loss %[[R]], %[[T]]
@@ -35,7 +35,7 @@ func.func @main(%x: tensor<2x3x8x8xf32> {tg.input = "input"},
                 %rm: tensor<4xf32> {tg.state = "bn.running_mean"},
                 %rv: tensor<4xf32> {tg.state = "bn.running_var"})
     -> (tensor<2x4x8x8xf32> {tg.output = "output"}) {
-  %0 = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>}
+  %0 = tg.conv %x, %w {pads = array<i64: 1, 1, 1, 1>}
       : (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x8x8xf32>
   %1:5 = tg.batch_norm %0, %s, %b, %rm, %rv {epsilon = 1.0e-3 : f64}
       : (tensor<2x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)

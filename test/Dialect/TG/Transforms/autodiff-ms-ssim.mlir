@@ -17,9 +17,9 @@
 // CHECK-NEXT: %[[C1:.*]] = tg.constant dense<9.99999974E-5> : tensor<f32>
 // CHECK-NEXT: %[[C2:.*]] = tg.constant dense<8.99999984E-4> : tensor<f32>
 // CHECK-NEXT: tg.constant dense<2.000000e+00> : tensor<f32>
-// CHECK-NEXT: %[[MUH:.*]] = tg.conv2d %[[Y]], %[[WH]] {groups = 2 : i64} : (tensor<1x2x161x170xf32>, tensor<2x1x11x1xf32>) -> tensor<1x2x151x170xf32>
-// CHECK-NEXT: %[[MU:.*]] = tg.conv2d %[[MUH]], %[[WW]] {groups = 2 : i64} : (tensor<1x2x151x170xf32>, tensor<2x1x1x11xf32>) -> tensor<1x2x151x160xf32>
-// CHECK-NEXT: tg.conv2d %[[T]], %[[WH]]
+// CHECK-NEXT: %[[MUH:.*]] = tg.conv %[[Y]], %[[WH]] {groups = 2 : i64} : (tensor<1x2x161x170xf32>, tensor<2x1x11x1xf32>) -> tensor<1x2x151x170xf32>
+// CHECK-NEXT: %[[MU:.*]] = tg.conv %[[MUH]], %[[WW]] {groups = 2 : i64} : (tensor<1x2x151x170xf32>, tensor<2x1x1x11xf32>) -> tensor<1x2x151x160xf32>
+// CHECK-NEXT: tg.conv %[[T]], %[[WH]]
 // Scale 1: mean cs per image and channel, relu, ^0.0448 as exp(w log).
 // CHECK: %[[CS1:.*]] = tg.reduce_mean %{{.*}} {axes = array<i64: 2, 3>, keepdims = false} : (tensor<1x2x151x160xf32>) -> tensor<1x2xf32>
 // CHECK-NEXT: %[[R1:.*]] = tg.relu %[[CS1]]
@@ -27,16 +27,16 @@
 // CHECK-NEXT: %[[W1:.*]] = tg.constant dense<4.480000e-02>
 // CHECK-NEXT: %[[E1:.*]] = tg.mul %[[L1]], %[[W1]]
 // CHECK-NEXT: %[[P1:.*]] = tg.exp %[[E1]]
-// CHECK-NEXT: %[[Y2:.*]] = tg.avg_pool2d %[[Y]] {count_include_pad = true, kernel = array<i64: 2, 2>, pads = array<i64: 1, 0, 1, 0>, strides = array<i64: 2, 2>} : (tensor<1x2x161x170xf32>) -> tensor<1x2x81x85xf32>
-// CHECK-NEXT: tg.avg_pool2d %[[T]] {{.*}} -> tensor<1x2x81x85xf32>
+// CHECK-NEXT: %[[Y2:.*]] = tg.avg_pool %[[Y]] {count_include_pad = true, kernel = array<i64: 2, 2>, pads = array<i64: 1, 0, 1, 0>, strides = array<i64: 2, 2>} : (tensor<1x2x161x170xf32>) -> tensor<1x2x81x85xf32>
+// CHECK-NEXT: tg.avg_pool %[[T]] {{.*}} -> tensor<1x2x81x85xf32>
 // CHECK: tg.constant dense<2.856000e-01>
-// CHECK: tg.avg_pool2d %[[Y2]] {count_include_pad = true, kernel = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x2x81x85xf32>) -> tensor<1x2x41x43xf32>
+// CHECK: tg.avg_pool %[[Y2]] {count_include_pad = true, kernel = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x2x81x85xf32>) -> tensor<1x2x41x43xf32>
 // CHECK: tg.constant dense<3.001000e-01>
-// CHECK: tg.avg_pool2d {{.*}} -> tensor<1x2x21x22xf32>
+// CHECK: tg.avg_pool {{.*}} -> tensor<1x2x21x22xf32>
 // CHECK: tg.constant dense<2.363000e-01>
-// CHECK: tg.avg_pool2d {{.*}} -> tensor<1x2x11x11xf32>
+// CHECK: tg.avg_pool {{.*}} -> tensor<1x2x11x11xf32>
 // Scale 5: the 11x11 images filter to 1x1; ssim (luminance times cs).
-// CHECK: tg.conv2d {{.*}} -> tensor<1x2x1x1xf32>
+// CHECK: tg.conv {{.*}} -> tensor<1x2x1x1xf32>
 // CHECK: tg.constant dense<1.333000e-01>
 // CHECK: %[[P5:.*]] = tg.exp
 // CHECK-NEXT: %[[PROD:.*]] = tg.mul %{{.*}}, %[[P5]] : (tensor<1x2xf32>, tensor<1x2xf32>) -> tensor<1x2xf32>
@@ -46,8 +46,8 @@
 // The seed, then the gradient back through the subgraph to the model.
 // CHECK-NEXT: tg.constant dense<1.000000e+00> : tensor<f32>
 // CHECK: tg.relu_backward
-// CHECK: tg.avg_pool2d_backward
-// CHECK: tg.conv2d_backward_data
+// CHECK: tg.avg_pool_backward
+// CHECK: tg.conv_backward_data
 // CHECK: tg.sigmoid_backward
 // CHECK: tg.sgd_update
 // CHECK: return %[[LOSS]], %[[Y]],

@@ -5,18 +5,18 @@
 // (sgd); the checks follow the gradient from the loss back to the
 // parameters. Only values that depend on a parameter get a gradient.
 
-// conv2d: the first convolution reads the data input, which needs no
+// conv: the first convolution reads the data input, which needs no
 // gradient, so it has no backward_data; the bias gradient sums over N, H, W.
 // CHECK-LABEL: func.func @train_step
 // CHECK-SAME: (%[[X:[^:]*]]: tensor<1x2x8x8xf32> {tg.input = "x"}, %[[T:[^:]*]]: tensor<1x4x4x4xf32> {tg.target = "target"}, %[[W1:[^:]*]]: tensor<4x2x3x3xf32> {tg.param = "conv1.weight"}, %[[W2:[^:]*]]: tensor<4x4x1x1xf32> {tg.param = "conv2.weight"}, %[[B2:[^:]*]]: tensor<4xf32> {tg.param = "conv2.bias"})
-// CHECK: %[[C1:.*]] = tg.conv2d %[[X]], %[[W1]]
-// CHECK: %[[C2:.*]] = tg.conv2d %[[C1]], %[[W2]], %[[B2]]
+// CHECK: %[[C1:.*]] = tg.conv %[[X]], %[[W1]]
+// CHECK: %[[C2:.*]] = tg.conv %[[C1]], %[[W2]], %[[B2]]
 // CHECK: %[[DY:.*]] = tg.mse_loss_backward
-// CHECK-NEXT: %[[DC1:.*]] = tg.conv2d_backward_data %[[DY]], %[[W2]] {input_shape = array<i64: 1, 4, 4, 4>} : (tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x4x4xf32>
-// CHECK-NEXT: %[[DW2:.*]] = tg.conv2d_backward_filter %[[DY]], %[[C1]] {weight_shape = array<i64: 4, 4, 1, 1>} : (tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>) -> tensor<4x4x1x1xf32>
+// CHECK-NEXT: %[[DC1:.*]] = tg.conv_backward_data %[[DY]], %[[W2]] {input_shape = array<i64: 1, 4, 4, 4>} : (tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x4x4xf32>
+// CHECK-NEXT: %[[DW2:.*]] = tg.conv_backward_filter %[[DY]], %[[C1]] {weight_shape = array<i64: 4, 4, 1, 1>} : (tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>) -> tensor<4x4x1x1xf32>
 // CHECK-NEXT: %[[DB2:.*]] = tg.reduce_sum %[[DY]] {axes = array<i64: 0, 2, 3>, keepdims = false} : (tensor<1x4x4x4xf32>) -> tensor<4xf32>
-// CHECK-NEXT: %[[DW1:.*]] = tg.conv2d_backward_filter %[[DC1]], %[[X]] {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>, weight_shape = array<i64: 4, 2, 3, 3>} : (tensor<1x4x4x4xf32>, tensor<1x2x8x8xf32>) -> tensor<4x2x3x3xf32>
-// CHECK-NOT: tg.conv2d_backward_data
+// CHECK-NEXT: %[[DW1:.*]] = tg.conv_backward_filter %[[DC1]], %[[X]] {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>, weight_shape = array<i64: 4, 2, 3, 3>} : (tensor<1x4x4x4xf32>, tensor<1x2x8x8xf32>) -> tensor<4x2x3x3xf32>
+// CHECK-NOT: tg.conv_backward_data
 // CHECK: tg.sgd_update %[[W1]], %[[DW1]]
 // CHECK: tg.sgd_update %[[W2]], %[[DW2]]
 // CHECK: tg.sgd_update %[[B2]], %[[DB2]]
@@ -25,21 +25,21 @@ func.func @main(%x: tensor<1x2x8x8xf32> {tg.input = "x"},
                 %w2: tensor<4x4x1x1xf32> {tg.param = "conv2.weight"},
                 %b2: tensor<4xf32> {tg.param = "conv2.bias"})
     -> (tensor<1x4x4x4xf32> {tg.output = "y"}) {
-  %0 = tg.conv2d %x, %w1 {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>}
+  %0 = tg.conv %x, %w1 {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>}
       : (tensor<1x2x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x4x4xf32>
-  %1 = tg.conv2d %0, %w2, %b2
+  %1 = tg.conv %0, %w2, %b2
       : (tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
   return %1 : tensor<1x4x4x4xf32>
 }
 
 // -----
 
-// conv_transpose2d: the data gradient is a conv2d with the same weight.
+// conv_transpose: the data gradient is a conv with the same weight.
 // CHECK-LABEL: func.func @train_step
 // CHECK-SAME: %[[P:[^:]*]]: tensor<1x8x4x4xf32> {tg.param = "p"}, %[[W:[^:]*]]: tensor<8x4x2x2xf32> {tg.param = "up.weight"}, %[[B:[^:]*]]: tensor<4xf32> {tg.param = "up.bias"}
 // CHECK: %[[DY:.*]] = tg.mse_loss_backward
-// CHECK-NEXT: %[[DP:.*]] = tg.conv2d %[[DY]], %[[W]] {strides = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>, tensor<8x4x2x2xf32>) -> tensor<1x8x4x4xf32>
-// CHECK-NEXT: %[[DW:.*]] = tg.conv_transpose2d_backward_filter %[[DY]], %[[P]] {strides = array<i64: 2, 2>, weight_shape = array<i64: 8, 4, 2, 2>} : (tensor<1x4x8x8xf32>, tensor<1x8x4x4xf32>) -> tensor<8x4x2x2xf32>
+// CHECK-NEXT: %[[DP:.*]] = tg.conv %[[DY]], %[[W]] {strides = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>, tensor<8x4x2x2xf32>) -> tensor<1x8x4x4xf32>
+// CHECK-NEXT: %[[DW:.*]] = tg.conv_transpose_backward_filter %[[DY]], %[[P]] {strides = array<i64: 2, 2>, weight_shape = array<i64: 8, 4, 2, 2>} : (tensor<1x4x8x8xf32>, tensor<1x8x4x4xf32>) -> tensor<8x4x2x2xf32>
 // CHECK-NEXT: %[[DB:.*]] = tg.reduce_sum %[[DY]] {axes = array<i64: 0, 2, 3>, keepdims = false} : (tensor<1x4x8x8xf32>) -> tensor<4xf32>
 // CHECK-NEXT: tg.sgd_update %[[P]], %[[DP]]
 // CHECK-NEXT: tg.sgd_update %[[W]], %[[DW]]
@@ -48,7 +48,7 @@ func.func @main(%p: tensor<1x8x4x4xf32> {tg.param = "p"},
                 %w: tensor<8x4x2x2xf32> {tg.param = "up.weight"},
                 %b: tensor<4xf32> {tg.param = "up.bias"})
     -> (tensor<1x4x8x8xf32> {tg.output = "y"}) {
-  %0 = tg.conv_transpose2d %p, %w, %b {strides = array<i64: 2, 2>}
+  %0 = tg.conv_transpose %p, %w, %b {strides = array<i64: 2, 2>}
       : (tensor<1x8x4x4xf32>, tensor<8x4x2x2xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
   return %0 : tensor<1x4x8x8xf32>
 }
@@ -228,20 +228,20 @@ func.func @main(%p: tensor<2x8xf32> {tg.param = "p"})
 // window poolings have their backward ops.
 // CHECK-LABEL: func.func @train_step
 // CHECK-SAME: %[[P:[^:]*]]: tensor<1x2x8x8xf32> {tg.param = "p"}
-// CHECK: %[[MAX:.*]] = tg.max_pool2d %[[P]]
+// CHECK: %[[MAX:.*]] = tg.max_pool %[[P]]
 // CHECK: %[[DY:.*]] = tg.mse_loss_backward
 // CHECK-NEXT: %[[HW:.*]] = tg.constant dense<4.000000e+00> : tensor<f32>
 // CHECK-NEXT: %[[DIV:.*]] = tg.div %[[DY]], %[[HW]] : (tensor<1x2x1x1xf32>, tensor<f32>) -> tensor<1x2x1x1xf32>
 // CHECK-NEXT: %[[DAVG:.*]] = tg.broadcast %[[DIV]] {shape = array<i64: 1, 2, 2, 2>} : (tensor<1x2x1x1xf32>) -> tensor<1x2x2x2xf32>
-// CHECK-NEXT: %[[DMAX:.*]] = tg.avg_pool2d_backward %[[DAVG]] {input_shape = array<i64: 1, 2, 4, 4>, kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x2x2x2xf32>) -> tensor<1x2x4x4xf32>
-// CHECK-NEXT: %[[DP:.*]] = tg.max_pool2d_backward %[[DMAX]], %[[P]] {kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x2x4x4xf32>, tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+// CHECK-NEXT: %[[DMAX:.*]] = tg.avg_pool_backward %[[DAVG]] {input_shape = array<i64: 1, 2, 4, 4>, kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x2x2x2xf32>) -> tensor<1x2x4x4xf32>
+// CHECK-NEXT: %[[DP:.*]] = tg.max_pool_backward %[[DMAX]], %[[P]] {kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x2x4x4xf32>, tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
 // CHECK-NEXT: tg.sgd_update %[[P]], %[[DP]]
 func.func @main(%p: tensor<1x2x8x8xf32> {tg.param = "p"})
     -> (tensor<1x2x1x1xf32> {tg.output = "y"}) {
-  %0 = tg.max_pool2d %p {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>,
+  %0 = tg.max_pool %p {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>,
                          pads = array<i64: 1, 1, 1, 1>}
       : (tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32>
-  %1 = tg.avg_pool2d %0 {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}
+  %1 = tg.avg_pool %0 {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}
       : (tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32>
   %2 = tg.global_avg_pool %1 : (tensor<1x2x2x2xf32>) -> tensor<1x2x1x1xf32>
   return %2 : tensor<1x2x1x1xf32>

@@ -26,7 +26,7 @@
 // CHECK-SAME: tensor<4xf32> {tg.state = "bn.running_mean"}, tensor<4xf32> {tg.state = "bn.running_var"},
 // CHECK-SAME: tensor<4x3x3x3xf32> {tg.opt_state = "conv.weight.momentum_buffer"}, tensor<4xf32> {tg.opt_state = "bn.weight.momentum_buffer"}, tensor<4xf32> {tg.opt_state = "bn.bias.momentum_buffer"})
 // Forward, unchanged.
-// CHECK-NEXT: %[[C:.*]] = tg.conv2d %[[X]], %[[W]]
+// CHECK-NEXT: %[[C:.*]] = tg.conv %[[X]], %[[W]]
 // CHECK-NEXT: %[[BN:.*]], %[[NRM:.*]], %[[NRV:.*]], %[[MEAN:.*]], %[[INVSTD:.*]] = tg.batch_norm %[[C]], %[[S]], %[[B]], %[[RM]], %[[RV]]
 // CHECK-NEXT: %[[R:.*]] = tg.relu %[[BN]]
 // CHECK-NEXT: %[[Y:.*]] = tg.add %[[R]], %[[C]]
@@ -38,7 +38,7 @@
 // CHECK-NEXT: %[[DR:.*]] = tg.relu_backward %[[DY]], %[[R]]
 // CHECK-NEXT: %[[DBN:.*]], %[[DS:.*]], %[[DB:.*]] = tg.batch_norm_backward %[[DR]], %[[C]], %[[S]], %[[MEAN]], %[[INVSTD]]
 // CHECK-NEXT: %[[DC:.*]] = tg.add %[[DY]], %[[DBN]]
-// CHECK-NEXT: %[[DW:.*]] = tg.conv2d_backward_filter %[[DC]], %[[X]]
+// CHECK-NEXT: %[[DW:.*]] = tg.conv_backward_filter %[[DC]], %[[X]]
 // Updates, one per parameter, with the step number.
 // CHECK-NEXT: %[[W1:.*]], %[[WBUF1:.*]] = tg.sgd_update %[[W]], %[[DW]], %[[WBUF]], step %[[STEP]] {momentum = 9.000000e-01 : f64} : tensor<4x3x3x3xf32>
 // CHECK-NEXT: %[[S1:.*]], %[[SBUF1:.*]] = tg.sgd_update %[[S]], %[[DS]], %[[SBUF]], step %[[STEP]] {momentum = 9.000000e-01 : f64} : tensor<4xf32>
@@ -52,7 +52,7 @@ func.func @main(%x: tensor<2x3x8x8xf32> {tg.input = "input"},
                 %rm: tensor<4xf32> {tg.state = "bn.running_mean"},
                 %rv: tensor<4xf32> {tg.state = "bn.running_var"})
     -> (tensor<2x4x8x8xf32> {tg.output = "output"}) {
-  %0 = tg.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>}
+  %0 = tg.conv %x, %w {pads = array<i64: 1, 1, 1, 1>}
       : (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x8x8xf32>
   %1:5 = tg.batch_norm %0, %s, %b, %rm, %rv
       : (tensor<2x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)

@@ -58,14 +58,14 @@ func.func @unfused(%a: tensor<4xf32>, %bias: tensor<1xf32>) -> (tensor<4xf32>, t
 // An op between the members does not block the group; the group is placed
 // at its last member, after it.
 // CHECK-LABEL: func.func @interleaved(
-// CHECK: %[[M:.*]] = tg.max_pool2d
+// CHECK: %[[M:.*]] = tg.max_pool
 // CHECK: tg.fused_elementwise
 // CHECK: tg.neg
 // CHECK-NEXT: tg.exp
 // CHECK: return
 func.func @interleaved(%a: tensor<1x1x4x4xf32>) -> (tensor<1x1x4x4xf32>, tensor<1x1x2x2xf32>) {
   %0 = tg.neg %a : tensor<1x1x4x4xf32>
-  %m = tg.max_pool2d %a {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32>
+  %m = tg.max_pool %a {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32>
   %1 = tg.exp %0 : tensor<1x1x4x4xf32>
   return %1, %m : tensor<1x1x4x4xf32>, tensor<1x1x2x2xf32>
 }

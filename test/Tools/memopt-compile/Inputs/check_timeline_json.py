@@ -49,7 +49,7 @@ for category, bytes in ops[peak]["bytes"].items():
 recomputed = [b for b in live if b["recomputed"]]
 assert all(b["category"] == "activations" or
            (b["category"] == "workspace" and
-            b["op"] in ("tg.conv2d", "tg.conv_transpose2d"))
+            b["op"] in ("tg.conv", "tg.conv_transpose"))
            for b in recomputed), recomputed
 print("json timeline: %d ops, peak %d bytes at op %d, %d recomputed buffers"
       " live there" % (len(ops), timeline["peak_bytes"], peak,

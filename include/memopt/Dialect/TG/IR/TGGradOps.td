@@ -7,7 +7,7 @@
 // Included at the end of TGOps.td.
 //
 // Gradients whose adjoint is a forward op have no op of their own: the data
-// gradient of conv_transpose2d is a tg.conv2d, that of a constant tg.pad a
+// gradient of conv_transpose is a tg.conv, that of a constant tg.pad a
 // tg.slice, that of tg.concat slices.
 //
 //===----------------------------------------------------------------------===//
@@ -21,11 +21,11 @@ include "memopt/Dialect/TG/IR/TGOps.td"
 // Convolution gradients
 //===----------------------------------------------------------------------===//
 
-def TG_Conv2DBackwardDataOp : TG_Op<"conv2d_backward_data",
+def TG_ConvBackwardDataOp : TG_Op<"conv_backward_data",
     [Pure, InferTypeOpAdaptor, TG_Kernel<["getWorkspaceBytes"]>]> {
-  let summary = "Gradient of tg.conv2d with respect to its input";
+  let summary = "Gradient of tg.conv with respect to its input";
   let description = [{
-    `grad_output` is the gradient of a `tg.conv2d` output, N x O x H' x W';
+    `grad_output` is the gradient of a `tg.conv` output, N x O x H' x W';
     `weight` and the attributes are those of the convolution and
     `input_shape` is the shape of its input, which a strided convolution does
     not determine from its output. The result is the transposed convolution
@@ -38,7 +38,7 @@ def TG_Conv2DBackwardDataOp : TG_Op<"conv2d_backward_data",
     ```
 
     where input positions that no window covers get 0, and likewise over
-    one or three spatial axes. `tg.conv2d` of `input_shape` with `weight`
+    one or three spatial axes. `tg.conv` of `input_shape` with `weight`
     must yield the shape of `grad_output`.
   }];
   let arguments = (ins TG_SpatialTensor:$grad_output, TG_SpatialTensor:$weight,
@@ -53,11 +53,11 @@ def TG_Conv2DBackwardDataOp : TG_Op<"conv2d_backward_data",
   }];
 }
 
-def TG_Conv2DBackwardFilterOp : TG_Op<"conv2d_backward_filter",
+def TG_ConvBackwardFilterOp : TG_Op<"conv_backward_filter",
     [Pure, InferTypeOpAdaptor, TG_Kernel<["getWorkspaceBytes"]>]> {
-  let summary = "Gradient of tg.conv2d with respect to its weight";
+  let summary = "Gradient of tg.conv with respect to its weight";
   let description = [{
-    `grad_output` is the gradient of a `tg.conv2d` output, `input` the
+    `grad_output` is the gradient of a `tg.conv` output, `input` the
     convolution's input, the attributes are the convolution's and
     `weight_shape` is the shape of its weight, O x C/groups x kH x kW:
 
@@ -69,7 +69,7 @@ def TG_Conv2DBackwardFilterOp : TG_Op<"conv2d_backward_filter",
     ```
 
     with g = o / (O / groups) and 0 for positions in the padding.
-    `tg.conv2d` of `input` with a weight of `weight_shape` must yield the
+    `tg.conv` of `input` with a weight of `weight_shape` must yield the
     shape of `grad_output`. The bias gradient is a `tg.reduce_sum` of
     `grad_output` over every axis but the channel axis. 1-D and 3-D
     convolutions sum over their spatial axes alike.
@@ -86,12 +86,12 @@ def TG_Conv2DBackwardFilterOp : TG_Op<"conv2d_backward_filter",
   }];
 }
 
-def TG_ConvTranspose2DBackwardFilterOp
-    : TG_Op<"conv_transpose2d_backward_filter",
+def TG_ConvTransposeBackwardFilterOp
+    : TG_Op<"conv_transpose_backward_filter",
             [Pure, InferTypeOpAdaptor, TG_Kernel<["getWorkspaceBytes"]>]> {
-  let summary = "Gradient of tg.conv_transpose2d with respect to its weight";
+  let summary = "Gradient of tg.conv_transpose with respect to its weight";
   let description = [{
-    `grad_output` is the gradient of a `tg.conv_transpose2d` output,
+    `grad_output` is the gradient of a `tg.conv_transpose` output,
     N x O x H' x W', `input` the transposed convolution's input,
     N x C x H x W, the attributes are its own and `weight_shape` is the shape
     of its weight, C x O/groups x kH x kW:
@@ -104,9 +104,9 @@ def TG_ConvTranspose2DBackwardFilterOp
     ```
 
     with g = c / (C / groups) and 0 for positions outside `grad_output`.
-    `tg.conv_transpose2d` of `input` with a weight of `weight_shape` must
+    `tg.conv_transpose` of `input` with a weight of `weight_shape` must
     yield the shape of `grad_output`. (The input gradient of a transposed
-    convolution is a `tg.conv2d` of `grad_output` with the same weight.)
+    convolution is a `tg.conv` of `grad_output` with the same weight.)
     1-D and 3-D transposed convolutions sum over their spatial axes alike.
   }];
   let arguments = (ins TG_SpatialTensor:$grad_output, TG_SpatialTensor:$input,
@@ -304,16 +304,16 @@ def TG_InstanceNormBackwardOp : TG_Op<"instance_norm_backward",
 // Pooling and resizing gradients
 //===----------------------------------------------------------------------===//
 
-def TG_MaxPool2DBackwardOp : TG_Op<"max_pool2d_backward",
+def TG_MaxPoolBackwardOp : TG_Op<"max_pool_backward",
     [Pure, InferTypeOpAdaptor, TG_Kernel<>]> {
-  let summary = "Gradient of tg.max_pool2d";
+  let summary = "Gradient of tg.max_pool";
   let description = [{
-    `grad_output` is the gradient of a `tg.max_pool2d` output, `input` the
+    `grad_output` is the gradient of a `tg.max_pool` output, `input` the
     pooling's input and the attributes are its own. Each window adds its
     `grad_output` element to the input position that holds the window's
     maximum; on ties that is the first position in row-major window order,
-    and a NaN wins over any number, as in PyTorch's max_pool2d indices.
-    Positions that are never a maximum get 0. `tg.max_pool2d` of `input`
+    and a NaN wins over any number, as in PyTorch's max_pool indices.
+    Positions that are never a maximum get 0. `tg.max_pool` of `input`
     must yield the shape of `grad_output`.
   }];
   let arguments = (ins TG_SpatialTensor:$grad_output, TG_SpatialTensor:$input,
@@ -328,17 +328,17 @@ def TG_MaxPool2DBackwardOp : TG_Op<"max_pool2d_backward",
   }];
 }
 
-def TG_AvgPool2DBackwardOp : TG_Op<"avg_pool2d_backward",
+def TG_AvgPoolBackwardOp : TG_Op<"avg_pool_backward",
     [Pure, InferTypeOpAdaptor, TG_Kernel<>]> {
-  let summary = "Gradient of tg.avg_pool2d";
+  let summary = "Gradient of tg.avg_pool";
   let description = [{
-    `grad_output` is the gradient of a `tg.avg_pool2d` output, the
+    `grad_output` is the gradient of a `tg.avg_pool` output, the
     attributes are the pooling's and `input_shape` is the shape of its
     input. Each window adds grad_output / divisor to every input position it
     covers, where the divisor is the one of the forward op: with
     `count_include_pad` the window's size clipped to the padded input
     (kH * kW in 2-D, the product of the kernel in general, except for a ceil-mode window that overhangs the padding),
-    otherwise the number of input positions it covers. `tg.avg_pool2d` of
+    otherwise the number of input positions it covers. `tg.avg_pool` of
     `input_shape` must yield the shape of `grad_output`.
   }];
   let arguments = (ins TG_SpatialTensor:$grad_output, DenseI64ArrayAttr:$kernel,

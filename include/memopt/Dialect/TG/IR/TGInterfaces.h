@@ -34,11 +34,11 @@ namespace tg {
 /// gradient of the convolution from its output to its input.
 struct ConvolutionProblem {
   enum class Kind {
-    Forward,                  // tg.conv2d
-    BackwardData,             // tg.conv2d_backward_data
-    BackwardFilter,           // tg.conv2d_backward_filter
-    Transposed,               // tg.conv_transpose2d
-    TransposedBackwardFilter, // tg.conv_transpose2d_backward_filter
+    Forward,                  // tg.conv
+    BackwardData,             // tg.conv_backward_data
+    BackwardFilter,           // tg.conv_backward_filter
+    Transposed,               // tg.conv_transpose
+    TransposedBackwardFilter, // tg.conv_transpose_backward_filter
   };
   Kind kind;
   llvm::ArrayRef<int64_t> input, weight, output;

@@ -76,7 +76,7 @@ def TG_ConstantOp : TG_Op<"constant",
 // Convolutions
 //===----------------------------------------------------------------------===//
 
-def TG_Conv2DOp : TG_Op<"conv2d", [Pure, InferTypeOpAdaptor,
+def TG_ConvOp : TG_Op<"conv", [Pure, InferTypeOpAdaptor,
     TG_Differentiable, TG_Kernel<["getWorkspaceBytes"]>]> {
   let summary = "1-D, 2-D or 3-D convolution (cross-correlation)";
   let description = [{
@@ -100,11 +100,11 @@ def TG_Conv2DOp : TG_Op<"conv2d", [Pure, InferTypeOpAdaptor,
   }];
 }
 
-def TG_ConvTranspose2DOp : TG_Op<"conv_transpose2d", [Pure, InferTypeOpAdaptor,
+def TG_ConvTransposeOp : TG_Op<"conv_transpose", [Pure, InferTypeOpAdaptor,
     TG_Differentiable, TG_Kernel<["getWorkspaceBytes"]>]> {
   let summary = "1-D, 2-D or 3-D transposed convolution";
   let description = [{
-    The adjoint of `tg.conv2d`, of the same ranks: `input` is
+    The adjoint of `tg.conv`, of the same ranks: `input` is
     N x C x D1 x ... x Dk, `weight` is C x O/groups x K1 x ... x Kk, the
     optional `bias` has O elements; `output_padding` has k values. The
     output extent of axis i is (Di - 1) * stride_i - begin_i - end_i +
@@ -385,7 +385,7 @@ def TG_CastOp : TG_Op<"cast", [Pure, TG_Differentiable, TG_Kernel<>]> {
 // Pooling and resizing
 //===----------------------------------------------------------------------===//
 
-def TG_MaxPool2DOp : TG_Op<"max_pool2d", [Pure, InferTypeOpAdaptor,
+def TG_MaxPoolOp : TG_Op<"max_pool", [Pure, InferTypeOpAdaptor,
     TG_Differentiable, TG_Kernel<>]> {
   let summary = "1-D, 2-D or 3-D max pooling";
   let description = [{
@@ -405,12 +405,12 @@ def TG_MaxPool2DOp : TG_Op<"max_pool2d", [Pure, InferTypeOpAdaptor,
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
-def TG_AvgPool2DOp : TG_Op<"avg_pool2d", [Pure, InferTypeOpAdaptor,
+def TG_AvgPoolOp : TG_Op<"avg_pool", [Pure, InferTypeOpAdaptor,
     TG_Differentiable, TG_Kernel<>]> {
   let summary = "1-D, 2-D or 3-D average pooling";
   let description = [{
     Mean over `kernel` windows, with the per-axis attributes of
-    `tg.max_pool2d`. With `count_include_pad` padded zeros count in the
+    `tg.max_pool`. With `count_include_pad` padded zeros count in the
     divisor.
   }];
   let arguments = (ins TG_SpatialTensor:$input, DenseI64ArrayAttr:$kernel,

@@ -32,8 +32,8 @@ def Autodiff : Pass<"tg-autodiff", "::mlir::ModuleOp"> {
        `tg.reduce_mean`, area, for the other targets), an output of weight
        0 left out; with `loss=ms-ssim` and `loss=ms-ssim+l1`, a
        subgraph of ordinary tg ops computing 1 - MS-SSIM (5 scales,
-       depthwise `tg.conv2d` with a constant Gaussian window, 2x2
-       `tg.avg_pool2d` between scales; mixed with the mean absolute error
+       depthwise `tg.conv` with a constant Gaussian window, 2x2
+       `tg.avg_pool` between scales; mixed with the mean absolute error
        as 0.84 / 0.16 for `ms-ssim+l1`) on images N x C x H x W with H and
        W above 160, appended to the forward ops and differentiated by their
        own rules; or, with `loss=graph`, the forward function's own rank-0
