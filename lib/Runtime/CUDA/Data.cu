@@ -9,6 +9,11 @@
 // the CPU's order. Reductions are one block per output element with the
 // deterministic block sum (KernelSupport.cuh).
 //
+// Pooling and resize take 1 to 3 spatial axes (rank 3 to 5) and compute
+// every one as a 3-D one over (depth, height, width), the axes a 1-D or
+// 2-D one lacks as unit leading axes, as the CPU kernels do. Pad, slice,
+// transpose, broadcast and the reductions take any rank up to kMaxRank.
+//
 // Every kernel here reads and writes the tensors' own element type (f32,
 // or bf16 / f16 under mixed precision) through Load / Store, computing in
 // f32; the copies (concat, reshape, constant) move the elements' bytes.
@@ -36,150 +41,191 @@ namespace {
 // Pooling
 //===----------------------------------------------------------------------===//
 
-/// The shapes and window of a 2-D pooling, passed to kernels by value.
+/// The shapes and window of a pooling, passed to kernels by value. Every
+/// pooling is a 3-D one (depth, height, width): 1-D and 2-D ones have unit
+/// leading axes (one-position windows, no pads), as on the CPU
+/// (lib/Runtime/CPU/Pooling.cpp).
 struct Window {
-  int64_t planes, inH, inW, outH, outW;
-  int64_t kernel[2], strides[2], dilations[2], pads[4];
+  int64_t planes;
+  int64_t in[3], out[3], kernel[3], strides[3], dilations[3], padBegin[3],
+      padEnd[3];
 
-  /// The flat index in its plane of the maximum of window (oh, ow), or -1
-  /// when the window covers no input position (the CPU's rules: first
-  /// maximum in row-major order, a NaN wins).
-  __device__ int64_t argmax(cuda::Load plane, int64_t oh, int64_t ow) const {
-    int64_t h0 = oh * strides[0] - pads[0];
-    int64_t w0 = ow * strides[1] - pads[1];
-    int64_t h1 = min(h0 + (kernel[0] - 1) * dilations[0] + 1, inH);
-    int64_t w1 = min(w0 + (kernel[1] - 1) * dilations[1] + 1, inW);
-    while (h0 < 0)
-      h0 += dilations[0];
-    while (w0 < 0)
-      w0 += dilations[1];
+  __host__ __device__ int64_t inVolume() const { return in[0] * in[1] * in[2]; }
+  __host__ __device__ int64_t outVolume() const {
+    return out[0] * out[1] * out[2];
+  }
+
+  /// The first input position along `axis` of max window `o` inside the
+  /// input, and the end of its taps.
+  __device__ void taps(int axis, int64_t o, int64_t &first,
+                       int64_t &end) const {
+    first = o * strides[axis] - padBegin[axis];
+    end = min(first + (kernel[axis] - 1) * dilations[axis] + 1, in[axis]);
+    while (first < 0)
+      first += dilations[axis];
+  }
+
+  /// The flat index in its volume of the maximum of window (od, oh, ow),
+  /// or -1 when the window covers no input position (the CPU's rules:
+  /// first maximum in row-major (d, h, w) order, a NaN wins).
+  __device__ int64_t argmax(cuda::Load volume, int64_t od, int64_t oh,
+                            int64_t ow) const {
+    int64_t d0, d1, h0, h1, w0, w1;
+    taps(0, od, d0, d1);
+    taps(1, oh, h0, h1);
+    taps(2, ow, w0, w1);
     int64_t best = -1;
     float bestValue = -INFINITY;
-    for (int64_t h = h0; h < h1; h += dilations[0])
-      for (int64_t x = w0; x < w1; x += dilations[1]) {
-        int64_t index = h * inW + x;
-        float v = plane[index];
-        if (best < 0 || v > bestValue || isnan(v)) {
-          best = index;
-          bestValue = v;
+    for (int64_t d = d0; d < d1; d += dilations[0])
+      for (int64_t h = h0; h < h1; h += dilations[1])
+        for (int64_t x = w0; x < w1; x += dilations[2]) {
+          int64_t index = (d * in[1] + h) * in[2] + x;
+          float v = volume[index];
+          if (best < 0 || v > bestValue || isnan(v)) {
+            best = index;
+            bestValue = v;
+          }
         }
-      }
     return best;
   }
 
-  /// The clipped extent of average window (oh, ow) and its divisor.
-  __device__ void average(int64_t oh, int64_t ow, bool countIncludePad,
-                          int64_t &h0, int64_t &h1, int64_t &w0, int64_t &w1,
+  /// The clipped extent [first[a], end[a]) of average window `o` along
+  /// each axis and its divisor.
+  __device__ void average(const int64_t o[3], bool countIncludePad,
+                          int64_t first[3], int64_t end[3],
                           double &divisor) const {
-    h0 = oh * strides[0] - pads[0];
-    w0 = ow * strides[1] - pads[1];
-    h1 = min(h0 + kernel[0], inH + pads[2]);
-    w1 = min(w0 + kernel[1], inW + pads[3]);
-    int64_t padded = (h1 - h0) * (w1 - w0);
-    h0 = max(h0, int64_t(0));
-    w0 = max(w0, int64_t(0));
-    h1 = min(h1, inH);
-    w1 = min(w1, inW);
-    divisor = static_cast<double>(countIncludePad ? padded
-                                                  : (h1 - h0) * (w1 - w0));
+    int64_t padded = 1, covered = 1;
+    for (int a = 0; a < 3; ++a) {
+      first[a] = o[a] * strides[a] - padBegin[a];
+      end[a] = min(first[a] + kernel[a], in[a] + padEnd[a]);
+      padded *= end[a] - first[a];
+      first[a] = max(first[a], int64_t(0));
+      end[a] = min(end[a], in[a]);
+      covered *= end[a] - first[a];
+    }
+    divisor = static_cast<double>(countIncludePad ? padded : covered);
   }
 
-  /// The output rows (or columns, axis 1) whose window may cover input
+  /// The output positions along `axis` whose window may cover input
   /// position `i`: [first, last], clamped to the output.
   __device__ void candidates(int axis, int64_t i, int64_t &first,
                              int64_t &last) const {
-    int64_t out = axis == 0 ? outH : outW;
     int64_t reach = (kernel[axis] - 1) * dilations[axis];
-    int64_t lo = i + pads[axis] - reach;
+    int64_t lo = i + padBegin[axis] - reach;
     first = lo <= 0 ? 0 : (lo + strides[axis] - 1) / strides[axis];
-    last = min((i + pads[axis]) / strides[axis], out - 1);
+    last = min((i + padBegin[axis]) / strides[axis], out[axis] - 1);
+  }
+
+  /// The coordinates (d, h, w) of flat position `index` in a volume of
+  /// `extent`.
+  __device__ static void coordinates(int64_t index, const int64_t extent[3],
+                                     int64_t c[3]) {
+    c[2] = index % extent[2];
+    c[1] = index / extent[2] % extent[1];
+    c[0] = index / (extent[2] * extent[1]);
   }
 };
 
-/// The CUDA pooling kernels are 2-D: 1-D and 3-D poolings are refused.
+/// The window of a pooling of `input` (N x C x 1 to 3 spatial axes) into
+/// `output`; poolShape checks the rank and the attributes. Average pooling
+/// has no dilations (null: 1 along every axis of `size`).
 Window makeWindow(const char *op, const Dims &input, const Dims &output,
                   const Dims &size, const Dims &strides, const Dims &pads,
-                  const Dims &dilations, bool ceilMode) {
-  require(input.size == 4, op,
-          "the CUDA runtime pools 2-D (4-D) tensors only; run 1-D and 3-D "
-          "poolings with --target=cpu");
+                  const Dims *dilationsOrNull, bool ceilMode) {
+  Dims dilations = dilationsOrNull ? *dilationsOrNull : size;
+  for (int i = 0; !dilationsOrNull && i < dilations.size; ++i)
+    dilations[i] = 1;
   Dims expected =
       poolShape(op, input, size, strides, pads, dilations, ceilMode);
   requireShape(op, "output", output, expected);
-  return {input[0] * input[1],
-          input[2],
-          input[3],
-          expected[2],
-          expected[3],
-          {size[0], size[1]},
-          {strides[0], strides[1]},
-          {dilations[0], dilations[1]},
-          {pads[0], pads[1], pads[2], pads[3]}};
+  int axes = input.size - 2, lead = 3 - axes;
+  Window w{input[0] * input[1], {}, {}, {}, {}, {}, {}, {}};
+  for (int a = 0; a < 3; ++a) {
+    bool present = a >= lead;
+    int i = a - lead;
+    w.in[a] = present ? input[2 + i] : 1;
+    w.out[a] = present ? expected[2 + i] : 1;
+    w.kernel[a] = present ? size[i] : 1;
+    w.strides[a] = present ? strides[i] : 1;
+    w.dilations[a] = present ? dilations[i] : 1;
+    w.padBegin[a] = present ? pads[i] : 0;
+    w.padEnd[a] = present ? pads[axes + i] : 0;
+  }
+  return w;
 }
 
 __global__ void maxPoolKernel(cuda::Load in, cuda::Store out, Window w) {
-  MEMOPT_GRID_LOOP(i, w.planes * w.outH * w.outW) {
-    int64_t p = i / (w.outH * w.outW), o = i % (w.outH * w.outW);
-    cuda::Load plane = in + p * w.inH * w.inW;
-    int64_t best = w.argmax(plane, o / w.outW, o % w.outW);
-    out.set(i, best < 0 ? -INFINITY : plane[best]);
+  MEMOPT_GRID_LOOP(i, w.planes * w.outVolume()) {
+    int64_t p = i / w.outVolume(), o[3];
+    Window::coordinates(i % w.outVolume(), w.out, o);
+    cuda::Load volume = in + p * w.inVolume();
+    int64_t best = w.argmax(volume, o[0], o[1], o[2]);
+    out.set(i, best < 0 ? -INFINITY : volume[best]);
   }
 }
 
 __global__ void maxPoolGradKernel(cuda::Load dy, cuda::Load in,
                                   cuda::Store dx, Window w) {
-  MEMOPT_GRID_LOOP(i, w.planes * w.inH * w.inW) {
-    int64_t p = i / (w.inH * w.inW), index = i % (w.inH * w.inW);
-    int64_t h = index / w.inW, x = index % w.inW;
-    cuda::Load plane = in + p * w.inH * w.inW;
-    cuda::Load grad = dy + p * w.outH * w.outW;
-    int64_t oh0, oh1, ow0, ow1;
-    w.candidates(0, h, oh0, oh1);
-    w.candidates(1, x, ow0, ow1);
+  MEMOPT_GRID_LOOP(i, w.planes * w.inVolume()) {
+    int64_t p = i / w.inVolume(), index = i % w.inVolume(), c[3];
+    Window::coordinates(index, w.in, c);
+    cuda::Load volume = in + p * w.inVolume();
+    cuda::Load grad = dy + p * w.outVolume();
+    int64_t first[3], last[3];
+    for (int a = 0; a < 3; ++a)
+      w.candidates(a, c[a], first[a], last[a]);
     float sum = 0;
-    for (int64_t oh = oh0; oh <= oh1; ++oh)
-      for (int64_t ow = ow0; ow <= ow1; ++ow)
-        if (w.argmax(plane, oh, ow) == index)
-          sum += grad[oh * w.outW + ow];
+    for (int64_t od = first[0]; od <= last[0]; ++od)
+      for (int64_t oh = first[1]; oh <= last[1]; ++oh)
+        for (int64_t ow = first[2]; ow <= last[2]; ++ow)
+          if (w.argmax(volume, od, oh, ow) == index)
+            sum += grad[(od * w.out[1] + oh) * w.out[2] + ow];
     dx.set(i, sum);
   }
 }
 
 __global__ void avgPoolKernel(cuda::Load in, cuda::Store out, Window w,
                               bool countIncludePad) {
-  MEMOPT_GRID_LOOP(i, w.planes * w.outH * w.outW) {
-    int64_t p = i / (w.outH * w.outW), o = i % (w.outH * w.outW);
-    cuda::Load plane = in + p * w.inH * w.inW;
-    int64_t h0, h1, w0, w1;
+  MEMOPT_GRID_LOOP(i, w.planes * w.outVolume()) {
+    int64_t p = i / w.outVolume(), o[3];
+    Window::coordinates(i % w.outVolume(), w.out, o);
+    cuda::Load volume = in + p * w.inVolume();
+    int64_t first[3], end[3];
     double divisor;
-    w.average(o / w.outW, o % w.outW, countIncludePad, h0, h1, w0, w1,
-              divisor);
+    w.average(o, countIncludePad, first, end, divisor);
     double sum = 0;
-    for (int64_t h = h0; h < h1; ++h)
-      for (int64_t x = w0; x < w1; ++x)
-        sum += plane[h * w.inW + x];
+    for (int64_t d = first[0]; d < end[0]; ++d)
+      for (int64_t h = first[1]; h < end[1]; ++h)
+        for (int64_t x = first[2]; x < end[2]; ++x)
+          sum += volume[(d * w.in[1] + h) * w.in[2] + x];
     out.set(i, static_cast<float>(sum / divisor));
   }
 }
 
 __global__ void avgPoolGradKernel(cuda::Load dy, cuda::Store dx, Window w,
                                   bool countIncludePad) {
-  MEMOPT_GRID_LOOP(i, w.planes * w.inH * w.inW) {
-    int64_t p = i / (w.inH * w.inW), index = i % (w.inH * w.inW);
-    int64_t h = index / w.inW, x = index % w.inW;
-    cuda::Load grad = dy + p * w.outH * w.outW;
-    int64_t oh0, oh1, ow0, ow1;
-    w.candidates(0, h, oh0, oh1);
-    w.candidates(1, x, ow0, ow1);
+  MEMOPT_GRID_LOOP(i, w.planes * w.inVolume()) {
+    int64_t p = i / w.inVolume(), c[3];
+    Window::coordinates(i % w.inVolume(), w.in, c);
+    cuda::Load grad = dy + p * w.outVolume();
+    int64_t from[3], to[3];
+    for (int a = 0; a < 3; ++a)
+      w.candidates(a, c[a], from[a], to[a]);
     float sum = 0;
-    for (int64_t oh = oh0; oh <= oh1; ++oh)
-      for (int64_t ow = ow0; ow <= ow1; ++ow) {
-        int64_t h0, h1, w0, w1;
-        double divisor;
-        w.average(oh, ow, countIncludePad, h0, h1, w0, w1, divisor);
-        if (h0 <= h && h < h1 && w0 <= x && x < w1)
-          sum += static_cast<float>(grad[oh * w.outW + ow] / divisor);
-      }
+    int64_t o[3];
+    for (o[0] = from[0]; o[0] <= to[0]; ++o[0])
+      for (o[1] = from[1]; o[1] <= to[1]; ++o[1])
+        for (o[2] = from[2]; o[2] <= to[2]; ++o[2]) {
+          int64_t first[3], end[3];
+          double divisor;
+          w.average(o, countIncludePad, first, end, divisor);
+          bool covers = true;
+          for (int a = 0; a < 3; ++a)
+            covers = covers && first[a] <= c[a] && c[a] < end[a];
+          if (covers)
+            sum += static_cast<float>(
+                grad[(o[0] * w.out[1] + o[1]) * w.out[2] + o[2]] / divisor);
+        }
     dx.set(i, sum);
   }
 }
@@ -198,8 +244,11 @@ __global__ void planeMeanKernel(cuda::Load in, cuda::Store out, int64_t size) {
 // Resize
 //===----------------------------------------------------------------------===//
 
-/// One axis of a resize: extents, scale and modes, by value.
+/// One axis of a resize: extents, scale and modes, by value. An axis the
+/// resize lacks (the leading ones of a 1-D or 2-D resize) is absent: one
+/// position, read with weight 1.
 struct ResizeAxis {
+  bool present;
   int64_t in, out;
   double scale;
   ResizeMode mode;
@@ -208,6 +257,8 @@ struct ResizeAxis {
 
   /// The input positions output position `x` reads and their weights.
   __device__ detail::ResizeTaps taps(int64_t x) const {
+    if (!present)
+      return {{0, 0}, {1.0f, 0.0f}};
     return detail::resizeTaps(x, scale, in, out, mode, coordinateMode,
                               nearestMode);
   }
@@ -234,63 +285,89 @@ struct ResizeAxis {
   }
 };
 
+/// A resize over (depth, height, width), as on the CPU
+/// (lib/Runtime/CPU/Resize.cpp): `axes` of them present, the last ones.
 struct ResizeGeometry {
+  int axes;
   int64_t planes;
-  ResizeAxis h, w;
+  ResizeAxis d, h, w;
+
+  __device__ int64_t inVolume() const { return d.in * h.in * w.in; }
+  __device__ int64_t outVolume() const { return d.out * h.out * w.out; }
 };
 
+/// checkResizeShapes checks the rank (N x C x 1 to 3 spatial axes) and
+/// the scales.
 ResizeGeometry checkResize(const char *op, const Dims &input,
                            const Dims &output, ResizeMode mode,
                            CoordinateMode coordinateMode,
                            NearestMode nearestMode, const Scales &scales) {
-  require(input.size == 4, op,
-          "the CUDA runtime resizes 2-D (4-D) tensors only; run 1-D and 3-D "
-          "resizes with --target=cpu");
   checkResizeShapes(op, input, output, scales);
-  return {input[0] * input[1],
-          {input[2], output[2], scales[0], mode, coordinateMode, nearestMode},
-          {input[3], output[3], scales[1], mode, coordinateMode, nearestMode}};
+  int axes = input.size - 2, lead = 3 - axes;
+  auto axis = [&](int a) -> ResizeAxis {
+    if (a < lead)
+      return {false, 1, 1, 1.0, mode, coordinateMode, nearestMode};
+    int i = a - lead;
+    return {true, input[2 + i],   output[2 + i], scales[i],
+            mode, coordinateMode, nearestMode};
+  };
+  return {axes, input[0] * input[1], axis(0), axis(1), axis(2)};
 }
 
 __global__ void resizeKernel(cuda::Load in, cuda::Store out,
                              ResizeGeometry g) {
-  MEMOPT_GRID_LOOP(i, g.planes * g.h.out * g.w.out) {
-    int64_t p = i / (g.h.out * g.w.out), o = i % (g.h.out * g.w.out);
-    cuda::Load plane = in + p * g.h.in * g.w.in;
-    detail::ResizeTaps th = g.h.taps(o / g.w.out);
+  MEMOPT_GRID_LOOP(i, g.planes * g.outVolume()) {
+    int64_t p = i / g.outVolume(), o = i % g.outVolume();
+    cuda::Load volume = in + p * g.inVolume();
+    detail::ResizeTaps td = g.d.taps(o / (g.h.out * g.w.out));
+    detail::ResizeTaps th = g.h.taps(o / g.w.out % g.h.out);
     detail::ResizeTaps tw = g.w.taps(o % g.w.out);
-    cuda::Load row0 = plane + th.index[0] * g.w.in;
-    cuda::Load row1 = plane + th.index[1] * g.w.in;
-    if (g.h.mode == ResizeMode::Nearest) {
-      out.set(i, row0[tw.index[0]]);
+    auto row = [&](int a, int b) {
+      return volume + (td.index[a] * g.h.in + th.index[b]) * g.w.in;
+    };
+    if (g.w.mode == ResizeMode::Nearest) {
+      out.set(i, row(0, 0)[tw.index[0]]);
       continue;
     }
-    float top = tw.weight[0] * row0[tw.index[0]] +
-                tw.weight[1] * row0[tw.index[1]];
-    float bottom = tw.weight[0] * row1[tw.index[0]] +
-                   tw.weight[1] * row1[tw.index[1]];
-    out.set(i, th.weight[0] * top + th.weight[1] * bottom);
+    // Linear along each axis, innermost first (the CPU's order).
+    auto line = [&](cuda::Load r) {
+      return tw.weight[0] * r[tw.index[0]] + tw.weight[1] * r[tw.index[1]];
+    };
+    auto slice = [&](int a) {
+      if (g.axes == 1)
+        return line(row(a, 0));
+      return th.weight[0] * line(row(a, 0)) + th.weight[1] * line(row(a, 1));
+    };
+    out.set(i, g.axes < 3 ? slice(0)
+                          : td.weight[0] * slice(0) + td.weight[1] * slice(1));
   }
 }
 
 __global__ void resizeGradKernel(cuda::Load dy, cuda::Store dx,
                                  ResizeGeometry g) {
-  MEMOPT_GRID_LOOP(i, g.planes * g.h.in * g.w.in) {
-    int64_t p = i / (g.h.in * g.w.in), index = i % (g.h.in * g.w.in);
-    int64_t h = index / g.w.in, x = index % g.w.in;
-    cuda::Load grad = dy + p * g.h.out * g.w.out;
-    int64_t oh0, oh1, ow0, ow1;
+  MEMOPT_GRID_LOOP(i, g.planes * g.inVolume()) {
+    int64_t p = i / g.inVolume(), index = i % g.inVolume();
+    int64_t x = index % g.w.in, h = index / g.w.in % g.h.in,
+            d = index / (g.w.in * g.h.in);
+    cuda::Load grad = dy + p * g.outVolume();
+    int64_t od0, od1, oh0, oh1, ow0, ow1;
+    g.d.candidates(d, od0, od1);
     g.h.candidates(h, oh0, oh1);
     g.w.candidates(x, ow0, ow1);
     float sum = 0;
-    for (int64_t oh = oh0; oh <= oh1; ++oh) {
-      float wh = g.h.weightOf(oh, h);
-      if (wh == 0)
+    for (int64_t od = od0; od <= od1; ++od) {
+      float wd = g.d.weightOf(od, d);
+      if (wd == 0)
         continue;
-      for (int64_t ow = ow0; ow <= ow1; ++ow) {
-        float ww = g.w.weightOf(ow, x);
-        if (ww != 0)
-          sum += wh * ww * grad[oh * g.w.out + ow];
+      for (int64_t oh = oh0; oh <= oh1; ++oh) {
+        float wh = g.h.weightOf(oh, h);
+        if (wh == 0)
+          continue;
+        for (int64_t ow = ow0; ow <= ow1; ++ow) {
+          float ww = g.w.weightOf(ow, x);
+          if (ww != 0)
+            sum += wd * wh * ww * grad[(od * g.h.out + oh) * g.w.out + ow];
+        }
       }
     }
     dx.set(i, sum);
@@ -394,8 +471,8 @@ void zero(const char *op, Tensor tensor) {
 
 void maxPool(ConstTensor input, Tensor output, const Dims &kernel, const Dims &strides,
                const Dims &pads, const Dims &dilations, bool ceilMode) {
-  Window w = makeWindow("max_pool", input.shape, output.shape, kernel,
-                        strides, pads, dilations, ceilMode);
+  Window w = makeWindow("max_pool", input.shape, output.shape, kernel, strides,
+                        pads, &dilations, ceilMode);
   maxPoolKernel<<<launchBlocks(output.numel()), kLaunchThreads, 0, cuda::stream()>>>(
       cuda::load("max_pool", input), cuda::store("max_pool", output), w);
   checkLaunch("max_pool");
@@ -406,7 +483,7 @@ void maxPoolBackward(ConstTensor gradOutput, ConstTensor input,
                        const Dims &dilations, bool ceilMode) {
   const char *op = "max_pool_backward";
   Window w = makeWindow(op, input.shape, gradOutput.shape, kernel, strides,
-                        pads, dilations, ceilMode);
+                        pads, &dilations, ceilMode);
   requireShape(op, "grad_input", gradInput.shape, input.shape);
   maxPoolGradKernel<<<launchBlocks(gradInput.numel()), kLaunchThreads, 0,
                       cuda::stream()>>>(cuda::load(op, gradOutput),
@@ -417,8 +494,8 @@ void maxPoolBackward(ConstTensor gradOutput, ConstTensor input,
 
 void avgPool(ConstTensor input, Tensor output, const Dims &kernel, const Dims &strides,
                const Dims &pads, bool ceilMode, bool countIncludePad) {
-  Window w = makeWindow("avg_pool", input.shape, output.shape, kernel,
-                        strides, pads, Dims{1, 1}, ceilMode);
+  Window w = makeWindow("avg_pool", input.shape, output.shape, kernel, strides,
+                        pads, nullptr, ceilMode);
   avgPoolKernel<<<launchBlocks(output.numel()), kLaunchThreads, 0, cuda::stream()>>>(
       cuda::load("avg_pool", input), cuda::store("avg_pool", output), w,
       countIncludePad);
@@ -430,7 +507,7 @@ void avgPoolBackward(ConstTensor gradOutput, Tensor gradInput, const Dims &kerne
                        bool countIncludePad) {
   const char *op = "avg_pool_backward";
   Window w = makeWindow(op, gradInput.shape, gradOutput.shape, kernel, strides,
-                        pads, Dims{1, 1}, ceilMode);
+                        pads, nullptr, ceilMode);
   avgPoolGradKernel<<<launchBlocks(gradInput.numel()), kLaunchThreads, 0,
                       cuda::stream()>>>(cuda::load(op, gradOutput),
                                         cuda::store(op, gradInput), w,
