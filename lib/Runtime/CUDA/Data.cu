@@ -11,8 +11,10 @@
 //
 // Pooling and resize take 1 to 3 spatial axes (rank 3 to 5) and compute
 // every one as a 3-D one over (depth, height, width), the axes a 1-D or
-// 2-D one lacks as unit leading axes, as the CPU kernels do. Pad, slice,
-// transpose, broadcast and the reductions take any rank up to kMaxRank.
+// 2-D one lacks as unit leading axes, as the CPU kernels do (pooling:
+// include/memopt/Runtime/CUDA/PoolWindow.h, unit-tested on the host).
+// Pad, slice, transpose, broadcast and the reductions take any rank up to
+// kMaxRank.
 //
 // Every kernel here reads and writes the tensors' own element type (f32,
 // or bf16 / f16 under mixed precision) through Load / Store, computing in
@@ -20,6 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "memopt/Runtime/CUDA/PoolWindow.h"
 #include "memopt/Runtime/Kernels.h"
 
 #include "../CPU/Common.h"
@@ -41,192 +44,54 @@ namespace {
 // Pooling
 //===----------------------------------------------------------------------===//
 
-/// The shapes and window of a pooling, passed to kernels by value. Every
-/// pooling is a 3-D one (depth, height, width): 1-D and 2-D ones have unit
-/// leading axes (one-position windows, no pads), as on the CPU
-/// (lib/Runtime/CPU/Pooling.cpp).
-struct Window {
-  int64_t planes;
-  int64_t in[3], out[3], kernel[3], strides[3], dilations[3], padBegin[3],
-      padEnd[3];
-
-  __host__ __device__ int64_t inVolume() const { return in[0] * in[1] * in[2]; }
-  __host__ __device__ int64_t outVolume() const {
-    return out[0] * out[1] * out[2];
-  }
-
-  /// The first input position along `axis` of max window `o` inside the
-  /// input, and the end of its taps.
-  __device__ void taps(int axis, int64_t o, int64_t &first,
-                       int64_t &end) const {
-    first = o * strides[axis] - padBegin[axis];
-    end = min(first + (kernel[axis] - 1) * dilations[axis] + 1, in[axis]);
-    while (first < 0)
-      first += dilations[axis];
-  }
-
-  /// The flat index in its volume of the maximum of window (od, oh, ow),
-  /// or -1 when the window covers no input position (the CPU's rules:
-  /// first maximum in row-major (d, h, w) order, a NaN wins).
-  __device__ int64_t argmax(cuda::Load volume, int64_t od, int64_t oh,
-                            int64_t ow) const {
-    int64_t d0, d1, h0, h1, w0, w1;
-    taps(0, od, d0, d1);
-    taps(1, oh, h0, h1);
-    taps(2, ow, w0, w1);
-    int64_t best = -1;
-    float bestValue = -INFINITY;
-    for (int64_t d = d0; d < d1; d += dilations[0])
-      for (int64_t h = h0; h < h1; h += dilations[1])
-        for (int64_t x = w0; x < w1; x += dilations[2]) {
-          int64_t index = (d * in[1] + h) * in[2] + x;
-          float v = volume[index];
-          if (best < 0 || v > bestValue || isnan(v)) {
-            best = index;
-            bestValue = v;
-          }
-        }
-    return best;
-  }
-
-  /// The clipped extent [first[a], end[a]) of average window `o` along
-  /// each axis and its divisor.
-  __device__ void average(const int64_t o[3], bool countIncludePad,
-                          int64_t first[3], int64_t end[3],
-                          double &divisor) const {
-    int64_t padded = 1, covered = 1;
-    for (int a = 0; a < 3; ++a) {
-      first[a] = o[a] * strides[a] - padBegin[a];
-      end[a] = min(first[a] + kernel[a], in[a] + padEnd[a]);
-      padded *= end[a] - first[a];
-      first[a] = max(first[a], int64_t(0));
-      end[a] = min(end[a], in[a]);
-      covered *= end[a] - first[a];
-    }
-    divisor = static_cast<double>(countIncludePad ? padded : covered);
-  }
-
-  /// The output positions along `axis` whose window may cover input
-  /// position `i`: [first, last], clamped to the output.
-  __device__ void candidates(int axis, int64_t i, int64_t &first,
-                             int64_t &last) const {
-    int64_t reach = (kernel[axis] - 1) * dilations[axis];
-    int64_t lo = i + padBegin[axis] - reach;
-    first = lo <= 0 ? 0 : (lo + strides[axis] - 1) / strides[axis];
-    last = min((i + padBegin[axis]) / strides[axis], out[axis] - 1);
-  }
-
-  /// The coordinates (d, h, w) of flat position `index` in a volume of
-  /// `extent`.
-  __device__ static void coordinates(int64_t index, const int64_t extent[3],
-                                     int64_t c[3]) {
-    c[2] = index % extent[2];
-    c[1] = index / extent[2] % extent[1];
-    c[0] = index / (extent[2] * extent[1]);
-  }
-};
-
 /// The window of a pooling of `input` (N x C x 1 to 3 spatial axes) into
-/// `output`; poolShape checks the rank and the attributes. Average pooling
-/// has no dilations (null: 1 along every axis of `size`).
-Window makeWindow(const char *op, const Dims &input, const Dims &output,
-                  const Dims &size, const Dims &strides, const Dims &pads,
-                  const Dims *dilationsOrNull, bool ceilMode) {
+/// `output` (PoolWindow.h); poolShape checks the rank and the attributes.
+/// Average pooling has no dilations (null: 1 along every axis of `size`).
+cuda::PoolWindow makeWindow(const char *op, const Dims &input,
+                            const Dims &output, const Dims &size,
+                            const Dims &strides, const Dims &pads,
+                            const Dims *dilationsOrNull, bool ceilMode) {
   Dims dilations = dilationsOrNull ? *dilationsOrNull : size;
   for (int i = 0; !dilationsOrNull && i < dilations.size; ++i)
     dilations[i] = 1;
   Dims expected =
       poolShape(op, input, size, strides, pads, dilations, ceilMode);
   requireShape(op, "output", output, expected);
-  int axes = input.size - 2, lead = 3 - axes;
-  Window w{input[0] * input[1], {}, {}, {}, {}, {}, {}, {}};
-  for (int a = 0; a < 3; ++a) {
-    bool present = a >= lead;
-    int i = a - lead;
-    w.in[a] = present ? input[2 + i] : 1;
-    w.out[a] = present ? expected[2 + i] : 1;
-    w.kernel[a] = present ? size[i] : 1;
-    w.strides[a] = present ? strides[i] : 1;
-    w.dilations[a] = present ? dilations[i] : 1;
-    w.padBegin[a] = present ? pads[i] : 0;
-    w.padEnd[a] = present ? pads[axes + i] : 0;
-  }
-  return w;
+  return cuda::poolWindow(input, expected, size, strides, pads, dilations);
 }
 
-__global__ void maxPoolKernel(cuda::Load in, cuda::Store out, Window w) {
+__global__ void maxPoolKernel(cuda::Load in, cuda::Store out,
+                              cuda::PoolWindow w) {
   MEMOPT_GRID_LOOP(i, w.planes * w.outVolume()) {
-    int64_t p = i / w.outVolume(), o[3];
-    Window::coordinates(i % w.outVolume(), w.out, o);
-    cuda::Load volume = in + p * w.inVolume();
-    int64_t best = w.argmax(volume, o[0], o[1], o[2]);
-    out.set(i, best < 0 ? -INFINITY : volume[best]);
+    int64_t p = i / w.outVolume();
+    out.set(i, w.maxAt(in + p * w.inVolume(), i % w.outVolume()));
   }
 }
 
-__global__ void maxPoolGradKernel(cuda::Load dy, cuda::Load in,
-                                  cuda::Store dx, Window w) {
+__global__ void maxPoolGradKernel(cuda::Load dy, cuda::Load in, cuda::Store dx,
+                                  cuda::PoolWindow w) {
   MEMOPT_GRID_LOOP(i, w.planes * w.inVolume()) {
-    int64_t p = i / w.inVolume(), index = i % w.inVolume(), c[3];
-    Window::coordinates(index, w.in, c);
-    cuda::Load volume = in + p * w.inVolume();
-    cuda::Load grad = dy + p * w.outVolume();
-    int64_t first[3], last[3];
-    for (int a = 0; a < 3; ++a)
-      w.candidates(a, c[a], first[a], last[a]);
-    float sum = 0;
-    for (int64_t od = first[0]; od <= last[0]; ++od)
-      for (int64_t oh = first[1]; oh <= last[1]; ++oh)
-        for (int64_t ow = first[2]; ow <= last[2]; ++ow)
-          if (w.argmax(volume, od, oh, ow) == index)
-            sum += grad[(od * w.out[1] + oh) * w.out[2] + ow];
-    dx.set(i, sum);
+    int64_t p = i / w.inVolume();
+    dx.set(i, w.maxGradAt(in + p * w.inVolume(), dy + p * w.outVolume(),
+                          i % w.inVolume()));
   }
 }
 
-__global__ void avgPoolKernel(cuda::Load in, cuda::Store out, Window w,
-                              bool countIncludePad) {
+__global__ void avgPoolKernel(cuda::Load in, cuda::Store out,
+                              cuda::PoolWindow w, bool countIncludePad) {
   MEMOPT_GRID_LOOP(i, w.planes * w.outVolume()) {
-    int64_t p = i / w.outVolume(), o[3];
-    Window::coordinates(i % w.outVolume(), w.out, o);
-    cuda::Load volume = in + p * w.inVolume();
-    int64_t first[3], end[3];
-    double divisor;
-    w.average(o, countIncludePad, first, end, divisor);
-    double sum = 0;
-    for (int64_t d = first[0]; d < end[0]; ++d)
-      for (int64_t h = first[1]; h < end[1]; ++h)
-        for (int64_t x = first[2]; x < end[2]; ++x)
-          sum += volume[(d * w.in[1] + h) * w.in[2] + x];
-    out.set(i, static_cast<float>(sum / divisor));
+    int64_t p = i / w.outVolume();
+    out.set(i, w.averageAt(in + p * w.inVolume(), i % w.outVolume(),
+                           countIncludePad));
   }
 }
 
-__global__ void avgPoolGradKernel(cuda::Load dy, cuda::Store dx, Window w,
-                                  bool countIncludePad) {
+__global__ void avgPoolGradKernel(cuda::Load dy, cuda::Store dx,
+                                  cuda::PoolWindow w, bool countIncludePad) {
   MEMOPT_GRID_LOOP(i, w.planes * w.inVolume()) {
-    int64_t p = i / w.inVolume(), c[3];
-    Window::coordinates(i % w.inVolume(), w.in, c);
-    cuda::Load grad = dy + p * w.outVolume();
-    int64_t from[3], to[3];
-    for (int a = 0; a < 3; ++a)
-      w.candidates(a, c[a], from[a], to[a]);
-    float sum = 0;
-    int64_t o[3];
-    for (o[0] = from[0]; o[0] <= to[0]; ++o[0])
-      for (o[1] = from[1]; o[1] <= to[1]; ++o[1])
-        for (o[2] = from[2]; o[2] <= to[2]; ++o[2]) {
-          int64_t first[3], end[3];
-          double divisor;
-          w.average(o, countIncludePad, first, end, divisor);
-          bool covers = true;
-          for (int a = 0; a < 3; ++a)
-            covers = covers && first[a] <= c[a] && c[a] < end[a];
-          if (covers)
-            sum += static_cast<float>(
-                grad[(o[0] * w.out[1] + o[1]) * w.out[2] + o[2]] / divisor);
-        }
-    dx.set(i, sum);
+    int64_t p = i / w.inVolume();
+    dx.set(i, w.averageGradAt(dy + p * w.outVolume(), i % w.inVolume(),
+                              countIncludePad));
   }
 }
 
@@ -471,8 +336,8 @@ void zero(const char *op, Tensor tensor) {
 
 void maxPool(ConstTensor input, Tensor output, const Dims &kernel, const Dims &strides,
                const Dims &pads, const Dims &dilations, bool ceilMode) {
-  Window w = makeWindow("max_pool", input.shape, output.shape, kernel, strides,
-                        pads, &dilations, ceilMode);
+  cuda::PoolWindow w = makeWindow("max_pool", input.shape, output.shape, kernel,
+                                  strides, pads, &dilations, ceilMode);
   maxPoolKernel<<<launchBlocks(output.numel()), kLaunchThreads, 0, cuda::stream()>>>(
       cuda::load("max_pool", input), cuda::store("max_pool", output), w);
   checkLaunch("max_pool");
@@ -482,8 +347,8 @@ void maxPoolBackward(ConstTensor gradOutput, ConstTensor input,
                        Tensor gradInput, const Dims &kernel, const Dims &strides, const Dims &pads,
                        const Dims &dilations, bool ceilMode) {
   const char *op = "max_pool_backward";
-  Window w = makeWindow(op, input.shape, gradOutput.shape, kernel, strides,
-                        pads, &dilations, ceilMode);
+  cuda::PoolWindow w = makeWindow(op, input.shape, gradOutput.shape, kernel,
+                                  strides, pads, &dilations, ceilMode);
   requireShape(op, "grad_input", gradInput.shape, input.shape);
   maxPoolGradKernel<<<launchBlocks(gradInput.numel()), kLaunchThreads, 0,
                       cuda::stream()>>>(cuda::load(op, gradOutput),
@@ -494,8 +359,8 @@ void maxPoolBackward(ConstTensor gradOutput, ConstTensor input,
 
 void avgPool(ConstTensor input, Tensor output, const Dims &kernel, const Dims &strides,
                const Dims &pads, bool ceilMode, bool countIncludePad) {
-  Window w = makeWindow("avg_pool", input.shape, output.shape, kernel, strides,
-                        pads, nullptr, ceilMode);
+  cuda::PoolWindow w = makeWindow("avg_pool", input.shape, output.shape, kernel,
+                                  strides, pads, nullptr, ceilMode);
   avgPoolKernel<<<launchBlocks(output.numel()), kLaunchThreads, 0, cuda::stream()>>>(
       cuda::load("avg_pool", input), cuda::store("avg_pool", output), w,
       countIncludePad);
@@ -506,8 +371,8 @@ void avgPoolBackward(ConstTensor gradOutput, Tensor gradInput, const Dims &kerne
                        const Dims &strides, const Dims &pads, bool ceilMode,
                        bool countIncludePad) {
   const char *op = "avg_pool_backward";
-  Window w = makeWindow(op, gradInput.shape, gradOutput.shape, kernel, strides,
-                        pads, nullptr, ceilMode);
+  cuda::PoolWindow w = makeWindow(op, gradInput.shape, gradOutput.shape, kernel,
+                                  strides, pads, nullptr, ceilMode);
   avgPoolGradKernel<<<launchBlocks(gradInput.numel()), kLaunchThreads, 0,
                       cuda::stream()>>>(cuda::load(op, gradOutput),
                                         cuda::store(op, gradInput), w,
