@@ -12,7 +12,8 @@
 // Pooling and resize take 1 to 3 spatial axes (rank 3 to 5) and compute
 // every one as a 3-D one over (depth, height, width), the axes a 1-D or
 // 2-D one lacks as unit leading axes, as the CPU kernels do (pooling:
-// include/memopt/Runtime/CUDA/PoolWindow.h, unit-tested on the host).
+// include/memopt/Runtime/CUDA/PoolWindow.h, resize: ResizeGrid.h; both
+// unit-tested on the host).
 // Pad, slice, transpose, broadcast and the reductions take any rank up to
 // kMaxRank.
 //
@@ -28,6 +29,7 @@
 #include "../CPU/Common.h"
 #include "../CPU/IndexMath.h"
 #include "KernelSupport.cuh"
+#include "ResizeGrid.h"
 
 #include <cmath>
 
@@ -109,133 +111,30 @@ __global__ void planeMeanKernel(cuda::Load in, cuda::Store out, int64_t size) {
 // Resize
 //===----------------------------------------------------------------------===//
 
-/// One axis of a resize: extents, scale and modes, by value. An axis the
-/// resize lacks (the leading ones of a 1-D or 2-D resize) is absent: one
-/// position, read with weight 1.
-struct ResizeAxis {
-  bool present;
-  int64_t in, out;
-  double scale;
-  ResizeMode mode;
-  CoordinateMode coordinateMode;
-  NearestMode nearestMode;
-
-  /// The input positions output position `x` reads and their weights.
-  __device__ detail::ResizeTaps taps(int64_t x) const {
-    if (!present)
-      return {{0, 0}, {1.0f, 0.0f}};
-    return detail::resizeTaps(x, scale, in, out, mode, coordinateMode,
-                              nearestMode);
-  }
-
-  /// The weight with which output position `x` reads input position `i`
-  /// (a sum when both taps are `i`; 0 when it does not read it).
-  __device__ float weightOf(int64_t x, int64_t i) const {
-    detail::ResizeTaps t = taps(x);
-    if (mode == ResizeMode::Nearest)
-      return t.index[0] == i ? 1.0f : 0.0f;
-    return (t.index[0] == i ? t.weight[0] : 0.0f) +
-           (t.index[1] == i ? t.weight[1] : 0.0f);
-  }
-
-  /// Output positions that may read input position `i`: the map is
-  /// monotone with slope at most `reach`, so a window around i * out / in
-  /// holds all of them; weightOf decides exactly.
-  __device__ void candidates(int64_t i, int64_t &first, int64_t &last) const {
-    double ratio = fmax(scale, static_cast<double>(out) / in);
-    int64_t reach = static_cast<int64_t>(ceil(ratio)) + 2;
-    int64_t centre = static_cast<int64_t>(floor(i * ratio));
-    first = max(centre - 2 * reach, int64_t(0));
-    last = min(centre + 2 * reach, out - 1);
-  }
-};
-
-/// A resize over (depth, height, width), as on the CPU
-/// (lib/Runtime/CPU/Resize.cpp): `axes` of them present, the last ones.
-struct ResizeGeometry {
-  int axes;
-  int64_t planes;
-  ResizeAxis d, h, w;
-
-  __device__ int64_t inVolume() const { return d.in * h.in * w.in; }
-  __device__ int64_t outVolume() const { return d.out * h.out * w.out; }
-};
-
-/// checkResizeShapes checks the rank (N x C x 1 to 3 spatial axes) and
-/// the scales.
-ResizeGeometry checkResize(const char *op, const Dims &input,
-                           const Dims &output, ResizeMode mode,
-                           CoordinateMode coordinateMode,
-                           NearestMode nearestMode, const Scales &scales) {
+/// The grid of a resize (ResizeGrid.h); checkResizeShapes checks the rank
+/// (N x C x 1 to 3 spatial axes) and the scales.
+cuda::ResizeGrid checkResize(const char *op, const Dims &input,
+                             const Dims &output, ResizeMode mode,
+                             CoordinateMode coordinateMode,
+                             NearestMode nearestMode, const Scales &scales) {
   checkResizeShapes(op, input, output, scales);
-  int axes = input.size - 2, lead = 3 - axes;
-  auto axis = [&](int a) -> ResizeAxis {
-    if (a < lead)
-      return {false, 1, 1, 1.0, mode, coordinateMode, nearestMode};
-    int i = a - lead;
-    return {true, input[2 + i],   output[2 + i], scales[i],
-            mode, coordinateMode, nearestMode};
-  };
-  return {axes, input[0] * input[1], axis(0), axis(1), axis(2)};
+  return cuda::resizeGrid(input, output, mode, coordinateMode, nearestMode,
+                          scales);
 }
 
 __global__ void resizeKernel(cuda::Load in, cuda::Store out,
-                             ResizeGeometry g) {
+                             cuda::ResizeGrid g) {
   MEMOPT_GRID_LOOP(i, g.planes * g.outVolume()) {
-    int64_t p = i / g.outVolume(), o = i % g.outVolume();
-    cuda::Load volume = in + p * g.inVolume();
-    detail::ResizeTaps td = g.d.taps(o / (g.h.out * g.w.out));
-    detail::ResizeTaps th = g.h.taps(o / g.w.out % g.h.out);
-    detail::ResizeTaps tw = g.w.taps(o % g.w.out);
-    auto row = [&](int a, int b) {
-      return volume + (td.index[a] * g.h.in + th.index[b]) * g.w.in;
-    };
-    if (g.w.mode == ResizeMode::Nearest) {
-      out.set(i, row(0, 0)[tw.index[0]]);
-      continue;
-    }
-    // Linear along each axis, innermost first (the CPU's order).
-    auto line = [&](cuda::Load r) {
-      return tw.weight[0] * r[tw.index[0]] + tw.weight[1] * r[tw.index[1]];
-    };
-    auto slice = [&](int a) {
-      if (g.axes == 1)
-        return line(row(a, 0));
-      return th.weight[0] * line(row(a, 0)) + th.weight[1] * line(row(a, 1));
-    };
-    out.set(i, g.axes < 3 ? slice(0)
-                          : td.weight[0] * slice(0) + td.weight[1] * slice(1));
+    int64_t p = i / g.outVolume();
+    out.set(i, g.valueAt(in + p * g.inVolume(), i % g.outVolume()));
   }
 }
 
 __global__ void resizeGradKernel(cuda::Load dy, cuda::Store dx,
-                                 ResizeGeometry g) {
+                                 cuda::ResizeGrid g) {
   MEMOPT_GRID_LOOP(i, g.planes * g.inVolume()) {
-    int64_t p = i / g.inVolume(), index = i % g.inVolume();
-    int64_t x = index % g.w.in, h = index / g.w.in % g.h.in,
-            d = index / (g.w.in * g.h.in);
-    cuda::Load grad = dy + p * g.outVolume();
-    int64_t od0, od1, oh0, oh1, ow0, ow1;
-    g.d.candidates(d, od0, od1);
-    g.h.candidates(h, oh0, oh1);
-    g.w.candidates(x, ow0, ow1);
-    float sum = 0;
-    for (int64_t od = od0; od <= od1; ++od) {
-      float wd = g.d.weightOf(od, d);
-      if (wd == 0)
-        continue;
-      for (int64_t oh = oh0; oh <= oh1; ++oh) {
-        float wh = g.h.weightOf(oh, h);
-        if (wh == 0)
-          continue;
-        for (int64_t ow = ow0; ow <= ow1; ++ow) {
-          float ww = g.w.weightOf(ow, x);
-          if (ww != 0)
-            sum += wd * wh * ww * grad[(od * g.h.out + oh) * g.w.out + ow];
-        }
-      }
-    }
-    dx.set(i, sum);
+    int64_t p = i / g.inVolume();
+    dx.set(i, g.gradAt(dy + p * g.outVolume(), i % g.inVolume()));
   }
 }
 
@@ -395,8 +294,8 @@ void globalAvgPool(ConstTensor input, Tensor output) {
 void resize(ConstTensor input, Tensor output, ResizeMode mode,
             CoordinateMode coordinateMode, NearestMode nearestMode,
             const Scales &scales) {
-  ResizeGeometry g = checkResize("resize", input.shape, output.shape, mode,
-                                 coordinateMode, nearestMode, scales);
+  cuda::ResizeGrid g = checkResize("resize", input.shape, output.shape, mode,
+                                   coordinateMode, nearestMode, scales);
   resizeKernel<<<launchBlocks(output.numel()), kLaunchThreads, 0, cuda::stream()>>>(
       cuda::load("resize", input), cuda::store("resize", output), g);
   checkLaunch("resize");
@@ -406,8 +305,8 @@ void resizeBackward(ConstTensor gradOutput, Tensor gradInput, ResizeMode mode,
                     CoordinateMode coordinateMode, NearestMode nearestMode,
                     const Scales &scales) {
   const char *op = "resize_backward";
-  ResizeGeometry g = checkResize(op, gradInput.shape, gradOutput.shape, mode,
-                                 coordinateMode, nearestMode, scales);
+  cuda::ResizeGrid g = checkResize(op, gradInput.shape, gradOutput.shape, mode,
+                                   coordinateMode, nearestMode, scales);
   resizeGradKernel<<<launchBlocks(gradInput.numel()), kLaunchThreads, 0,
                      cuda::stream()>>>(cuda::load(op, gradOutput),
                                        cuda::store(op, gradInput), g);
