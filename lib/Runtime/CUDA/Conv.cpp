@@ -506,8 +506,10 @@ struct ConvCache {
       fatal(op,
             "no deterministic cuDNN algorithm fits the planned workspace of " +
                 std::to_string(plan.workspaceLimit) + " bytes, even for " +
-                (splitChannels ? "one row of one sample and one output channel"
-                               : "one row of one sample") +
+                (splitChannels ? "one row (one step of the first spatial "
+                                 "axis) of one sample and one output channel"
+                               : "one row (one step of the first spatial "
+                                 "axis) of one sample") +
                 (!leastCall || leastCall->smallestBytes == SIZE_MAX
                      ? std::string(" (none is deterministic)")
                      : " (the smallest needs " +
