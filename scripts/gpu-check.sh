@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The GPU checks of the CUDA backend (the lit tests test/E2E/cuda-*.test and
-# a short training run of the binary of unet-cuda.test) and the GPU step
+# The GPU checks of the CUDA backend (the lit tests test/E2E/cuda-*.test,
+# the 3-D U-Nets' among them, and short training runs of the binaries of
+# unet-cuda.test and unet3d-cuda.test) and the GPU step
 # benchmark (bench/gpu_step.py), in one of three modes:
 #
 #   bash scripts/gpu-check.sh [bench/gpu_step.py options]
@@ -12,8 +13,9 @@
 #                                         [--mpi] ["gpu_step options" ...]
 #       On the build machine (no GPU needed): builds memopt and compiles
 #       the GPU checks (those whose test name matches REGEX, default all),
-#       a smoke binary and one benchmark per quoted option string (default:
-#       one with gpu_step.py's defaults; none with --no-bench) into DIR,
+#       two smoke binaries (a 2-D and a 3-D U-Net) and one benchmark per
+#       quoted option string (default: one with gpu_step.py's defaults;
+#       none with --no-bench) into DIR,
 #       with the Python scripts, this script and the shared libraries the
 #       binaries load (all but the C library's and CUDA's); each binary's
 #       initial weights are in the BIN.weights.onnx memopt-compile writes
@@ -104,6 +106,43 @@ e2e_checks() {
   done
 }
 
+# Compiles smoke binary $2 (memopt.export --model $3 and options $6...,
+# sample shape $4, comma-separated) with memopt-compile $5 into
+# $1/$2/train, with 4 random samples of that shape in $1/$2/data.
+smoke_prepare() {
+  local dir=$1/$2 model=$3 shape=$4 compile=$5
+  shift 5
+  mkdir -p "$dir"
+  "$PYTHON" -m memopt.export --model "$model" --batch 1 \
+    --input-shape "$shape" "$@" -o "$dir/model.onnx" > /dev/null
+  "$compile" "$dir/model.onnx" -o "$dir/train" --target=cuda \
+    --batch=2 --optimizer=adam --lr=1e-3 --report="$dir/compile.json"
+  "$PYTHON" -c "import numpy as np, os, sys
+r = np.random.default_rng(0)
+shape = tuple(int(v) for v in sys.argv[2].split(','))
+for d in ('inputs', 'targets'):
+    os.makedirs(os.path.join(sys.argv[1], d))
+    for i in range(4):
+        np.save(os.path.join(sys.argv[1], d, 's%d.npy' % i),
+                r.random(shape, dtype=np.float32))" "$dir/data" "$shape"
+}
+
+# Trains smoke binary $2 of $1 for 3 steps (check NAME) and checks that
+# its measured peak is the predicted one (check NAME-peak).
+smoke_run() {
+  local dir=$1 name=$2
+  run_check "$name" "$dir" "$dir/$name/train" --data "$dir/$name/data" \
+    --steps 3 --no-shuffle --log-every 1 --out "$dir/$name/trained.onnx" \
+    --report "$dir/$name/run.json"
+  run_check "$name-peak" "$dir" "$PYTHON" -c "import json, sys
+c = json.load(open(sys.argv[1])); r = json.load(open(sys.argv[2]))
+print('predicted', c['predicted_peak_bytes'], 'measured',
+      r['measured_peak_bytes'], 'driver', r['driver_peak_bytes'],
+      'loss', r['loss'])
+sys.exit(c['predicted_peak_bytes'] != r['measured_peak_bytes'])" \
+    "$dir/$name/compile.json" "$dir/$name/run.json"
+}
+
 # ldd of every binary under $1 (whatever ldd's exit status: it may report
 # a missing library by one).
 binary_libraries() {
@@ -140,8 +179,8 @@ prepare() {
   local compile="$build_dir/bin/memopt-compile"
   mkdir -p "$dir"
   dir=$(cd "$dir" && pwd)
-  rm -rf "${dir:?}"/{checks,smoke,bench,lib,python,bench-scripts,runlib,results,mpi}
-  mkdir -p "$dir"/{checks,smoke,bench,lib}
+  rm -rf "${dir:?}"/{checks,smoke,smoke3d,bench,lib,python,bench-scripts,runlib,results,mpi}
+  mkdir -p "$dir"/{checks,bench,lib}
   export PYTHONPATH="$ROOT/python"
 
   echo "== E2E checks"
@@ -154,18 +193,9 @@ prepare() {
       --memopt-compile "$compile" < /dev/null
   done < "$dir/checks.list"
 
-  echo "== smoke binary (unet-cuda.test's U-Net)"
-  "$PYTHON" -m memopt.export --model unet --base 4 --batch 1 \
-    --input-shape 1,32,32 -o "$dir/smoke/unet.onnx" > /dev/null
-  "$compile" "$dir/smoke/unet.onnx" -o "$dir/smoke/train" --target=cuda \
-    --batch=2 --optimizer=adam --lr=1e-3 --report="$dir/smoke/compile.json"
-  "$PYTHON" -c "import numpy as np, os, sys
-r = np.random.default_rng(0)
-for d in ('inputs', 'targets'):
-    os.makedirs(os.path.join(sys.argv[1], d))
-    for i in range(4):
-        np.save(os.path.join(sys.argv[1], d, 's%d.npy' % i),
-                r.random((1, 32, 32), dtype=np.float32))" "$dir/smoke/data"
+  echo "== smoke binaries (unet-cuda.test's U-Net, unet3d-cuda.test's 3-D U-Net)"
+  smoke_prepare "$dir" smoke unet 1,32,32 "$compile" --base 4
+  smoke_prepare "$dir" smoke3d unet3d 1,16,16,16 "$compile"
 
   [[ $mpi -eq 0 ]] || mpi_prepare "$dir" "$compile"
 
@@ -269,16 +299,9 @@ run() {
   } 2>&1 | tee "$dir/results/machine.txt"
 
   echo "== smoke: 3 steps of the U-Net of unet-cuda.test"
-  run_check smoke "$dir" "$dir/smoke/train" --data "$dir/smoke/data" \
-    --steps 3 --no-shuffle --log-every 1 --out "$dir/smoke/trained.onnx" \
-    --report "$dir/smoke/run.json"
-  run_check smoke-peak "$dir" "$PYTHON" -c "import json, sys
-c = json.load(open(sys.argv[1])); r = json.load(open(sys.argv[2]))
-print('predicted', c['predicted_peak_bytes'], 'measured',
-      r['measured_peak_bytes'], 'driver', r['driver_peak_bytes'],
-      'loss', r['loss'])
-sys.exit(c['predicted_peak_bytes'] != r['measured_peak_bytes'])" \
-    "$dir/smoke/compile.json" "$dir/smoke/run.json"
+  smoke_run "$dir" smoke
+  echo "== smoke: 3 steps of the 3-D U-Net of unet3d-cuda.test"
+  smoke_run "$dir" smoke3d
 
   echo "== E2E checks"
   local name args

@@ -3,16 +3,16 @@
 // For the CUDA backend the arena reserves, per convolution, the workspace that
 // memopt/Runtime/CUDA/ConvWorkspace.h computes from the shapes; the CUDA
 // runtime includes the same header and picks a cuDNN algorithm within it.
-// No GPU is needed at compile time. cuDNN pads symmetrically, so an
-// asymmetric pad is rejected here, at the op's location, rather than by
-// the binary, and so is a 1-D or 3-D convolution: the CUDA runtime's
-// descriptors, bands and slices are 2-D.
-//
+// No GPU is needed at compile time. What the CUDA runtime cannot convolve
+// (ConvGeometry.h: a rank other than 3 to 5, asymmetric pads, which cuDNN
+// cannot take) is rejected here, at the op's location, by the same check
+// the runtime runs, rather than by the binary.
 //===----------------------------------------------------------------------===//
 
 #include "memopt/Analysis/Workspace.h"
 
 #include "memopt/Dialect/TG/IR/TGOps.h"
+#include "memopt/Runtime/CUDA/ConvGeometry.h"
 #include "memopt/Runtime/CUDA/ConvWorkspace.h"
 
 using namespace mlir;
@@ -30,18 +30,12 @@ class CUDAWorkspacePolicy : public tg::WorkspacePolicy {
 public:
   FailureOr<uint64_t>
   convolution(Operation *op, const tg::ConvolutionProblem &p) const override {
-    if (p.input.size() != 4)
-      return op->emitError("the CUDA backend convolves 2-D tensors only, got "
-                           "a ")
-             << p.input.size() - 2
-             << "-D convolution; compile 1-D and 3-D models with "
-                "--target=cpu";
-    ArrayRef<int64_t> pads = p.pads;
-    if (pads[0] != pads[2] || pads[1] != pads[3])
-      return op->emitError("the CUDA backend needs symmetric convolution "
-                           "padding (cuDNN), got pads [")
-             << llvm::make_range(pads.begin(), pads.end())
-             << "]; pad the input explicitly or use --target=cpu";
+    if (const char *why = rt::cuda::convUnsupported(
+            static_cast<int>(p.input.size()), dims(p.strides), dims(p.pads),
+            dims(p.dilations)))
+      return op->emitError(why)
+             << " (got rank " << p.input.size() << ", pads ["
+             << llvm::make_range(p.pads.begin(), p.pads.end()) << "])";
     // cuDNN's algorithms work in the tensors' own type (half, bf16).
     return rt::cuda::convWorkspaceBytes(
         dims(p.input), dims(p.weight), dims(p.output),

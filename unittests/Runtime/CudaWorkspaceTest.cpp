@@ -1,7 +1,8 @@
 //===- CudaWorkspaceTest.cpp - The CUDA backend's workspace policy --------===//
 //
 // The arena plan and the CUDA runtime size convolution workspaces with the
-// same header-only function; these tests pin its rule, which needs no GPU.
+// same header-only function; these tests pin its rule, which needs no GPU,
+// for 1-D, 2-D and 3-D convolutions.
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,4 +60,32 @@ TEST(CudaWorkspaceTest, LeanWorkspacesAreAnEighthAtLeastTheMinimum) {
   // ... and never above the full one: at the minimum there is no saving.
   EXPECT_EQ(cuda::convLeanWorkspaceBytes(cuda::kMinConvWorkspaceBytes),
             cuda::kMinConvWorkspaceBytes);
+}
+
+TEST(CudaWorkspaceTest, VolumesAndSignalsGetTheirLargestTensorToo) {
+  // The first decoder convolution of a 3-D U-Net at 64^3, batch 2: the
+  // 2x32x64x64x64 output (64 MiB in f32, 32 MiB in bf16).
+  Dims input{2, 64, 64, 64, 64}, weight{32, 64, 3, 3, 3},
+      output{2, 32, 64, 64, 64};
+  EXPECT_EQ(cuda::convWorkspaceBytes(input, weight, output),
+            size_t(2) * 64 * 64 * 64 * 64 * sizeof(float));
+  EXPECT_EQ(cuda::convWorkspaceBytes(input, weight, output, 2),
+            size_t(2) * 64 * 64 * 64 * 64 * 2);
+  // Its lean workspace is an eighth.
+  EXPECT_EQ(cuda::convLeanWorkspaceBytes(
+                cuda::convWorkspaceBytes(input, weight, output)),
+            size_t(2) * 64 * 64 * 64 * 64 * sizeof(float) / 8);
+  // A small 3-D or 1-D convolution gets the minimum.
+  EXPECT_EQ(cuda::convWorkspaceBytes(Dims{2, 1, 16, 16, 16},
+                                     Dims{4, 1, 3, 3, 3},
+                                     Dims{2, 4, 16, 16, 16}),
+            cuda::kMinConvWorkspaceBytes);
+  EXPECT_EQ(
+      cuda::convWorkspaceBytes(Dims{2, 1, 256}, Dims{4, 1, 3}, Dims{2, 4, 256}),
+      cuda::kMinConvWorkspaceBytes);
+  // A 1-D one large enough: its largest tensor, as the unit axis
+  // the runtime adds (ConvGeometry.h) leaves the element counts alone.
+  EXPECT_EQ(cuda::convWorkspaceBytes(Dims{8, 64, 65536}, Dims{64, 64, 3},
+                                     Dims{8, 64, 65536}),
+            size_t(8) * 64 * 65536 * sizeof(float));
 }

@@ -2,10 +2,16 @@
 //
 // tg.conv, its data and filter gradients, tg.conv_transpose and its
 // filter gradient. A transposed convolution is the data gradient of the
-// convolution with the same weight (C x O/groups x kH x kW read as a
+// convolution with the same weight (C x O/groups x kernel read as a
 // filter of C outputs), and its filter gradient is that convolution's
 // filter gradient with input and output swapped, so three cuDNN calls
 // cover the five kernels.
+//
+// Ranks: 1-D, 2-D and 3-D convolutions (N x C x 1 to 3 spatial axes), on
+// cuDNN's N-d descriptors; a 1-D convolution runs as a 2-D one with a
+// trailing unit axis (ConvGeometry.h). Bands cut the first spatial axis:
+// rows of an image, slabs of depth of a volume, the length of a 1-D
+// signal; "row" below means one step along it.
 //
 // Algorithms: on the first call with a configuration, cuDNN's heuristics
 // (cudnnGet*Algorithm_v7) rank the algorithms; the first one that is
@@ -35,6 +41,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "memopt/Runtime/CUDA/ConvBands.h"
+#include "memopt/Runtime/CUDA/ConvGeometry.h"
 #include "memopt/Runtime/CUDA/ConvSlices.h"
 #include "memopt/Runtime/CUDA/ConvWorkspace.h"
 #include "memopt/Runtime/Kernels.h"
@@ -90,39 +97,43 @@ struct ConvConfig {
   ConvKind kind;
   /// The element type of x, w and y.
   ElementType type;
+  /// The spatial axes cuDNN sees (2 or 3; ConvGeometry.h) and the shapes
+  /// of rank 2 + axes.
+  int axes;
   Dims x, w, y;
-  Hw strides, dilations;
-  Pads pads;
+  /// One per spatial axis; cuDNN pads both ends of an axis equally.
+  cuda::AxisValues strides, dilations, pads;
   int64_t groups;
   /// The channel count of y's memory: y[1], or more when y is a slice of
   /// the output channels of a larger tensor.
   int64_t yChannels;
-  /// The heights of x's and y's memory: x[2] and y[2], or more when the
-  /// call covers a band of the rows of a larger tensor.
+  /// The rows (first spatial axis: rows of an image, slabs of a volume)
+  /// of x's and y's memory: x[2] and y[2], or more when the call covers a
+  /// band of the rows of a larger tensor.
   int64_t xRows, yRows;
   /// The bytes at the start of the workspace that hold a band's staged
   /// rows (before cuDNN's workspace); 0 without.
   int64_t scratchBytes;
 
-  using Key = std::array<int64_t, 28>;
+  using Key = std::array<int64_t, 8 + 3 * (2 + cuda::kMaxConvAxes) +
+                                      3 * cuda::kMaxConvAxes>;
   Key key() const {
     Key k{};
     size_t n = 0;
     k[n++] = static_cast<int64_t>(kind);
     k[n++] = static_cast<int64_t>(type);
+    k[n++] = axes;
     k[n++] = groups;
     k[n++] = yChannels;
     k[n++] = xRows;
     k[n++] = yRows;
     k[n++] = scratchBytes;
     for (const Dims *d : {&x, &w, &y})
-      for (int i = 0; i < 4; ++i)
-        k[n++] = (*d)[i];
-    for (const Hw *pair : {&strides, &dilations})
-      for (int64_t v : *pair)
+      for (int i = 0; i < 2 + cuda::kMaxConvAxes; ++i)
+        k[n++] = i < d->size ? (*d)[i] : 0;
+    for (const cuda::AxisValues *values : {&strides, &dilations, &pads})
+      for (int64_t v : *values)
         k[n++] = v;
-    for (int64_t v : pads)
-      k[n++] = v;
     return k;
   }
 
@@ -202,35 +213,32 @@ cudnnDataType_t cudnnType(const char *op, ElementType type) {
   fatal(op, "takes float tensors (f32, bf16 or f16), not i64");
 }
 
+/// `values` as the ints cuDNN's N-d descriptors take.
+std::array<int, kMaxRank> toInts(const char *op, const Dims &values) {
+  std::array<int, kMaxRank> ints{};
+  for (int i = 0; i < values.size; ++i) {
+    require(values[i] <= INT32_MAX, op,
+            "a dimension exceeds cuDNN's 32-bit descriptors; use a smaller "
+            "batch or tile the input");
+    ints[i] = static_cast<int>(values[i]);
+  }
+  return ints;
+}
+
+/// An N x C x spatial tensor `d` whose memory has `channels` >= d[1]
+/// channels and `rows` >= d[2] rows (a slice of the channels, a band of the
+/// rows of a larger tensor; ConvGeometry.h).
 cudnnTensorDescriptor_t tensorDescriptor(const char *op, const Dims &d,
+                                         int64_t channels, int64_t rows,
                                          ElementType type) {
   cudnnTensorDescriptor_t desc = nullptr;
   MEMOPT_CUDNN_CHECK(op, cudnnCreateTensorDescriptor(&desc));
-  MEMOPT_CUDNN_CHECK(op, cudnnSetTensor4dDescriptor(
-                             desc, CUDNN_TENSOR_NCHW, cudnnType(op, type),
-                             static_cast<int>(d[0]), static_cast<int>(d[1]),
-                             static_cast<int>(d[2]), static_cast<int>(d[3])));
-  return desc;
-}
-
-/// An NCHW tensor `d` whose memory has `channels` >= d[1] channels and
-/// `rows` >= d[2] rows (a slice of the channels, a band of the rows of a
-/// larger tensor).
-cudnnTensorDescriptor_t stridedTensorDescriptor(const char *op, const Dims &d,
-                                                int64_t channels,
-                                                int64_t rows,
-                                                ElementType type) {
-  if (channels == d[1] && rows == d[2])
-    return tensorDescriptor(op, d, type);
-  cudnnTensorDescriptor_t desc = nullptr;
-  MEMOPT_CUDNN_CHECK(op, cudnnCreateTensorDescriptor(&desc));
-  int64_t plane = rows * d[3];
-  MEMOPT_CUDNN_CHECK(
-      op, cudnnSetTensor4dDescriptorEx(
-              desc, cudnnType(op, type), static_cast<int>(d[0]),
-              static_cast<int>(d[1]), static_cast<int>(d[2]),
-              static_cast<int>(d[3]), static_cast<int>(channels * plane),
-              static_cast<int>(plane), static_cast<int>(d[3]), 1));
+  std::array<int, kMaxRank> dims = toInts(op, d);
+  std::array<int, kMaxRank> strides =
+      toInts(op, cuda::stridesOf(d, channels, rows));
+  MEMOPT_CUDNN_CHECK(op, cudnnSetTensorNdDescriptor(desc, cudnnType(op, type),
+                                                    d.size, dims.data(),
+                                                    strides.data()));
   return desc;
 }
 
@@ -258,22 +266,25 @@ void pickAlgorithm(ConvCall &call, const Perf *results, int count,
 ConvCall makeCall(const ConvConfig &c, size_t limit) {
   const char *op = kernelName(c.kind);
   ConvCall plan;
-  plan.x = stridedTensorDescriptor(op, c.x, c.x[1], c.xRows, c.type);
-  plan.y = stridedTensorDescriptor(op, c.y, c.yChannels, c.yRows, c.type);
+  plan.x = tensorDescriptor(op, c.x, c.x[1], c.xRows, c.type);
+  plan.y = tensorDescriptor(op, c.y, c.yChannels, c.yRows, c.type);
   MEMOPT_CUDNN_CHECK(op, cudnnCreateFilterDescriptor(&plan.w));
-  MEMOPT_CUDNN_CHECK(op, cudnnSetFilter4dDescriptor(
+  std::array<int, kMaxRank> filter = toInts(op, c.w);
+  MEMOPT_CUDNN_CHECK(op, cudnnSetFilterNdDescriptor(
                              plan.w, cudnnType(op, c.type), CUDNN_TENSOR_NCHW,
-                             static_cast<int>(c.w[0]), static_cast<int>(c.w[1]),
-                             static_cast<int>(c.w[2]), static_cast<int>(c.w[3])));
+                             c.w.size, filter.data()));
   MEMOPT_CUDNN_CHECK(op, cudnnCreateConvolutionDescriptor(&plan.conv));
-  MEMOPT_CUDNN_CHECK(
-      op, cudnnSetConvolution2dDescriptor(
-              plan.conv, static_cast<int>(c.pads[0]),
-              static_cast<int>(c.pads[1]), static_cast<int>(c.strides[0]),
-              static_cast<int>(c.strides[1]), static_cast<int>(c.dilations[0]),
-              static_cast<int>(c.dilations[1]), CUDNN_CROSS_CORRELATION,
-              // Float accumulation for every storage type.
-              CUDNN_DATA_FLOAT));
+  auto axisInts = [&](const cuda::AxisValues &values) {
+    return toInts(op, Dims(values.data(), c.axes));
+  };
+  std::array<int, kMaxRank> pads = axisInts(c.pads),
+                            strides = axisInts(c.strides),
+                            dilations = axisInts(c.dilations);
+  MEMOPT_CUDNN_CHECK(op, cudnnSetConvolutionNdDescriptor(
+                             plan.conv, c.axes, pads.data(), strides.data(),
+                             dilations.data(), CUDNN_CROSS_CORRELATION,
+                             // Float accumulation for every storage type.
+                             CUDNN_DATA_FLOAT));
   MEMOPT_CUDNN_CHECK(op, cudnnSetConvolutionGroupCount(
                              plan.conv, static_cast<int>(c.groups)));
   // FMA math keeps float convolutions in full precision (no TF32); bf16 /
@@ -285,10 +296,11 @@ ConvCall makeCall(const ConvConfig &c, size_t limit) {
                                             ? CUDNN_DEFAULT_MATH
                                             : CUDNN_FMA_MATH));
   // The forward convolution of these descriptors must produce y.
-  int n, ch, h, w;
-  MEMOPT_CUDNN_CHECK(op, cudnnGetConvolution2dForwardOutputDim(
-                             plan.conv, plan.x, plan.w, &n, &ch, &h, &w));
-  require(Dims{n, ch, h, w} == c.y, op,
+  std::array<int, kMaxRank> produced{};
+  MEMOPT_CUDNN_CHECK(
+      op, cudnnGetConvolutionNdForwardOutputDim(plan.conv, plan.x, plan.w,
+                                                c.y.size, produced.data()));
+  require(produced == toInts(op, c.y), op,
           "shapes disagree with strides, pads and dilations");
 
   // A band's staged rows come first; cuDNN gets the rest.
@@ -377,7 +389,8 @@ ConvConfig sliceOf(const ConvConfig &c, int64_t batch, int64_t channels) {
   return slice;
 }
 
-/// The height of `c`'s forward convolution.
+/// The first spatial axis of `c`'s forward convolution (the height of an
+/// image, the depth of a volume): the axis bands cut.
 cuda::ConvRows heightOf(const ConvConfig &c) {
   return {c.x[2], c.y[2], c.w[2], c.strides[0], c.pads[0], c.dilations[0]};
 }
@@ -415,7 +428,7 @@ ConvConfig bandConfig(const ConvConfig &slice, const ConvBand &band) {
   ConvConfig c = slice;
   c.x[2] = band.inputs.size();
   c.y[2] = band.outputs.size();
-  c.pads[0] = c.pads[2] = 0;
+  c.pads[0] = 0;
   c.xRows = band.staged ? c.x[2] : slice.xRows;
   // cuDNN's workspace after the staged rows, 256-byte aligned.
   constexpr int64_t kAlign = 256;
@@ -449,10 +462,6 @@ struct ConvCache {
 
   ConvPlan makePlan(const ConvConfig &c, size_t limit) {
     const char *op = kernelName(c.kind);
-    for (const Dims *d : {&c.x, &c.w, &c.y})
-      requireRank(op, "tensor", *d, 4);
-    require(c.pads[0] == c.pads[2] && c.pads[1] == c.pads[3], op,
-            "cuDNN needs symmetric padding (top = bottom, left = right)");
     ConvPlan plan;
     plan.workspaceLimit = limit;
     // Output channels are independent rows of the filter gradient; in the
@@ -497,8 +506,10 @@ struct ConvCache {
       fatal(op,
             "no deterministic cuDNN algorithm fits the planned workspace of " +
                 std::to_string(plan.workspaceLimit) + " bytes, even for " +
-                (splitChannels ? "one row of one sample and one output channel"
-                               : "one row of one sample") +
+                (splitChannels ? "one row (one step of the first spatial "
+                                 "axis) of one sample and one output channel"
+                               : "one row (one step of the first spatial "
+                                 "axis) of one sample") +
                 (!leastCall || leastCall->smallestBytes == SIZE_MAX
                      ? std::string(" (none is deterministic)")
                      : " (the smallest needs " +
@@ -583,21 +594,25 @@ void run(const ConvConfig &config, const void *xData, const void *w,
   cudnnHandle_t handle = cuda::cudnn();
   // Element offsets of sample n0, output channel k0, filter row k0 and
   // output row r0.
-  const int64_t xSample = config.x[1] * config.x[2] * config.x[3];
-  const int64_t ySample = config.y[1] * config.y[2] * config.y[3];
-  const int64_t yChannel = config.y[2] * config.y[3];
-  const int64_t yRow = config.y[3];
-  const int64_t wRow = config.w[1] * config.w[2] * config.w[3];
+  // A row is one step along the first spatial axis: a row of an image,
+  // a slab of a volume (ConvGeometry.h).
+  const int64_t xRow = cuda::rowElements(config.x);
+  const int64_t yRow = cuda::rowElements(config.y);
+  const int64_t xSample = config.x[1] * config.x[2] * xRow;
+  const int64_t ySample = config.y[1] * config.y[2] * yRow;
+  const int64_t yChannel = config.y[2] * yRow;
+  const int64_t wRow = config.w.product() / config.w[0];
   const int64_t batch = config.x[0], channels = config.y[1];
   // The planes (samples x channels) of x or dx from sample n0 on, and a
   // band's rows of them staged in the workspace.
   auto xPlanes = [&](const Elements &data, int64_t n0, int64_t n) {
-    return cuda::Planes{data + n0 * xSample, n * config.x[1], config.x[2], 0,
-                        config.x[3],         bytes};
+    return cuda::Planes{
+        data + n0 * xSample, n * config.x[1], config.x[2], 0, xRow, bytes};
   };
   auto staged = [&](const ConvBand &band, int64_t n) {
-    return cuda::Planes{workspace,         n * config.x[1], band.inputs.size(),
-                        band.inputs.begin, config.x[3],     bytes};
+    return cuda::Planes{
+        workspace, n * config.x[1], band.inputs.size(), band.inputs.begin, xRow,
+        bytes};
   };
   for (int64_t n0 = 0; n0 < batch; n0 += plan.slices.batch) {
     int64_t n = std::min(plan.slices.batch, batch - n0);
@@ -615,7 +630,7 @@ void run(const ConvConfig &config, const void *xData, const void *w,
         cuda::zeroRows(op, to, {inside.end, band.inputs.end});
         xBand = static_cast<const char *>(workspace);
       } else if (x && plan.banded) {
-        xBand += band.inputs.begin * config.x[3] * static_cast<int64_t>(bytes);
+        xBand += band.inputs.begin * xRow * static_cast<int64_t>(bytes);
       }
       for (int64_t k0 = 0; k0 < channels; k0 += plan.slices.channels) {
         int64_t k = std::min(plan.slices.channels, channels - k0);
@@ -678,21 +693,29 @@ void run(const ConvConfig &config, const void *xData, const void *w,
   }
 }
 
-/// output += bias, broadcast over N, H and W.
+/// output += bias, broadcast over N and the spatial axes (of any rank).
 void addBias(const char *op, ConstTensor bias, Tensor output) {
-  requireShape(op, "bias", bias.shape, Dims{output.dim(1)});
+  const int64_t channels = output.dim(1);
+  requireShape(op, "bias", bias.shape, Dims{channels});
   if (output.type != ElementType::F32) {
     // bf16 / f16 (mixed precision): the runtime's broadcasting add, which
     // rounds the float sum once, as cudnnAddTensor does for float (whose
-    // bf16 support cuDNN does not document).
-    ConstTensor perChannel(bias.data, Dims{1, output.dim(1), 1, 1}, bias.type);
-    add(output, perChannel, output);
+    // bf16 support cuDNN does not document). The bias as 1 x C x 1 ... x 1
+    // of the output's rank.
+    Dims perChannelShape = output.shape;
+    for (int i = 0; i < perChannelShape.size; ++i)
+      perChannelShape[i] = i == 1 ? channels : 1;
+    add(output, ConstTensor(bias.data, perChannelShape, bias.type), output);
     return;
   }
+  // cudnnAddTensor on the output viewed as N x C x (spatial elements) x 1.
+  Dims outView{output.dim(0), channels,
+               output.numel() / (output.dim(0) * channels), 1};
+  Dims biasView{1, channels, 1, 1};
   cudnnTensorDescriptor_t biasDesc =
-      tensorDescriptor(op, Dims{1, output.dim(1), 1, 1}, bias.type);
+      tensorDescriptor(op, biasView, channels, 1, bias.type);
   cudnnTensorDescriptor_t outDesc =
-      tensorDescriptor(op, output.shape, output.type);
+      tensorDescriptor(op, outView, channels, outView[2], output.type);
   const float one = 1.0f;
   MEMOPT_CUDNN_CHECK(op, cudnnAddTensor(cuda::cudnn(), &one, biasDesc,
                                         bias.data, &one, outDesc,
@@ -703,9 +726,10 @@ void addBias(const char *op, ConstTensor bias, Tensor output) {
 
 /// The configuration of a convolution kernel whose three tensors are
 /// `x`, `w`, `y` (as ConvConfig names them): they must share one element
-/// type, the one cuDNN runs on.
-/// Band and slice descriptors are those of 2-D convolutions: 1-D and 3-D
-/// ones are refused here (the compiler refuses them first, CudaWorkspace).
+/// type, the one cuDNN runs on, and one rank (3 to 5), with symmetric
+/// pads (the compiler refuses the rest first, CudaWorkspace.cpp). A 1-D
+/// convolution runs as a 2-D one with a trailing unit axis
+/// (ConvGeometry.h).
 ConvConfig forwardConfig(ConvKind kind, const ConstTensor &x,
                          const ConstTensor &w, const ConstTensor &y,
                          const Dims &strides, const Dims &pads,
@@ -714,23 +738,15 @@ ConvConfig forwardConfig(ConvKind kind, const ConstTensor &x,
   require(x.type == w.type && w.type == y.type, kernel,
           "the input, weight and output must share one element type "
           "(f32, bf16 or f16)");
-  require(x.shape.size == 4 && strides.size == 2 && dilations.size == 2 &&
-              pads.size == 4,
-          kernel, "the CUDA runtime convolves 2-D (4-D) tensors only; run "
-                  "1-D and 3-D convolutions with --target=cpu");
-  return {kind,
-          x.type,
-          x.shape,
-          w.shape,
-          y.shape,
-          Hw{strides[0], strides[1]},
-          Hw{dilations[0], dilations[1]},
-          Pads{pads[0], pads[1], pads[2], pads[3]},
-          groups,
-          y.shape[1],
-          x.shape[2],
-          y.shape[2],
-          0};
+  require(w.rank() == x.rank() && y.rank() == x.rank(), kernel,
+          "the input, weight and output must share one rank");
+  if (const char *why =
+          cuda::convUnsupported(x.rank(), strides, pads, dilations))
+    fatal(kernel, why);
+  cuda::ConvGeometry g =
+      cuda::convGeometry(x.shape, w.shape, y.shape, strides, pads, dilations);
+  return {kind,        x.type, g.axes, g.x,    g.w,    g.y,    g.strides,
+          g.dilations, g.pads, groups, g.y[1], g.x[2], g.y[2], 0};
 }
 
 std::atomic<bool> lowPrecisionRan{false};

@@ -9,17 +9,27 @@
 // the CPU's order. Reductions are one block per output element with the
 // deterministic block sum (KernelSupport.cuh).
 //
+// Pooling and resize take 1 to 3 spatial axes (rank 3 to 5) and compute
+// every one as a 3-D one over (depth, height, width), the axes a 1-D or
+// 2-D one lacks as unit leading axes, as the CPU kernels do (pooling:
+// include/memopt/Runtime/CUDA/PoolWindow.h, resize: ResizeGrid.h; both
+// unit-tested on the host).
+// Pad, slice, transpose, broadcast and the reductions take any rank up to
+// kMaxRank.
+//
 // Every kernel here reads and writes the tensors' own element type (f32,
 // or bf16 / f16 under mixed precision) through Load / Store, computing in
 // f32; the copies (concat, reshape, constant) move the elements' bytes.
 //
 //===----------------------------------------------------------------------===//
 
+#include "memopt/Runtime/CUDA/PoolWindow.h"
 #include "memopt/Runtime/Kernels.h"
 
 #include "../CPU/Common.h"
 #include "../CPU/IndexMath.h"
 #include "KernelSupport.cuh"
+#include "ResizeGrid.h"
 
 #include <cmath>
 
@@ -36,151 +46,54 @@ namespace {
 // Pooling
 //===----------------------------------------------------------------------===//
 
-/// The shapes and window of a 2-D pooling, passed to kernels by value.
-struct Window {
-  int64_t planes, inH, inW, outH, outW;
-  int64_t kernel[2], strides[2], dilations[2], pads[4];
-
-  /// The flat index in its plane of the maximum of window (oh, ow), or -1
-  /// when the window covers no input position (the CPU's rules: first
-  /// maximum in row-major order, a NaN wins).
-  __device__ int64_t argmax(cuda::Load plane, int64_t oh, int64_t ow) const {
-    int64_t h0 = oh * strides[0] - pads[0];
-    int64_t w0 = ow * strides[1] - pads[1];
-    int64_t h1 = min(h0 + (kernel[0] - 1) * dilations[0] + 1, inH);
-    int64_t w1 = min(w0 + (kernel[1] - 1) * dilations[1] + 1, inW);
-    while (h0 < 0)
-      h0 += dilations[0];
-    while (w0 < 0)
-      w0 += dilations[1];
-    int64_t best = -1;
-    float bestValue = -INFINITY;
-    for (int64_t h = h0; h < h1; h += dilations[0])
-      for (int64_t x = w0; x < w1; x += dilations[1]) {
-        int64_t index = h * inW + x;
-        float v = plane[index];
-        if (best < 0 || v > bestValue || isnan(v)) {
-          best = index;
-          bestValue = v;
-        }
-      }
-    return best;
-  }
-
-  /// The clipped extent of average window (oh, ow) and its divisor.
-  __device__ void average(int64_t oh, int64_t ow, bool countIncludePad,
-                          int64_t &h0, int64_t &h1, int64_t &w0, int64_t &w1,
-                          double &divisor) const {
-    h0 = oh * strides[0] - pads[0];
-    w0 = ow * strides[1] - pads[1];
-    h1 = min(h0 + kernel[0], inH + pads[2]);
-    w1 = min(w0 + kernel[1], inW + pads[3]);
-    int64_t padded = (h1 - h0) * (w1 - w0);
-    h0 = max(h0, int64_t(0));
-    w0 = max(w0, int64_t(0));
-    h1 = min(h1, inH);
-    w1 = min(w1, inW);
-    divisor = static_cast<double>(countIncludePad ? padded
-                                                  : (h1 - h0) * (w1 - w0));
-  }
-
-  /// The output rows (or columns, axis 1) whose window may cover input
-  /// position `i`: [first, last], clamped to the output.
-  __device__ void candidates(int axis, int64_t i, int64_t &first,
-                             int64_t &last) const {
-    int64_t out = axis == 0 ? outH : outW;
-    int64_t reach = (kernel[axis] - 1) * dilations[axis];
-    int64_t lo = i + pads[axis] - reach;
-    first = lo <= 0 ? 0 : (lo + strides[axis] - 1) / strides[axis];
-    last = min((i + pads[axis]) / strides[axis], out - 1);
-  }
-};
-
-/// The CUDA pooling kernels are 2-D: 1-D and 3-D poolings are refused.
-Window makeWindow(const char *op, const Dims &input, const Dims &output,
-                  const Dims &size, const Dims &strides, const Dims &pads,
-                  const Dims &dilations, bool ceilMode) {
-  require(input.size == 4, op,
-          "the CUDA runtime pools 2-D (4-D) tensors only; run 1-D and 3-D "
-          "poolings with --target=cpu");
+/// The window of a pooling of `input` (N x C x 1 to 3 spatial axes) into
+/// `output` (PoolWindow.h); poolShape checks the rank and the attributes.
+/// Average pooling has no dilations (null: 1 along every axis of `size`).
+cuda::PoolWindow makeWindow(const char *op, const Dims &input,
+                            const Dims &output, const Dims &size,
+                            const Dims &strides, const Dims &pads,
+                            const Dims *dilationsOrNull, bool ceilMode) {
+  Dims dilations = dilationsOrNull ? *dilationsOrNull : size;
+  for (int i = 0; !dilationsOrNull && i < dilations.size; ++i)
+    dilations[i] = 1;
   Dims expected =
       poolShape(op, input, size, strides, pads, dilations, ceilMode);
   requireShape(op, "output", output, expected);
-  return {input[0] * input[1],
-          input[2],
-          input[3],
-          expected[2],
-          expected[3],
-          {size[0], size[1]},
-          {strides[0], strides[1]},
-          {dilations[0], dilations[1]},
-          {pads[0], pads[1], pads[2], pads[3]}};
+  return cuda::poolWindow(input, expected, size, strides, pads, dilations);
 }
 
-__global__ void maxPoolKernel(cuda::Load in, cuda::Store out, Window w) {
-  MEMOPT_GRID_LOOP(i, w.planes * w.outH * w.outW) {
-    int64_t p = i / (w.outH * w.outW), o = i % (w.outH * w.outW);
-    cuda::Load plane = in + p * w.inH * w.inW;
-    int64_t best = w.argmax(plane, o / w.outW, o % w.outW);
-    out.set(i, best < 0 ? -INFINITY : plane[best]);
+__global__ void maxPoolKernel(cuda::Load in, cuda::Store out,
+                              cuda::PoolWindow w) {
+  MEMOPT_GRID_LOOP(i, w.planes * w.outVolume()) {
+    int64_t p = i / w.outVolume();
+    out.set(i, w.maxAt(in + p * w.inVolume(), i % w.outVolume()));
   }
 }
 
-__global__ void maxPoolGradKernel(cuda::Load dy, cuda::Load in,
-                                  cuda::Store dx, Window w) {
-  MEMOPT_GRID_LOOP(i, w.planes * w.inH * w.inW) {
-    int64_t p = i / (w.inH * w.inW), index = i % (w.inH * w.inW);
-    int64_t h = index / w.inW, x = index % w.inW;
-    cuda::Load plane = in + p * w.inH * w.inW;
-    cuda::Load grad = dy + p * w.outH * w.outW;
-    int64_t oh0, oh1, ow0, ow1;
-    w.candidates(0, h, oh0, oh1);
-    w.candidates(1, x, ow0, ow1);
-    float sum = 0;
-    for (int64_t oh = oh0; oh <= oh1; ++oh)
-      for (int64_t ow = ow0; ow <= ow1; ++ow)
-        if (w.argmax(plane, oh, ow) == index)
-          sum += grad[oh * w.outW + ow];
-    dx.set(i, sum);
+__global__ void maxPoolGradKernel(cuda::Load dy, cuda::Load in, cuda::Store dx,
+                                  cuda::PoolWindow w) {
+  MEMOPT_GRID_LOOP(i, w.planes * w.inVolume()) {
+    int64_t p = i / w.inVolume();
+    dx.set(i, w.maxGradAt(in + p * w.inVolume(), dy + p * w.outVolume(),
+                          i % w.inVolume()));
   }
 }
 
-__global__ void avgPoolKernel(cuda::Load in, cuda::Store out, Window w,
-                              bool countIncludePad) {
-  MEMOPT_GRID_LOOP(i, w.planes * w.outH * w.outW) {
-    int64_t p = i / (w.outH * w.outW), o = i % (w.outH * w.outW);
-    cuda::Load plane = in + p * w.inH * w.inW;
-    int64_t h0, h1, w0, w1;
-    double divisor;
-    w.average(o / w.outW, o % w.outW, countIncludePad, h0, h1, w0, w1,
-              divisor);
-    double sum = 0;
-    for (int64_t h = h0; h < h1; ++h)
-      for (int64_t x = w0; x < w1; ++x)
-        sum += plane[h * w.inW + x];
-    out.set(i, static_cast<float>(sum / divisor));
+__global__ void avgPoolKernel(cuda::Load in, cuda::Store out,
+                              cuda::PoolWindow w, bool countIncludePad) {
+  MEMOPT_GRID_LOOP(i, w.planes * w.outVolume()) {
+    int64_t p = i / w.outVolume();
+    out.set(i, w.averageAt(in + p * w.inVolume(), i % w.outVolume(),
+                           countIncludePad));
   }
 }
 
-__global__ void avgPoolGradKernel(cuda::Load dy, cuda::Store dx, Window w,
-                                  bool countIncludePad) {
-  MEMOPT_GRID_LOOP(i, w.planes * w.inH * w.inW) {
-    int64_t p = i / (w.inH * w.inW), index = i % (w.inH * w.inW);
-    int64_t h = index / w.inW, x = index % w.inW;
-    cuda::Load grad = dy + p * w.outH * w.outW;
-    int64_t oh0, oh1, ow0, ow1;
-    w.candidates(0, h, oh0, oh1);
-    w.candidates(1, x, ow0, ow1);
-    float sum = 0;
-    for (int64_t oh = oh0; oh <= oh1; ++oh)
-      for (int64_t ow = ow0; ow <= ow1; ++ow) {
-        int64_t h0, h1, w0, w1;
-        double divisor;
-        w.average(oh, ow, countIncludePad, h0, h1, w0, w1, divisor);
-        if (h0 <= h && h < h1 && w0 <= x && x < w1)
-          sum += static_cast<float>(grad[oh * w.outW + ow] / divisor);
-      }
-    dx.set(i, sum);
+__global__ void avgPoolGradKernel(cuda::Load dy, cuda::Store dx,
+                                  cuda::PoolWindow w, bool countIncludePad) {
+  MEMOPT_GRID_LOOP(i, w.planes * w.inVolume()) {
+    int64_t p = i / w.inVolume();
+    dx.set(i, w.averageGradAt(dy + p * w.outVolume(), i % w.inVolume(),
+                              countIncludePad));
   }
 }
 
@@ -198,102 +111,30 @@ __global__ void planeMeanKernel(cuda::Load in, cuda::Store out, int64_t size) {
 // Resize
 //===----------------------------------------------------------------------===//
 
-/// One axis of a resize: extents, scale and modes, by value.
-struct ResizeAxis {
-  int64_t in, out;
-  double scale;
-  ResizeMode mode;
-  CoordinateMode coordinateMode;
-  NearestMode nearestMode;
-
-  /// The input positions output position `x` reads and their weights.
-  __device__ detail::ResizeTaps taps(int64_t x) const {
-    return detail::resizeTaps(x, scale, in, out, mode, coordinateMode,
-                              nearestMode);
-  }
-
-  /// The weight with which output position `x` reads input position `i`
-  /// (a sum when both taps are `i`; 0 when it does not read it).
-  __device__ float weightOf(int64_t x, int64_t i) const {
-    detail::ResizeTaps t = taps(x);
-    if (mode == ResizeMode::Nearest)
-      return t.index[0] == i ? 1.0f : 0.0f;
-    return (t.index[0] == i ? t.weight[0] : 0.0f) +
-           (t.index[1] == i ? t.weight[1] : 0.0f);
-  }
-
-  /// Output positions that may read input position `i`: the map is
-  /// monotone with slope at most `reach`, so a window around i * out / in
-  /// holds all of them; weightOf decides exactly.
-  __device__ void candidates(int64_t i, int64_t &first, int64_t &last) const {
-    double ratio = fmax(scale, static_cast<double>(out) / in);
-    int64_t reach = static_cast<int64_t>(ceil(ratio)) + 2;
-    int64_t centre = static_cast<int64_t>(floor(i * ratio));
-    first = max(centre - 2 * reach, int64_t(0));
-    last = min(centre + 2 * reach, out - 1);
-  }
-};
-
-struct ResizeGeometry {
-  int64_t planes;
-  ResizeAxis h, w;
-};
-
-ResizeGeometry checkResize(const char *op, const Dims &input,
-                           const Dims &output, ResizeMode mode,
-                           CoordinateMode coordinateMode,
-                           NearestMode nearestMode, const Scales &scales) {
-  require(input.size == 4, op,
-          "the CUDA runtime resizes 2-D (4-D) tensors only; run 1-D and 3-D "
-          "resizes with --target=cpu");
+/// The grid of a resize (ResizeGrid.h); checkResizeShapes checks the rank
+/// (N x C x 1 to 3 spatial axes) and the scales.
+cuda::ResizeGrid checkResize(const char *op, const Dims &input,
+                             const Dims &output, ResizeMode mode,
+                             CoordinateMode coordinateMode,
+                             NearestMode nearestMode, const Scales &scales) {
   checkResizeShapes(op, input, output, scales);
-  return {input[0] * input[1],
-          {input[2], output[2], scales[0], mode, coordinateMode, nearestMode},
-          {input[3], output[3], scales[1], mode, coordinateMode, nearestMode}};
+  return cuda::resizeGrid(input, output, mode, coordinateMode, nearestMode,
+                          scales);
 }
 
 __global__ void resizeKernel(cuda::Load in, cuda::Store out,
-                             ResizeGeometry g) {
-  MEMOPT_GRID_LOOP(i, g.planes * g.h.out * g.w.out) {
-    int64_t p = i / (g.h.out * g.w.out), o = i % (g.h.out * g.w.out);
-    cuda::Load plane = in + p * g.h.in * g.w.in;
-    detail::ResizeTaps th = g.h.taps(o / g.w.out);
-    detail::ResizeTaps tw = g.w.taps(o % g.w.out);
-    cuda::Load row0 = plane + th.index[0] * g.w.in;
-    cuda::Load row1 = plane + th.index[1] * g.w.in;
-    if (g.h.mode == ResizeMode::Nearest) {
-      out.set(i, row0[tw.index[0]]);
-      continue;
-    }
-    float top = tw.weight[0] * row0[tw.index[0]] +
-                tw.weight[1] * row0[tw.index[1]];
-    float bottom = tw.weight[0] * row1[tw.index[0]] +
-                   tw.weight[1] * row1[tw.index[1]];
-    out.set(i, th.weight[0] * top + th.weight[1] * bottom);
+                             cuda::ResizeGrid g) {
+  MEMOPT_GRID_LOOP(i, g.planes * g.outVolume()) {
+    int64_t p = i / g.outVolume();
+    out.set(i, g.valueAt(in + p * g.inVolume(), i % g.outVolume()));
   }
 }
 
 __global__ void resizeGradKernel(cuda::Load dy, cuda::Store dx,
-                                 ResizeGeometry g) {
-  MEMOPT_GRID_LOOP(i, g.planes * g.h.in * g.w.in) {
-    int64_t p = i / (g.h.in * g.w.in), index = i % (g.h.in * g.w.in);
-    int64_t h = index / g.w.in, x = index % g.w.in;
-    cuda::Load grad = dy + p * g.h.out * g.w.out;
-    int64_t oh0, oh1, ow0, ow1;
-    g.h.candidates(h, oh0, oh1);
-    g.w.candidates(x, ow0, ow1);
-    float sum = 0;
-    for (int64_t oh = oh0; oh <= oh1; ++oh) {
-      float wh = g.h.weightOf(oh, h);
-      if (wh == 0)
-        continue;
-      for (int64_t ow = ow0; ow <= ow1; ++ow) {
-        float ww = g.w.weightOf(ow, x);
-        if (ww != 0)
-          sum += wh * ww * grad[oh * g.w.out + ow];
-      }
-    }
-    dx.set(i, sum);
+                                 cuda::ResizeGrid g) {
+  MEMOPT_GRID_LOOP(i, g.planes * g.inVolume()) {
+    int64_t p = i / g.inVolume();
+    dx.set(i, g.gradAt(dy + p * g.outVolume(), i % g.inVolume()));
   }
 }
 
@@ -394,8 +235,8 @@ void zero(const char *op, Tensor tensor) {
 
 void maxPool(ConstTensor input, Tensor output, const Dims &kernel, const Dims &strides,
                const Dims &pads, const Dims &dilations, bool ceilMode) {
-  Window w = makeWindow("max_pool", input.shape, output.shape, kernel,
-                        strides, pads, dilations, ceilMode);
+  cuda::PoolWindow w = makeWindow("max_pool", input.shape, output.shape, kernel,
+                                  strides, pads, &dilations, ceilMode);
   maxPoolKernel<<<launchBlocks(output.numel()), kLaunchThreads, 0, cuda::stream()>>>(
       cuda::load("max_pool", input), cuda::store("max_pool", output), w);
   checkLaunch("max_pool");
@@ -405,8 +246,8 @@ void maxPoolBackward(ConstTensor gradOutput, ConstTensor input,
                        Tensor gradInput, const Dims &kernel, const Dims &strides, const Dims &pads,
                        const Dims &dilations, bool ceilMode) {
   const char *op = "max_pool_backward";
-  Window w = makeWindow(op, input.shape, gradOutput.shape, kernel, strides,
-                        pads, dilations, ceilMode);
+  cuda::PoolWindow w = makeWindow(op, input.shape, gradOutput.shape, kernel,
+                                  strides, pads, &dilations, ceilMode);
   requireShape(op, "grad_input", gradInput.shape, input.shape);
   maxPoolGradKernel<<<launchBlocks(gradInput.numel()), kLaunchThreads, 0,
                       cuda::stream()>>>(cuda::load(op, gradOutput),
@@ -417,8 +258,8 @@ void maxPoolBackward(ConstTensor gradOutput, ConstTensor input,
 
 void avgPool(ConstTensor input, Tensor output, const Dims &kernel, const Dims &strides,
                const Dims &pads, bool ceilMode, bool countIncludePad) {
-  Window w = makeWindow("avg_pool", input.shape, output.shape, kernel,
-                        strides, pads, Dims{1, 1}, ceilMode);
+  cuda::PoolWindow w = makeWindow("avg_pool", input.shape, output.shape, kernel,
+                                  strides, pads, nullptr, ceilMode);
   avgPoolKernel<<<launchBlocks(output.numel()), kLaunchThreads, 0, cuda::stream()>>>(
       cuda::load("avg_pool", input), cuda::store("avg_pool", output), w,
       countIncludePad);
@@ -429,8 +270,8 @@ void avgPoolBackward(ConstTensor gradOutput, Tensor gradInput, const Dims &kerne
                        const Dims &strides, const Dims &pads, bool ceilMode,
                        bool countIncludePad) {
   const char *op = "avg_pool_backward";
-  Window w = makeWindow(op, gradInput.shape, gradOutput.shape, kernel, strides,
-                        pads, Dims{1, 1}, ceilMode);
+  cuda::PoolWindow w = makeWindow(op, gradInput.shape, gradOutput.shape, kernel,
+                                  strides, pads, nullptr, ceilMode);
   avgPoolGradKernel<<<launchBlocks(gradInput.numel()), kLaunchThreads, 0,
                       cuda::stream()>>>(cuda::load(op, gradOutput),
                                         cuda::store(op, gradInput), w,
@@ -453,8 +294,8 @@ void globalAvgPool(ConstTensor input, Tensor output) {
 void resize(ConstTensor input, Tensor output, ResizeMode mode,
             CoordinateMode coordinateMode, NearestMode nearestMode,
             const Scales &scales) {
-  ResizeGeometry g = checkResize("resize", input.shape, output.shape, mode,
-                                 coordinateMode, nearestMode, scales);
+  cuda::ResizeGrid g = checkResize("resize", input.shape, output.shape, mode,
+                                   coordinateMode, nearestMode, scales);
   resizeKernel<<<launchBlocks(output.numel()), kLaunchThreads, 0, cuda::stream()>>>(
       cuda::load("resize", input), cuda::store("resize", output), g);
   checkLaunch("resize");
@@ -464,8 +305,8 @@ void resizeBackward(ConstTensor gradOutput, Tensor gradInput, ResizeMode mode,
                     CoordinateMode coordinateMode, NearestMode nearestMode,
                     const Scales &scales) {
   const char *op = "resize_backward";
-  ResizeGeometry g = checkResize(op, gradInput.shape, gradOutput.shape, mode,
-                                 coordinateMode, nearestMode, scales);
+  cuda::ResizeGrid g = checkResize(op, gradInput.shape, gradOutput.shape, mode,
+                                   coordinateMode, nearestMode, scales);
   resizeGradKernel<<<launchBlocks(gradInput.numel()), kLaunchThreads, 0,
                      cuda::stream()>>>(cuda::load(op, gradOutput),
                                        cuda::store(op, gradInput), g);

@@ -89,7 +89,9 @@ def main(argv):
     phases.add_arguments(parser)
     parser.add_argument("--model", required=True, help=", ".join(models.MODELS))
     parser.add_argument("--base", type=int, help="classic U-Net base width")
-    parser.add_argument("--size", type=int, default=64, help="H = W")
+    parser.add_argument("--size", type=int, default=64,
+                        help="every spatial side: H = W, or D = H = W for "
+                        "3-D models (L for 1-D ones)")
     parser.add_argument("--batch", type=int, default=2)
     parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--optimizer", choices=("sgd", "adam", "adamw"),
@@ -112,12 +114,15 @@ def main(argv):
     if phases.compiles(args):
         os.makedirs(args.workdir, exist_ok=True)
         kwargs = {} if args.base is None else {"base": args.base}
-        shape = (1, args.size, args.size)
+        dims = models.spatial_dims(args.model)
+        shape = (1,) + (args.size,) * dims
         onnx_path = os.path.join(args.workdir, "model.onnx")
         export_model(args.model, onnx_path, args.batch, shape,
                      seed=args.seed, **kwargs)
         shutil.rmtree(data, ignore_errors=True)
-        write_dataset(data, args.batch * args.steps, shape, args.seed)
+        # Smooth images are 2-D; volumes and signals are noise.
+        write_dataset(data, args.batch * args.steps, shape, args.seed,
+                      kind="smooth" if dims == 2 else "noise")
         for target in TARGETS:
             compile_binary(args, onnx_path, target)
         phases.save(args.workdir, args, RUN_ONLY)

@@ -6,9 +6,21 @@ func.func @train_step(%x: tensor<1x1x8x8xf32> {tg.input = "input"},
                       %w: tensor<1x1x3x3xf32> {tg.param = "conv.weight"},
                       %loss: tensor<f32> {tg.input = "loss"})
     -> (tensor<f32> {tg.output = "loss"}, tensor<1x1x7x7xf32> {tg.output = "y"}) {
-  // expected-error @+1 {{the CUDA backend needs symmetric convolution padding (cuDNN), got pads [0, 0, 1, 1]; pad the input explicitly or use --target=cpu}}
+  // expected-error @+1 {{cuDNN needs symmetric convolution padding (the begin and the end of each spatial axis equal); pad the input explicitly or use --target=cpu (got rank 4, pads [0, 0, 1, 1])}}
   %y = tg.conv %x, %w {pads = array<i64: 0, 0, 1, 1>} : (tensor<1x1x8x8xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x7x7xf32>
   return %loss, %y : tensor<f32>, tensor<1x1x7x7xf32>
+}
+
+// -----
+
+// The same for a 3-D convolution: its depth padded at the end only.
+func.func @train_step(%x: tensor<1x1x8x8x8xf32> {tg.input = "input"},
+                      %w: tensor<1x1x3x3x3xf32> {tg.param = "conv.weight"},
+                      %loss: tensor<f32> {tg.input = "loss"})
+    -> (tensor<f32> {tg.output = "loss"}, tensor<1x1x7x8x8xf32> {tg.output = "y"}) {
+  // expected-error @+1 {{cuDNN needs symmetric convolution padding (the begin and the end of each spatial axis equal); pad the input explicitly or use --target=cpu (got rank 5, pads [0, 1, 1, 1, 1, 1])}}
+  %y = tg.conv %x, %w {strides = array<i64: 1, 1, 1>, dilations = array<i64: 1, 1, 1>, pads = array<i64: 0, 1, 1, 1, 1, 1>} : (tensor<1x1x8x8x8xf32>, tensor<1x1x3x3x3xf32>) -> tensor<1x1x7x8x8xf32>
+  return %loss, %y : tensor<f32>, tensor<1x1x7x8x8xf32>
 }
 
 // -----

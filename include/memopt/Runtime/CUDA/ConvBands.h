@@ -25,6 +25,10 @@
 // staged copy), since cuDNN pads both sides equally and a band at the top
 // needs padding above it but none below.
 //
+// For 1-D and 3-D convolutions the "rows" are the steps of the first
+// spatial axis (ConvGeometry.h): the length of a signal, the slabs of depth
+// of a volume; the geometry is the same.
+//
 // Header-only and free of CUDA, so unit tests check it without a GPU.
 //
 //===----------------------------------------------------------------------===//

@@ -25,6 +25,8 @@
 //
 // Rows come before channels: a band reads its rows of the input once for
 // all channels, whereas each channel slice reads the whole input again.
+// Rows are the steps of the first spatial axis: slabs of depth for a 3-D
+// convolution (ConvGeometry.h).
 //
 // Header-only and free of CUDA, so unit tests check it without a GPU.
 //
