@@ -742,6 +742,12 @@ public:
          const Exchange *exchange);
 
   AutoPlan run();
+  /// Also the plan this greedy would have returned under `target` (above
+  /// its own): the same picks up to the round whose arena first fits
+  /// `target` (no pick depends on the target), taken there; else, where
+  /// no round fits it, the smallest arena run() finds (the same then).
+  void alsoPlanAt(uint64_t target) { checkpointTarget = target; }
+  std::optional<AutoPlan> takeCheckpoint() { return std::move(checkpoint); }
 
 private:
   bool isForward(Operation *op) const { return forwardOps.contains(op); }
@@ -778,6 +784,12 @@ private:
   void commit(Candidate pick);
   /// The plan once the arena of the choices fits the target (`arena`).
   AutoPlan fitted(uint64_t arena);
+  /// `choices` (the sets, at round plan.rounds), whose arena `arena` fits
+  /// `target`, pruned to it, with their predicted seconds.
+  AutoPlan fittedAt(AutoPlan choices, uint64_t arena, uint64_t target) const;
+  /// alsoPlanAt's plan, once a round's arena fits its target.
+  void takeCheckpointAt(const Trial &trial,
+                        std::optional<uint64_t> arenaPlanned);
   /// Nothing more lowers the peak: the choices of the smallest arena.
   AutoPlan smallest();
 
@@ -822,6 +834,8 @@ private:
   static constexpr unsigned kMaxRepairs = 4;
   std::optional<Candidate> repairing;
   SmallVector<Value> repairs;
+  std::optional<uint64_t> checkpointTarget;
+  std::optional<AutoPlan> checkpoint;
 };
 
 } // namespace
@@ -897,6 +911,7 @@ AutoPlan Greedy::run() {
     repairs.clear();
     lastPeak = trial.peak;
     std::optional<uint64_t> arena = planArena(trial);
+    takeCheckpointAt(trial, arena);
     if (arena && *arena <= arenaTarget)
       return fitted(*arena);
     // With no single value lowering the peak, the bytes at its first point.
@@ -1183,22 +1198,33 @@ void Greedy::commit(Candidate pick) {
 }
 
 AutoPlan Greedy::fitted(uint64_t arena) {
-  plan.fits = true;
-  plan.arenaBytes = arena;
-  prune(function, forward, inPlace, arenaTarget, cost, options, chosen,
-        nested, cuts, offloaded, synchronous, lean, plan.arenaBytes,
-        exchange ? exchange->plan : nullptr);
-  Trial final(function, forward, inPlace, chosen, nested, cuts, offloaded,
-              synchronous, lean, options, cost);
-  plan.seconds = final.seconds;
-  plan.secondsAdded = final.secondsAdded(cost);
-  plan.recomputed = std::move(chosen);
-  plan.nested = std::move(nested);
-  plan.cuts = std::move(cuts);
-  plan.offloaded = std::move(offloaded);
-  plan.synchronous = std::move(synchronous);
-  plan.lean = std::move(lean);
-  return plan;
+  return fittedAt(choices(), arena, arenaTarget);
+}
+
+AutoPlan Greedy::fittedAt(AutoPlan choices, uint64_t arena,
+                          uint64_t target) const {
+  AutoPlan fitted = std::move(choices);
+  fitted.rounds = plan.rounds;
+  fitted.fits = true;
+  fitted.arenaBytes = arena;
+  prune(function, forward, inPlace, target, cost, options, fitted.recomputed,
+        fitted.nested, fitted.cuts, fitted.offloaded, fitted.synchronous,
+        fitted.lean, fitted.arenaBytes, exchange ? exchange->plan : nullptr);
+  Trial final(function, forward, inPlace, fitted.recomputed, fitted.nested,
+              fitted.cuts, fitted.offloaded, fitted.synchronous, fitted.lean,
+              options, cost);
+  fitted.seconds = final.seconds;
+  fitted.secondsAdded = final.secondsAdded(cost);
+  return fitted;
+}
+
+void Greedy::takeCheckpointAt(const Trial &trial,
+                              std::optional<uint64_t> arenaPlanned) {
+  if (!checkpointTarget || checkpoint || trial.peak > *checkpointTarget)
+    return;
+  uint64_t arena = arenaPlanned ? *arenaPlanned : trial.arenaBytes();
+  if (arena <= *checkpointTarget)
+    checkpoint = fittedAt(choices(), arena, *checkpointTarget);
 }
 
 AutoPlan Greedy::smallest() {
@@ -1239,21 +1265,16 @@ static AutoPlan runGreedy(func::FuncOp function, ArrayRef<Operation *> forward,
       .run();
 }
 
-/// planAuto's second start: the greedy run below the target, to
-/// `factor` of it (0: as far down as it goes), then its plan pruned to the
-/// target the most seconds per byte first. The greedy picks by the peak
+/// planAuto's second start: `plan`, the greedy's run below the target (to
+/// a factor of it), pruned to the target the most seconds per byte first. The greedy picks by the peak
 /// at hand, so it recomputes a value for a peak that later picks lower
 /// anyway; storing back by seconds per byte keeps the values that save
 /// the most recomputation for the bytes they hold (on the ResNet-34 U-Net
 /// at 0.25x: the deep encoder layers, 2.4 GFLOP per MB, rather than the
 /// decoder's high-resolution tensors, 0.14).
 static AutoPlan overshoot(func::FuncOp function, ArrayRef<Operation *> forward,
-                          bool inPlace, uint64_t arenaTarget, double factor,
-                          const CostModel &cost, const AutoOptions &options,
-                          bool withCuts, bool withLean) {
-  AutoPlan plan = runGreedy(function, forward, inPlace,
-                            static_cast<uint64_t>(factor * arenaTarget), cost,
-                            options, withCuts, withLean);
+                          bool inPlace, uint64_t arenaTarget, AutoPlan plan,
+                          const CostModel &cost, const AutoOptions &options) {
   if (plan.arenaBytes > arenaTarget) {
     plan.fits = false; // its floor, as the greedy's own run finds it
     return plan;
@@ -1306,15 +1327,46 @@ static AutoPlan planFamilies(func::FuncOp function,
     for (double factor : kOvershoots)
       variants.push_back({cutsAllowed, lean, factor});
   }
+  // An overshoot's greedy walks the path of the greedy at the target with
+  // the same cuts and lean workspaces, and goes on from where that one
+  // stops: one greedy gives both plans (Greedy::alsoPlanAt).
+  SmallVector<std::optional<size_t>> alsoAtTarget(variants.size());
+  SmallVector<size_t> runs;
+  for (auto [i, variant] : llvm::enumerate(variants)) {
+    if (variant.overshoot < 1) {
+      runs.push_back(i);
+      continue;
+    }
+    auto overshooting = llvm::find_if(variants, [&](const Variant &other) {
+      return other.overshoot < 1 && other.cuts == variant.cuts &&
+             other.lean == variant.lean;
+    });
+    if (overshooting == variants.end())
+      runs.push_back(i);
+    else
+      alsoAtTarget[overshooting - variants.begin()] = i;
+  }
   SmallVector<AutoPlan> plans(variants.size());
-  mlir::parallelFor(function.getContext(), 0, variants.size(), [&](size_t i) {
+  mlir::parallelFor(function.getContext(), 0, runs.size(), [&](size_t r) {
+    size_t i = runs[r];
     const Variant &variant = variants[i];
-    plans[i] = variant.overshoot < 1
-                   ? overshoot(function, forward, inPlace, arenaTarget,
-                               variant.overshoot, cost, options, variant.cuts,
-                               variant.lean)
-                   : runGreedy(function, forward, inPlace, arenaTarget, cost,
-                               options, variant.cuts, variant.lean);
+    if (variant.overshoot == 1) {
+      plans[i] = runGreedy(function, forward, inPlace, arenaTarget, cost,
+                           options, variant.cuts, variant.lean);
+      return;
+    }
+    Greedy greedy(function, forward, inPlace,
+                  static_cast<uint64_t>(variant.overshoot * arenaTarget), cost,
+                  options, variant.cuts, variant.lean, /*exchange=*/nullptr);
+    if (alsoAtTarget[i])
+      greedy.alsoPlanAt(arenaTarget);
+    AutoPlan overshot = greedy.run();
+    if (alsoAtTarget[i]) {
+      std::optional<AutoPlan> atTarget = greedy.takeCheckpoint();
+      plans[*alsoAtTarget[i]] = atTarget ? std::move(*atTarget) : overshot;
+    }
+    plans[i] = overshoot(function, forward, inPlace, arenaTarget,
+                         std::move(overshot), cost, options);
   });
   auto seconds = [&](const AutoPlan &p) {
     return options.linkBandwidth > 0 ? p.seconds : p.secondsAdded;
