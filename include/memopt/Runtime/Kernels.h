@@ -162,7 +162,9 @@ void batchNormBackward(ConstTensor gradOutput, ConstTensor input,
                        Tensor gradScale, Tensor gradBias);
 
 /// tg.instance_norm: statistics per (sample, channel) over the axes after
-/// the channel axis; `savedMean` and `savedInvStd` are N x C.
+/// the channel axis; `savedMean` and `savedInvStd` are N x C. The input,
+/// output and their gradients are f32, bf16 or f16 (computed in f32, sums
+/// in double); scale, bias, statistics and parameter gradients are f32.
 void instanceNorm(ConstTensor input, ConstTensor scale, ConstTensor bias,
                   Tensor output, Tensor savedMean, Tensor savedInvStd,
                   double epsilon);
@@ -229,6 +231,7 @@ void softplusBackward(ConstTensor gradOutput, ConstTensor input,
 void erfBackward(ConstTensor gradOutput, ConstTensor input, Tensor gradInput);
 
 /// tg.prelu: `slope` broadcasts to `input`; `output` must not alias `slope`.
+/// Every tensor has the input's element type (f32, bf16 or f16).
 void prelu(ConstTensor input, ConstTensor slope, Tensor output);
 void preluBackward(ConstTensor gradOutput, ConstTensor input,
                    ConstTensor slope, Tensor gradInput);

@@ -122,14 +122,17 @@ bool isLowPrecision(Type type) {
 /// generated CUDA kernel in its tensors' type): those
 /// that tg-amp's table runs low or lets follow a low operand, their
 /// gradients, and the data movement between them. The rest (losses,
-/// optimizer updates, softmax, instance norm, prelu, ...) compute in f32
-/// and get f32 operands from the pass's casts.
+/// optimizer updates, softmax, log_softmax, global_avg_pool, which the
+/// table keeps in f32) compute in f32 and get f32 operands from the pass's
+/// casts.
 bool hasLowPrecisionKernel(Operation *op) {
   return isa<tg::CastOp, tg::ConstantOp, tg::ConvOp,
              tg::ConvBackwardDataOp, tg::ConvBackwardFilterOp,
              tg::ConvTransposeOp, tg::ConvTransposeBackwardFilterOp,
              tg::MatMulOp, tg::GemmOp, tg::BatchNormOp, tg::BatchNormInferenceOp,
-             tg::BatchNormBackwardOp, tg::ReluOp, tg::ReluBackwardOp,
+             tg::BatchNormBackwardOp, tg::InstanceNormOp,
+             tg::InstanceNormBackwardOp, tg::PReluOp, tg::PReluBackwardOp,
+             tg::SignOp, tg::ReluOp, tg::ReluBackwardOp,
              tg::SigmoidOp, tg::SigmoidBackwardOp, tg::ExpOp, tg::LogOp,
              tg::SoftplusOp, tg::SoftplusBackwardOp, tg::TanhOp,
              tg::TanhBackwardOp, tg::NegOp, tg::AbsOp, tg::SqrtOp,

@@ -51,29 +51,38 @@ void mapGrad(const char *kernel, ConstTensor gradOutput, ConstTensor input,
 
 #include "ActivationEntryPoints.inc"
 
-void prelu(ConstTensor input, ConstTensor slope, Tensor output) {
-  const char *kernel = "prelu";
-  requireShape(kernel, "output", output.shape, input.shape);
-  Dims ss = broadcastStrides(kernel, slope.shape, input.shape);
+namespace {
+
+/// prelu (`gradOutput` absent) and prelu_backward: every tensor of the
+/// input's type (tg-amp casts the slope with the input), the slope read at
+/// its broadcast offset.
+void preluWalk(const char *kernel, ConstTensor gradOutput, ConstTensor input,
+               ConstTensor slope, Tensor output) {
+  Dims ss = checkPRelu(kernel, gradOutput, input, slope, output);
   Dims xs = broadcastStrides(kernel, input.shape, input.shape);
-  formulas::PRelu f;
-  for (StridedWalk w(input.shape, xs, ss); !w.done(); w.next())
-    output.data[w.index()] = f(input.data[w.index()], slope.data[w.offset(1)]);
+  dispatchFloatType(kernel, input.type, [&](auto tag) {
+    using T = decltype(tag);
+    const T *x = input.elements<T>(), *a = slope.elements<T>(),
+            *dy = gradOutput.elements<T>();
+    T *out = output.elements<T>();
+    for (StridedWalk w(input.shape, xs, ss); !w.done(); w.next()) {
+      int64_t i = w.index();
+      float slopeValue = a[w.offset(1)];
+      out[i] = dy ? formulas::PReluGrad{}(dy[i], x[i], slopeValue)
+                  : formulas::PRelu{}(x[i], slopeValue);
+    }
+  });
+}
+
+} // namespace
+
+void prelu(ConstTensor input, ConstTensor slope, Tensor output) {
+  preluWalk("prelu", ConstTensor(), input, slope, output);
 }
 
 void preluBackward(ConstTensor gradOutput, ConstTensor input, ConstTensor slope,
                    Tensor gradInput) {
-  const char *kernel = "prelu_backward";
-  requireShape(kernel, "grad_output", gradOutput.shape, input.shape);
-  requireShape(kernel, "grad_input", gradInput.shape, input.shape);
-  Dims ss = broadcastStrides(kernel, slope.shape, input.shape);
-  Dims xs = broadcastStrides(kernel, input.shape, input.shape);
-  formulas::PReluGrad f;
-  for (StridedWalk w(input.shape, xs, ss); !w.done(); w.next()) {
-    int64_t i = w.index();
-    gradInput.data[i] =
-        f(gradOutput.data[i], input.data[i], slope.data[w.offset(1)]);
-  }
+  preluWalk("prelu_backward", gradOutput, input, slope, gradInput);
 }
 
 } // namespace memopt::rt

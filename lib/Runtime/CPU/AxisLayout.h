@@ -78,7 +78,8 @@ inline AxisLayout instanceNormLayout(const char *kernel, const Dims &input,
   return l;
 }
 
-/// Checks the operands of tg.instance_norm; returns its slices.
+/// Checks the operands of tg.instance_norm (activations of one type, f32
+/// per-channel tensors); returns its slices.
 inline AxisLayout checkInstanceNorm(ConstTensor input, ConstTensor scale,
                                     ConstTensor bias, Tensor output,
                                     Tensor savedMean, Tensor savedInvStd) {
@@ -88,6 +89,10 @@ inline AxisLayout checkInstanceNorm(ConstTensor input, ConstTensor scale,
   requireShape(kernel, "bias", bias.shape, scale.shape);
   requireShape(kernel, "saved_inv_std", savedInvStd.shape, savedMean.shape);
   requireShape(kernel, "output", output.shape, input.shape);
+  require(output.type == input.type, kernel,
+          "'output' must have the input's element type");
+  requireF32Channels(kernel,
+                     {scale.type, bias.type, savedMean.type, savedInvStd.type});
   return l;
 }
 
@@ -105,6 +110,11 @@ checkInstanceNormBackward(ConstTensor gradOutput, ConstTensor input,
   requireShape(kernel, "grad_input", gradInput.shape, input.shape);
   requireShape(kernel, "grad_scale", gradScale.shape, scale.shape);
   requireShape(kernel, "grad_bias", gradBias.shape, scale.shape);
+  require(gradOutput.type == input.type && gradInput.type == input.type,
+          kernel, "'grad_output' and 'grad_input' must have the input's "
+                  "element type");
+  requireF32Channels(kernel, {scale.type, savedMean.type, savedInvStd.type,
+                              gradScale.type, gradBias.type});
   return l;
 }
 

@@ -288,6 +288,29 @@ void checkCast(const ConstTensor &input, const Tensor &output) {
           "the result must not alias the operand");
 }
 
+Dims checkPRelu(const char *kernel, const ConstTensor &gradOutput,
+                const ConstTensor &input, const ConstTensor &slope,
+                const Tensor &output) {
+  requireShape(kernel, "output", output.shape, input.shape);
+  bool sameType = slope.type == input.type && output.type == input.type;
+  if (gradOutput.present()) {
+    requireShape(kernel, "grad_output", gradOutput.shape, input.shape);
+    sameType &= gradOutput.type == input.type;
+  }
+  require(sameType, kernel,
+          "every tensor must have the input's element type (mixed "
+          "precision casts the slope with the input)");
+  return broadcastStrides(kernel, slope.shape, input.shape);
+}
+
+void requireF32Channels(const char *kernel,
+                        std::initializer_list<ElementType> channels) {
+  for (ElementType type : channels)
+    require(type == ElementType::F32, kernel,
+            "scale, bias, statistics and their gradients must be f32 "
+            "(mixed precision keeps them in f32)");
+}
+
 void checkSgdUpdate(const ConstTensor &param, const ConstTensor &grad,
                     const ConstTensor &momentumBuffer, int64_t step,
                     const Tensor &newParam, const Tensor &newMomentumBuffer,

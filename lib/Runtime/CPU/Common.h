@@ -18,6 +18,7 @@
 
 #include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 
 #ifdef _OPENMP
@@ -128,6 +129,21 @@ void gemmSizes(const char *kernel, const Dims &a, const Dims &b,
 /// The checks of tg.cast (Kernels.h) on both backends: one shape, and no
 /// aliasing unless the types agree.
 void checkCast(const ConstTensor &input, const Tensor &output);
+
+/// The checks of tg.prelu (`gradOutput` absent) and tg.prelu_backward on
+/// both backends: shapes, and one element type for every tensor (f32, or
+/// bf16 / f16 under mixed precision, which casts the slope with the
+/// input). Returns the strides with which the slope broadcasts to the
+/// input.
+Dims checkPRelu(const char *kernel, const ConstTensor &gradOutput,
+                const ConstTensor &input, const ConstTensor &slope,
+                const Tensor &output);
+
+/// Aborts unless every per-channel tensor of a normalization (scale, bias,
+/// statistics and their gradients) in `channels` is f32, whatever the
+/// activations' type.
+void requireF32Channels(const char *kernel,
+                        std::initializer_list<ElementType> channels);
 
 /// Checks the operands of an SGD / Adam update (Kernels.h).
 void checkSgdUpdate(const ConstTensor &param, const ConstTensor &grad,

@@ -161,15 +161,13 @@ struct PlainTags {
 };
 
 PlainTags plainTags(int rank, bool transposed, bool grouped) {
-  static constexpr dnnl_format_tag_t activations[] = {dnnl_abc, dnnl_abcd,
-                                                      dnnl_abcde};
   // Per rank: oiw, oihw, oidhw; iow, iohw, iodhw; and with groups.
   static constexpr dnnl_format_tag_t weights[2][2][3] = {
       {{dnnl_abc, dnnl_abcd, dnnl_abcde}, {dnnl_bac, dnnl_bacd, dnnl_bacde}},
       {{dnnl_abcd, dnnl_abcde, dnnl_abcdef},
        {dnnl_acbd, dnnl_acbde, dnnl_acbdef}}};
   int r = rank - 3;
-  return {activations[r], weights[grouped][transposed][r]};
+  return {plainTag(rank), weights[grouped][transposed][r]};
 }
 
 /// The caller's plain layouts (`blocked` = false), or "any" layout for the
@@ -818,7 +816,8 @@ size_t convBackwardFilterWorkspaceBytes(const Dims &gradOutput,
       workspaceBytes(backwardFilterConfig(gradOutput, input, gradWeight,
                                           strides, pads, dilations, groups),
                      type);
-  // Large low-precision filter gradients run in row bands (ConvBands.h).
+  // Large low-precision filter gradients run in bands of the outermost
+  // spatial axis: rows in 2-D, slabs of planes in 3-D (ConvBands.h).
   return filterGradientBands({gradOutput, input, gradWeight, strides, pads,
                               dilations, groups, type},
                              whole)

@@ -1,14 +1,17 @@
-//===- ConvBands.cpp - Filter gradients in row bands -----------------------===//
+//===- ConvBands.cpp - Filter gradients in bands of the outermost axis ----===//
 //
-// A band of output rows [r0, r1) of a convolution with stride s, dilation
-// d, top padding t and a KH-row window reads the input rows
-// [r0*s - t, (r1-1)*s - t + d*(KH-1)]; the part outside the image is the
-// band's own top and bottom padding. Each band is a convolution of its own
-// (its primitive cached by its shapes: a first, a middle and a last band
-// differ only in their padding and height), whose operands are the band's
-// rows of the caller's tensors as strided views (oneDNN reorders them into
-// its blocked layout in the workspace), or f32 copies of those rows where
-// the type has no oneDNN primitive. Each band's f32 gradient is added to
+// A "row" is one index of the outermost spatial axis: a position in 1-D,
+// an image row in 2-D, a plane (slab of one voxel's depth) in 3-D. A band
+// of output rows [r0, r1) of a convolution with stride s, dilation d,
+// leading padding t and a K-row window along that axis reads the input
+// rows [r0*s - t, (r1-1)*s - t + d*(K-1)]; the part outside the tensor is
+// the band's own leading and trailing padding, the other spatial axes keep
+// theirs. Each band is a convolution of its own (its primitive cached by
+// its shapes: a first, a middle and a last band differ only in their
+// padding and extent), whose operands are the band's rows of the caller's
+// tensors as strided views (oneDNN reorders them into its blocked layout
+// in the workspace), or f32 copies of those rows where the type has no
+// oneDNN primitive. Each band's f32 gradient is added to
 // the accumulator by a reorder with a sum post-op, one band after another:
 // the result does not depend on the thread count beyond what oneDNN's own
 // primitives do.
@@ -37,7 +40,8 @@ constexpr const char *kKernel = "conv_backward_filter";
 /// bands were slower than the whole problem and saved little).
 constexpr int64_t kInputPerWeight = 16;
 
-/// The output rows of a band and the input rows they read.
+/// The output rows of a band (indices of the outermost spatial axis) and
+/// the input rows they read.
 struct Band {
   int64_t outFirst = 0, outRows = 0;
   int64_t inFirst = 0, inRows = 0;
@@ -90,36 +94,54 @@ struct BandPrimitive {
 };
 
 /// The descriptor of a tensor of `dims` in `type` and layout `tag`.
-dnnl_memory_desc_t desc(std::initializer_list<int64_t> dims,
-                        dnnl_data_type_t type, dnnl_format_tag_t tag) {
+dnnl_memory_desc_t desc(const Dims &dims, dnnl_data_type_t type,
+                        dnnl_format_tag_t tag) {
   return memoryDesc(kKernel, dims, tag, type);
 }
 
-/// `rows` rows of an N x C x H x W tensor: a strided view of the caller's
-/// tensor (`whole`), or a contiguous copy.
+/// The elements of one row of an N x C x rows x ... tensor: the product of
+/// the spatial extents after the outermost.
+int64_t rowElements(const Dims &shape) {
+  int64_t n = 1;
+  for (int i = 3; i < shape.size; ++i)
+    n *= shape[i];
+  return n;
+}
+
+/// `shape` with `rows` rows.
+Dims withRows(Dims shape, int64_t rows) {
+  shape[2] = rows;
+  return shape;
+}
+
+/// `rows` rows of an N x C x rows x ... tensor: a strided view of the
+/// caller's tensor (`whole`), or a contiguous copy.
 dnnl_memory_desc_t rowsDesc(const Dims &shape, int64_t rows,
                             dnnl_data_type_t type, bool whole) {
+  Dims band = withRows(shape, rows);
   if (!whole)
-    return desc({shape[0], shape[1], rows, shape[3]}, type, dnnl_nchw);
+    return desc(band, type, plainTag(band.size));
   dnnl_memory_desc_t md;
-  dnnl_dims_t d = {shape[0], shape[1], rows, shape[3]};
-  dnnl_dims_t strides = {shape[1] * shape[2] * shape[3], shape[2] * shape[3],
-                         shape[3], 1};
-  check(dnnl_memory_desc_init_by_strides(&md, 4, d, type, strides), kKernel,
-        "memory_desc_init_by_strides");
+  dnnl_dims_t d, strides;
+  Dims caller = contiguousStrides(shape);
+  for (int i = 0; i < band.size; ++i) {
+    d[i] = band[i];
+    strides[i] = caller[i];
+  }
+  check(dnnl_memory_desc_init_by_strides(&md, band.size, d, type, strides),
+        kKernel, "memory_desc_init_by_strides");
   return md;
 }
 
-/// The logical weights of oneDNN: (G,) O, I, kH, kW.
+/// The logical weights of oneDNN: (G,) O, I, then the window.
 dnnl_memory_desc_t weightsDesc(const FilterGradientProblem &p,
                                dnnl_data_type_t type, bool any) {
   const Dims &w = p.gradWeight;
   int64_t g = p.groups;
-  if (g == 1)
-    return desc({w[0], w[1], w[2], w[3]}, type,
-                any ? dnnl_format_tag_any : dnnl_oihw);
-  return desc({g, w[0] / g, w[1], w[2], w[3]}, type,
-              any ? dnnl_format_tag_any : dnnl_goihw);
+  Dims dims = g == 1 ? Dims{w[0]} : Dims{g, w[0] / g};
+  for (int i = 1; i < w.size; ++i)
+    dims[dims.size++] = w[i];
+  return desc(dims, type, any ? dnnl_format_tag_any : plainTag(dims.size));
 }
 
 /// Sets up `op` for the primitive's layout `inner` of the caller's `user`;
@@ -161,18 +183,21 @@ size_t bindAccumulate(BandPrimitive &p, const dnnl_memory_desc_t &from,
 BandPrimitive create(const FilterGradientProblem &p, const Band &b,
                      dnnl_data_type_t type) {
   bool whole = type != dnnl_f32;
-  dnnl_memory_desc_t src = desc({p.input[0], p.input[1], b.inRows,
-                                 p.input[3]},
-                                type, dnnl_format_tag_any),
-                     diffDst = desc({p.gradOutput[0], p.gradOutput[1],
-                                     b.outRows, p.gradOutput[3]},
-                                    type, dnnl_format_tag_any),
+  dnnl_memory_desc_t src = desc(withRows(p.input, b.inRows), type,
+                                dnnl_format_tag_any),
+                     diffDst = desc(withRows(p.gradOutput, b.outRows), type,
+                                    dnnl_format_tag_any),
                      weights = weightsDesc(p, type, /*any=*/true),
                      diffWeights = weightsDesc(p, dnnl_f32, /*any=*/true);
-  dnnl_dims_t strides = {p.strides[0], p.strides[1]};
-  dnnl_dims_t dilations = {p.dilations[0] - 1, p.dilations[1] - 1};
-  dnnl_dims_t padL = {b.padTop, p.pads[1]};
-  dnnl_dims_t padR = {b.padBottom, p.pads[3]};
+  // The outermost axis takes the band's padding, the others their own.
+  int axes = p.input.size - 2;
+  dnnl_dims_t strides, dilations, padL, padR;
+  for (int i = 0; i < axes; ++i) {
+    strides[i] = p.strides[i];
+    dilations[i] = p.dilations[i] - 1;
+    padL[i] = i == 0 ? b.padTop : p.pads[i];
+    padR[i] = i == 0 ? b.padBottom : p.pads[axes + i];
+  }
 
   // The backward primitive takes a forward one as a hint, as in Conv.cpp.
   // oneDNN 2.6 has no f16 convolutions on the CPU (the descriptor is
@@ -246,18 +271,24 @@ BandPrimitive create(const FilterGradientProblem &p, const Band &b,
 /// ends.
 BandPrimitive &primitive(const FilterGradientProblem &p, const Band &b,
                          dnnl_data_type_t type) {
-  using Key = std::array<int64_t, 25>;
+  // Every list at its largest (rank 5), zero-filled: the rank is in the
+  // key.
+  using Key = std::array<int64_t, 3 * 5 + 3 + 3 + 6 + 8>;
   Key key{};
   size_t n = 0;
+  auto append = [&](const Dims &list, int capacity) {
+    for (int i = 0; i < capacity; ++i)
+      key[n++] = i < list.size ? list[i] : 0;
+  };
   for (const Dims *d : {&p.input, &p.gradOutput, &p.gradWeight})
-    for (int i = 0; i < 4; ++i)
-      key[n++] = (*d)[i];
-  for (int64_t v : {p.strides[0], p.strides[1], p.dilations[0],
-                    p.dilations[1], p.pads[1], p.pads[3], p.groups,
-                    b.inRows, b.outRows, b.padTop, b.padBottom,
-                    static_cast<int64_t>(type)})
+    append(*d, 5);
+  append(p.strides, 3);
+  append(p.dilations, 3);
+  append(p.pads, 6);
+  for (int64_t v : {int64_t(p.input.size), p.groups, b.inRows, b.outRows,
+                    b.padTop, b.padBottom, static_cast<int64_t>(type),
+                    static_cast<int64_t>(p.type)})
     key[n++] = v;
-  key[n++] = static_cast<int64_t>(p.type);
   static std::mutex mutex;
   static std::map<Key, BandPrimitive> cache;
   std::lock_guard<std::mutex> lock(mutex);
@@ -309,28 +340,27 @@ FilterGradientBands plan(const FilterGradientProblem &p, int64_t rows,
   }
   size_t bytes = bands.scratchpadBytes + bands.innerBytes +
                  alignUp(weightElements(p) * sizeof(float));
-  if (converted) {
-    const Dims &x = p.input, &dy = p.gradOutput;
-    bytes += alignUp(static_cast<size_t>(x[0] * x[1] * inRows * x[3]) *
+  if (converted)
+    bytes += alignUp(static_cast<size_t>(withRows(p.input, inRows).product()) *
                      sizeof(float)) +
-             alignUp(static_cast<size_t>(dy[0] * dy[1] * rows * dy[3]) *
+             alignUp(static_cast<size_t>(withRows(p.gradOutput, rows)
+                                             .product()) *
                      sizeof(float));
-  }
   bands.workspaceBytes = bytes;
   return bands;
 }
 
-/// Copies rows [first, first + rows) of every channel of `t` (N x C x H x
-/// W, of `type`) to `to` as contiguous f32.
+/// Copies rows [first, first + rows) of every channel of `t` (N x C x
+/// rows x ..., of `type`) to `to` as contiguous f32.
 void convertRows(const void *t, const Dims &shape, ElementType type,
                  int64_t first, int64_t rows, float *to) {
   size_t element = elementBytes(type);
-  int64_t planes = shape[0] * shape[1], plane = shape[2] * shape[3];
+  int64_t row = rowElements(shape);
+  int64_t planes = shape[0] * shape[1], plane = shape[2] * row;
   for (int64_t i = 0; i < planes; ++i)
     convertElements(static_cast<const char *>(t) +
-                        (i * plane + first * shape[3]) * element,
-                    type, to + i * rows * shape[3], ElementType::F32,
-                    rows * shape[3]);
+                        (i * plane + first * row) * element,
+                    type, to + i * rows * row, ElementType::F32, rows * row);
 }
 
 void setHandle(dnnl_memory_t memory, const void *data) {
@@ -344,10 +374,7 @@ FilterGradientBands filterGradientBands(const FilterGradientProblem &p,
                                         size_t wholeBytes) {
   FilterGradientBands whole;
   whole.workspaceBytes = wholeBytes;
-  // Bands split the rows of 2-D problems; 1-D and 3-D ones run whole
-  // (their workspace is the whole problem's, which the plan reserves).
-  if ((p.type != ElementType::BF16 && p.type != ElementType::F16) ||
-      p.input.size != 4)
+  if (p.type != ElementType::BF16 && p.type != ElementType::F16)
     return whole;
   // Bands pay where the activations dominate: each band is a primitive
   // call and an accumulation over the weights' gradient, and the
@@ -398,19 +425,20 @@ void bandedFilterGradient(const FilterGradientProblem &p,
       // The band's output gradient right after its input: the workspace
       // holds the largest band's input rows and the tallest band's.
       convertRows(input.data, x, p.type, b.inFirst, b.inRows, srcCopy);
-      float *diffDstCopy = srcCopy + alignUp(static_cast<size_t>(
-                                          x[0] * x[1] * b.inRows * x[3]) *
-                                      sizeof(float)) /
-                                  sizeof(float);
+      float *diffDstCopy =
+          srcCopy + alignUp(static_cast<size_t>(
+                                withRows(x, b.inRows).product()) *
+                            sizeof(float)) /
+                        sizeof(float);
       convertRows(gradOutput.data, dy, p.type, b.outFirst, b.outRows,
                   diffDstCopy);
       src = srcCopy;
       diffDst = diffDstCopy;
     } else {
       src = reinterpret_cast<const char *>(input.data) +
-            b.inFirst * x[3] * element;
+            b.inFirst * rowElements(x) * element;
       diffDst = reinterpret_cast<const char *>(gradOutput.data) +
-                b.outFirst * dy[3] * element;
+                b.outFirst * rowElements(dy) * element;
     }
     dnnl_exec_arg_t args[4];
     int n = 0;

@@ -1,14 +1,17 @@
-//===- ConvBands.h - Filter gradients in row bands ---------------*- C++ -*-===//
+//===- ConvBands.h - Filter gradients in bands ------------------*- C++ -*-===//
 //
 // oneDNN 2.6's bf16 filter gradient keeps transposed copies of its whole
 // input and output gradient per thread: for the 3x3 convolutions of a U-Net
 // decoder at 512 x 512 a 50 MB scratchpad on two threads, which is the peak
-// of the mixed-precision step (docs/passes/amp.md). The filter gradient is
-// a sum over output rows, so it can be computed in bands of rows: each
-// band's gradient by oneDNN (the band's rows of the input, with the padding
-// only where the band meets the image's edge) into an f32 buffer, summed
-// into an f32 accumulator in band order, rounded once to the result's type.
-// The scratchpad and the blocked copies shrink with the band.
+// of the mixed-precision step (docs/passes/amp.md), and for the 3x3x3
+// convolutions of a 3-D U-Net's top level as much per volume. The filter
+// gradient is a sum over the output's positions, so it can be computed in
+// bands of the outermost spatial axis (rows of an image, slabs of planes
+// of a volume, segments of a 1-D signal): each band's gradient by oneDNN
+// (the band's part of the input, with the padding only where the band
+// meets the tensor's edge) into an f32 buffer, summed into an f32
+// accumulator in band order, rounded once to the result's type. The
+// scratchpad and the blocked copies shrink with the band.
 //
 // The band count depends on the shapes, the type and oneDNN's workspace
 // for the whole problem only, so that the workspace tg-annotate-workspaces
@@ -39,7 +42,8 @@ struct FilterGradientProblem {
 struct FilterGradientBands {
   /// 1: not banded (the whole problem in one oneDNN primitive).
   int64_t count = 1;
-  /// Output rows per band; the last band may have fewer.
+  /// Output rows (indices of the outermost spatial axis) per band; the
+  /// last band may have fewer.
   int64_t rows = 0;
   /// Whether each band is converted to f32 copies first (oneDNN has no
   /// primitive for the type on this CPU: f16, or bf16 without AVX-512).

@@ -47,6 +47,13 @@ dnnl_primitive_attr_t userScratchpadAttr(const char *kernel) {
   return attr;
 }
 
+dnnl_format_tag_t plainTag(int rank) {
+  static constexpr dnnl_format_tag_t tags[] = {dnnl_a,    dnnl_ab,
+                                               dnnl_abc,  dnnl_abcd,
+                                               dnnl_abcde, dnnl_abcdef};
+  return tags[rank - 1];
+}
+
 dnnl_memory_desc_t memoryDesc(const char *kernel, const Dims &dims,
                               dnnl_format_tag_t tag, dnnl_data_type_t type) {
   dnnl_memory_desc_t md;

@@ -37,6 +37,10 @@ dnnl_primitive_attr_t userScratchpadAttr(const char *kernel);
 /// start.
 inline size_t alignUp(size_t bytes) { return (bytes + 63) / 64 * 64; }
 
+/// The plain (row-major) layout of a tensor of rank 1 to 6: dnnl_a to
+/// dnnl_abcdef.
+dnnl_format_tag_t plainTag(int rank);
+
 /// The descriptor of a tensor of `dims` in layout `tag`.
 dnnl_memory_desc_t memoryDesc(const char *kernel, const Dims &dims,
                               dnnl_format_tag_t tag, dnnl_data_type_t type);

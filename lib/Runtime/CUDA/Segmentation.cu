@@ -4,7 +4,10 @@
 // InstanceNorm.cpp and SegmentationLoss.cpp: the same argument checks
 // (Common.h, AxisLayout.h), the same per-element formulas
 // (ActivationFormulas.h), sums in double with the deterministic block
-// reduction of KernelSupport.cuh. Rows along an axis are one thread each;
+// reduction of KernelSupport.cuh. The activations, prelu and instance
+// norm take bf16 / f16 activations (cuda::Load / Store), the softmax and
+// the losses f32, as tg-amp's table leaves them. Rows along an axis are
+// one thread each;
 // an instance-norm slice, a channel's gradient sums and each loss are one
 // block. A class index outside [0, C) yields NaN here (the CPU kernels
 // abort): the trainer checks label maps when it reads them.
@@ -67,26 +70,28 @@ void mapGrad(const char *kernel, ConstTensor gradOutput, ConstTensor input,
 }
 
 /// prelu (dy null) and prelu_backward; the slope is read at its broadcast
-/// offset, the other operands at the element's index.
-__global__ void preluKernel(const float *dy, const float *x,
-                            const float *slope, float *out, IndexMap map,
-                            int64_t n) {
+/// offset, the other operands at the element's index. Every tensor has the
+/// input's element type (tg-amp casts the slope with the input).
+__global__ void preluKernel(cuda::Load dy, cuda::Load x, cuda::Load slope,
+                            cuda::Store out, IndexMap map, int64_t n) {
   MEMOPT_GRID_LOOP(i, n) {
     int64_t ox, os;
     map.offsets(i, ox, os);
-    out[i] = dy ? formulas::PReluGrad{}(dy[i], x[i], slope[os])
-                : formulas::PRelu{}(x[i], slope[os]);
+    out.set(i, dy.data ? formulas::PReluGrad{}(dy[i], x[i], slope[os])
+                       : formulas::PRelu{}(x[i], slope[os]));
   }
 }
 
-void preluLaunch(const char *kernel, const float *gradOutput,
+void preluLaunch(const char *kernel, ConstTensor gradOutput,
                  ConstTensor input, ConstTensor slope, Tensor output) {
-  requireShape(kernel, "output", output.shape, input.shape);
+  Dims slopeStrides = checkPRelu(kernel, gradOutput, input, slope, output);
   IndexMap map(input.shape, broadcastStrides(kernel, input.shape, input.shape),
-               broadcastStrides(kernel, slope.shape, input.shape));
+               slopeStrides);
   int64_t n = input.numel();
+  cuda::Load dy{gradOutput.data, input.type};
   preluKernel<<<launchBlocks(n), kLaunchThreads, 0, cuda::stream()>>>(
-      gradOutput, input.data, slope.data, output.data, map, n);
+      dy, cuda::load(kernel, input), cuda::load(kernel, slope),
+      cuda::store(kernel, output), map, n);
   checkLaunch(kernel);
 }
 
@@ -157,13 +162,16 @@ void softmaxGradLaunch(const char *kernel, ConstTensor gradOutput,
 // Instance normalization
 //===----------------------------------------------------------------------===//
 
+// The input, output and their gradients in f32, bf16 or f16 (computed in
+// f32, sums in double); scale, bias and statistics f32, as on the CPU.
+
 /// One block per (n, c) slice.
-__global__ void instanceNormKernel(const float *x, const float *scale,
-                                   const float *bias, float *y, float *mean,
-                                   float *invStd, AxisLayout l,
+__global__ void instanceNormKernel(cuda::Load x, const float *scale,
+                                   const float *bias, cuda::Store y,
+                                   float *mean, float *invStd, AxisLayout l,
                                    double epsilon) {
   int64_t s = blockIdx.x;
-  const float *xs = x + s * l.inner;
+  cuda::Load xs = x + s * l.inner;
   double sum = 0;
   for (int64_t i = threadIdx.x; i < l.inner; i += kLaunchThreads)
     sum += xs[i];
@@ -180,7 +188,7 @@ __global__ void instanceNormKernel(const float *x, const float *scale,
   float kf = static_cast<float>(k);
   float b0 = static_cast<float>(bias[c] - m * k);
   for (int64_t i = threadIdx.x; i < l.inner; i += kLaunchThreads)
-    y[s * l.inner + i] = xs[i] * kf + b0;
+    y.set(s * l.inner + i, xs[i] * kf + b0);
   if (threadIdx.x == 0) {
     mean[s] = static_cast<float>(m);
     invStd[s] = static_cast<float>(inv);
@@ -188,9 +196,9 @@ __global__ void instanceNormKernel(const float *x, const float *scale,
 }
 
 /// One block per channel, walking the samples in order.
-__global__ void instanceNormGradKernel(const float *dy, const float *x,
+__global__ void instanceNormGradKernel(cuda::Load dy, cuda::Load x,
                                        const float *scale, const float *mean,
-                                       const float *invStd, float *dx,
+                                       const float *invStd, cuda::Store dx,
                                        float *gradScale, float *gradBias,
                                        AxisLayout l) {
   int64_t c = blockIdx.x;
@@ -198,7 +206,7 @@ __global__ void instanceNormGradKernel(const float *dy, const float *x,
   const double count = static_cast<double>(l.inner);
   for (int64_t n = 0; n < l.outer; ++n) {
     int64_t s = n * l.size + c;
-    const float *xs = x + s * l.inner, *dys = dy + s * l.inner;
+    cuda::Load xs = x + s * l.inner, dys = dy + s * l.inner;
     const double m = mean[s], inv = invStd[s];
     double a = 0, b = 0;
     for (int64_t i = threadIdx.x; i < l.inner; i += kLaunchThreads) {
@@ -222,8 +230,8 @@ __global__ void instanceNormGradKernel(const float *dy, const float *x,
     double k = scale[c] * inv;
     for (int64_t i = threadIdx.x; i < l.inner; i += kLaunchThreads) {
       double xhat = (xs[i] - m) * inv;
-      dx[s * l.inner + i] =
-          static_cast<float>(k * (dys[i] - a / count - xhat * b / count));
+      dx.set(s * l.inner + i,
+             static_cast<float>(k * (dys[i] - a / count - xhat * b / count)));
     }
   }
   if (threadIdx.x == 0) {
@@ -373,13 +381,11 @@ __global__ void diceGradKernel(const float *gradLoss, const float *z,
 #include "../CPU/ActivationEntryPoints.inc"
 
 void prelu(ConstTensor input, ConstTensor slope, Tensor output) {
-  preluLaunch("prelu", nullptr, input, slope, output);
+  preluLaunch("prelu", ConstTensor(), input, slope, output);
 }
 void preluBackward(ConstTensor gradOutput, ConstTensor input,
                    ConstTensor slope, Tensor gradInput) {
-  requireShape("prelu_backward", "grad_output", gradOutput.shape,
-               input.shape);
-  preluLaunch("prelu_backward", gradOutput.data, input, slope, gradInput);
+  preluLaunch("prelu_backward", gradOutput, input, slope, gradInput);
 }
 
 void softmax(ConstTensor input, Tensor output, int64_t axis) {
@@ -404,10 +410,12 @@ void instanceNorm(ConstTensor input, ConstTensor scale, ConstTensor bias,
                   double epsilon) {
   AxisLayout l =
       checkInstanceNorm(input, scale, bias, output, savedMean, savedInvStd);
+  const char *kernel = "instance_norm";
   instanceNormKernel<<<static_cast<unsigned>(l.outer * l.size), kLaunchThreads,
                        0, cuda::stream()>>>(
-      input.data, scale.data, bias.data, output.data, savedMean.data,
-      savedInvStd.data, l, epsilon);
+      cuda::load(kernel, input), scale.data, bias.data,
+      cuda::store(kernel, output), savedMean.data, savedInvStd.data, l,
+      epsilon);
   checkLaunch("instance_norm");
 }
 
@@ -418,10 +426,12 @@ void instanceNormBackward(ConstTensor gradOutput, ConstTensor input,
   AxisLayout l = checkInstanceNormBackward(gradOutput, input, scale, savedMean,
                                            savedInvStd, gradInput, gradScale,
                                            gradBias);
+  const char *kernel = "instance_norm_backward";
   instanceNormGradKernel<<<static_cast<unsigned>(l.size), kLaunchThreads, 0,
                            cuda::stream()>>>(
-      gradOutput.data, input.data, scale.data, savedMean.data,
-      savedInvStd.data, gradInput.data, gradScale.data, gradBias.data, l);
+      cuda::load(kernel, gradOutput), cuda::load(kernel, input), scale.data,
+      savedMean.data, savedInvStd.data, cuda::store(kernel, gradInput),
+      gradScale.data, gradBias.data, l);
   checkLaunch("instance_norm_backward");
 }
 

@@ -40,6 +40,10 @@ MODELS = {
     "unet3d-batchnorm": functools.partial(VolumetricUNet, dims=3,
                                           norm="batch"),
     "unet1d": functools.partial(VolumetricUNet, dims=1),
+    # MONAI-style: GroupNorm (2 groups) and PReLU in the same 3-D topology.
+    "unet3d-groupnorm-prelu": functools.partial(VolumetricUNet, dims=3,
+                                                norm="group",
+                                                activation="prelu"),
     # Pooled encoders and a squeeze-and-excitation gate at the bottleneck:
     # MaxPool3d, AvgPool1d and GlobalAveragePool.
     "unet3d-maxpool": functools.partial(VolumetricUNet, dims=3,

@@ -9,7 +9,10 @@ applies two such layers; a 1x1 convolution and a sigmoid give one channel.
 Features double per stage from `base`, capped at `max_width` as nnU-Net
 caps them at 320. `dims` picks Conv1d / Conv2d / Conv3d and the matching
 norm and ConvTranspose, so that one builder covers every rank; `norm`
-"batch" puts BatchNorm (affine, training mode) where InstanceNorm was.
+"batch" puts BatchNorm (affine, training mode) where InstanceNorm was,
+"group" GroupNorm (2 groups, MONAI's DynUNet option), which PyTorch
+exports as an instance norm between reshapes. `activation` "prelu" puts
+PReLU (one slope per channel) where LeakyReLU was.
 `down` "maxpool" or "avgpool" pools (kernel 2) before each lower stage, as
 the classic U-Net does, instead of striding its first convolution; `gate`
 adds a squeeze-and-excitation gate at the bottleneck (global average
@@ -34,7 +37,17 @@ GLOBAL_POOL = {1: nn.AdaptiveAvgPool1d, 2: nn.AdaptiveAvgPool2d,
                3: nn.AdaptiveAvgPool3d}
 NORM = {"instance": {1: nn.InstanceNorm1d, 2: nn.InstanceNorm2d,
                      3: nn.InstanceNorm3d},
-        "batch": {1: nn.BatchNorm1d, 2: nn.BatchNorm2d, 3: nn.BatchNorm3d}}
+        "batch": {1: nn.BatchNorm1d, 2: nn.BatchNorm2d, 3: nn.BatchNorm3d},
+        "group": None}
+ACTIVATION = {"leaky_relu": lambda channels: nn.LeakyReLU(0.01),
+              "prelu": lambda channels: nn.PReLU(channels, init=0.2)}
+
+
+def norm_layer(norm, dims, channels):
+    """The affine norm `norm` of `channels` channels for rank `dims`."""
+    if norm == "group":
+        return nn.GroupNorm(2 if channels % 2 == 0 else 1, channels)
+    return NORM[norm][dims](channels, affine=True)
 
 
 class Interpolate(nn.Module):
@@ -70,15 +83,15 @@ def nnunet_depth(patch):
     return depth
 
 
-def layer(dims, norm, cin, cout, stride=1):
+def layer(dims, norm, cin, cout, stride=1, activation="leaky_relu"):
     return [CONV[dims](cin, cout, 3, stride=stride, padding=1),
-            NORM[norm][dims](cout, affine=True), nn.LeakyReLU(0.01)]
+            norm_layer(norm, dims, cout), ACTIVATION[activation](cout)]
 
 
 class VolumetricUNet(nn.Module):
     def __init__(self, in_channels=1, dims=3, base=4, depth=2, max_width=320,
                  norm="instance", down="stride", gate=False,
-                 upsample="transpose", classes=1):
+                 upsample="transpose", classes=1, activation="leaky_relu"):
         super().__init__()
         if classes < 1:
             raise ValueError(f"classes must be at least 1, got {classes}")
@@ -87,6 +100,9 @@ class VolumetricUNet(nn.Module):
         if norm not in NORM:
             raise ValueError(f"norm must be one of {', '.join(NORM)}, "
                              f"got {norm!r}")
+        if activation not in ACTIVATION:
+            raise ValueError(f"activation must be one of "
+                             f"{', '.join(ACTIVATION)}, got {activation!r}")
         if upsample not in ("transpose", "linear", "nearest"):
             raise ValueError(f"upsample must be transpose, linear or "
                              f"nearest, got {upsample!r}")
@@ -101,8 +117,8 @@ class VolumetricUNet(nn.Module):
             pool = [POOL[down][dims](2)] if i and down != "stride" else []
             stride = 2 if i and down == "stride" else 1
             self.down.append(nn.Sequential(
-                *pool, *layer(dims, norm, cin, w, stride=stride),
-                *layer(dims, norm, w, w)))
+                *pool, *layer(dims, norm, cin, w, stride, activation),
+                *layer(dims, norm, w, w, activation=activation)))
             cin = w
         self.gate = nn.Sequential(GLOBAL_POOL[dims](1), CONV[dims](cin, cin, 1),
                                   nn.Sigmoid()) if gate else None
@@ -113,8 +129,9 @@ class VolumetricUNet(nn.Module):
                 CONV_TRANSPOSE[dims](cin, w, 2, stride=2)
                 if upsample == "transpose"
                 else Interpolate(dims, upsample, CONV[dims](cin, w, 1)))
-            self.up.append(nn.Sequential(*layer(dims, norm, 2 * w, w),
-                                         *layer(dims, norm, w, w)))
+            self.up.append(nn.Sequential(
+                *layer(dims, norm, 2 * w, w, activation=activation),
+                *layer(dims, norm, w, w, activation=activation)))
             cin = w
         self.head = CONV[dims](cin, classes, 1)
         self.classes = classes

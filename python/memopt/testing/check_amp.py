@@ -8,7 +8,9 @@ checks:
 
 - the loss that each low-precision run ends with (the mean of the last
   --window step losses, which a single batch's noise would blur) is
-  within --tolerance (default 5%) of the f32 run's;
+  within --tolerance (default 5%) of the f32 run's, and with
+  --step-tolerance every step's loss within that of the f32 run's step
+  (the whole trajectory);
 - every binary's measured peak (run report) equals memopt-compile's
   predicted peak (compile report): the bf16/f16 tensors are planned and
   allocated at their real size;
@@ -27,6 +29,9 @@ checks:
   running statistics move, as in PyTorch, whose forward updates them
   too), and a run resumed from a checkpoint written halfway ends with the
   same scale, count and --out as the uninterrupted one.
+
+The model's input is 1 channel of --size along each of its spatial axes
+(two for the 2-D models, three for the volumetric ones: models.spatial_dims).
 
 The default learning rate is 1e-4: at 1e-3, Adam on the ResNet-34 U-Net
 turns rounding-level differences into trajectories whose per-step losses
@@ -52,6 +57,7 @@ import numpy as np
 import onnx
 from onnx import numpy_helper
 
+from memopt import models
 from memopt.export import export_model
 from memopt.testing.check_training import write_dataset
 
@@ -134,6 +140,13 @@ def main(argv=None):
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--tolerance", type=float, default=0.05)
+    parser.add_argument("--data", choices=("smooth", "noise"),
+                        default="smooth",
+                        help="the data set's images: smooth (2-D only) or "
+                        "uniform noise (check_training.write_dataset)")
+    parser.add_argument("--step-tolerance", type=float, default=0.0,
+                        help="also check every step's loss within this "
+                        "relative difference of the f32 run's (0: skip)")
     parser.add_argument("--overflow-steps", type=int, default=0,
                         help="also check fp16 loss scaling on this many "
                         "overflowing steps (0: skip)")
@@ -151,16 +164,26 @@ def main(argv=None):
                      "--overflow-steps 0 or >= 2")
     if args.samples < args.batch:
         parser.error("--samples must be at least --batch")
+    if args.model not in models.MODELS:
+        parser.error("unknown --model %r; choose from %s"
+                     % (args.model, ", ".join(models.MODELS)))
+    if args.step_tolerance < 0:
+        parser.error("--step-tolerance must be >= 0")
+    dims = models.spatial_dims(args.model)
+    if args.data == "smooth" and dims != 2:
+        parser.error("--data smooth makes 2-D images; %s has %d spatial "
+                     "axes: use --data noise" % (args.model, dims))
+    shape = (1,) + (args.size,) * dims
 
     work = os.path.abspath(args.workdir)
     os.makedirs(work, exist_ok=True)
     onnx_path = os.path.join(work, "model.onnx")
     kwargs = {} if args.base is None else {"base": args.base}
-    export_model(args.model, onnx_path, args.batch, (1, args.size, args.size),
-                 seed=args.seed, **kwargs)
+    export_model(args.model, onnx_path, args.batch, shape, seed=args.seed,
+                 **kwargs)
     data = os.path.join(work, "data")
     shutil.rmtree(data, ignore_errors=True)
-    write_dataset(data, args.samples, (1, args.size, args.size), args.seed)
+    write_dataset(data, args.samples, shape, args.seed, kind=args.data)
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
     model = onnx.load(onnx_path)
     names = {i.name: tuple(i.dims) for i in model.graph.initializer}
@@ -172,7 +195,7 @@ def main(argv=None):
         if not ok:
             failures.append(message)
 
-    final = {}
+    final, trajectory = {}, {}
     for mode in MODES:
         binary = os.path.join(work, "train-" + mode)
         plan = os.path.join(work, "plan-%s.json" % mode)
@@ -185,6 +208,7 @@ def main(argv=None):
         report = train(binary, data, args.steps, out,
                        os.path.join(work, "run-%s.json" % mode), env)
         losses = report["loss"]
+        trajectory[mode] = np.array(losses, dtype=np.float64)
         final[mode] = float(np.mean(losses[-args.window:]))
         print("%s: loss %.6f -> %.6f (mean of the last %d: %.6f), peak "
               "predicted %d measured %d, convolutions %s"
@@ -211,6 +235,13 @@ def main(argv=None):
         check(error <= args.tolerance,
               "%s ends within %g%% of f32's loss (%.2f%%)"
               % (mode, 100 * args.tolerance, 100 * error))
+        if args.step_tolerance:
+            steps = np.abs(trajectory[mode] - trajectory["none"]) / \
+                np.abs(trajectory["none"])
+            check(steps.max() <= args.step_tolerance,
+                  "%s: every step's loss within %g%% of f32's (worst %.2f%% "
+                  "at step %d)" % (mode, 100 * args.step_tolerance,
+                                   100 * steps.max(), steps.argmax() + 1))
 
     if args.resume_steps:
         # Interrupted after half the steps, resumed from the checkpoint:

@@ -45,3 +45,33 @@ func.func @train_step(%x: tensor<4xf32> {tg.input = "input"}, %loss: tensor<f32>
 // CHECK-LABEL: static void train_step(
 // CHECK: memopt::rt::Tensor [[C:[a-z_0-9]+]](reinterpret_cast<float *>([[DATA]]), {4}, memopt::rt::ElementType::F16);
 // CHECK: memopt::rt::add({{[a-z_0-9]+}}, [[C]], {{[a-z_0-9]+}});
+
+// -----
+
+// A 3-D instance norm and PReLU on bf16 tensors (rank 5): the kernels take
+// the bf16 views of the input, output and slope, and f32 views of the
+// scale, bias and the N x C statistics.
+
+func.func @train_step(%x: tensor<1x2x4x4x4xf32> {tg.input = "input"},
+                      %s: tensor<2xf32> {tg.param = "s"},
+                      %b: tensor<2xf32> {tg.param = "b"},
+                      %a: tensor<2x1x1x1xf32> {tg.param = "a"},
+                      %loss: tensor<f32> {tg.input = "loss"})
+    -> (tensor<f32> {tg.output = "loss"}, tensor<1x2x4x4x4xf32> {tg.output = "out"},
+        tensor<1x2xf32> {tg.output = "mean"}) {
+  %xl = tg.cast %x : tensor<1x2x4x4x4xf32> to tensor<1x2x4x4x4xbf16>
+  %y:3 = tg.instance_norm %xl, %s, %b
+      : (tensor<1x2x4x4x4xbf16>, tensor<2xf32>, tensor<2xf32>)
+      -> (tensor<1x2x4x4x4xbf16>, tensor<1x2xf32>, tensor<1x2xf32>)
+  %al = tg.cast %a : tensor<2x1x1x1xf32> to tensor<2x1x1x1xbf16>
+  %p = tg.prelu %y#0, %al : (tensor<1x2x4x4x4xbf16>, tensor<2x1x1x1xbf16>) -> tensor<1x2x4x4x4xbf16>
+  %o = tg.cast %p : tensor<1x2x4x4x4xbf16> to tensor<1x2x4x4x4xf32>
+  return %loss, %o, %y#1 : tensor<f32>, tensor<1x2x4x4x4xf32>, tensor<1x2xf32>
+}
+
+// CHECK-LABEL: static void train_step(
+// CHECK: memopt::rt::Tensor [[XL:[a-z_0-9]+]] = memopt::rt::arenaTensor(arenas[0], {{[0-9]+}}, {1, 2, 4, 4, 4}, memopt::rt::ElementType::BF16);
+// CHECK: memopt::rt::cast(input, [[XL]]);
+// CHECK: memopt::rt::Tensor [[Y:[a-z_0-9]+]] = memopt::rt::arenaTensor(arenas[0], {{[0-9]+}}, {1, 2, 4, 4, 4}, memopt::rt::ElementType::BF16);
+// CHECK: memopt::rt::instanceNorm([[XL]], s, b, [[Y]], mean, [[I:[a-z_0-9]+]], 1e-05);
+// CHECK: memopt::rt::prelu([[Y]], [[AL:[a-z_0-9]+]], [[P:[a-z_0-9]+]]);

@@ -40,7 +40,7 @@ func.func @instance_norm_epsilon(%x: tensor<2x4x3xf32>, %s: tensor<4xf32>) {
 func.func @instance_norm_backward_stats(%x: tensor<2x4x3xf32>,
                                         %s: tensor<4xf32>,
                                         %m: tensor<4xf32>) {
-  // expected-error @+2 {{'saved_mean' and 'saved_inv_std' must have type 2x4 (N x C of 'input')}}
+  // expected-error @+2 {{'saved_mean' and 'saved_inv_std' must have type 2x4 (N x C of 'input', the element type of 'scale')}}
   // expected-error @+1 {{failed to infer returned types}}
   %dx, %ds, %db = tg.instance_norm_backward %x, %x, %s, %m, %m
       : (tensor<2x4x3xf32>, tensor<2x4x3xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)

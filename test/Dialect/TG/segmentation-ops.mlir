@@ -57,6 +57,21 @@ func.func @instance_norm(%x: tensor<2x3x4x4xf32>, %dy: tensor<2x3x4x4xf32>,
   return
 }
 
+// Mixed precision: a bf16 input with f32 scale, bias and statistics.
+// CHECK-LABEL: func.func @instance_norm_bf16
+func.func @instance_norm_bf16(%x: tensor<2x3x4x4x4xbf16>,
+                              %s: tensor<3xf32>, %b: tensor<3xf32>) {
+  // CHECK: tg.instance_norm {{.*}} -> (tensor<2x3x4x4x4xbf16>, tensor<2x3xf32>, tensor<2x3xf32>)
+  %y, %m, %i = tg.instance_norm %x, %s, %b
+      : (tensor<2x3x4x4x4xbf16>, tensor<3xf32>, tensor<3xf32>)
+      -> (tensor<2x3x4x4x4xbf16>, tensor<2x3xf32>, tensor<2x3xf32>)
+  // CHECK: tg.instance_norm_backward {{.*}} -> (tensor<2x3x4x4x4xbf16>, tensor<3xf32>, tensor<3xf32>)
+  %dx, %ds, %db = tg.instance_norm_backward %y, %x, %s, %m, %i
+      : (tensor<2x3x4x4x4xbf16>, tensor<2x3x4x4x4xbf16>, tensor<3xf32>, tensor<2x3xf32>, tensor<2x3xf32>)
+      -> (tensor<2x3x4x4x4xbf16>, tensor<3xf32>, tensor<3xf32>)
+  return
+}
+
 // CHECK-LABEL: func.func @losses
 // CHECK-SAME: (%[[Z:.*]]: tensor<2x3x4x4xf32>, %[[T:.*]]: tensor<2x4x4xf32>, %[[Z1:.*]]: tensor<2x1x4x4xf32>, %[[M:.*]]: tensor<2x1x4x4xf32>, %[[G:.*]]: tensor<f32>)
 func.func @losses(%z: tensor<2x3x4x4xf32>, %t: tensor<2x4x4xf32>,

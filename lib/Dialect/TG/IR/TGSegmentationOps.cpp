@@ -43,9 +43,13 @@ LogicalResult verifyAxis(Operation *op, Type type, int64_t axis) {
   return success();
 }
 
-/// The statistics of an instance normalization: N x C.
-RankedTensorType statsType(RankedTensorType input) {
-  return withShape(input, {input.getDimSize(0), input.getDimSize(1)});
+/// The statistics of an instance normalization: N x C, in the element
+/// type of its scale (f32 under mixed precision, whose low-precision input
+/// is normalized with f32 statistics, as batch_norm's).
+RankedTensorType statsType(RankedTensorType input, Value scale) {
+  return RankedTensorType::get(
+      {input.getDimSize(0), input.getDimSize(1)},
+      cast<RankedTensorType>(scale.getType()).getElementType());
 }
 
 LogicalResult checkInstanceNormInput(std::optional<Location> loc,
@@ -201,7 +205,7 @@ LogicalResult InstanceNormOp::inferReturnTypes(MLIRContext *,
                                   {adaptor.getScale(), adaptor.getBias()},
                                   {"scale", "bias"})))
     return failure();
-  RankedTensorType stats = statsType(*input);
+  RankedTensorType stats = statsType(*input, adaptor.getScale());
   results.append({*input, stats, stats});
   return success();
 }
@@ -223,12 +227,12 @@ LogicalResult InstanceNormBackwardOp::inferReturnTypes(
       failed(checkChannelOperands(loc, *input, {adaptor.getScale()},
                                   {"scale"})))
     return failure();
-  RankedTensorType stats = statsType(*input);
+  RankedTensorType stats = statsType(*input, adaptor.getScale());
   if (adaptor.getSavedMean().getType() != stats ||
       adaptor.getSavedInvStd().getType() != stats)
     return fail(loc, "'saved_mean' and 'saved_inv_std' must have type " +
                          shapeString(stats.getShape()) +
-                         " (N x C of 'input')");
+                         " (N x C of 'input', the element type of 'scale')");
   Type channels = adaptor.getScale().getType();
   results.append({*input, channels, channels});
   return success();

@@ -184,8 +184,10 @@ def TG_InstanceNormOp : TG_Op<"instance_norm", [Pure, InferTypeOpAdaptor,
     rank at least 3) with its own statistics over the axes after the
     channel axis: `output = (input - mean) * inv_std * scale + bias`, where
     `inv_std = 1 / sqrt(var + epsilon)` with the biased variance. `scale`
-    and `bias` have C elements. `saved_mean` and `saved_inv_std` (N x C)
-    hold the statistics for the backward pass.
+    and `bias` have C elements. `saved_mean` and `saved_inv_std` (N x C,
+    of the element type of `scale`) hold the statistics for the backward
+    pass: under mixed precision a bf16 or f16 input and output with f32
+    scale, bias and statistics, computed in f32 (tg-amp).
 
     PyTorch exports `InstanceNorm2d` as this op and `GroupNorm(G, C)` as a
     reshape to N x G x (C / G * H * W), this op with unit scale and zero
