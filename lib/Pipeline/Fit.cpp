@@ -349,15 +349,18 @@ void Search::run() {
   }
 }
 
-/// The model's global batch and square size, from the training step's
-/// first input (N, C, H, W).
+/// The model's global batch and square (cubic) size, from the training
+/// step's first input (N, C, then 1 to 3 spatial axes): the first spatial
+/// size.
 std::pair<int64_t, int64_t> modelShape(ModuleOp module) {
   for (auto function : module.getOps<func::FuncOp>())
     if (function.getNumArguments() > 0)
       if (auto type = dyn_cast<ShapedType>(function.getArgumentTypes()[0]))
         if (type.hasStaticShape() && type.getRank() >= 1)
           return {type.getDimSize(0),
-                  type.getRank() == 4 ? type.getDimSize(2) : 0};
+                  type.getRank() >= 3 && type.getRank() <= 5
+                      ? type.getDimSize(2)
+                      : 0};
   return {1, 0};
 }
 

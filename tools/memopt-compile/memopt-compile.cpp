@@ -233,8 +233,10 @@ void parseOptions(int argc, char **argv, Options &options) {
         else
           options.import.inputShape.push_back(dim);
       }
-      if (options.import.inputShape.size() != 3 || parts.size() != 3)
-        usageError("--input-shape expects C,H,W with integers from 1 to " +
+      if (options.import.inputShape.size() != parts.size() ||
+          parts.size() < 2 || parts.size() > 4)
+        usageError("--input-shape expects C,L or C,H,W or C,D,H,W with "
+                   "integers from 1 to " +
                    llvm::Twine(kMaxInputDim) + ", got '" + value + "'");
     } else if (name == "loss") {
       if (!llvm::is_contained({"mse", "l1", "bce", "ce", "dice", "ce+dice",
@@ -737,11 +739,20 @@ FailureOr<FitResult> runFit(Options &options, MLIRContext &context) {
                  << "\n";
     return failure();
   }
-  // The model at a batch and square size (0: as given or exported); the
-  // channels of a square size are the model's.
+  // The model at a batch and square (cubic) size (0: as given or
+  // exported); the channels and the number of spatial axes of a size are
+  // the model's.
   int64_t channels = options.import.inputShape.empty()
                          ? 0
                          : options.import.inputShape.front();
+  size_t spatialAxes = options.import.inputShape.empty()
+                           ? 0
+                           : options.import.inputShape.size() - 1;
+  auto sized = [&](int64_t size) {
+    SmallVector<int64_t, 4> shape{channels};
+    shape.append(spatialAxes, size);
+    return shape;
+  };
   auto load = [&](int64_t batch, int64_t size) -> OwningOpRef<ModuleOp> {
     ONNXImportOptions import = options.import;
     if (batch)
@@ -752,11 +763,13 @@ FailureOr<FitResult> runFit(Options &options, MLIRContext &context) {
         return nullptr;
       for (auto function : model->getOps<func::FuncOp>())
         if (auto type = dyn_cast<ShapedType>(function.getArgumentTypes()[0]);
-            type && type.getRank() == 4)
+            type && type.getRank() >= 3 && type.getRank() <= 5) {
           channels = type.getDimSize(1);
+          spatialAxes = type.getRank() - 2;
+        }
     }
     if (size)
-      import.inputShape = {channels, size, size};
+      import.inputShape = sized(size);
     return importONNX(**buffer, &context, import);
   };
   FailureOr<FitResult> result =
@@ -776,7 +789,7 @@ FailureOr<FitResult> runFit(Options &options, MLIRContext &context) {
   options.budget = result->capacityBytes;
   options.import.batch = result->batch;
   if (result->size)
-    options.import.inputShape = {channels, result->size, result->size};
+    options.import.inputShape = sized(result->size);
   options.fitReport = result->toJSON();
   return result;
 }

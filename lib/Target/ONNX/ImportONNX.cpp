@@ -76,7 +76,8 @@ llvm::cl::opt<bool> freezeBatchNormOption(
                    "(--import-onnx)"));
 llvm::cl::list<int64_t> inputShapeOption(
     "input-shape",
-    llvm::cl::desc("C,H,W of every 4-D graph input (--import-onnx)"),
+    llvm::cl::desc("C and the spatial sizes (C,L; C,H,W; C,D,H,W) of "
+                   "every graph input of that rank plus one (--import-onnx)"),
     llvm::cl::CommaSeparated);
 } // namespace
 
@@ -97,12 +98,13 @@ void memopt::registerImportONNXTranslation() {
           options.batch = batchOption;
         }
         if (inputShapeOption.getNumOccurrences()) {
-          if (inputShapeOption.size() != 3 ||
+          if (inputShapeOption.size() < 2 || inputShapeOption.size() > 4 ||
               llvm::any_of(inputShapeOption, [](int64_t d) {
                 return d <= 0 || d > kMaxInputDim;
               })) {
             emitError(UnknownLoc::get(context))
-                << "--input-shape must be three integers C,H,W from 1 to "
+                << "--input-shape must be C,L or C,H,W or C,D,H,W, integers "
+                   "from 1 to "
                 << kMaxInputDim;
             return nullptr;
           }

@@ -71,7 +71,8 @@ bool applyShapeOverrides(onnx::ModelProto &model,
   std::set<std::string> initializers;
   for (const onnx::TensorProto &init : graph->initializer())
     initializers.insert(init.name());
-  bool overridden = false;
+  bool overridden = false, shaped = false;
+  std::set<int> ranks;
   for (onnx::ValueInfoProto &input : *graph->mutable_input()) {
     if (initializers.count(input.name()) ||
         !input.type().has_tensor_type() ||
@@ -83,15 +84,28 @@ bool applyShapeOverrides(onnx::ModelProto &model,
       shape->mutable_dim(0)->set_dim_value(*options.batch);
       overridden = true;
     }
-    if (!options.inputShape.empty() && shape->dim_size() == 4) {
-      if (options.inputShape.size() != 3) {
-        error = "--input-shape must give C,H,W";
-        return false;
-      }
-      for (int i = 0; i < 3; ++i)
+    ranks.insert(shape->dim_size());
+    int given = static_cast<int>(options.inputShape.size());
+    if (given && shape->dim_size() == given + 1) {
+      for (int i = 0; i < given; ++i)
         shape->mutable_dim(i + 1)->set_dim_value(options.inputShape[i]);
-      overridden = true;
+      overridden = shaped = true;
     }
+  }
+  if (!options.inputShape.empty() && !shaped) {
+    // A shape of the wrong rank would leave the inputs as exported: the
+    // model would train at a size the user did not ask for.
+    std::string have;
+    for (int rank : ranks)
+      have += (have.empty() ? "" : ", ") + std::to_string(rank);
+    error = "--input-shape gives " + std::to_string(options.inputShape.size()) +
+            " sizes (C and " + std::to_string(options.inputShape.size() - 1) +
+            " spatial), for inputs of rank " +
+            std::to_string(options.inputShape.size() + 1) +
+            ", but the model's inputs have rank " +
+            (have.empty() ? std::string("(none)") : have) +
+            ": give C and one size per spatial axis (C,L; C,H,W; C,D,H,W)";
+    return false;
   }
   if (overridden) {
     graph->clear_value_info();

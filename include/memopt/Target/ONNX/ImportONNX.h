@@ -30,8 +30,10 @@ constexpr int64_t kMaxInputDim = 65536;
 struct ONNXImportOptions {
   /// Overrides the leading (batch) dimension of every graph input.
   std::optional<int64_t> batch;
-  /// Overrides C,H,W of every rank-4 graph input.
-  llvm::SmallVector<int64_t, 3> inputShape;
+  /// Overrides the channels and the 1 to 3 spatial sizes (C,L; C,H,W;
+  /// C,D,H,W) of every graph input of one more rank; the import fails
+  /// when no input has that rank.
+  llvm::SmallVector<int64_t, 4> inputShape;
   /// Trains every BatchNormalization on its running statistics, which stay
   /// as they are (memopt-compile --freeze-batchnorm). By default each one
   /// trains as in `model.train()`: batch statistics, running statistics
