@@ -165,8 +165,8 @@ def worker(spec):
         loss_fn(logits.float(), target).backward()
         optimizer.step()
         seconds.append(time.perf_counter() - start)
-    return {"torch": torch.__version__, "peak": read_status("VmHWM") - baseline,
-            "seconds": seconds}
+    return {"torch": torch.__version__,
+            "peak": read_status("VmHWM") - baseline, "seconds": seconds}
 
 
 def torch_python(args):
@@ -504,23 +504,33 @@ def torch_table(args, name):
 def targets(args, name, found, torch_fits, whole, planner):
     """The issue's targets for this model."""
     print("\nTargets (%s):" % name)
-    within = [(r["side"], -overhead(r["report"]), t)
-              for t, r in found.items() if r and not r["refused"]
-              and overhead(r["report"]) <= args.max_overhead]
-    if "autocast" in torch_fits and within:
-        side, _, technique = max(within)
+    if "autocast" in torch_fits:
         autocast, a, b = torch_fits["autocast"]
         # The side at which autocast's extrapolated peak meets the budget.
         exact = ((size_bytes(args.budget) - a) / (b * args.batch)) ** (1 / 3)
-        ratio = (side / autocast) ** 3 if autocast else float("inf")
-        print("- %s: %d^3 at %.1f %% predicted overhead against PyTorch "
-              "autocast's %d^3 (extrapolated): %.2fx the volume (target >= 2x "
-              "at <= %.0f %%): %s; against the %.0f^3 at which autocast's "
-              "extrapolated peak meets %s, %.2fx" % (
-                  technique, side, 100 * overhead(found[technique]["report"]),
-                  autocast, ratio, 100 * args.max_overhead,
-                  "met" if ratio >= 2 else "NOT met", exact, args.budget,
-                  (side / exact) ** 3))
+        for scope, amp in (("any precision", True), ("f32", False)):
+            # The largest side, then the least overhead, then the fewest
+            # flags (remat+offload that only recomputes is remat's plan).
+            within = [(r["side"], -overhead(r["report"]),
+                       -len(r["flags"]), t)
+                      for t, r in found.items() if r and not r["refused"]
+                      and (amp or "--amp" not in " ".join(r["flags"]))
+                      and overhead(r["report"]) <= args.max_overhead]
+            if not within:
+                print("- %s: no plan within %.0f %% overhead" % (
+                    scope, 100 * args.max_overhead))
+                continue
+            side, _, _, technique = max(within)
+            ratio = (side / autocast) ** 3 if autocast else float("inf")
+            print("- %s, %s: %d^3 at %.1f %% predicted overhead against "
+                  "PyTorch autocast's %d^3 (extrapolated): %.2fx the volume "
+                  "(target >= 2x at <= %.0f %%): %s; against the %.0f^3 at "
+                  "which autocast's extrapolated peak meets %s, %.2fx" % (
+                      scope, technique, side,
+                      100 * overhead(found[technique]["report"]), autocast,
+                      ratio, 100 * args.max_overhead,
+                      "met" if ratio >= 2 else "NOT met", exact, args.budget,
+                      (side / exact) ** 3))
     if args.whole:
         print("- %d^3 at batch %d within %s: %s" % (
             args.whole, args.whole_batch, args.whole_budget,
