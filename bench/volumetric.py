@@ -2,8 +2,9 @@
 """Volumetric U-Nets: the largest cubic patch a GPU budget fits, memopt's
 plans beside PyTorch's peaks.
 
-memopt (all `memopt-compile --plan-only --target=cuda`, SGD with Nesterov
-momentum 0.99 as nnU-Net trains, `--loss=ce+dice` on 4 classes, batch
+memopt (all `memopt-compile --plan-only --target=cuda`, or `--target cpu`:
+the CPU backend's plan on the --device's rates; SGD with Nesterov momentum
+0.99 as nnU-Net trains, `--loss=ce+dice` (or `ce`) on 4 classes, batch
 `--batch`): for each technique, the largest cubic patch (a side that is a
 multiple of 32) whose predicted peak fits `--budget` on `--device`, found
 by doubling and bisection over the side (each side planned at most once
@@ -11,12 +12,12 @@ per technique), with that plan's predicted peak, step time, overhead
 (predicted step over the same precision's step with nothing traded for
 memory) and host memory; every plan's wall time is recorded and plans
 above 10 s are flagged. Techniques: plain, --remat=auto, --offload=auto,
-both, --amp=fp16, --amp=bf16 and each precision with both (a precision
-the device or the model refuses gets a row that says why). Then
-`--fit=DEVICE --amp=auto` at the largest plain patch (the plan auto-fit
-picks) and `--maximize=size` (auto-fit's own largest size), and a whole
-volume (`--whole`, default 256^3 at batch 1) under `--whole-budget`
-(default 24 GiB, the same device's rates).
+both, --amp=fp16, --amp=bf16 and each precision with both (a precision the
+device or the model refuses gets a row that says why). Then `--fit=DEVICE
+--amp=auto` at the largest plain patch (the plan auto-fit picks) and
+`--maximize=size` (auto-fit's own largest size), and a whole volume
+(`--whole`, default 256^3 at batch 1) under `--whole-budget` (default 24
+GiB, the same device's rates).
 
 memopt-compile's --input-shape takes C,H,W only, so the script exports
 the model once and writes one ONNX file per patch side with the graph
@@ -44,8 +45,9 @@ halvings, BatchNorm + LeakyReLU, two convolutions per level, no residual
 units or PReLU; MONAI itself is not needed).
 
     PYTHONPATH=python /usr/bin/python3 bench/volumetric.py [--bin build/bin] \\
-        [--models nnunet3d,monai-unet3d] [--batch 2] [--device rtx2060] \\
-        [--budget 8GiB] [--techniques plain,remat,...] [--max-side 1024] \\
+        [--models nnunet3d,monai-unet3d] [--batch 2] [--target cuda|cpu] \\
+        [--device rtx2060] [--loss ce+dice|ce] [--budget 8GiB] \\
+        [--techniques plain,remat,...] [--max-side 1024] \\
         [--torch-sides 64,96] [--torch-modes eager,autocast,checkpoint] \\
         [--whole 256 --whole-batch 1 --whole-budget 24GiB] [--quick] \\
         [--dry] [--torch-python PY] [--workdir DIR]
