@@ -17,7 +17,8 @@ memopt, end to end.
    after training, and prints the validation Dice per class.
 
     /usr/bin/python3 examples/ct-unet3d/train.py [--size 64] [--base 16]
-        [--budget 512MiB|none] [--remat auto|sqrt|none] [--steps 40]
+        [--budget 512MiB|none] [--remat auto|sqrt|none] [--amp none|bf16|fp16]
+        [--steps 40]
 
 Run it from the repository root after building memopt (scripts/build.sh).
 """
@@ -69,6 +70,11 @@ def parse_args(argv):
                         help="rematerialization (memopt-compile --remat; "
                              "default auto: the least recomputation that "
                              "fits --budget)")
+    parser.add_argument("--amp", default="none",
+                        choices=["none", "bf16", "fp16"],
+                        help="mixed precision (memopt-compile --amp; fp16 "
+                             "scales the ce+dice loss as nnU-Net's AMP "
+                             "does; default none)")
     parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--batch", type=int, default=2)
     parser.add_argument("--count", type=int, default=8,
@@ -183,7 +189,7 @@ def main(argv=None):
     print("== compile the training step", flush=True)
     command = [compiler, model, "-o", binary, "--loss=ce+dice",
                "--optimizer=adam", "--lr=%r" % args.lr,
-               "--remat=" + args.remat,
+               "--remat=" + args.remat, "--amp=" + args.amp,
                "--report=" + compile_report, "--timeline=" + timeline]
     if args.budget != "none":
         command.append("--budget=" + args.budget)

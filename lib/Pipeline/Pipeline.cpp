@@ -32,6 +32,7 @@ tg::AutodiffOptions TrainingPipelineOptions::autodiffOptions() const {
   autodiff.beta2 = beta2;
   autodiff.eps = eps;
   autodiff.evalStep = evalStep;
+  autodiff.scaledSeed = amp == AmpMode::fp16;
   return autodiff;
 }
 

@@ -168,15 +168,6 @@ llvm::Error TrainingPipelineOptions::verify(Spelling spelling) const {
     return error("{0}offload=auto {0}remat=optimal: the MILP plans "
                  "recomputation only; use {0}remat=auto {0}offload=auto "
                  "(joint keep/recompute/offload) or drop {0}offload");
-  // tg-loss-scale scales the seed where a single loss op's backward reads
-  // it; a loss of several terms (ce+dice, deep supervision) reaches its
-  // backward ops through the gradients of the sum, which it cannot scale.
-  if (amp == AmpMode::fp16 &&
-      (loss == tg::LossKind::ceDice || !deepSupervision.empty()))
-    return error("{0}amp=fp16 scales the loss of a single loss op, not a "
-                 "loss of several terms ({0}loss=ce+dice, "
-                 "{0}deep-supervision): use {0}amp=bf16, which needs no loss "
-                 "scaling, or {0}amp=none");
   // tg-offload times its copies on the host link.
   if (offload != "none" && profile->linkBandwidth <= 0)
     return error("{0}offload={1}: the {0}device profile '{2}' has no host "

@@ -7,9 +7,12 @@
 // skipped and the trainer halves S; after 2000 clean steps it doubles S
 // (torch.cuda.amp.GradScaler's rule). The rewrite:
 //
-//   - a new argument %S {tg.loss_scale = "loss_scale"} (tensor<f32>, set by
-//     the trainer before each step) replaces the constant 1.0 seed of the
-//     loss's backward;
+//   - the backward starts from %S {tg.loss_scale = "loss_scale"}
+//     (tensor<f32>, set by the trainer before each step): tg-autodiff
+//     seeds it so with scaled-seed (the pipeline's fp16), which scales
+//     every loss, of one op or of several terms; on a step seeded with
+//     1.0, this pass adds %S and puts it in place of the constant 1.0 seed
+//     of each loss op's backward (`*_loss_backward`);
 //   - every optimizer update moves to the end of the step; before them,
 //     one sum per weight gradient, all added and multiplied by 0, gives 0,
 //     or NaN as soon as one gradient holds an inf or a NaN, and
@@ -77,6 +80,13 @@ FailureOr<Value> addScaleArgument(func::FuncOp function) {
   return function.getArgument(index);
 }
 
+bool hasScaleArgument(func::FuncOp function) {
+  for (unsigned i = 0; i < function.getNumArguments(); ++i)
+    if (function.getArgAttr(i, tg::TGDialect::kLossScaleAttrName))
+      return true;
+  return false;
+}
+
 class LossScalePass : public memopt::impl::LossScaleBase<LossScalePass> {
 public:
   void runOnOperation() override {
@@ -91,7 +101,7 @@ public:
     // trainer passes it the same ones): it gets the scale too, unused.
     if (scaled)
       if (auto eval = getOperation().lookupSymbol<func::FuncOp>("eval_step"))
-        if (failed(addScaleArgument(eval)))
+        if (!hasScaleArgument(eval) && failed(addScaleArgument(eval)))
           return signalPassFailure();
   }
 
@@ -116,26 +126,45 @@ private:
     }
     if (updates.empty())
       return false;
-    if (seeds.empty()) {
-      function.emitError("tg-loss-scale: the step's loss has no gradient "
-                         "seed of 1.0 (an mse, l1, bce, ce or dice loss's "
-                         "backward); loss scaling supports those losses");
+    if (llvm::any_of(updates, [](Operation *update) {
+          return update->hasAttr(tg::TGDialect::kSkipNonFiniteAttrName);
+        })) {
+      function.emitError("tg-loss-scale: the step's updates are scaled "
+                         "already (tg.skip_nonfinite)");
       return failure();
     }
+    // Seeded by tg-autodiff (scaled-seed): the scale is there, and no loss
+    // may start from 1.0 beside it (its gradients would be unscaled, then
+    // divided by the scale).
+    FailureOr<Value> scale = failure();
     for (unsigned i = 0; i < function.getNumArguments(); ++i)
-      if (function.getArgAttr(i, tg::TGDialect::kLossScaleAttrName)) {
-        function.emitError("tg-loss-scale: the step already has a loss "
-                           "scale argument");
+      if (function.getArgAttr(i, tg::TGDialect::kLossScaleAttrName))
+        scale = function.getArgument(i);
+    if (succeeded(scale) && !seeds.empty()) {
+      function.emitError("tg-loss-scale: the step has a tg.loss_scale "
+                         "argument and also a loss backward seeded with "
+                         "1.0; seed every loss with the scale (tg-autodiff "
+                         "scaled-seed) or none");
+      return failure();
+    }
+    if (failed(scale)) {
+      if (seeds.empty()) {
+        function.emitError("tg-loss-scale: the step's loss has no gradient "
+                           "seed of 1.0 (an mse, l1, bce, ce or dice loss's "
+                           "backward) and no tg.loss_scale argument: build "
+                           "the step with tg-autodiff's scaled-seed, which "
+                           "scales any loss");
         return failure();
       }
-    FailureOr<Value> scale = addScaleArgument(function);
-    if (failed(scale))
-      return failure();
-    for (OpOperand *seed : seeds) {
-      Operation *one = seed->get().getDefiningOp();
-      seed->set(*scale);
-      if (one->use_empty())
-        one->erase();
+      scale = addScaleArgument(function);
+      if (failed(scale))
+        return failure();
+      for (OpOperand *seed : seeds) {
+        Operation *one = seed->get().getDefiningOp();
+        seed->set(*scale);
+        if (one->use_empty())
+          one->erase();
+      }
     }
 
     // The updates go last (only the return reads them), the finiteness

@@ -40,6 +40,7 @@ constexpr StringLiteral kTargetName = "target";
 constexpr StringLiteral kLossName = "loss";
 constexpr StringLiteral kStepName = "step";
 constexpr StringLiteral kSeedName = "seed";
+constexpr StringLiteral kLossScaleName = "loss_scale";
 
 StringRef lossName(LossKind loss) {
   switch (loss) {
@@ -155,7 +156,7 @@ private:
   // @train_step under construction.
   SmallVector<Argument> arguments;
   DenseMap<unsigned, unsigned> mainToStep; // argument index map
-  std::optional<unsigned> targetArg, stepArg;
+  std::optional<unsigned> targetArg, stepArg, lossScaleArg;
   func::FuncOp trainStep;
   IRMapping mapping;
   SmallVector<Operation *> forwardOps;
@@ -386,6 +387,14 @@ void TrainStepBuilder::createFunction() {
     addArgument(RankedTensorType::get({}, builder.getI64Type()),
                 roleAttrs(TGDialect::kSeedAttrName, kSeedName),
                 NameLoc::get(builder.getStringAttr(kSeedName), loc));
+  // fp16 loss scaling: the backward starts from the scale the trainer
+  // sets, so every gradient of the loss is scaled, whatever ops the loss
+  // is made of (tg-loss-scale then unscales the updates).
+  if (options.scaledSeed)
+    lossScaleArg = addArgument(
+        RankedTensorType::get({}, builder.getF32Type()),
+        roleAttrs(TGDialect::kLossScaleAttrName, kLossScaleName),
+        NameLoc::get(builder.getStringAttr(kLossScaleName), loc));
 
   SmallVector<Type> types;
   SmallVector<Location> locs;
@@ -507,9 +516,21 @@ LogicalResult TrainStepBuilder::emitLossAndBackward() {
   }
   CountingListener counter;
   builder.setListener(&counter);
-  grads[loss] = emitSeed(
-      builder, NameLoc::get(builder.getStringAttr(kLossName), root.getLoc()),
-      loss);
+  if (lossScaleArg) {
+    // A scale of 2^16 is beyond f16: the seed must be an f32 loss's.
+    if (cast<RankedTensorType>(loss.getType()).getElementType() !=
+        builder.getF32Type())
+      return forward.emitOpError(
+                 "scaled-seed: the loss is not f32 but ")
+             << loss.getType()
+             << "; loss scaling seeds the backward with a scale up to 2^24 "
+                "(compute the loss in f32)";
+    grads[loss] = trainStep.getBody().front().getArgument(*lossScaleArg);
+  } else {
+    grads[loss] = emitSeed(
+        builder,
+        NameLoc::get(builder.getStringAttr(kLossName), root.getLoc()), loss);
+  }
 
   // Reverse forward order: all uses of a value are differentiated before
   // its definition, so its gradient is complete when its op is reached.
@@ -695,6 +716,7 @@ struct AutodiffPass : public memopt::tg::impl::AutodiffBase<AutodiffPass> {
     options.beta2 = beta2;
     options.eps = eps;
     options.evalStep = evalStep;
+    options.scaledSeed = scaledSeed;
     TrainStepBuilder stepBuilder(options, forward);
     if (failed(stepBuilder.build()))
       return signalPassFailure();

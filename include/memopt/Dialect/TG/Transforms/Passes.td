@@ -131,6 +131,10 @@ def Autodiff : Pass<"tg-autodiff", "::mlir::ModuleOp"> {
     Option<"evalStep", "eval-step", "bool", "false",
            "Also emit @eval_step, the loss in evaluation mode (BatchNorm "
            "with running statistics, no dropout, no update)">,
+    Option<"scaledSeed", "scaled-seed", "bool", "false",
+           "Seed the backward with a tg.loss_scale argument (f32 scalar) "
+           "instead of 1.0, for fp16 loss scaling (tg-loss-scale): every "
+           "gradient of the loss is scaled, of any loss">,
   ];
   let statistics = [
     Statistic<"numGradientOps", "gradient-ops",
