@@ -19,10 +19,10 @@ device or the model refuses gets a row that says why). Then `--fit=DEVICE
 (`--whole`, default 256^3 at batch 1) under `--whole-budget` (default 24
 GiB, the same device's rates).
 
-memopt-compile's --input-shape takes C,H,W only, so the script exports
-the model once and writes one ONNX file per patch side with the graph
-input's shape set and the exported shapes dropped, as memopt-compile's
-own override does for 2-D models (ModelLoader.cpp).
+The script exports the model once and writes one ONNX file per patch
+side with the graph input's shape set and the exported shapes dropped,
+as memopt-compile's own `--input-shape=C,D,H,W` override does
+(ModelLoader.cpp); a file per side keeps each plan's command complete.
 
 PyTorch (the newest from PyPI, /root/.cache/memopt/torch-venv, else
 Debian's; one fresh process per point): the total peak of a training
