@@ -349,19 +349,24 @@ void Search::run() {
   }
 }
 
-/// The model's global batch and square (cubic) size, from the training
-/// step's first input (N, C, then 1 to 3 spatial axes): the first spatial
-/// size.
-std::pair<int64_t, int64_t> modelShape(ModuleOp module) {
+/// The model's global batch, square (cubic) size and spatial axes, from
+/// the training step's first input (N, C, then 1 to 3 spatial axes): the
+/// size is the first spatial one.
+struct ModelShape {
+  int64_t batch = 1, size = 0;
+  unsigned spatialAxes = 2;
+};
+ModelShape modelShape(ModuleOp module) {
   for (auto function : module.getOps<func::FuncOp>())
     if (function.getNumArguments() > 0)
       if (auto type = dyn_cast<ShapedType>(function.getArgumentTypes()[0]))
-        if (type.hasStaticShape() && type.getRank() >= 1)
-          return {type.getDimSize(0),
-                  type.getRank() >= 3 && type.getRank() <= 5
-                      ? type.getDimSize(2)
-                      : 0};
-  return {1, 0};
+        if (type.hasStaticShape() && type.getRank() >= 1) {
+          if (type.getRank() < 3 || type.getRank() > 5)
+            return {type.getDimSize(0), 0};
+          return {type.getDimSize(0), type.getDimSize(2),
+                  static_cast<unsigned>(type.getRank() - 2)};
+        }
+  return {};
 }
 
 /// One search at `batch` and `size`.
@@ -569,8 +574,11 @@ void FitResult::printTable(llvm::raw_ostream &os) const {
                       describeDeviceProfile(device), formatBytes(capacityBytes),
                       formatBytes(device.memoryBytes),
                       formatBytes(reserveBytes), batch);
-  if (size)
-    os << ", size " << size << "x" << size;
+  if (size) {
+    os << ", size " << size;
+    for (unsigned axis = 1; axis < spatialAxes; ++axis)
+      os << "x" << size;
+  }
   os << llvm::formatv("; {0} candidate(s), {1} plan(s) in all, {2} "
                       "skipped as slower than a fit, {3:f1} s\n",
                       candidates.size(), plannedTotal, pruned, searchSeconds);
@@ -667,13 +675,15 @@ FailureOr<FitResult> memopt::fitModel(MLIRContext &context, FitModelLoader load,
   if (given.budget.hasValue() && given.budget > 0)
     base.capacityBytes = std::min<uint64_t>(base.capacityBytes, given.budget);
   int64_t batch = request.batch, size = request.size;
+  unsigned spatialAxes = 2;
   if (batch == 0 || (request.maximize == FitMaximize::size && size == 0)) {
     OwningOpRef<ModuleOp> model = load(0, 0);
     if (!model)
       return failure();
-    auto [modelBatch, modelSize] = modelShape(*model);
-    batch = batch ? batch : modelBatch;
-    size = size ? size : modelSize;
+    ModelShape shape = modelShape(*model);
+    batch = batch ? batch : shape.batch;
+    size = size ? size : shape.size;
+    spatialAxes = shape.spatialAxes;
   }
   size_t plannedTotal = 0;
   auto at = [&](int64_t b, int64_t s) {
@@ -718,6 +728,7 @@ FailureOr<FitResult> memopt::fitModel(MLIRContext &context, FitModelLoader load,
     }
   }
   best.plannedTotal = plannedTotal;
+  best.spatialAxes = spatialAxes;
   best.searchSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();

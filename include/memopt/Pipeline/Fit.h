@@ -117,6 +117,8 @@ struct FitResult {
   /// model's).
   int64_t batch = 1;
   int64_t size = 0;
+  /// The spatial axes `size` is repeated over (a square, a cube).
+  unsigned spatialAxes = 2;
   FitMaximize maximize = FitMaximize::none;
   /// Every setting tried, in order (for maximize, at the chosen batch or
   /// size); `frontier` indexes the planned ones no other beats in both
