@@ -409,6 +409,111 @@ TEST(RuntimeKernels, WorkspaceQueryIsStable) {
                                         {1, 1, 1, 1}, {1, 1}, 1));
 }
 
+TEST(RuntimeKernels, PadBackwardOfOneAxisByHand) {
+  // x = [a b c d] padded by 2 before and 3 after.
+  //   edge:    a a | a b c d | d d d   -> dx = [3 1 1 4] for dy = 1
+  //   reflect: c b | a b c d | c b a   -> dx = [2 3 3 1]
+  std::vector<float> dy(9, 1.0f), dx(4);
+  Dims in = {1, 1, 4}, out = {1, 1, 9};
+  padBackward(ConstTensor(dy.data(), out), Tensor(dx.data(), in),
+              {0, 0, 2, 0, 0, 3}, PadMode::Edge);
+  EXPECT_EQ(dx, (std::vector<float>{3, 1, 1, 4}));
+  padBackward(ConstTensor(dy.data(), out), Tensor(dx.data(), in),
+              {0, 0, 2, 0, 0, 3}, PadMode::Reflect);
+  EXPECT_EQ(dx, (std::vector<float>{2, 3, 3, 1}));
+  padBackward(ConstTensor(dy.data(), out), Tensor(dx.data(), in),
+              {0, 0, 2, 0, 0, 3}, PadMode::Constant);
+  EXPECT_EQ(dx, (std::vector<float>{1, 1, 1, 1}));
+}
+
+/// The scatter-add that pad_backward computes as a gather: every padded
+/// position adds its gradient onto the input element it copied.
+std::vector<double> padBackwardReference(const std::vector<float> &dy,
+                                         const Dims &in, const Dims &pads,
+                                         PadMode mode) {
+  int rank = in.size;
+  Dims out = in;
+  for (int a = 0; a < rank; ++a)
+    out[a] = in[a] + pads[a] + pads[rank + a];
+  std::vector<double> dx(static_cast<size_t>(in.product()), 0.0);
+  std::vector<int64_t> c(rank, 0);
+  for (size_t o = 0; o < dy.size(); ++o) {
+    int64_t offset = 0;
+    bool inside = true;
+    for (int a = 0; a < rank; ++a) {
+      int64_t i = c[a] - pads[a], n = in[a];
+      if (i < 0)
+        i = mode == PadMode::Edge ? 0 : mode == PadMode::Reflect ? -i : -1;
+      else if (i >= n)
+        i = mode == PadMode::Edge      ? n - 1
+            : mode == PadMode::Reflect ? 2 * (n - 1) - i
+                                       : -1;
+      inside = inside && i >= 0;
+      offset = offset * n + i;
+    }
+    if (inside)
+      dx[offset] += dy[o];
+    for (int a = rank - 1; a >= 0; --a) {
+      if (++c[a] < out[a])
+        break;
+      c[a] = 0;
+    }
+  }
+  return dx;
+}
+
+TEST(RuntimeKernels, PadBackwardMatchesTheScatterAdd) {
+  struct Case {
+    Dims in, pads;
+  };
+  // Ranks 3 to 5; widths of 0 (MONAI's replicate pad of a 1x1 conv), 1,
+  // uneven, and up to size - 1 (the most a reflect pad may take).
+  std::vector<Case> cases = {
+      {{2, 3, 5}, {0, 0, 2, 0, 0, 4}},
+      {{1, 2, 1}, {0, 0, 0, 0, 0, 0}},
+      {{2, 2, 4, 3}, {0, 0, 1, 2, 0, 0, 3, 0}},
+      {{1, 3, 2, 2}, {0, 0, 0, 0, 0, 0, 0, 0}},
+      {{1, 2, 3, 4, 5}, {0, 0, 1, 0, 2, 0, 0, 2, 3, 4}},
+      {{2, 1, 2, 3, 2}, {0, 0, 1, 1, 1, 0, 0, 1, 2, 1}},
+  };
+  for (PadMode mode : {PadMode::Constant, PadMode::Edge, PadMode::Reflect})
+    for (const Case &c : cases) {
+      int rank = c.in.size;
+      Dims out = c.in;
+      for (int a = 0; a < rank; ++a)
+        out[a] = c.in[a] + c.pads[a] + c.pads[rank + a];
+      std::vector<float> dy = iota(out.product(), 3.0f);
+      std::vector<float> dx(static_cast<size_t>(c.in.product()), -1.0f);
+      padBackward(ConstTensor(dy.data(), out), Tensor(dx.data(), c.in),
+                  c.pads, mode);
+      std::vector<double> want =
+          padBackwardReference(dy, c.in, c.pads, mode);
+      for (size_t i = 0; i < dx.size(); ++i)
+        EXPECT_NEAR(dx[i], want[i], 1e-5)
+            << "mode " << static_cast<int>(mode) << ", rank " << rank
+            << ", element " << i;
+    }
+}
+
+TEST(RuntimeKernels, PadBackwardIsTheAdjointOfPad) {
+  // <pad(x), dy> = <x, pad_backward(dy)> for every mode.
+  Dims in = {1, 2, 3, 4}, pads = {0, 0, 2, 1, 0, 0, 1, 3};
+  Dims out = {1, 2, 6, 8};
+  std::vector<float> x = iota(in.product()), y(out.product());
+  std::vector<float> dy = iota(out.product(), 0.5f), dx(in.product());
+  for (PadMode mode : {PadMode::Constant, PadMode::Edge, PadMode::Reflect}) {
+    pad(ConstTensor(x.data(), in), Tensor(y.data(), out), pads, mode, 0.0);
+    padBackward(ConstTensor(dy.data(), out), Tensor(dx.data(), in), pads,
+                mode);
+    double lhs = 0, rhs = 0;
+    for (size_t i = 0; i < y.size(); ++i)
+      lhs += static_cast<double>(y[i]) * dy[i];
+    for (size_t i = 0; i < x.size(); ++i)
+      rhs += static_cast<double>(x[i]) * dx[i];
+    EXPECT_NEAR(lhs, rhs, 1e-4) << "mode " << static_cast<int>(mode);
+  }
+}
+
 TEST(RuntimeKernels, ReshapeCopies) {
   std::vector<float> x = {1, 2, 3, 4, 5, 6}, y(6);
   reshape(ConstTensor(x.data(), {2, 3}), Tensor(y.data(), {3, 2}));

@@ -387,6 +387,11 @@ TEST_F(RuntimeParity, Pad) {
     pad(c.in("input"), y.view(), c.dims("pads"), padMode(c.word("mode")),
         c.real("value"));
     expectClose(c, ("pad " + c.word("mode")).c_str(), y, "output", kFwd);
+    Buffer gx = c.out("grad_input");
+    padBackward(c.in("grad_output"), gx.view(), c.dims("pads"),
+                padMode(c.word("mode")));
+    expectClose(c, ("pad_backward " + c.word("mode")).c_str(), gx,
+                "grad_input", kGrad);
   }
 }
 

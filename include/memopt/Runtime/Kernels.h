@@ -308,6 +308,11 @@ void sliceBackward(ConstTensor gradOutput, Tensor gradInput,
 /// `pads` holds the rank begin paddings, then the rank end paddings.
 void pad(ConstTensor input, Tensor output, const Dims &pads, PadMode mode,
          double value);
+/// The gradient of pad: each input element gets the sum of the gradient
+/// of the padded positions that copied it (the element itself, and for
+/// edge and reflect pads the border positions that repeat or mirror it).
+void padBackward(ConstTensor gradOutput, Tensor gradInput, const Dims &pads,
+                 PadMode mode);
 /// A copy (nothing to do when `output.data == input.data`).
 void reshape(ConstTensor input, Tensor output);
 void transpose(ConstTensor input, Tensor output, const Dims &perm);

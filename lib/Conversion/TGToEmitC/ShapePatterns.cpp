@@ -94,6 +94,14 @@ protected:
   }
 };
 
+/// The runtime's name of a pad mode (memopt::rt::PadMode).
+std::string runtimePadMode(tg::PadMode mode) {
+  StringRef name = mode == tg::PadMode::constant  ? "Constant"
+                   : mode == tg::PadMode::reflect ? "Reflect"
+                                                  : "Edge";
+  return ("memopt::rt::PadMode::" + name).str();
+}
+
 class PadPattern : public KernelPattern<tg::PadOp> {
 public:
   PadPattern(const TypeConverter &converter, MLIRContext *context,
@@ -103,14 +111,28 @@ public:
 protected:
   void addArguments(tg::PadOp op, OpAdaptor adaptor, ValueRange results,
                     KernelCall &call) const override {
-    StringRef mode = op.getMode() == tg::PadMode::constant ? "Constant"
-                     : op.getMode() == tg::PadMode::reflect ? "Reflect"
-                                                            : "Edge";
     call.operands(adaptor.getOperands())
         .operands(results)
         .list(op.getPads())
-        .text(("memopt::rt::PadMode::" + mode).str())
+        .text(runtimePadMode(op.getMode()))
         .real(op.getValue());
+  }
+};
+
+/// pad_backward: grad_output, grad_input, pads, mode.
+class PadBackwardPattern : public KernelPattern<tg::PadBackwardOp> {
+public:
+  PadBackwardPattern(const TypeConverter &converter, MLIRContext *context,
+                     const StepContext &step)
+      : KernelPattern(converter, context, step, "padBackward") {}
+
+protected:
+  void addArguments(tg::PadBackwardOp op, OpAdaptor adaptor,
+                    ValueRange results, KernelCall &call) const override {
+    call.operands(adaptor.getOperands())
+        .operands(results)
+        .list(op.getPads())
+        .text(runtimePadMode(op.getMode()));
   }
 };
 
@@ -150,8 +172,8 @@ void memopt::codegen::populateShapePatterns(const TypeConverter &converter,
                                             RewritePatternSet &patterns,
                                             const StepContext &step) {
   MLIRContext *context = patterns.getContext();
-  patterns.add<ConstantPattern, ConcatPattern, PadPattern, TransposePattern>(
-      converter, context, step);
+  patterns.add<ConstantPattern, ConcatPattern, PadPattern, PadBackwardPattern,
+               TransposePattern>(converter, context, step);
   patterns.add<SlicePattern<tg::SliceOp>>(converter, context, step, "slice");
   patterns.add<SlicePattern<tg::SliceBackwardOp>>(converter, context, step,
                                                   "sliceBackward");

@@ -144,6 +144,7 @@ bool hasLowPrecisionKernel(Operation *op) {
              tg::MaxPoolBackwardOp, tg::AvgPoolOp,
              tg::AvgPoolBackwardOp, tg::ResizeOp, tg::ResizeBackwardOp,
              tg::ConcatOp, tg::SliceOp, tg::SliceBackwardOp, tg::PadOp,
+             tg::PadBackwardOp,
              tg::ReshapeOp, tg::TransposeOp, tg::BroadcastOp,
              tg::ReduceSumOp, tg::ReduceMeanOp, tg::FusedElementwiseOp>(op);
 }

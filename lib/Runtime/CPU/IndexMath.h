@@ -102,6 +102,91 @@ MEMOPT_HOST_DEVICE inline int64_t padSource(int64_t i, int64_t n,
   return -1;
 }
 
+/// The padded positions along one axis that read input position `j` (the
+/// inverse of padSource), as at most three ascending, disjoint ranges
+/// [lo[r], hi[r]]: an edge pad's first and last positions are read by
+/// their whole border, a reflect pad's by their mirror image too.
+struct PadReaders {
+  int count;
+  int64_t lo[3], hi[3];
+};
+
+MEMOPT_HOST_DEVICE inline PadReaders padReaders(int64_t j, int64_t n,
+                                                int64_t before, int64_t after,
+                                                PadMode mode) {
+  PadReaders r{0, {}, {}};
+  auto add = [&r](int64_t lo, int64_t hi) {
+    r.lo[r.count] = lo;
+    r.hi[r.count] = hi;
+    ++r.count;
+  };
+  switch (mode) {
+  case PadMode::Constant:
+    add(before + j, before + j);
+    break;
+  case PadMode::Edge:
+    add(j == 0 ? 0 : before + j, j == n - 1 ? before + n - 1 + after
+                                            : before + j);
+    break;
+  case PadMode::Reflect:
+    if (j >= 1 && j <= before)
+      add(before - j, before - j);
+    add(before + j, before + j);
+    if (j <= n - 2 && j >= n - 1 - after)
+      add(before + 2 * (n - 1) - j, before + 2 * (n - 1) - j);
+    break;
+  }
+  return r;
+}
+
+/// The gradient of one input element of a pad: the sum of `dy` (the
+/// padded tensor's gradient, read as float through `dy[offset]`) over the
+/// padded positions that copied it, in row-major order (so the CPU and
+/// the CUDA kernel add the same terms in the same order). `in` is the
+/// input's coordinates, `outStrides` the padded tensor's strides.
+#ifdef __CUDACC__
+// The CUDA kernel's Source reads device memory (__device__ only).
+#pragma nv_exec_check_disable
+#endif
+template <typename Source>
+MEMOPT_HOST_DEVICE inline float padGradient(const Source &dy, int rank,
+                                            const int64_t *in,
+                                            const int64_t *shape,
+                                            const int64_t *pads,
+                                            const int64_t *outStrides,
+                                            PadMode mode) {
+  PadReaders readers[kMaxRank];
+  int range[kMaxRank];
+  int64_t pos[kMaxRank];
+  for (int a = 0; a < rank; ++a) {
+    readers[a] = padReaders(in[a], shape[a], pads[a], pads[rank + a], mode);
+    range[a] = 0;
+    pos[a] = readers[a].lo[0];
+  }
+  float sum = 0.0f;
+  while (true) {
+    int64_t offset = 0;
+    for (int a = 0; a < rank; ++a)
+      offset += pos[a] * outStrides[a];
+    sum += dy[offset];
+    int a = rank - 1;
+    for (; a >= 0; --a) {
+      if (pos[a] < readers[a].hi[range[a]]) {
+        ++pos[a];
+        break;
+      }
+      if (range[a] + 1 < readers[a].count) {
+        pos[a] = readers[a].lo[++range[a]];
+        break;
+      }
+      range[a] = 0;
+      pos[a] = readers[a].lo[0];
+    }
+    if (a < 0)
+      return sum;
+  }
+}
+
 } // namespace memopt::rt::detail
 
 #endif // MEMOPT_LIB_RUNTIME_CPU_INDEXMATH_H

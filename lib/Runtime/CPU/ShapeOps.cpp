@@ -165,6 +165,43 @@ void pad(ConstTensor input, Tensor output, const Dims &pads, PadMode mode,
   });
 }
 
+namespace {
+/// f32, bf16 or f16 elements read as float.
+template <typename T> struct FloatView {
+  const T *data;
+  float operator[](int64_t i) const { return static_cast<float>(data[i]); }
+};
+} // namespace
+
+void padBackward(ConstTensor gradOutput, Tensor gradInput, const Dims &pads,
+                 PadMode mode) {
+  const char *kernel = "pad_backward";
+  const Dims &in = gradInput.shape;
+  const int rank = in.size;
+  Dims outShape = padShape(kernel, in, pads, mode);
+  requireShape(kernel, "grad_output", gradOutput.shape, outShape);
+  requireType(kernel, "grad_input", gradInput.type, gradOutput.type);
+  Dims outStrides = contiguousStrides(outShape);
+  const int64_t n = gradInput.numel();
+  dispatchFloatType(kernel, gradInput.type, [&](auto tag) {
+    using T = decltype(tag);
+    FloatView<T> dy{gradOutput.elements<T>()};
+    T *dx = gradInput.elements<T>();
+    // Gathers, like the CUDA kernel: each input element sums the padded
+    // positions that copied it (IndexMath.h), in the same order; no two
+    // elements share a write, so the threads need no order.
+    parallelForEach(n, [&](int64_t i) {
+      int64_t coords[kMaxRank];
+      for (int64_t a = rank - 1, rest = i; a >= 0; --a) {
+        coords[a] = rest % in[a];
+        rest /= in[a];
+      }
+      dx[i] = padGradient(dy, rank, coords, in.begin(), pads.begin(),
+                          outStrides.begin(), mode);
+    });
+  });
+}
+
 void constant(const float *values, Tensor output) {
   std::memcpy(output.data, values, output.bytes());
 }

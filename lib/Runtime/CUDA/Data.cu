@@ -195,6 +195,24 @@ __global__ void padKernel(cuda::Load in, cuda::Store out, PadGeometry g,
   }
 }
 
+/// The gradient of a pad, gathered: one thread per input element sums the
+/// padded positions that copied it (padGradient, shared with the CPU).
+__global__ void padBackwardKernel(cuda::Load dy, cuda::Store dx, Dims in,
+                                  Dims pads, Dims outStrides, PadMode mode,
+                                  int64_t n) {
+  MEMOPT_GRID_LOOP(i, n) {
+    int64_t coords[kMaxRank];
+    int64_t rest = i;
+    for (int a = in.size - 1; a >= 0; --a) {
+      coords[a] = rest % in.values[a];
+      rest /= in.values[a];
+    }
+    // Dims' accessors are host code: read its arrays directly.
+    dx.set(i, padGradient(dy, in.size, coords, in.values, pads.values,
+                          outStrides.values, mode));
+  }
+}
+
 /// One block per output element: the sum (or mean) over the reduced axes.
 __global__ void reduceKernel(cuda::Load in, cuda::Store out, IndexMap kept,
                              IndexMap reduced, int64_t count, bool mean) {
@@ -380,6 +398,20 @@ void pad(ConstTensor input, Tensor output, const Dims &pads, PadMode mode,
   int64_t n = output.numel();
   padKernel<<<launchBlocks(n), kLaunchThreads, 0, cuda::stream()>>>(
       cuda::load(op, input), cuda::store(op, output), g, n);
+  checkLaunch(op);
+}
+
+void padBackward(ConstTensor gradOutput, Tensor gradInput, const Dims &pads,
+                 PadMode mode) {
+  const char *op = "pad_backward";
+  Dims outShape = padShape(op, gradInput.shape, pads, mode);
+  requireShape(op, "grad_output", gradOutput.shape, outShape);
+  int64_t n = gradInput.numel();
+  if (n == 0)
+    return;
+  padBackwardKernel<<<launchBlocks(n), kLaunchThreads, 0, cuda::stream()>>>(
+      cuda::load(op, gradOutput), cuda::store(op, gradInput), gradInput.shape,
+      pads, contiguousStrides(outShape), mode, n);
   checkLaunch(op);
 }
 

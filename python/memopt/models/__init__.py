@@ -56,6 +56,12 @@ MODELS = {
                                           upsample="linear"),
     "unet1d-nearest": functools.partial(VolumetricUNet, dims=1,
                                         upsample="nearest"),
+    # MONAI BasicUNet's replicate padding (an edge Pad before each 3-wide
+    # convolution) in 3-D, and reflect padding in 1-D: the pads' gradients.
+    "unet3d-replicate": functools.partial(VolumetricUNet, dims=3,
+                                          padding_mode="replicate"),
+    "unet1d-reflect": functools.partial(VolumetricUNet, dims=1,
+                                        padding_mode="reflect"),
     # nnU-Net's 3d_fullres PlainConvUNet as examples/ct-unet3d trains it:
     # features 32, 64, ... capped at 320, 4 classes of logits for
     # --loss=ce+dice; depth 4, nnU-Net's for a 64^3 patch (the example

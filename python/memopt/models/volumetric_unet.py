@@ -20,6 +20,9 @@ pooling, 1x1 convolution, sigmoid, product), as attention U-Nets do.
 `upsample` "linear" or "nearest" replaces the transposed convolution by
 F.interpolate (x2; linear, bilinear or trilinear by rank, align_corners
 False) and a 1x1 convolution, as MONAI's non-trainable upsampling does.
+`padding_mode` "replicate" or "reflect" pads the 3-wide convolutions'
+borders as MONAI's BasicUNet does (replicate), exported as an edge or
+reflect Pad before an unpadded convolution.
 `classes` C > 1 ends in C channels of logits (no sigmoid), for
 --loss=ce|dice|ce+dice. `nnunet_depth` is nnU-Net's rule for the depth
 of a patch.
@@ -83,15 +86,18 @@ def nnunet_depth(patch):
     return depth
 
 
-def layer(dims, norm, cin, cout, stride=1, activation="leaky_relu"):
-    return [CONV[dims](cin, cout, 3, stride=stride, padding=1),
+def layer(dims, norm, cin, cout, stride=1, activation="leaky_relu",
+          padding_mode="zeros"):
+    return [CONV[dims](cin, cout, 3, stride=stride, padding=1,
+                       padding_mode=padding_mode),
             norm_layer(norm, dims, cout), ACTIVATION[activation](cout)]
 
 
 class VolumetricUNet(nn.Module):
     def __init__(self, in_channels=1, dims=3, base=4, depth=2, max_width=320,
                  norm="instance", down="stride", gate=False,
-                 upsample="transpose", classes=1, activation="leaky_relu"):
+                 upsample="transpose", classes=1, activation="leaky_relu",
+                 padding_mode="zeros"):
         super().__init__()
         if classes < 1:
             raise ValueError(f"classes must be at least 1, got {classes}")
@@ -106,6 +112,9 @@ class VolumetricUNet(nn.Module):
         if upsample not in ("transpose", "linear", "nearest"):
             raise ValueError(f"upsample must be transpose, linear or "
                              f"nearest, got {upsample!r}")
+        if padding_mode not in ("zeros", "replicate", "reflect"):
+            raise ValueError(f"padding_mode must be zeros, replicate or "
+                             f"reflect, got {padding_mode!r}")
         if down != "stride" and down not in POOL:
             raise ValueError(f"down must be stride, {', '.join(POOL)}, "
                              f"got {down!r}")
@@ -117,8 +126,10 @@ class VolumetricUNet(nn.Module):
             pool = [POOL[down][dims](2)] if i and down != "stride" else []
             stride = 2 if i and down == "stride" else 1
             self.down.append(nn.Sequential(
-                *pool, *layer(dims, norm, cin, w, stride, activation),
-                *layer(dims, norm, w, w, activation=activation)))
+                *pool, *layer(dims, norm, cin, w, stride, activation,
+                              padding_mode),
+                *layer(dims, norm, w, w, activation=activation,
+                       padding_mode=padding_mode)))
             cin = w
         self.gate = nn.Sequential(GLOBAL_POOL[dims](1), CONV[dims](cin, cin, 1),
                                   nn.Sigmoid()) if gate else None
@@ -130,8 +141,10 @@ class VolumetricUNet(nn.Module):
                 if upsample == "transpose"
                 else Interpolate(dims, upsample, CONV[dims](cin, w, 1)))
             self.up.append(nn.Sequential(
-                *layer(dims, norm, 2 * w, w, activation=activation),
-                *layer(dims, norm, w, w, activation=activation)))
+                *layer(dims, norm, 2 * w, w, activation=activation,
+                       padding_mode=padding_mode),
+                *layer(dims, norm, w, w, activation=activation,
+                       padding_mode=padding_mode)))
             cin = w
         self.head = CONV[dims](cin, classes, 1)
         self.classes = classes

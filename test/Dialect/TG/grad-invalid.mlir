@@ -341,6 +341,54 @@ func.func @slice_backward_range(%dy: tensor<1x8x3x3xf32>) {
 
 // -----
 
+func.func @pad_backward_grad_shape(%dy: tensor<1x2x6x6xf32>) {
+  // expected-error @+2 {{'grad_output' has shape 1x2x6x6, but tg.pad yields 1x2x6x7}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tg.pad_backward %dy {pads = array<i64: 0, 0, 1, 2, 0, 0, 1, 1>,
+                            mode = #tg<pad_mode edge>,
+                            input_shape = array<i64: 1, 2, 4, 4>}
+      : (tensor<1x2x6x6xf32>) -> tensor<1x2x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @pad_backward_input_rank(%dy: tensor<2x6x7xf32>) {
+  // expected-error @+2 {{'input_shape' must have 3 elements, got 4}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tg.pad_backward %dy {pads = array<i64: 0, 0, 1, 2, 0, 0, 1, 1>,
+                            mode = #tg<pad_mode edge>,
+                            input_shape = array<i64: 1, 2, 4, 4>}
+      : (tensor<2x6x7xf32>) -> tensor<1x2x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @pad_backward_reflect_width(%dy: tensor<1x2x8x4xf32>) {
+  // expected-error @+2 {{reflect padding of axis 2 must be smaller than its size 4}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tg.pad_backward %dy {pads = array<i64: 0, 0, 4, 0, 0, 0, 0, 0>,
+                            mode = #tg<pad_mode reflect>,
+                            input_shape = array<i64: 1, 2, 4, 4>}
+      : (tensor<1x2x8x4xf32>) -> tensor<1x2x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @pad_backward_pads_length(%dy: tensor<1x2x6x6xf32>) {
+  // expected-error @+2 {{'pads' must have 8 elements, got 4}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tg.pad_backward %dy {pads = array<i64: 1, 1, 1, 1>,
+                            mode = #tg<pad_mode edge>,
+                            input_shape = array<i64: 1, 2, 4, 4>}
+      : (tensor<1x2x6x6xf32>) -> tensor<1x2x4x4xf32>
+  return
+}
+
+// -----
+
 func.func @broadcast_incompatible(%x: tensor<3x2xf32>) {
   // expected-error @+2 {{'input' of shape 3x2 does not broadcast to 'shape' 4x3}}
   // expected-error @+1 {{failed to infer returned types}}

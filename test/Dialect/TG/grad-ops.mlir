@@ -134,6 +134,18 @@ func.func @slice_backward(%dy: tensor<1x8x3x3xf32>) -> tensor<1x8x8x8xf32> {
   return %0 : tensor<1x8x8x8xf32>
 }
 
+// CHECK-LABEL: func.func @pad_backward
+// CHECK-SAME: (%[[DY:.*]]: tensor<1x2x6x7xf32>)
+func.func @pad_backward(%dy: tensor<1x2x6x7xf32>) -> tensor<1x2x4x4xf32> {
+  // CHECK: %[[DX:.*]] = tg.pad_backward %[[DY]] {input_shape = array<i64: 1, 2, 4, 4>, mode = #tg<pad_mode reflect>, pads = array<i64: 0, 0, 1, 2, 0, 0, 1, 1>} : (tensor<1x2x6x7xf32>) -> tensor<1x2x4x4xf32>
+  %0 = tg.pad_backward %dy {pads = array<i64: 0, 0, 1, 2, 0, 0, 1, 1>,
+                            mode = #tg<pad_mode reflect>,
+                            input_shape = array<i64: 1, 2, 4, 4>}
+      : (tensor<1x2x6x7xf32>) -> tensor<1x2x4x4xf32>
+  // CHECK: return %[[DX]]
+  return %0 : tensor<1x2x4x4xf32>
+}
+
 // CHECK-LABEL: func.func @broadcast
 // CHECK-SAME: (%[[X:.*]]: tensor<8x1x1xf32>)
 func.func @broadcast(%x: tensor<8x1x1xf32>) -> tensor<2x8x4x4xf32> {

@@ -129,6 +129,19 @@ func.func @slice_backward_strided(%dy: tensor<2x3x2xf32>) -> tensor<5x7x9xf32> {
   return %0 : tensor<5x7x9xf32>
 }
 
+// Edge pad of rank 5 with a width-0 axis: 3 + 1 + 0 = 4, 4 + 0 + 2 = 6.
+// CHECK-LABEL: func.func @pad_backward_edge
+// CHECK-SAME: (%[[DY:.*]]: tensor<1x2x4x6x5xf32>)
+func.func @pad_backward_edge(%dy: tensor<1x2x4x6x5xf32>) -> tensor<1x2x3x4x5xf32> {
+  // CHECK: %[[DX:.*]] = tg.pad_backward %[[DY]] {{.*}} -> tensor<1x2x3x4x5xf32>
+  %0 = tg.pad_backward %dy {pads = array<i64: 0, 0, 1, 0, 0, 0, 0, 0, 2, 0>,
+                            mode = #tg<pad_mode edge>,
+                            input_shape = array<i64: 1, 2, 3, 4, 5>}
+      : (tensor<1x2x4x6x5xf32>) -> tensor<1x2x3x4x5xf32>
+  // CHECK: return %[[DX]]
+  return %0 : tensor<1x2x3x4x5xf32>
+}
+
 // Broadcasting adds leading axes and repeats axes of size 1.
 // CHECK-LABEL: func.func @broadcast_ranks
 // CHECK-SAME: (%[[S:.*]]: tensor<f32>, %[[X:.*]]: tensor<4x1xf32>)

@@ -266,6 +266,25 @@ LogicalResult checkResizeAttrs(std::optional<Location> loc,
   return success();
 }
 
+FailureOr<SmallVector<int64_t>> padShape(std::optional<Location> loc,
+                                         ArrayRef<int64_t> input,
+                                         ArrayRef<int64_t> pads,
+                                         PadMode mode) {
+  int64_t rank = input.size();
+  if (failed(checkLength(loc, pads, 2 * rank, "pads")) ||
+      failed(checkAllAtLeast(loc, pads, 0, "pads")))
+    return failure();
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t dim = input[d];
+    if (mode == PadMode::reflect && (pads[d] >= dim || pads[d + rank] >= dim))
+      return fail(loc, "reflect padding of axis " + Twine(d) +
+                           " must be smaller than its size " + Twine(dim));
+    shape.push_back(dim + pads[d] + pads[d + rank]);
+  }
+  return shape;
+}
+
 FailureOr<SmallVector<int64_t>> sliceShape(std::optional<Location> loc,
                                            ArrayRef<int64_t> input,
                                            ArrayRef<int64_t> starts,

@@ -14,6 +14,7 @@
 #ifndef MEMOPT_LIB_DIALECT_TG_IR_SHAPEHELPERS_H
 #define MEMOPT_LIB_DIALECT_TG_IR_SHAPEHELPERS_H
 
+#include "memopt/Dialect/TG/IR/TGOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/Support/LLVM.h"
@@ -136,6 +137,13 @@ mlir::LogicalResult checkResizeAttrs(std::optional<mlir::Location> loc,
                                      llvm::ArrayRef<int64_t> sizes,
                                      llvm::ArrayRef<double> scales,
                                      size_t spatialAxes);
+
+/// Output shape of tg.pad (and the gradient shape tg.pad_backward reads):
+/// `pads` holds rank begin then rank end paddings, all non-negative; a
+/// reflect pad must be smaller than its axis.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+padShape(std::optional<mlir::Location> loc, llvm::ArrayRef<int64_t> input,
+         llvm::ArrayRef<int64_t> pads, memopt::tg::PadMode mode);
 
 /// Output shape of tg.slice.
 mlir::FailureOr<llvm::SmallVector<int64_t>>

@@ -260,21 +260,52 @@ LogicalResult ResizeBackwardOp::verify() {
 // Shape gradients
 //===----------------------------------------------------------------------===//
 
-LogicalResult
-SliceBackwardOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                  Adaptor adaptor,
-                                  SmallVectorImpl<Type> &results) {
+namespace {
+
+/// The gradient of a shape op (slice, pad): `grad_output` of the rank of
+/// `input_shape`, of the shape that `forward()` (the forward op's result
+/// shape, computed once the rank is checked) gives.
+template <typename Forward>
+LogicalResult inferShapeGrad(std::optional<Location> loc,
+                             Value gradOutputValue, ArrayRef<int64_t> inputShape,
+                             StringRef forwardOp,
+                             SmallVectorImpl<Type> &results, Forward forward) {
   FailureOr<RankedTensorType> gradOutput =
-      rankedOperand(loc, adaptor.getGradOutput(), "grad_output");
-  ArrayRef<int64_t> inputShape = adaptor.getInputShape();
+      rankedOperand(loc, gradOutputValue, "grad_output");
   if (failed(gradOutput) ||
       failed(checkShapeAttr(loc, inputShape, gradOutput->getRank(),
                             "input_shape")))
     return failure();
-  return inferGrad(loc, *gradOutput, inputShape,
-                   sliceShape(loc, inputShape, adaptor.getStarts(),
-                              adaptor.getEnds(), adaptor.getSteps()),
-                   "tg.slice", results);
+  return inferGrad(loc, *gradOutput, inputShape, forward(), forwardOp,
+                   results);
+}
+
+} // namespace
+
+LogicalResult
+SliceBackwardOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                  Adaptor adaptor,
+                                  SmallVectorImpl<Type> &results) {
+  ArrayRef<int64_t> inputShape = adaptor.getInputShape();
+  return inferShapeGrad(loc, adaptor.getGradOutput(), inputShape, "tg.slice",
+                        results, [&] {
+                          return sliceShape(loc, inputShape,
+                                            adaptor.getStarts(),
+                                            adaptor.getEnds(),
+                                            adaptor.getSteps());
+                        });
+}
+
+LogicalResult
+PadBackwardOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                Adaptor adaptor,
+                                SmallVectorImpl<Type> &results) {
+  ArrayRef<int64_t> inputShape = adaptor.getInputShape();
+  return inferShapeGrad(loc, adaptor.getGradOutput(), inputShape, "tg.pad",
+                        results, [&] {
+                          return padShape(loc, inputShape, adaptor.getPads(),
+                                          adaptor.getMode());
+                        });
 }
 
 LogicalResult BroadcastOp::inferReturnTypes(MLIRContext *,

@@ -666,16 +666,24 @@ LogicalResult SliceOp::emitGradients(OpBuilder &builder,
 }
 
 /// A constant pad's gradient is the slice of the unpadded region; reflect
-/// and edge pads add the gradient of the copied borders, which has no op yet.
+/// and edge pads also add the gradient of the copied borders back onto the
+/// positions they copy (tg.pad_backward). A pad of all-zero widths is the
+/// identity whatever its mode.
 LogicalResult PadOp::emitGradients(OpBuilder &builder,
                                    ArrayRef<Value> resultGrads,
                                    ArrayRef<bool> wanted,
                                    MutableArrayRef<Value> operandGrads) {
-  if (getMode() != PadMode::constant)
-    return emitOpError("the gradient of a '")
-           << stringifyPadMode(getMode())
-           << "' pad is not supported yet; only constant pads are "
-              "differentiable";
+  bool padded = llvm::any_of(getPads(), [](int64_t p) { return p != 0; });
+  if (!padded) {
+    operandGrads[0] = resultGrads.front();
+    return success();
+  }
+  if (getMode() != PadMode::constant) {
+    operandGrads[0] = PadBackwardOp::create(
+        builder, getLoc(), getInput().getType(), resultGrads.front(),
+        getPads(), getMode(), shapeOf(getInput()));
+    return success();
+  }
   ArrayRef<int64_t> shape = shapeOf(getInput());
   ArrayRef<int64_t> begins = getPads().take_front(shape.size());
   SmallVector<int64_t> ends;

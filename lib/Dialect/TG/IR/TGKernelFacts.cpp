@@ -280,6 +280,8 @@ uint64_t SliceBackwardOp::getFlops() { return 0; }
 bool SliceBackwardOp::isCheapToRecompute() { return true; }
 uint64_t PadOp::getFlops() { return 0; }
 bool PadOp::isCheapToRecompute() { return true; }
+uint64_t PadBackwardOp::getFlops() { return 0; }
+bool PadBackwardOp::isCheapToRecompute() { return true; }
 uint64_t ReshapeOp::getFlops() { return 0; }
 bool ReshapeOp::isCheapToRecompute() { return true; }
 uint64_t TransposeOp::getFlops() { return 0; }

@@ -347,21 +347,11 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc
       rankedOperand(loc, adaptor.getInput(), "input");
   if (failed(input))
     return failure();
-  int64_t rank = input->getRank();
-  ArrayRef<int64_t> pads = adaptor.getPads();
-  if (failed(checkLength(loc, pads, 2 * rank, "pads")) ||
-      failed(checkAllAtLeast(loc, pads, 0, "pads")))
+  FailureOr<SmallVector<int64_t>> shape =
+      padShape(loc, input->getShape(), adaptor.getPads(), adaptor.getMode());
+  if (failed(shape))
     return failure();
-  SmallVector<int64_t> shape;
-  for (int64_t d = 0; d < rank; ++d) {
-    int64_t dim = input->getDimSize(d);
-    if (adaptor.getMode() == PadMode::reflect &&
-        (pads[d] >= dim || pads[d + rank] >= dim))
-      return fail(loc, "reflect padding of axis " + Twine(d) +
-                           " must be smaller than its size " + Twine(dim));
-    shape.push_back(dim + pads[d] + pads[d + rank]);
-  }
-  results.push_back(withShape(*input, shape));
+  results.push_back(withShape(*input, *shape));
   return success();
 }
 

@@ -78,26 +78,6 @@ func.func @main(%x: tensor<2xf32> {tg.input = "x"}, %p: tensor<2xf32> {tg.param 
 
 // -----
 
-func.func @main(%p: tensor<1x2x4x4xf32> {tg.param = "p"})
-    -> (tensor<1x2x6x6xf32> {tg.output = "y"}) {
-  // expected-error @+1 {{'tg.pad' op the gradient of a 'reflect' pad is not supported yet; only constant pads are differentiable}}
-  %0 = tg.pad %p {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>, mode = #tg<pad_mode reflect>}
-      : (tensor<1x2x4x4xf32>) -> tensor<1x2x6x6xf32>
-  return %0 : tensor<1x2x6x6xf32>
-}
-
-// -----
-
-func.func @main(%p: tensor<1x2x4x4xf32> {tg.param = "p"})
-    -> (tensor<1x2x6x6xf32> {tg.output = "y"}) {
-  // expected-error @+1 {{'tg.pad' op the gradient of a 'edge' pad is not supported yet; only constant pads are differentiable}}
-  %0 = tg.pad %p {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>, mode = #tg<pad_mode edge>}
-      : (tensor<1x2x4x4xf32>) -> tensor<1x2x6x6xf32>
-  return %0 : tensor<1x2x6x6xf32>
-}
-
-// -----
-
 func.func @main(%p: tensor<2x2x1x1xf32> {tg.param = "p"},
                 %s: tensor<2xf32> {tg.param = "bn.weight"},
                 %b: tensor<2xf32> {tg.param = "bn.bias"},

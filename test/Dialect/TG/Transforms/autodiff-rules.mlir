@@ -313,6 +313,53 @@ func.func @main(%p: tensor<1x2x4x4xf32> {tg.param = "p"})
 
 // -----
 
+// Edge (replicate) pad of a 3-D volume: tg.pad_backward adds each border's
+// gradient onto the element it repeats.
+// CHECK-LABEL: func.func @train_step
+// CHECK-SAME: %[[P:[^:]*]]: tensor<1x2x3x4x4xf32> {tg.param = "p"}
+// CHECK: %[[DY:.*]] = tg.mse_loss_backward
+// CHECK-NEXT: %[[DP:.*]] = tg.pad_backward %[[DY]] {input_shape = array<i64: 1, 2, 3, 4, 4>, mode = #tg<pad_mode edge>, pads = array<i64: 0, 0, 1, 2, 0, 0, 0, 1, 1, 3>} : (tensor<1x2x5x7x7xf32>) -> tensor<1x2x3x4x4xf32>
+// CHECK-NEXT: tg.sgd_update %[[P]], %[[DP]]
+func.func @main(%p: tensor<1x2x3x4x4xf32> {tg.param = "p"})
+    -> (tensor<1x2x5x7x7xf32> {tg.output = "y"}) {
+  %0 = tg.pad %p {pads = array<i64: 0, 0, 1, 2, 0, 0, 0, 1, 1, 3>, mode = #tg<pad_mode edge>}
+      : (tensor<1x2x3x4x4xf32>) -> tensor<1x2x5x7x7xf32>
+  return %0 : tensor<1x2x5x7x7xf32>
+}
+
+// -----
+
+// Reflect pad of a 1-D signal: tg.pad_backward adds each mirrored
+// position's gradient onto the element it mirrors.
+// CHECK-LABEL: func.func @train_step
+// CHECK-SAME: %[[P:[^:]*]]: tensor<1x2x5xf32> {tg.param = "p"}
+// CHECK: %[[DY:.*]] = tg.mse_loss_backward
+// CHECK-NEXT: %[[DP:.*]] = tg.pad_backward %[[DY]] {input_shape = array<i64: 1, 2, 5>, mode = #tg<pad_mode reflect>, pads = array<i64: 0, 0, 2, 0, 0, 4>} : (tensor<1x2x11xf32>) -> tensor<1x2x5xf32>
+// CHECK-NEXT: tg.sgd_update %[[P]], %[[DP]]
+func.func @main(%p: tensor<1x2x5xf32> {tg.param = "p"})
+    -> (tensor<1x2x11xf32> {tg.output = "y"}) {
+  %0 = tg.pad %p {pads = array<i64: 0, 0, 2, 0, 0, 4>, mode = #tg<pad_mode reflect>}
+      : (tensor<1x2x5xf32>) -> tensor<1x2x11xf32>
+  return %0 : tensor<1x2x11xf32>
+}
+
+// -----
+
+// An edge pad of width 0 (MONAI's replicate padding of a 1x1 conv) is the
+// identity: its gradient is the result gradient itself.
+// CHECK-LABEL: func.func @train_step
+// CHECK-SAME: %[[P:[^:]*]]: tensor<1x2x4x4xf32> {tg.param = "p"}
+// CHECK: %[[DY:.*]] = tg.mse_loss_backward
+// CHECK-NEXT: tg.sgd_update %[[P]], %[[DY]]
+func.func @main(%p: tensor<1x2x4x4xf32> {tg.param = "p"})
+    -> (tensor<1x2x4x4xf32> {tg.output = "y"}) {
+  %0 = tg.pad %p {pads = array<i64: 0, 0, 0, 0, 0, 0, 0, 0>, mode = #tg<pad_mode edge>}
+      : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  return %0 : tensor<1x2x4x4xf32>
+}
+
+// -----
+
 // matmul with broadcast batch axes: da = dy * b^T, db = a^T * dy, each
 // summed over the batch axes its operand was broadcast along.
 // CHECK-LABEL: func.func @train_step

@@ -403,6 +403,27 @@ def TG_SliceBackwardOp : TG_Op<"slice_backward", [Pure, InferTypeOpAdaptor,
   }];
 }
 
+def TG_PadBackwardOp : TG_Op<"pad_backward", [Pure, InferTypeOpAdaptor,
+    TG_Kernel<>]> {
+  let summary = "Gradient of a tg.pad in edge or reflect mode";
+  let description = [{
+    `grad_output` is the gradient of a `tg.pad` output, `pads` and `mode`
+    are the pad's and `input_shape` is the shape of its input. Each input
+    position gets the sum of `grad_output` over the padded positions that
+    copied it: itself, and for `edge` the border it repeats, for `reflect`
+    the position that mirrors it (per axis; the axes combine as products).
+    `tg.pad` of `input_shape` must yield the shape of `grad_output`. A
+    constant pad's gradient is a `tg.slice` and does not need this op.
+  }];
+  let arguments = (ins TG_Tensor:$grad_output, DenseI64ArrayAttr:$pads,
+                       TG_PadModeAttr:$mode,
+                       DenseI64ArrayAttr:$input_shape);
+  let results = (outs TG_Tensor:$grad_input);
+  let assemblyFormat = [{
+    $grad_output attr-dict `:` functional-type(operands, results)
+  }];
+}
+
 def TG_BroadcastOp : TG_Op<"broadcast", [Pure, InferTypeOpAdaptor,
     TG_Kernel<>]> {
   let summary = "NumPy broadcast to a shape";
