@@ -17,7 +17,8 @@ cases get past the first check and reach the code behind it:
 
 Every case must end within --timeout with exit code 0 or 1 (2 for a bad
 command line) and, on failure, an `error:` line and at most
---max-error-bytes of output (one line, not an IR dump): a signal, a stack
+--max-error-bytes of output (one line, not an IR dump; the input lines
+that diagnostics quote under an error do not count): a signal, a stack
 dump, the tools' crash boundary ("crashed (...)") or a timeout is a crash.
 Crashers are copied to --crashers (to be kept as regression inputs) and
 the run fails. A tool's stdin is an open pipe that nothing writes: a tool
@@ -32,6 +33,7 @@ must never read it unasked.
 import argparse
 import os
 import random
+import re
 import shutil
 import struct
 import subprocess
@@ -290,15 +292,29 @@ class Runner:
         self.cases = 0
         self.crashes = []
 
-    def verdict(self, result):
-        """Why `result` (a CompletedProcess) is a crash, or None."""
+    def verdict(self, result, inputs=()):
+        """Why `result` (a CompletedProcess) is a crash, or None. The size
+        bound counts what the tool wrote, not the snippets of `inputs`
+        (paths of text files) that MLIR's diagnostics quote under each
+        error (the source line and its caret line), which grow with the
+        input's lines, not with an IR dump."""
         err = result.stderr
         last = (err.strip().splitlines() or [""])[-1][:200]
         if (result.returncode not in (0, 1, 2) or "Stack dump" in err or
                 "PLEASE submit" in err or ": error: crashed (" in err or
                 (result.returncode != 0 and "error" not in err)):
             return "exit %d: %s" % (result.returncode, last)
-        output = len(result.stdout) + len(err)
+        quoted = set()
+        for path in inputs:
+            try:
+                with open(path, errors="replace") as f:
+                    quoted.update(line.strip() for line in f if line.strip())
+            except OSError:
+                pass
+        caret = re.compile(r"^\s*\^~*\s*$")
+        output = len(result.stdout) + sum(
+            len(line) + 1 for line in err.splitlines()
+            if line.strip() not in quoted and not caret.match(line))
         if result.returncode != 0 and output > self.max_error_bytes:
             return "exit %d with %d bytes of output (an IR dump?): %s" % (
                 result.returncode, output, last)
@@ -318,7 +334,7 @@ class Runner:
                     process.communicate()
                     raise
             cause = self.verdict(subprocess.CompletedProcess(
-                command, process.returncode, out, err))
+                command, process.returncode, out, err), inputs)
             crashed = cause is not None
         except subprocess.TimeoutExpired:
             crashed, cause = True, "timeout after %gs" % self.timeout
