@@ -80,11 +80,12 @@ FailureOr<Value> addScaleArgument(func::FuncOp function) {
   return function.getArgument(index);
 }
 
-bool hasScaleArgument(func::FuncOp function) {
+/// The function's tg.loss_scale argument, or null.
+Value scaleArgument(func::FuncOp function) {
   for (unsigned i = 0; i < function.getNumArguments(); ++i)
     if (function.getArgAttr(i, tg::TGDialect::kLossScaleAttrName))
-      return true;
-  return false;
+      return function.getArgument(i);
+  return {};
 }
 
 class LossScalePass : public memopt::impl::LossScaleBase<LossScalePass> {
@@ -101,7 +102,7 @@ public:
     // trainer passes it the same ones): it gets the scale too, unused.
     if (scaled)
       if (auto eval = getOperation().lookupSymbol<func::FuncOp>("eval_step"))
-        if (!hasScaleArgument(eval) && failed(addScaleArgument(eval)))
+        if (!scaleArgument(eval) && failed(addScaleArgument(eval)))
           return signalPassFailure();
   }
 
@@ -137,9 +138,8 @@ private:
     // may start from 1.0 beside it (its gradients would be unscaled, then
     // divided by the scale).
     FailureOr<Value> scale = failure();
-    for (unsigned i = 0; i < function.getNumArguments(); ++i)
-      if (function.getArgAttr(i, tg::TGDialect::kLossScaleAttrName))
-        scale = function.getArgument(i);
+    if (Value given = scaleArgument(function))
+      scale = given;
     if (succeeded(scale) && !seeds.empty()) {
       function.emitError("tg-loss-scale: the step has a tg.loss_scale "
                          "argument and also a loss backward seeded with "
