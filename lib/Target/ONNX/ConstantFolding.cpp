@@ -333,6 +333,64 @@ ShapeOpResult memopt::onnx_import::resolveShapeOp(
   return ShapeOpResult::NotAShapeOp;
 }
 
+/// ScatterND: a copy of `data` with the slices that the last axis of
+/// `indices` addresses replaced by (or reduced with) `updates`, in index
+/// order as the ONNX reference does.
+static FoldResult
+foldScatterND(const onnx::NodeProto &node, const HostTensor &data,
+              const HostTensor &indices, const HostTensor &updates,
+              SmallVectorImpl<HostTensor> &outputs, std::string &error) {
+  std::string reduction = attrString(node, "reduction", "none");
+  int64_t rank = data.shape.size();
+  int64_t depth = indices.shape.empty() ? 0 : indices.shape.back();
+  if (indices.isFloat() || indices.shape.empty() || depth < 1 || depth > rank) {
+    error = "its indices must be integers whose last axis (of length 1 to "
+            "the data's rank) addresses the data";
+    return FoldResult::Error;
+  }
+  int64_t slice = 1;
+  for (int64_t d = depth; d < rank; ++d)
+    slice *= data.shape[d];
+  int64_t count = indices.numElements() / depth;
+  if (updates.numElements() != count * slice ||
+      updates.isFloat() != data.isFloat()) {
+    error = "its updates do not match the indices' slices of the data";
+    return FoldResult::Error;
+  }
+  HostTensor out = data;
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t offset = 0;
+    for (int64_t d = 0; d < depth; ++d) {
+      int64_t index = indices.getInt(i * depth + d);
+      if (index < 0)
+        index += data.shape[d];
+      if (index < 0 || index >= data.shape[d]) {
+        error = "index " + std::to_string(indices.getInt(i * depth + d)) +
+                " is out of range for an axis of size " +
+                std::to_string(data.shape[d]);
+        return FoldResult::Error;
+      }
+      offset = offset * data.shape[d] + index;
+    }
+    for (int64_t j = 0; j < slice; ++j) {
+      int64_t at = offset * slice + j, from = i * slice + j;
+      double a = out.getDouble(at), b = updates.getDouble(from);
+      double v = reduction == "add"   ? a + b
+                 : reduction == "mul" ? a * b
+                 : reduction == "max" ? std::max(a, b)
+                 : reduction == "min" ? std::min(a, b)
+                                      : b;
+      if (out.isFloat())
+        out.floats[at] = v;
+      else
+        out.ints[at] = reduction == "none" ? updates.getInt(from)
+                                           : static_cast<int64_t>(v);
+    }
+  }
+  outputs.push_back(std::move(out));
+  return FoldResult::Folded;
+}
+
 FoldResult memopt::onnx_import::foldNode(const onnx::NodeProto &node,
                                          ArrayRef<const HostTensor *> inputs,
                                          SmallVectorImpl<HostTensor> &outputs,
@@ -427,6 +485,31 @@ FoldResult memopt::onnx_import::foldNode(const onnx::NodeProto &node,
     }
     return done(std::move(out));
   }
+  if (op == "Mod" && needInputs(2)) {
+    if (in(0).isFloat() != in(1).isFloat())
+      return failWith("operands have different element types");
+    // fmod=1 is C's fmod (the sign of the dividend); fmod=0, which ONNX
+    // allows for integers only, Python's % (the sign of the divisor).
+    bool cStyle = attrInt(node, "fmod", 0) != 0;
+    if (!cStyle && in(0).isFloat())
+      return failWith("fmod=0 on floating-point operands; ONNX requires "
+                      "fmod=1 there");
+    HostTensor out;
+    if (!broadcastBinary(
+            in(0), in(1), in(0).dtype,
+            [](double a, double b) { return std::fmod(a, b); },
+            [cStyle](int64_t a, int64_t b) -> int64_t {
+              if (b == 0 || b == -1)
+                return 0;
+              int64_t r = a % b;
+              return !cStyle && r != 0 && ((r < 0) != (b < 0)) ? r + b : r;
+            },
+            out, error))
+      return FoldResult::Error;
+    return done(std::move(out));
+  }
+  if (op == "ScatterND" && needInputs(3))
+    return foldScatterND(node, in(0), in(1), in(2), outputs, error);
   if (op == "Neg" && needInputs(1))
     return done(mapUnary(in(0), std::negate<double>(), std::negate<int64_t>()));
   if (op == "Abs" && needInputs(1))

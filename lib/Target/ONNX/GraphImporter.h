@@ -95,8 +95,12 @@ private:
   mlir::LogicalResult convertUnary();
   mlir::LogicalResult convertClip();
   mlir::LogicalResult convertPRelu();
+  /// The node's `axis` attribute normalized to [0, rank); an error for an
+  /// axis outside [-rank, rank).
+  mlir::FailureOr<int64_t> axisAttr(int64_t rank, int64_t defaultValue);
   mlir::LogicalResult convertSoftmax();
   mlir::LogicalResult convertInstanceNorm();
+  mlir::LogicalResult convertLayerNorm();
   /// The float attribute `name` of the node (or `defaultValue`) as an F64
   /// attribute of the same name.
   mlir::NamedAttribute floatAttr(llvm::StringRef name, float defaultValue);
@@ -111,6 +115,7 @@ private:
   mlir::LogicalResult convertShapeOp();
   mlir::LogicalResult convertTranspose();
   mlir::LogicalResult convertMatMul();
+  mlir::LogicalResult convertEinsum(); // ConvertEinsum.cpp
   mlir::LogicalResult convertGemm();
   mlir::LogicalResult convertReduce();
   mlir::LogicalResult convertDropout();

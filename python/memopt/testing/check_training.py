@@ -196,7 +196,7 @@ def model_kwargs(args):
         kw["base"] = args.base
     if args.depth is not None:
         kw["depth"] = args.depth
-    return kw
+    return models.sized_arguments(args.model, args.input_shape, **kw)
 
 
 def torch_training(args, initial, inputs, targets):
