@@ -766,8 +766,17 @@ LogicalResult GraphImporter::convertShapeOp() {
   std::string error;
   auto type = cast<RankedTensorType>(x->getType());
   if (resolveShapeOp(*node, type.getShape(), inputs, shape, error) !=
-      ShapeOpResult::Resolved)
-    return nodeError() << error;
+      ShapeOpResult::Resolved) {
+    InFlightDiagnostic diag = nodeError() << error;
+    if (node->op_type() == "Reshape" && (options.batch ||
+                                         !options.inputShape.empty()))
+      diag << ": the exporter fixed this shape for the input size it "
+              "exported at, which --batch or --input-shape changed; export "
+              "at the size you train (memopt.export_module), or with dynamic "
+              "shapes (torch.onnx.export(..., dynamic_shapes=...)) so that "
+              "the shape follows the input";
+    return diag;
+  }
   FailureOr<tg::ReshapeOp> op = build<tg::ReshapeOp>(
       {*x}, {builder.getNamedAttr("shape", builder.getDenseI64ArrayAttr(shape))});
   return failed(op) ? failure() : define(0, *op);

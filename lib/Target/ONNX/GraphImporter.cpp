@@ -315,6 +315,25 @@ FailureOr<RankedTensorType> GraphImporter::inputType(int i) {
   return cast<RankedTensorType>(value->getType());
 }
 
+std::string GraphImporter::resizedParameterHint(ValueRange operands) {
+  if (!options.batch && options.inputShape.empty())
+    return "";
+  for (Value operand : operands) {
+    auto arg = dyn_cast<BlockArgument>(operand);
+    auto name = arg ? dyn_cast<NameLoc>(arg.getLoc()) : NameLoc();
+    if (!name || arg.getArgNumber() >= argAttrs.size() ||
+        !cast<DictionaryAttr>(argAttrs[arg.getArgNumber()])
+             .get(tg::TGDialect::kParamAttrName))
+      continue;
+    return ("; the parameter '" + name.getName().getValue() +
+            "' has the shape the model was built with for its export-time "
+            "input, which --batch or --input-shape changed: build and export "
+            "the model for the size you train")
+        .str();
+  }
+  return "";
+}
+
 Value GraphImporter::materialize(const HostTensor &tensor, Type elementType) {
   return tg::ConstantOp::create(builder, loc, toElementsAttr(tensor, elementType));
 }

@@ -78,6 +78,10 @@ private:
   mlir::Value materialize(const HostTensor &tensor, mlir::Type elementType);
   mlir::FailureOr<mlir::Value> argumentFor(const std::string &name, Role role);
   mlir::InFlightDiagnostic nodeError();
+  /// When --batch or --input-shape changed the inputs and one of
+  /// `operands` is a parameter, why that parameter may no longer fit (a
+  /// position embedding sized for the export-time input); else "".
+  std::string resizedParameterHint(mlir::ValueRange operands);
 
   /// Creates `OpT` with its result types inferred; diagnostics from the
   /// inference carry the ONNX node's name and op type.
@@ -175,7 +179,7 @@ GraphImporter::build(mlir::ValueRange operands,
             raw->getPropertiesStorage(), raw->getRegions(), types);
       }))) {
     op->erase();
-    return nodeError() << messages;
+    return nodeError() << messages << resizedParameterHint(operands);
   }
   for (auto [result, type] : llvm::zip(op->getResults(), types))
     result.setType(type);

@@ -278,6 +278,22 @@ def case_fold_scatter_mod():
     return model(nodes, [inp("x", [4, 4])], [out("y", 2)])
 
 
+def case_baked_reshape():
+    """A tokens view whose shape the exporter folded for a 4x4 input."""
+    nodes = [int_const("tokens_shape", [2, 4, 16]),
+             node("Reshape", ["x", "tokens_shape"], ["tokens"],
+                  name="baked_view")]
+    return model(nodes, [inp("x", [2, 4, 4, 4])], [out("tokens", 3)])
+
+
+def case_sized_parameter():
+    """A position embedding built for 16 positions (a 4x4 input)."""
+    nodes = [node("Flatten", ["x"], ["flat"], axis=2),
+             node("Add", ["flat", "pos"], ["y"], name="add_pos")]
+    return model(nodes, [inp("x", [2, 4, 4, 4])], [out("y", 2)],
+                 [weight("pos", [1, 16])])
+
+
 def case_softmax_bad_axis():
     nodes = [node("Softmax", ["x"], ["y"], name="bad_softmax", axis=4)]
     return model(nodes, [inp("x", [2, 4, 3, 3])], [out("y", 4)], check=False)
