@@ -89,6 +89,13 @@ const Roles *rolesOf(const std::string &opType) {
   return it == table.end() ? nullptr : &it->second;
 }
 
+/// The parameter roles untieMerged restores: rolesOf's, and the bias of
+/// nn.Linear on tokens, which exports as MatMul then Add (either operand).
+const Roles *untieRolesOf(const std::string &opType) {
+  static const Roles linearBias = {{"linear"}, {{0, "bias"}, {1, "bias"}}};
+  return opType == "Add" ? &linearBias : rolesOf(opType);
+}
+
 /// Where PyTorch's 1-D parameters end up when the optimizer folds their
 /// reshape for broadcasting into a constant: PReLU's slope, and GroupNorm's
 /// scale and bias, which its decomposition multiplies and adds.
@@ -194,7 +201,7 @@ private:
     std::map<std::string, ONNXImportSummary::SharedInitializer> merged;
     for (auto [index, node] : llvm::enumerate(*graph.mutable_node())) {
       const NodeFacts &fact = facts[index];
-      const Roles *roles = rolesOf(node.op_type());
+      const Roles *roles = untieRolesOf(node.op_type());
       if (!roles || !fact.rewriteRule.empty() ||
           llvm::none_of(roles->aten, [&](const char *aten) {
             return llvm::StringRef(fact.atenTarget).contains(aten);

@@ -75,6 +75,8 @@ MODELS = {
     # its relative-position bias table. Their position embeddings and
     # windows fix the input size: the exporter passes it as `size`.
     "unetr": UNETR,
+    "unetr-sdpa": functools.partial(UNETR, attention="sdpa"),
+    "unetr-mha": functools.partial(UNETR, attention="torch"),
     "unetr3d": functools.partial(UNETR, dims=3, size=16, dim=24, heads=2),
     "swin-unet": SwinUNet,
 }

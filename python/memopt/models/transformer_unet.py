@@ -13,7 +13,8 @@
   transposed convolutions and skip connections.
 
 Both use MONAI's attention: a packed q/k/v Linear split by indexing, the
-scores by einsum (UNETR) or matmul (Swin), softmax. They export with torch
+scores by einsum (UNETR; or F.scaled_dot_product_attention, or
+nn.MultiheadAttention) or matmul (Swin), softmax. They export with torch
 1.13's TorchScript exporter and with today's torch.export one.
 """
 import torch
@@ -46,11 +47,15 @@ def _check_shape(shape, channels, size, dims):
 
 class SelfAttention(nn.Module):
     """MONAI's SABlock: qkv = Linear(x) rearranged to (3, B, heads, N, d),
-    q, k, v = qkv[0], qkv[1], qkv[2], scores by einsum."""
+    q, k, v = qkv[0], qkv[1], qkv[2], then the attention:
+    - "einsum": MONAI's default, scores and weighted values by einsum;
+    - "sdpa": F.scaled_dot_product_attention (MONAI's use_flash_attention),
+      written out by hand where PyTorch lacks it (1.x): the same function.
+    """
 
-    def __init__(self, dim, heads):
+    def __init__(self, dim, heads, attention="einsum"):
         super().__init__()
-        self.heads = heads
+        self.heads, self.attention = heads, attention
         self.scale = (dim // heads) ** -0.5
         self.qkv = nn.Linear(dim, 3 * dim, bias=False)
         self.out = nn.Linear(dim, dim)
@@ -60,10 +65,27 @@ class SelfAttention(nn.Module):
         qkv = self.qkv(x).reshape(b, n, 3, self.heads, d // self.heads)
         qkv = qkv.permute(2, 0, 3, 1, 4)
         q, k, v = qkv[0], qkv[1], qkv[2]
-        att = (torch.einsum("blxd,blyd->blxy", q, k) * self.scale)
-        att = att.softmax(dim=-1)
-        y = torch.einsum("bhxy,bhyd->bhxd", att, v)
+        sdpa = getattr(nn.functional, "scaled_dot_product_attention", None)
+        if self.attention == "sdpa" and sdpa is not None:
+            y = sdpa(q, k, v)
+        elif self.attention == "sdpa":
+            y = ((q @ k.transpose(-2, -1)) * self.scale).softmax(-1) @ v
+        else:
+            att = (torch.einsum("blxd,blyd->blxy", q, k) * self.scale)
+            att = att.softmax(dim=-1)
+            y = torch.einsum("bhxy,bhyd->bhxd", att, v)
         return self.out(y.transpose(1, 2).reshape(b, n, d))
+
+
+class TorchAttention(nn.MultiheadAttention):
+    """nn.MultiheadAttention on (B, N, dim) tokens: a packed in_proj_weight
+    read by F.linear, and an out_proj whose bias starts at zero."""
+
+    def __init__(self, dim, heads):
+        super().__init__(dim, heads, batch_first=True)
+
+    def forward(self, x):
+        return super().forward(x, x, x, need_weights=False)[0]
 
 
 class Mlp(nn.Sequential):
@@ -75,10 +97,11 @@ class Mlp(nn.Sequential):
 class TransformerBlock(nn.Module):
     """Pre-norm ViT block: x + attn(LN(x)), then x + mlp(LN(x))."""
 
-    def __init__(self, dim, heads, mlp_ratio):
+    def __init__(self, dim, heads, mlp_ratio, attention="einsum"):
         super().__init__()
         self.norm1 = nn.LayerNorm(dim)
-        self.attn = SelfAttention(dim, heads)
+        self.attn = (TorchAttention(dim, heads) if attention == "torch"
+                     else SelfAttention(dim, heads, attention))
         self.norm2 = nn.LayerNorm(dim)
         self.mlp = Mlp(dim, dim * mlp_ratio)
 
@@ -89,7 +112,8 @@ class TransformerBlock(nn.Module):
 
 class UNETR(nn.Module):
     def __init__(self, in_channels=1, classes=1, size=32, patch=4, dim=32,
-                 heads=4, layers=2, mlp_ratio=2, base=8, dims=2):
+                 heads=4, layers=2, mlp_ratio=2, base=8, dims=2,
+                 attention="einsum"):
         super().__init__()
         if size % patch or patch & (patch - 1):
             raise ValueError("patch must be a power of two dividing size")
@@ -98,7 +122,8 @@ class UNETR(nn.Module):
         self.embed = _CONV[dims](in_channels, dim, patch, stride=patch)
         self.pos = nn.Parameter(0.02 * torch.randn(1, self.grid ** dims, dim))
         self.blocks = nn.ModuleList(
-            TransformerBlock(dim, heads, mlp_ratio) for _ in range(layers))
+            TransformerBlock(dim, heads, mlp_ratio, attention)
+            for _ in range(layers))
         self.norm = nn.LayerNorm(dim)
         ups, channels = [], dim
         while patch > 1:
