@@ -450,13 +450,21 @@ FoldResult memopt::onnx_import::foldNode(const onnx::NodeProto &node,
           {"LessOrEqual", std::less_equal<double>()},
           {"GreaterOrEqual", std::greater_equal<double>()},
       };
-  if (auto it = binaries.find(op); it != binaries.end() && needInputs(2)) {
-    if (in(0).isFloat() != in(1).isFloat())
-      return failWith("operands have different element types");
-    HostTensor out;
-    if (!broadcastBinary(in(0), in(1), in(0).dtype, it->second.first,
-                         it->second.second, out, error))
-      return FoldResult::Error;
+  // Min and Max are variadic (one operand or more), folded left to right.
+  bool variadic = op == "Min" || op == "Max";
+  if (auto it = binaries.find(op);
+      it != binaries.end() &&
+      needInputs(variadic ? std::max<unsigned>(inputs.size(), 1) : 2)) {
+    HostTensor out = in(0);
+    for (unsigned i = 1; i < (variadic ? inputs.size() : 2); ++i) {
+      if (out.isFloat() != in(i).isFloat())
+        return failWith("operands have different element types");
+      HostTensor next;
+      if (!broadcastBinary(out, in(i), out.dtype, it->second.first,
+                           it->second.second, next, error))
+        return FoldResult::Error;
+      out = std::move(next);
+    }
     return done(std::move(out));
   }
   if (auto it = comparisons.find(op); it != comparisons.end() && needInputs(2)) {

@@ -294,6 +294,18 @@ def case_sized_parameter():
                  [weight("pos", [1, 16])])
 
 
+def case_fold_variadic():
+    """Min and Max of one and of three operands: Max([4, 2]) * Min([4, 2],
+    [3, 8], [5, 1]) = [12, 2], the shape of a Reshape."""
+    nodes = [int_const("a", [4, 2]), int_const("b", [3, 8]),
+             int_const("c", [5, 1]),
+             node("Max", ["a"], ["max1"]),
+             node("Min", ["a", "b", "c"], ["min3"]),
+             node("Mul", ["max1", "min3"], ["shape"]),
+             node("Reshape", ["x", "shape"], ["y"])]
+    return model(nodes, [inp("x", [24])], [out("y", 2)])
+
+
 def case_softmax_bad_axis():
     nodes = [node("Softmax", ["x"], ["y"], name="bad_softmax", axis=4)]
     return model(nodes, [inp("x", [2, 4, 3, 3])], [out("y", 4)], check=False)
