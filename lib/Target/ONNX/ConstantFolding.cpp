@@ -232,6 +232,44 @@ bool foldSlice(ArrayRef<const HostTensor *> inputs, HostTensor &out,
 
 } // namespace
 
+std::optional<SmallVector<int64_t>>
+memopt::onnx_import::rebatchedShape(ArrayRef<int64_t> exportIn,
+                                    ArrayRef<int64_t> exportOut,
+                                    ArrayRef<int64_t> in) {
+  if (exportIn.size() != in.size())
+    return std::nullopt;
+  std::optional<size_t> axis;
+  for (size_t d = 0; d < in.size(); ++d) {
+    if (in[d] == exportIn[d])
+      continue;
+    if (axis)
+      return std::nullopt; // more than the batch changed
+    axis = d;
+  }
+  if (!axis || exportIn[*axis] <= 0 || in[*axis] <= 0)
+    return std::nullopt;
+  // The elements before the changed axis: an output axis that starts after
+  // exactly as many takes the change, scaled as the input axis was.
+  int64_t before = 1;
+  for (size_t d = 0; d < *axis; ++d)
+    before *= exportIn[d];
+  int64_t prefix = 1;
+  for (size_t q = 0; q < exportOut.size(); ++q) {
+    if (prefix == before) {
+      __int128 scaled = static_cast<__int128>(exportOut[q]) * in[*axis];
+      if (scaled % exportIn[*axis] != 0)
+        return std::nullopt;
+      SmallVector<int64_t> out(exportOut);
+      out[q] = static_cast<int64_t>(scaled / exportIn[*axis]);
+      return out;
+    }
+    if (prefix > before)
+      break;
+    prefix *= exportOut[q];
+  }
+  return std::nullopt;
+}
+
 ShapeOpResult memopt::onnx_import::resolveShapeOp(
     const onnx::NodeProto &node, ArrayRef<int64_t> inShape,
     ArrayRef<const HostTensor *> inputs, SmallVectorImpl<int64_t> &outShape,

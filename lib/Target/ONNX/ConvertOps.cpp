@@ -766,7 +766,8 @@ LogicalResult GraphImporter::convertShapeOp() {
   std::string error;
   auto type = cast<RankedTensorType>(x->getType());
   if (resolveShapeOp(*node, type.getShape(), inputs, shape, error) !=
-      ShapeOpResult::Resolved) {
+          ShapeOpResult::Resolved &&
+      !rederiveBatch(type.getShape(), shape)) {
     InFlightDiagnostic diag = nodeError() << error;
     if (node->op_type() == "Reshape" && (options.batch ||
                                          !options.inputShape.empty()))
@@ -780,6 +781,27 @@ LogicalResult GraphImporter::convertShapeOp() {
   FailureOr<tg::ReshapeOp> op = build<tg::ReshapeOp>(
       {*x}, {builder.getNamedAttr("shape", builder.getDenseI64ArrayAttr(shape))});
   return failed(op) ? failure() : define(0, *op);
+}
+
+bool GraphImporter::rederiveBatch(ArrayRef<int64_t> input,
+                                  SmallVectorImpl<int64_t> &shape) {
+  if (node->op_type() != "Reshape" || !options.batch ||
+      !options.inputShape.empty())
+    return false;
+  auto in = exportShapes.find(node->input(0));
+  auto out = exportShapes.find(node->output(0));
+  if (in == exportShapes.end() || out == exportShapes.end())
+    return false;
+  std::optional<SmallVector<int64_t>> rebatched =
+      rebatchedShape(in->second, out->second, input);
+  if (!rebatched)
+    return false;
+  shape.assign(rebatched->begin(), rebatched->end());
+  ++summary.rebatchedReshapes;
+  // ONNX's inference followed the fixed shape from here on: its shapes no
+  // longer check memopt's, whose own inference stays.
+  onnxShapes.clear();
+  return true;
 }
 
 LogicalResult GraphImporter::convertTranspose() {

@@ -61,9 +61,11 @@ GraphImporter::GraphImporter(MLIRContext *context,
                              llvm::StringRef fileName, int64_t sourceOpset,
                              const ONNXImportOptions &options,
                              const std::set<std::string> &constants,
+                             const ValueShapes &exportShapes,
                              ONNXImportSummary &summary)
     : context(context), model(model), fileName(fileName.str()),
-      sourceOpset(sourceOpset), options(options), summary(summary),
+      sourceOpset(sourceOpset), options(options), exportShapes(exportShapes),
+      summary(summary),
       builder(context), loc(UnknownLoc::get(context)) {
   // Constants lifted into initializers are read now, as Constant nodes are.
   for (const onnx::TensorProto &init : model.graph().initializer()) {
@@ -353,6 +355,8 @@ LogicalResult GraphImporter::define(int output, Value value) {
     return success();
   const std::string &name = node->output(output);
   slots[name].value = value;
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(value.getType()).getShape();
+  importedShapes[name] = std::vector<int64_t>(shape.begin(), shape.end());
   return checkAgainstOnnxShape(name, value);
 }
 

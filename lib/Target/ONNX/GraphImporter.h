@@ -17,10 +17,15 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <map>
 #include <optional>
+#include <vector>
 #include <set>
 
 namespace memopt::onnx_import {
+
+/// Static shapes of ONNX values by name.
+using ValueShapes = std::map<std::string, std::vector<int64_t>>;
 
 /// Builds `func.func @main` from a loaded, shape-inferred ONNX model. One
 /// instance imports one model.
@@ -33,9 +38,13 @@ public:
                 llvm::StringRef fileName, int64_t sourceOpset,
                 const ONNXImportOptions &options,
                 const std::set<std::string> &constants,
-                ONNXImportSummary &summary);
+                const ValueShapes &exportShapes, ONNXImportSummary &summary);
 
   mlir::OwningOpRef<mlir::ModuleOp> run();
+
+  /// The shapes of the node outputs imported so far, by ONNX name (kept
+  /// when the import fails and its module is gone).
+  const ValueShapes &valueShapes() const { return importedShapes; }
 
 private:
   /// What the importer knows about an ONNX value name.
@@ -117,6 +126,10 @@ private:
   mlir::LogicalResult convertSlice();
   mlir::LogicalResult convertPad();
   mlir::LogicalResult convertShapeOp();
+  /// A Reshape's shape fixed at the export-time batch, re-derived for the
+  /// batch of --batch into `shape` (ConstantFolding.h, rebatchedShape).
+  bool rederiveBatch(llvm::ArrayRef<int64_t> input,
+                     llvm::SmallVectorImpl<int64_t> &shape);
   mlir::LogicalResult convertTranspose();
   mlir::LogicalResult convertMatMul();
   mlir::LogicalResult convertEinsum(); // ConvertEinsum.cpp
@@ -132,6 +145,8 @@ private:
   std::string fileName;
   int64_t sourceOpset;
   const ONNXImportOptions &options;
+  /// Shapes at the export-time batch (only when --batch changed it).
+  const ValueShapes &exportShapes;
   ONNXImportSummary &summary;
   mlir::OpBuilder builder;
   mlir::Block *body = nullptr;
@@ -139,6 +154,7 @@ private:
   llvm::StringMap<Slot> slots;
   llvm::StringMap<llvm::SmallVector<int64_t>> onnxShapes;
   llvm::StringMap<int> useCounts;
+  ValueShapes importedShapes;
 
   // The node being converted.
   const onnx::NodeProto *node = nullptr;
