@@ -7,6 +7,7 @@ from .deep_supervision_unet import DeepSupervisionUNet
 from .resnet_unet import ResNet34UNet
 from .segmentation_unet import SegmentationUNet
 from .volumetric_unet import VolumetricUNet
+from .window_attention_net import WindowAttentionNet
 
 MODELS = {
     "resnet34-unet": ResNet34UNet,
@@ -68,6 +69,10 @@ MODELS = {
     # passes volumetric_unet.nnunet_depth of its patch).
     "nnunet3d": functools.partial(VolumetricUNet, dims=3, base=32, depth=4,
                                   classes=4),
+    # Swin-style window attention with a relative position bias table
+    # (table[index] of a parameter: Gather / GatherND) on one 4x4 window of
+    # an 8x8 input.
+    "window-attention": WindowAttentionNet,
 }
 
 
