@@ -481,13 +481,21 @@ FoldResult memopt::onnx_import::foldNode(const onnx::NodeProto &node,
           {"LessOrEqual", std::less_equal<double>()},
           {"GreaterOrEqual", std::greater_equal<double>()},
       };
-  if (auto it = binaries.find(op); it != binaries.end() && needInputs(2)) {
-    if (in(0).isFloat() != in(1).isFloat())
-      return failWith("operands have different element types");
-    HostTensor out;
-    if (!broadcastBinary(in(0), in(1), in(0).dtype, it->second.first,
-                         it->second.second, out, error))
-      return FoldResult::Error;
+  // Min and Max are variadic (torch.export writes a one-input Max in the
+  // index subgraph of GatherND); the others take two inputs.
+  unsigned operandCount = op == "Min" || op == "Max" ? inputs.size() : 2;
+  if (auto it = binaries.find(op);
+      it != binaries.end() && operandCount >= 1 && needInputs(operandCount)) {
+    HostTensor out = in(0);
+    for (unsigned i = 1; i < operandCount; ++i) {
+      if (out.isFloat() != in(i).isFloat())
+        return failWith("operands have different element types");
+      HostTensor next;
+      if (!broadcastBinary(out, in(i), out.dtype, it->second.first,
+                           it->second.second, next, error))
+        return FoldResult::Error;
+      out = std::move(next);
+    }
     return done(std::move(out));
   }
   if (auto it = comparisons.find(op); it != comparisons.end() && needInputs(2)) {

@@ -293,7 +293,8 @@ def case_gather():
     """What torch.onnx.export (dynamo, opset 20) writes for transformer
     U-Nets: qkv[0] / qkv[-1] of an activation (scalar indices), a Swin
     relative position bias table[idx] as Gather and as GatherND of an
-    identity Transpose with [K, 1] indices built by a constant subgraph,
+    identity Transpose with [K, 1] indices built by a constant subgraph
+    (with torch.export's one-input Max),
     and GatherND with index pairs."""
     rel = np.array([[4, 3, 1, 0], [5, 4, 2, 1], [7, 6, 4, 3], [8, -2, 5, 4]],
                    dtype=np.int64)
@@ -303,7 +304,8 @@ def case_gather():
          node("Gather", ["table", "rel"], ["bias"], axis=0),
          node("Gather", ["qkv", "pair"], ["cols"], axis=-1),
          node("Reshape", ["rel", "flat_shape"], ["rel_flat"]),
-         node("Unsqueeze", ["rel_flat", "last_axis"], ["rel_nd"]),
+         node("Max", ["rel_flat"], ["rel_max"]),
+         node("Unsqueeze", ["rel_max", "last_axis"], ["rel_nd"]),
          node("Transpose", ["table"], ["table_t"], perm=[0, 1]),
          node("GatherND", ["table_t", "rel_nd"], ["bias_nd"]),
          node("GatherND", ["qkv", "tuples"], ["rows"])],
