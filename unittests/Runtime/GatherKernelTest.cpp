@@ -58,8 +58,8 @@ TEST(GatherKernelTest, GatherAlongAnInnerAxisByHand) {
   std::vector<float> y(16, -1.0f);
   gather(ConstTensor(x.data(), {2, 3, 2}), Tensor(y.data(), {2, 2, 2, 2}), 1,
          indices.data(), 4);
-  EXPECT_EQ(y, (std::vector<float>{20, 21, 0, 1, 20, 21, 20, 21,
-                                   120, 121, 100, 101, 120, 121, 120, 121}));
+  EXPECT_EQ(y, (std::vector<float>{20, 21, 0, 1, 20, 21, 20, 21, 120, 121, 100,
+                                   101, 120, 121, 120, 121}));
 }
 
 TEST(GatherKernelTest, BackwardSumsRepeatedIndicesAndZeroesTheRest) {
@@ -84,11 +84,10 @@ TEST(GatherKernelTest, BackwardIsTheScatterAddInIndexOrder) {
     std::vector<float> dy = wave(outer * count * inner, 3.0f);
     std::vector<float> dx(static_cast<size_t>(outer * extent * inner), 7.0f);
     gatherBackward(ConstTensor(dy.data(), {outer, 4, 4, inner}),
-                   Tensor(dx.data(), {outer, extent, inner}), 1,
-                   indices.data(), count);
+                   Tensor(dx.data(), {outer, extent, inner}), 1, indices.data(),
+                   count);
     std::vector<float> want = scatterAdd(dy, outer, extent, inner, indices);
-    EXPECT_EQ(std::memcmp(dx.data(), want.data(), dx.size() * sizeof(float)),
-              0)
+    EXPECT_EQ(std::memcmp(dx.data(), want.data(), dx.size() * sizeof(float)), 0)
         << "outer " << outer << ", inner " << inner;
   }
 }
@@ -100,8 +99,8 @@ TEST(GatherKernelTest, BackwardIsTheAdjointOfGather) {
   std::vector<float> dy = wave(3 * 6 * 2, 0.5f), dx(3 * 5 * 2);
   gather(ConstTensor(x.data(), {3, 5, 2}), Tensor(y.data(), {3, 6, 2}), 1,
          indices.data(), 6);
-  gatherBackward(ConstTensor(dy.data(), {3, 6, 2}), Tensor(dx.data(), {3, 5, 2}),
-                 1, indices.data(), 6);
+  gatherBackward(ConstTensor(dy.data(), {3, 6, 2}),
+                 Tensor(dx.data(), {3, 5, 2}), 1, indices.data(), 6);
   double lhs = 0, rhs = 0;
   for (size_t i = 0; i < y.size(); ++i)
     lhs += static_cast<double>(y[i]) * dy[i];
@@ -116,19 +115,19 @@ TEST(GatherKernelTest, Bf16GatherCopiesAndTheGradientSumsInF32) {
   std::vector<int64_t> indices = {1, 1, 0, 2};
   gather(ConstTensor(reinterpret_cast<const float *>(x.data()), {3},
                      ElementType::BF16),
-         Tensor(reinterpret_cast<float *>(y.data()), {4}, ElementType::BF16),
-         0, indices.data(), 4);
+         Tensor(reinterpret_cast<float *>(y.data()), {4}, ElementType::BF16), 0,
+         indices.data(), 4);
   EXPECT_EQ(y, (std::vector<uint16_t>{0x3b00, 0x3b00, 0x3f80, 0x4000}));
   // 1 + 4 x 2^-9 = 1 + 2^-7, a bf16 value; adding 2^-9 to 1 in bf16 one
   // term at a time would round back to 1 every time.
   std::vector<uint16_t> dy = {0x3f80, 0x3b00, 0x3b00, 0x3b00, 0x3b00},
                         dx(2, 0xffff);
   std::vector<int64_t> same = {0, 0, 0, 0, 0};
-  gatherBackward(ConstTensor(reinterpret_cast<const float *>(dy.data()), {5},
-                             ElementType::BF16),
-                 Tensor(reinterpret_cast<float *>(dx.data()), {2},
-                        ElementType::BF16),
-                 0, same.data(), 5);
+  gatherBackward(
+      ConstTensor(reinterpret_cast<const float *>(dy.data()), {5},
+                  ElementType::BF16),
+      Tensor(reinterpret_cast<float *>(dx.data()), {2}, ElementType::BF16), 0,
+      same.data(), 5);
   EXPECT_EQ(dx, (std::vector<uint16_t>{0x3f81, 0x0000}));
 }
 

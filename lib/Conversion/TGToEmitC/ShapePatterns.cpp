@@ -138,8 +138,7 @@ protected:
 
 /// gather and gather_backward: operand, result, axis, then the indices as a
 /// static array of the generated file and their count.
-template <typename OpTy>
-class GatherPattern : public KernelPattern<OpTy> {
+template <typename OpTy> class GatherPattern : public KernelPattern<OpTy> {
 public:
   using OpAdaptor = typename KernelPattern<OpTy>::OpAdaptor;
   GatherPattern(const TypeConverter &converter, MLIRContext *context,
@@ -204,8 +203,7 @@ void memopt::codegen::populateShapePatterns(const TypeConverter &converter,
   patterns.add<SlicePattern<tg::SliceOp>>(converter, context, step, "slice");
   patterns.add<SlicePattern<tg::SliceBackwardOp>>(converter, context, step,
                                                   "sliceBackward");
-  patterns.add<GatherPattern<tg::GatherOp>>(converter, context, step,
-                                            "gather");
+  patterns.add<GatherPattern<tg::GatherOp>>(converter, context, step, "gather");
   patterns.add<GatherPattern<tg::GatherBackwardOp>>(converter, context, step,
                                                     "gatherBackward");
   patterns.add<ReducePattern<tg::ReduceSumOp>>(converter, context, step,

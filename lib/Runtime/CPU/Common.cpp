@@ -271,9 +271,8 @@ GatherLayout gatherLayout(const char *kernel, const Dims &input,
   return layout;
 }
 
-void invertGatherIndices(const int64_t *indices, int64_t count,
-                         int64_t extent, int64_t *offsets,
-                         int64_t *positions) {
+void invertGatherIndices(const int64_t *indices, int64_t count, int64_t extent,
+                         int64_t *offsets, int64_t *positions) {
   // A counting sort, stable: each position list stays ascending.
   std::fill(offsets, offsets + extent + 1, int64_t(0));
   for (int64_t k = 0; k < count; ++k)

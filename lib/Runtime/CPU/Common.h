@@ -128,8 +128,8 @@ GatherLayout gatherLayout(const char *kernel, const Dims &input,
 /// The inverse of gather's indices, for its gradient: the k with
 /// indices[k] = j are positions[offsets[j]] .. positions[offsets[j + 1] - 1],
 /// ascending. `offsets` has extent + 1 values and `positions` count.
-void invertGatherIndices(const int64_t *indices, int64_t count,
-                         int64_t extent, int64_t *offsets, int64_t *positions);
+void invertGatherIndices(const int64_t *indices, int64_t count, int64_t extent,
+                         int64_t *offsets, int64_t *positions);
 
 /// The shape of `input` transposed by `perm`, after checking it; `strides`
 /// gets the input stride read along each output axis.

@@ -226,8 +226,8 @@ void gather(ConstTensor input, Tensor output, int64_t axis,
 void gatherBackward(ConstTensor gradOutput, Tensor gradInput, int64_t axis,
                     const int64_t *indices, int64_t count) {
   const char *kernel = "gather_backward";
-  GatherLayout l = gatherLayout(kernel, gradInput.shape, gradOutput.shape,
-                                axis, indices, count);
+  GatherLayout l = gatherLayout(kernel, gradInput.shape, gradOutput.shape, axis,
+                                indices, count);
   requireType(kernel, "grad_input", gradInput.type, gradOutput.type);
   std::vector<int64_t> offsets(l.extent + 1), positions(count);
   invertGatherIndices(indices, count, l.extent, offsets.data(),

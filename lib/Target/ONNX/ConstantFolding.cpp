@@ -57,8 +57,8 @@ bool normalizeIndex(int64_t index, int64_t dim, int64_t &normalized,
 } // namespace
 
 bool memopt::onnx_import::normalizeGatherIndices(
-    const HostTensor &indices, int64_t dim, SmallVectorImpl<int64_t> &normalized,
-    std::string &error) {
+    const HostTensor &indices, int64_t dim,
+    SmallVectorImpl<int64_t> &normalized, std::string &error) {
   normalized.assign(indices.numElements(), 0);
   for (int64_t k = 0, n = indices.numElements(); k < n; ++k)
     if (!normalizeIndex(indices.getInt(k), dim, normalized[k], error)) {
@@ -165,7 +165,8 @@ int64_t normalizeAxis(int64_t axis, int64_t rank) {
 /// `data` gathered along `axis` at `indices` (normalized) of shape
 /// `indexShape`: ONNX Gather.
 HostTensor gatherAlong(const HostTensor &data, int64_t axis,
-                       ArrayRef<int64_t> indexShape, ArrayRef<int64_t> indices) {
+                       ArrayRef<int64_t> indexShape,
+                       ArrayRef<int64_t> indices) {
   int64_t rank = data.shape.size();
   SmallVector<int64_t> shape(data.shape.begin(), data.shape.begin() + axis);
   shape.append(indexShape.begin(), indexShape.end());
@@ -650,8 +651,8 @@ FoldResult memopt::onnx_import::foldNode(const onnx::NodeProto &node,
     for (int64_t d = 0; d < plan.depth; ++d)
       flatShape[0] *= data.shape[d];
     flatShape.append(data.shape.begin() + plan.depth, data.shape.end());
-    return done(gatherAlong(reshaped(data, flatShape), 0, plan.indexShape,
-                            plan.flat));
+    return done(
+        gatherAlong(reshaped(data, flatShape), 0, plan.indexShape, plan.flat));
   }
   if (needInputs(1)) {
     SmallVector<int64_t> shape;

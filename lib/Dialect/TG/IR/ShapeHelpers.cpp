@@ -324,8 +324,7 @@ FailureOr<SmallVector<int64_t>> gatherShape(std::optional<Location> loc,
     if (index < 0 || index >= input[axis])
       return fail(loc, "index " + Twine(index) + " at position " +
                            Twine(position) + " of 'indices' is outside [0, " +
-                           Twine(input[axis]) + ") (axis " + Twine(axis) +
-                           ")");
+                           Twine(input[axis]) + ") (axis " + Twine(axis) + ")");
     ++position;
   }
   ArrayRef<int64_t> indexShape = indices.getType().getShape();

@@ -316,13 +316,12 @@ GatherBackwardOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
   FailureOr<RankedTensorType> gradOutput =
       rankedOperand(loc, adaptor.getGradOutput(), "grad_output");
   if (failed(gradOutput) ||
-      failed(checkShapeAttr(loc, inputShape, inputShape.size(),
-                            "input_shape")))
+      failed(checkShapeAttr(loc, inputShape, inputShape.size(), "input_shape")))
     return failure();
-  return inferGrad(loc, *gradOutput, inputShape,
-                   gatherShape(loc, inputShape, adaptor.getAxis(),
-                               adaptor.getIndices()),
-                   "tg.gather", results);
+  return inferGrad(
+      loc, *gradOutput, inputShape,
+      gatherShape(loc, inputShape, adaptor.getAxis(), adaptor.getIndices()),
+      "tg.gather", results);
 }
 
 LogicalResult BroadcastOp::inferReturnTypes(MLIRContext *,

@@ -353,21 +353,19 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &results) {
-  return inferMoved(loc, adaptor.getInput(), results,
-                    [&](ArrayRef<int64_t> input) {
-                      return gatherShape(loc, input, adaptor.getAxis(),
-                                         adaptor.getIndices());
-                    });
+  return inferMoved(
+      loc, adaptor.getInput(), results, [&](ArrayRef<int64_t> input) {
+        return gatherShape(loc, input, adaptor.getAxis(), adaptor.getIndices());
+      });
 }
 
 LogicalResult PadOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                       Adaptor adaptor,
                                       SmallVectorImpl<Type> &results) {
-  return inferMoved(loc, adaptor.getInput(), results,
-                    [&](ArrayRef<int64_t> input) {
-                      return padShape(loc, input, adaptor.getPads(),
-                                      adaptor.getMode());
-                    });
+  return inferMoved(
+      loc, adaptor.getInput(), results, [&](ArrayRef<int64_t> input) {
+        return padShape(loc, input, adaptor.getPads(), adaptor.getMode());
+      });
 }
 
 LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *,
