@@ -80,6 +80,7 @@ constexpr Entry kDefaultTable[] = {
     {"tg.concat", kFollow},
     {"tg.slice", kFollow},
     {"tg.pad", kFollow},
+    {"tg.gather", kFollow},
     {"tg.reshape", kFollow},
     {"tg.transpose", kFollow},
 };

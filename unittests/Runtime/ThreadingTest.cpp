@@ -14,6 +14,7 @@
 #include <omp.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <vector>
@@ -112,6 +113,25 @@ TEST(RuntimeThreading, PoolingAndResizeGradients) {
                    NearestMode::Floor, {2.0, 2.0});
     return Buffers{maxOut,  maxGrad,     avgOut,   avgGrad,
                    nearest, nearestGrad, bilinear, bilinearGrad};
+  });
+}
+
+TEST(RuntimeThreading, GatherAndItsGradient) {
+  // A table of 600 rows x 64 read 3 times per row at a shuffled index map
+  // (past kMinParallelWork): the gradient's per-row sums have index order.
+  Dims table = {600, 64}, gathered = {45, 40, 64};
+  std::vector<int64_t> indices(1800);
+  for (int64_t k = 0; k < 1800; ++k)
+    indices[k] = (k * 7919) % 600;
+  std::vector<float> x = wave(table.product(), 0.6f);
+  std::vector<float> dy = wave(gathered.product(), 1.3f);
+  expectThreadCountIndependent([&] {
+    std::vector<float> y(gathered.product()), dx(table.product());
+    gather(ConstTensor(x.data(), table), Tensor(y.data(), gathered), 0,
+           indices.data(), 1800);
+    gatherBackward(ConstTensor(dy.data(), gathered), Tensor(dx.data(), table),
+                   0, indices.data(), 1800);
+    return Buffers{y, dx};
   });
 }
 

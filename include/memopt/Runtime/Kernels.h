@@ -313,6 +313,18 @@ void pad(ConstTensor input, Tensor output, const Dims &pads, PadMode mode,
 /// edge and reflect pads the border positions that repeat or mirror it).
 void padBackward(ConstTensor gradOutput, Tensor gradInput, const Dims &pads,
                  PadMode mode);
+/// tg.gather: output[o, k, i] = input[o, indices[k], i], where o runs over
+/// the axes before `axis`, i over those after it and k over the `count`
+/// indices (each in [0, input.shape[axis])), a host array that does not
+/// change between calls (a static array of the generated file). `output`
+/// has input's shape with `axis` replaced by the indices' shape.
+void gather(ConstTensor input, Tensor output, int64_t axis,
+            const int64_t *indices, int64_t count);
+/// The gradient of gather: gradInput[o, j, i] is the sum, in ascending k
+/// and in f32, of gradOutput[o, k, i] over the k with indices[k] = j (0
+/// where no index is j).
+void gatherBackward(ConstTensor gradOutput, Tensor gradInput, int64_t axis,
+                    const int64_t *indices, int64_t count);
 /// A copy (nothing to do when `output.data == input.data`).
 void reshape(ConstTensor input, Tensor output);
 void transpose(ConstTensor input, Tensor output, const Dims &perm);

@@ -136,6 +136,32 @@ protected:
   }
 };
 
+/// gather and gather_backward: operand, result, axis, then the indices as a
+/// static array of the generated file and their count.
+template <typename OpTy> class GatherPattern : public KernelPattern<OpTy> {
+public:
+  using OpAdaptor = typename KernelPattern<OpTy>::OpAdaptor;
+  GatherPattern(const TypeConverter &converter, MLIRContext *context,
+                const StepContext &step, StringRef kernel)
+      : KernelPattern<OpTy>(converter, context, step, kernel) {}
+
+protected:
+  void declareOperands(OpTy op, OpAdaptor, OpBuilder &builder) const override {
+    // Indices are in bounds (the verifier), so the data is dense and i64.
+    (void)declareConstantData(builder, op, this->step.indicesName(op),
+                              op.getIndices());
+  }
+
+  void addArguments(OpTy op, OpAdaptor adaptor, ValueRange results,
+                    KernelCall &call) const override {
+    call.operands(adaptor.getOperands())
+        .operands(results)
+        .integer(op.getAxis())
+        .text(this->step.indicesName(op))
+        .integer(op.getIndices().getNumElements());
+  }
+};
+
 class TransposePattern : public KernelPattern<tg::TransposeOp> {
 public:
   TransposePattern(const TypeConverter &converter, MLIRContext *context,
@@ -177,6 +203,9 @@ void memopt::codegen::populateShapePatterns(const TypeConverter &converter,
   patterns.add<SlicePattern<tg::SliceOp>>(converter, context, step, "slice");
   patterns.add<SlicePattern<tg::SliceBackwardOp>>(converter, context, step,
                                                   "sliceBackward");
+  patterns.add<GatherPattern<tg::GatherOp>>(converter, context, step, "gather");
+  patterns.add<GatherPattern<tg::GatherBackwardOp>>(converter, context, step,
+                                                    "gatherBackward");
   patterns.add<ReducePattern<tg::ReduceSumOp>>(converter, context, step,
                                                "reduceSum");
   patterns.add<ReducePattern<tg::ReduceMeanOp>>(converter, context, step,

@@ -94,6 +94,8 @@ public:
   llvm::StringRef dataName(mlir::Value value) const;
   /// The local array of views that concat `op` passes to its kernel.
   llvm::StringRef arrayName(mlir::Operation *op) const;
+  /// The file-scope array of the indices of gather or gather_backward `op`.
+  llvm::StringRef indicesName(mlir::Operation *op) const;
   /// The file-scope CUDA kernel of fused op `op`.
   llvm::StringRef kernelName(mlir::Operation *op) const;
   /// The scope of the step function's locals.
@@ -148,7 +150,8 @@ private:
   llvm::DenseMap<mlir::Value, Placement> placements;
   llvm::DenseMap<mlir::Value, std::string> names;
   llvm::DenseMap<mlir::Value, std::string> dataNames;
-  llvm::DenseMap<mlir::Operation *, std::string> opNames; // arrays, kernels
+  // arrays, kernels
+  llvm::DenseMap<mlir::Operation *, std::string> opNames;
   std::unique_ptr<NameScope> localScope;
   llvm::SmallVector<std::string> resultNames;
   std::string seedName; // the C++ name of the tg.seed argument, if any

@@ -144,7 +144,7 @@ bool hasLowPrecisionKernel(Operation *op) {
              tg::MaxPoolBackwardOp, tg::AvgPoolOp,
              tg::AvgPoolBackwardOp, tg::ResizeOp, tg::ResizeBackwardOp,
              tg::ConcatOp, tg::SliceOp, tg::SliceBackwardOp, tg::PadOp,
-             tg::PadBackwardOp,
+             tg::PadBackwardOp, tg::GatherOp, tg::GatherBackwardOp,
              tg::ReshapeOp, tg::TransposeOp, tg::BroadcastOp,
              tg::ReduceSumOp, tg::ReduceMeanOp, tg::FusedElementwiseOp>(op);
 }
@@ -320,6 +320,9 @@ FailureOr<StepContext> StepContext::build(func::FuncOp step,
     if (isa<tg::FusedElementwiseOp>(computation))
       context.opNames[computation] =
           file.unique(("kernel_" + context.name(computation->getResult(0))).str());
+    if (isa<tg::GatherOp, tg::GatherBackwardOp>(computation))
+      context.opNames[computation] = file.unique(
+          (context.name(computation->getResult(0)) + "_indices").str());
   }
   // A view that no kernel writes (read before it is written) is named
   // after nothing; give it a name all the same.
@@ -356,6 +359,13 @@ StringRef StepContext::dataName(Value value) const {
 StringRef StepContext::arrayName(Operation *op) const {
   auto it = opNames.find(op);
   assert(it != opNames.end() && isa<tg::ConcatOp>(op) && "not a concat");
+  return it->second;
+}
+
+StringRef StepContext::indicesName(Operation *op) const {
+  auto it = opNames.find(op);
+  assert(it != opNames.end() &&
+         (isa<tg::GatherOp, tg::GatherBackwardOp>(op)) && "not a gather");
   return it->second;
 }
 

@@ -238,6 +238,55 @@ Dims padShape(const char *kernel, const Dims &input, const Dims &pads,
   return expected;
 }
 
+GatherLayout gatherLayout(const char *kernel, const Dims &input,
+                          const Dims &output, int64_t axis,
+                          const int64_t *indices, int64_t count) {
+  const int rank = input.size;
+  require(rank >= 1 && axis >= 0 && axis < rank, kernel,
+          "axis out of range for the input's rank");
+  // The indices' rank: the output keeps the other rank - 1 axes.
+  const int indexRank = output.size - rank + 1;
+  require(indexRank >= 0 && output.size <= kMaxRank, kernel,
+          "the output's rank does not fit the input's");
+  GatherLayout layout{1, input[axis], 1};
+  int64_t gathered = 1;
+  for (int d = 0; d < output.size; ++d) {
+    if (d < axis) {
+      require(output[d] == input[d], kernel,
+              "the output differs from the input before the axis");
+      layout.outer *= input[d];
+    } else if (d < axis + indexRank) {
+      gathered *= output[d];
+    } else {
+      require(output[d] == input[d - indexRank + 1], kernel,
+              "the output differs from the input after the axis");
+      layout.inner *= output[d];
+    }
+  }
+  require(gathered == count, kernel,
+          "the output's gathered axes do not hold one element per index");
+  for (int64_t k = 0; k < count; ++k)
+    require(indices[k] >= 0 && indices[k] < layout.extent, kernel,
+            "an index is outside the axis");
+  return layout;
+}
+
+void invertGatherIndices(const int64_t *indices, int64_t count, int64_t extent,
+                         int64_t *offsets, int64_t *positions) {
+  // A counting sort, stable: each position list stays ascending.
+  std::fill(offsets, offsets + extent + 1, int64_t(0));
+  for (int64_t k = 0; k < count; ++k)
+    ++offsets[indices[k] + 1];
+  for (int64_t j = 0; j < extent; ++j)
+    offsets[j + 1] += offsets[j];
+  for (int64_t k = 0; k < count; ++k)
+    positions[offsets[indices[k]]++] = k;
+  // The fill advanced each offset to its list's end: shift them back.
+  for (int64_t j = extent; j > 0; --j)
+    offsets[j] = offsets[j - 1];
+  offsets[0] = 0;
+}
+
 Dims transposeShape(const char *kernel, const Dims &input, const Dims &perm,
                     Dims &strides) {
   require(perm.size == input.size && input.size <= kMaxRank, kernel,

@@ -113,6 +113,24 @@ void concatLayout(const char *kernel, const ConstTensor *inputs, int count,
 Dims padShape(const char *kernel, const Dims &input, const Dims &pads,
               PadMode mode);
 
+/// The outer x axis x inner view of a gather of `input` along `axis` by
+/// `count` indices into `output` (or of its gradient, with the roles of the
+/// shapes kept): the products of input's dimensions before and after the
+/// axis, and the axis's extent.
+struct GatherLayout {
+  int64_t outer, extent, inner;
+};
+/// Checks `axis`, every index and that `output` is `input` with the axis
+/// replaced by an index shape of `count` elements.
+GatherLayout gatherLayout(const char *kernel, const Dims &input,
+                          const Dims &output, int64_t axis,
+                          const int64_t *indices, int64_t count);
+/// The inverse of gather's indices, for its gradient: the k with
+/// indices[k] = j are positions[offsets[j]] .. positions[offsets[j + 1] - 1],
+/// ascending. `offsets` has extent + 1 values and `positions` count.
+void invertGatherIndices(const int64_t *indices, int64_t count, int64_t extent,
+                         int64_t *offsets, int64_t *positions);
+
 /// The shape of `input` transposed by `perm`, after checking it; `strides`
 /// gets the input stride read along each output axis.
 Dims transposeShape(const char *kernel, const Dims &input, const Dims &perm,

@@ -187,6 +187,27 @@ MEMOPT_HOST_DEVICE inline float padGradient(const Source &dy, int rank,
   }
 }
 
+/// The gradient of element (o, j, i) of a gather's input (outer x extent x
+/// inner, GatherLayout): the sum of `dy` (outer x count x inner, read as
+/// float through `dy[offset]`) over the index positions k with
+/// indices[k] = j, in ascending k (`offsets` and `positions`:
+/// invertGatherIndices), so that the CPU and the CUDA kernel add the same
+/// terms in the same order.
+#ifdef __CUDACC__
+// The CUDA kernel's Source reads device memory (__device__ only).
+#pragma nv_exec_check_disable
+#endif
+template <typename Source>
+MEMOPT_HOST_DEVICE inline float
+gatherGradient(const Source &dy, const int64_t *offsets,
+               const int64_t *positions, int64_t o, int64_t j, int64_t i,
+               int64_t count, int64_t inner) {
+  float sum = 0.0f;
+  for (int64_t r = offsets[j]; r < offsets[j + 1]; ++r)
+    sum += dy[(o * count + positions[r]) * inner + i];
+  return sum;
+}
+
 } // namespace memopt::rt::detail
 
 #endif // MEMOPT_LIB_RUNTIME_CPU_INDEXMATH_H

@@ -1,4 +1,4 @@
-//===- ShapeOps.cpp - Concat, slice, pad, transpose, broadcast, reduce ----===//
+//===- ShapeOps.cpp - Concat, slice, pad, gather, transpose, reduce -------===//
 //
 // Data movement on row-major tensors of any rank up to kMaxRank, and the
 // reductions. Sums accumulate sequentially in double.
@@ -12,6 +12,7 @@
 #include "LowPrecision.h"
 
 #include <cstring>
+#include <vector>
 
 namespace memopt::rt {
 using namespace detail;
@@ -198,6 +199,51 @@ void padBackward(ConstTensor gradOutput, Tensor gradInput, const Dims &pads,
       }
       dx[i] = padGradient(dy, rank, coords, in.begin(), pads.begin(),
                           outStrides.begin(), mode);
+    });
+  });
+}
+
+void gather(ConstTensor input, Tensor output, int64_t axis,
+            const int64_t *indices, int64_t count) {
+  const char *kernel = "gather";
+  GatherLayout l =
+      gatherLayout(kernel, input.shape, output.shape, axis, indices, count);
+  requireType(kernel, "output", output.type, input.type);
+  // A copy of `inner` contiguous elements per (outer, index) row.
+  const size_t row = l.inner * elementBytes(input.type);
+  auto *out = reinterpret_cast<char *>(output.data);
+  auto *in = reinterpret_cast<const char *>(input.data);
+  parallelFor(l.outer * count, l.outer * count * l.inner,
+              [&](int64_t begin, int64_t end) {
+                for (int64_t r = begin; r < end; ++r) {
+                  int64_t o = r / count, k = r % count;
+                  std::memcpy(out + r * row,
+                              in + (o * l.extent + indices[k]) * row, row);
+                }
+              });
+}
+
+void gatherBackward(ConstTensor gradOutput, Tensor gradInput, int64_t axis,
+                    const int64_t *indices, int64_t count) {
+  const char *kernel = "gather_backward";
+  GatherLayout l = gatherLayout(kernel, gradInput.shape, gradOutput.shape, axis,
+                                indices, count);
+  requireType(kernel, "grad_input", gradInput.type, gradOutput.type);
+  std::vector<int64_t> offsets(l.extent + 1), positions(count);
+  invertGatherIndices(indices, count, l.extent, offsets.data(),
+                      positions.data());
+  dispatchFloatType(kernel, gradInput.type, [&](auto tag) {
+    using T = decltype(tag);
+    FloatView<T> dy{gradOutput.elements<T>()};
+    T *dx = gradInput.elements<T>();
+    // Gathers, like the CUDA kernel: each gradient element sums the index
+    // positions that read it (IndexMath.h), in the same order; no two
+    // elements share a write, so the threads need no order.
+    parallelForEach(gradInput.numel(), [&](int64_t e) {
+      int64_t i = e % l.inner, j = e / l.inner % l.extent,
+              o = e / (l.inner * l.extent);
+      dx[e] = gatherGradient(dy, offsets.data(), positions.data(), o, j, i,
+                             count, l.inner);
     });
   });
 }

@@ -14,8 +14,10 @@
 // 2-D one lacks as unit leading axes, as the CPU kernels do (pooling:
 // include/memopt/Runtime/CUDA/PoolWindow.h, resize: ResizeGrid.h; both
 // unit-tested on the host).
-// Pad, slice, transpose, broadcast and the reductions take any rank up to
-// kMaxRank.
+// Pad, slice, gather, transpose, broadcast and the reductions take any
+// rank up to kMaxRank. Gather's indices are host arrays of the generated
+// file; each is copied to the device once, with its inverse
+// (deviceIndices).
 //
 // Every kernel here reads and writes the tensors' own element type (f32,
 // or bf16 / f16 under mixed precision) through Load / Store, computing in
@@ -31,7 +33,12 @@
 #include "KernelSupport.cuh"
 #include "ResizeGrid.h"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
+#include <mutex>
+#include <utility>
+#include <vector>
 
 namespace memopt::rt {
 using namespace detail;
@@ -211,6 +218,75 @@ __global__ void padBackwardKernel(cuda::Load dy, cuda::Store dx, Dims in,
     dx.set(i, padGradient(dy, in.size, coords, in.values, pads.values,
                           outStrides.values, mode));
   }
+}
+
+//===----------------------------------------------------------------------===//
+// Gather
+//===----------------------------------------------------------------------===//
+
+__global__ void gatherKernel(cuda::Load in, cuda::Store out,
+                             const int64_t *indices, GatherLayout l,
+                             int64_t count, int64_t n) {
+  MEMOPT_GRID_LOOP(e, n) {
+    int64_t i = e % l.inner, k = e / l.inner % count,
+            o = e / (l.inner * count);
+    out.set(e, in[(o * l.extent + indices[k]) * l.inner + i]);
+  }
+}
+
+/// The gradient of a gather, gathered: one thread per input element sums
+/// the index positions that read it (gatherGradient, shared with the CPU).
+__global__ void gatherBackwardKernel(cuda::Load dy, cuda::Store dx,
+                                     const int64_t *offsets,
+                                     const int64_t *positions, GatherLayout l,
+                                     int64_t count, int64_t n) {
+  MEMOPT_GRID_LOOP(e, n) {
+    int64_t i = e % l.inner, j = e / l.inner % l.extent,
+            o = e / (l.inner * l.extent);
+    dx.set(e, gatherGradient(dy, offsets, positions, o, j, i, count, l.inner));
+  }
+}
+
+/// A gather's indices on the device, with their inverse for the gradient
+/// (invertGatherIndices): `indices` (count values), `offsets` (extent + 1)
+/// and `positions` (count), in one allocation.
+struct DeviceIndices {
+  const int64_t *indices, *offsets, *positions;
+};
+
+/// The device copy of a host index array of the generated file. Each array
+/// is uploaded (and inverted) at its first call and kept for the process:
+/// 8 bytes per index, twice, and 8 per position of the axis, outside the
+/// memory plan. The host contents are compared at every call, so an array
+/// whose contents change (a test's buffer) is uploaded again.
+DeviceIndices deviceIndices(const char *op, const int64_t *indices,
+                            int64_t count, int64_t extent) {
+  struct Entry {
+    std::vector<int64_t> host; // indices, offsets, positions
+    int64_t *device = nullptr;
+  };
+  static std::mutex mutex;
+  static std::map<std::pair<const int64_t *, int64_t>, Entry> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  Entry &entry = cache[{indices, extent}];
+  const size_t total = 2 * count + extent + 1;
+  if (entry.host.size() != total ||
+      !std::equal(indices, indices + count, entry.host.begin())) {
+    if (entry.device)
+      MEMOPT_CUDA_CHECK(op, cudaFree(entry.device));
+    entry.host.assign(total, 0);
+    std::copy(indices, indices + count, entry.host.begin());
+    invertGatherIndices(indices, count, extent, entry.host.data() + count,
+                        entry.host.data() + count + extent + 1);
+    MEMOPT_CUDA_CHECK(op, cudaMalloc(&entry.device, total * sizeof(int64_t)));
+    // The entry's host copy outlives the asynchronous copy.
+    MEMOPT_CUDA_CHECK(op, cudaMemcpyAsync(entry.device, entry.host.data(),
+                                          total * sizeof(int64_t),
+                                          cudaMemcpyHostToDevice,
+                                          cuda::stream()));
+  }
+  return {entry.device, entry.device + count,
+          entry.device + count + extent + 1};
 }
 
 /// One block per output element: the sum (or mean) over the reduced axes.
@@ -412,6 +488,37 @@ void padBackward(ConstTensor gradOutput, Tensor gradInput, const Dims &pads,
   padBackwardKernel<<<launchBlocks(n), kLaunchThreads, 0, cuda::stream()>>>(
       cuda::load(op, gradOutput), cuda::store(op, gradInput), gradInput.shape,
       pads, contiguousStrides(outShape), mode, n);
+  checkLaunch(op);
+}
+
+void gather(ConstTensor input, Tensor output, int64_t axis,
+            const int64_t *indices, int64_t count) {
+  const char *op = "gather";
+  GatherLayout l =
+      gatherLayout(op, input.shape, output.shape, axis, indices, count);
+  int64_t n = output.numel();
+  if (n == 0)
+    return;
+  DeviceIndices device = deviceIndices(op, indices, count, l.extent);
+  gatherKernel<<<launchBlocks(n), kLaunchThreads, 0, cuda::stream()>>>(
+      cuda::load(op, input), cuda::store(op, output), device.indices, l, count,
+      n);
+  checkLaunch(op);
+}
+
+void gatherBackward(ConstTensor gradOutput, Tensor gradInput, int64_t axis,
+                    const int64_t *indices, int64_t count) {
+  const char *op = "gather_backward";
+  GatherLayout l = gatherLayout(op, gradInput.shape, gradOutput.shape, axis,
+                                indices, count);
+  int64_t n = gradInput.numel();
+  if (n == 0)
+    return;
+  DeviceIndices device = deviceIndices(op, indices, count, l.extent);
+  gatherBackwardKernel<<<launchBlocks(n), kLaunchThreads, 0,
+                         cuda::stream()>>>(
+      cuda::load(op, gradOutput), cuda::store(op, gradInput), device.offsets,
+      device.positions, l, count, n);
   checkLaunch(op);
 }
 

@@ -42,6 +42,70 @@ int64_t memopt::onnx_import::normalizeSliceAxis(int64_t dim, int64_t &start,
 }
 
 namespace {
+/// `index` normalized to [0, dim); fails with `error` unless it is in
+/// [-dim, dim).
+bool normalizeIndex(int64_t index, int64_t dim, int64_t &normalized,
+                    std::string &error) {
+  if (index < -dim || index >= dim) {
+    error = "index " + std::to_string(index) + " is outside [" +
+            std::to_string(-dim) + ", " + std::to_string(dim) + ")";
+    return false;
+  }
+  normalized = index < 0 ? index + dim : index;
+  return true;
+}
+} // namespace
+
+bool memopt::onnx_import::normalizeGatherIndices(
+    const HostTensor &indices, int64_t dim,
+    SmallVectorImpl<int64_t> &normalized, std::string &error) {
+  normalized.assign(indices.numElements(), 0);
+  for (int64_t k = 0, n = indices.numElements(); k < n; ++k)
+    if (!normalizeIndex(indices.getInt(k), dim, normalized[k], error)) {
+      error += " (position " + std::to_string(k) + " of the indices)";
+      return false;
+    }
+  return true;
+}
+
+bool memopt::onnx_import::planGatherND(ArrayRef<int64_t> dataShape,
+                                       const HostTensor &indices,
+                                       int64_t batchDims, GatherNDPlan &plan,
+                                       std::string &error) {
+  if (batchDims != 0) {
+    error = "batch_dims=" + std::to_string(batchDims) +
+            " is not supported (only 0)";
+    return false;
+  }
+  int64_t rank = dataShape.size();
+  if (indices.shape.empty()) {
+    error = "indices must have rank >= 1 (the last axis holds index tuples)";
+    return false;
+  }
+  plan.depth = indices.shape.back();
+  if (plan.depth < 1 || plan.depth > rank) {
+    error = "index tuples of length " + std::to_string(plan.depth) +
+            " do not fit data of rank " + std::to_string(rank);
+    return false;
+  }
+  plan.indexShape.assign(indices.shape.begin(), indices.shape.end() - 1);
+  plan.flat.assign(indices.numElements() / plan.depth, 0);
+  for (auto [t, flat] : llvm::enumerate(plan.flat)) {
+    for (int64_t j = 0; j < plan.depth; ++j) {
+      int64_t component;
+      if (!normalizeIndex(indices.getInt(t * plan.depth + j), dataShape[j],
+                          component, error)) {
+        error += " (component " + std::to_string(j) + " of index tuple " +
+                 std::to_string(t) + ")";
+        return false;
+      }
+      flat = flat * dataShape[j] + component;
+    }
+  }
+  return true;
+}
+
+namespace {
 /// Folding evaluates shape arithmetic and small constants; a tensor bigger
 /// than this comes from a corrupted model, not from a shape computation.
 constexpr int64_t kMaxFoldedElements = int64_t(1) << 24;
@@ -96,6 +160,32 @@ HostTensor reshaped(HostTensor t, ArrayRef<int64_t> shape) {
 
 int64_t normalizeAxis(int64_t axis, int64_t rank) {
   return axis < 0 ? axis + rank : axis;
+}
+
+/// `data` gathered along `axis` at `indices` (normalized) of shape
+/// `indexShape`: ONNX Gather.
+HostTensor gatherAlong(const HostTensor &data, int64_t axis,
+                       ArrayRef<int64_t> indexShape,
+                       ArrayRef<int64_t> indices) {
+  int64_t rank = data.shape.size();
+  SmallVector<int64_t> shape(data.shape.begin(), data.shape.begin() + axis);
+  shape.append(indexShape.begin(), indexShape.end());
+  shape.append(data.shape.begin() + axis + 1, data.shape.end());
+  auto strides = stridesOf(data.shape);
+  auto idxStrides = stridesOf(indexShape);
+  int64_t idxRank = indexShape.size();
+  return gatherFrom(data, shape, [&](ArrayRef<int64_t> index) {
+    int64_t flat = 0;
+    for (int64_t d = 0; d < axis; ++d)
+      flat += index[d] * strides[d];
+    int64_t idxFlat = 0;
+    for (int64_t d = 0; d < idxRank; ++d)
+      idxFlat += index[axis + d] * idxStrides[d];
+    flat += indices[idxFlat] * strides[axis];
+    for (int64_t d = axis + 1; d < rank; ++d)
+      flat += index[d - 1 + idxRank] * strides[d];
+    return flat;
+  });
 }
 
 /// Flat index into a tensor of `inShape` that NumPy broadcasting reads for
@@ -488,13 +578,13 @@ FoldResult memopt::onnx_import::foldNode(const onnx::NodeProto &node,
           {"LessOrEqual", std::less_equal<double>()},
           {"GreaterOrEqual", std::greater_equal<double>()},
       };
-  // Min and Max are variadic (one operand or more), folded left to right.
-  bool variadic = op == "Min" || op == "Max";
+  // Min and Max are variadic (torch.export writes a one-input Max in the
+  // index subgraph of GatherND); the others take two inputs.
+  unsigned operandCount = op == "Min" || op == "Max" ? inputs.size() : 2;
   if (auto it = binaries.find(op);
-      it != binaries.end() &&
-      needInputs(variadic ? std::max<unsigned>(inputs.size(), 1) : 2)) {
+      it != binaries.end() && operandCount >= 1 && needInputs(operandCount)) {
     HostTensor out = in(0);
-    for (unsigned i = 1; i < (variadic ? inputs.size() : 2); ++i) {
+    for (unsigned i = 1; i < operandCount; ++i) {
       if (out.isFloat() != in(i).isFloat())
         return failWith("operands have different element types");
       HostTensor next;
@@ -667,28 +757,23 @@ FoldResult memopt::onnx_import::foldNode(const onnx::NodeProto &node,
     int64_t axis = normalizeAxis(attrInt(node, "axis", 0), rank);
     if (axis < 0 || axis >= rank)
       return failWith("gather axis out of range");
-    SmallVector<int64_t> shape(data.shape.begin(), data.shape.begin() + axis);
-    shape.append(indices.shape.begin(), indices.shape.end());
-    shape.append(data.shape.begin() + axis + 1, data.shape.end());
-    for (int64_t idx : indices.ints)
-      if (idx < -data.shape[axis] || idx >= data.shape[axis])
-        return failWith("gather index out of range");
-    auto strides = stridesOf(data.shape);
-    auto idxStrides = stridesOf(indices.shape);
-    int64_t idxRank = indices.shape.size();
-    return done(gatherFrom(data, shape, [&](ArrayRef<int64_t> index) {
-      int64_t flat = 0;
-      for (int64_t d = 0; d < axis; ++d)
-        flat += index[d] * strides[d];
-      int64_t idxFlat = 0;
-      for (int64_t d = 0; d < idxRank; ++d)
-        idxFlat += index[axis + d] * idxStrides[d];
-      int64_t i = indices.ints[idxFlat];
-      flat += (i < 0 ? i + data.shape[axis] : i) * strides[axis];
-      for (int64_t d = axis + 1; d < rank; ++d)
-        flat += index[d - 1 + idxRank] * strides[d];
-      return flat;
-    }));
+    SmallVector<int64_t> normalized;
+    if (!normalizeGatherIndices(indices, data.shape[axis], normalized, error))
+      return FoldResult::Error;
+    return done(gatherAlong(data, axis, indices.shape, normalized));
+  }
+  if (op == "GatherND" && needInputs(2)) {
+    const HostTensor &data = in(0);
+    GatherNDPlan plan;
+    if (!planGatherND(data.shape, in(1), attrInt(node, "batch_dims", 0), plan,
+                      error))
+      return FoldResult::Error;
+    SmallVector<int64_t> flatShape = {1};
+    for (int64_t d = 0; d < plan.depth; ++d)
+      flatShape[0] *= data.shape[d];
+    flatShape.append(data.shape.begin() + plan.depth, data.shape.end());
+    return done(
+        gatherAlong(reshaped(data, flatShape), 0, plan.indexShape, plan.flat));
   }
   if (needInputs(1)) {
     SmallVector<int64_t> shape;

@@ -47,6 +47,28 @@ ShapeOpResult resolveShapeOp(const onnx::NodeProto &node,
 int64_t normalizeSliceAxis(int64_t dim, int64_t &start, int64_t &end,
                            int64_t step);
 
+/// The indices of ONNX Gather along an axis of size `dim`, normalized to
+/// [0, dim) (negative ones count from the end), in `normalized`. Fails with
+/// `error` naming the first index outside [-dim, dim).
+bool normalizeGatherIndices(const HostTensor &indices, int64_t dim,
+                            llvm::SmallVectorImpl<int64_t> &normalized,
+                            std::string &error);
+
+/// ONNX GatherND with batch_dims = 0 as a Gather along axis 0 of the data
+/// with its first `depth` axes (the length of an index tuple) flattened into
+/// one: `flat` holds each tuple's row-major offset into those axes
+/// (normalized), `indexShape` the indices' shape without the tuple axis.
+struct GatherNDPlan {
+  int64_t depth = 0;
+  llvm::SmallVector<int64_t> indexShape;
+  llvm::SmallVector<int64_t> flat;
+};
+/// Plans a GatherND of data of shape `dataShape`; fails with `error` for
+/// batch_dims != 0, indices of rank 0, a tuple length outside [1, rank] or
+/// an index out of range.
+bool planGatherND(llvm::ArrayRef<int64_t> dataShape, const HostTensor &indices,
+                  int64_t batchDims, GatherNDPlan &plan, std::string &error);
+
 } // namespace memopt::onnx_import
 
 #endif // MEMOPT_LIB_TARGET_ONNX_CONSTANTFOLDING_H

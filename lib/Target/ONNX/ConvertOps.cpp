@@ -687,6 +687,101 @@ LogicalResult GraphImporter::convertSlice() {
   return failed(op) ? failure() : define(0, *op);
 }
 
+FailureOr<Value> GraphImporter::gatherAt(Value data, int64_t axis,
+                                         ArrayRef<int64_t> indexShape,
+                                         ArrayRef<int64_t> indices) {
+  if (!indexShape.empty()) {
+    auto attr = DenseIntElementsAttr::get(
+        RankedTensorType::get(indexShape, builder.getI64Type()), indices);
+    FailureOr<tg::GatherOp> op = build<tg::GatherOp>(
+        {data}, {builder.getNamedAttr("axis", builder.getI64IntegerAttr(axis)),
+                 builder.getNamedAttr("indices", attr)});
+    return failed(op) ? FailureOr<Value>(failure()) : FailureOr<Value>(*op);
+  }
+  // One index: a slice of the axis without it, no gather kernel.
+  auto type = cast<RankedTensorType>(data.getType());
+  SmallVector<int64_t> starts(type.getRank(), 0), ends(type.getShape()),
+      steps(type.getRank(), 1), shape(type.getShape());
+  starts[axis] = indices.front();
+  ends[axis] = indices.front() + 1;
+  shape.erase(shape.begin() + axis);
+  FailureOr<tg::SliceOp> slice = build<tg::SliceOp>(
+      {data},
+      {builder.getNamedAttr("starts", builder.getDenseI64ArrayAttr(starts)),
+       builder.getNamedAttr("ends", builder.getDenseI64ArrayAttr(ends)),
+       builder.getNamedAttr("steps", builder.getDenseI64ArrayAttr(steps))});
+  if (failed(slice))
+    return failure();
+  FailureOr<tg::ReshapeOp> op = build<tg::ReshapeOp>(
+      {*slice},
+      {builder.getNamedAttr("shape", builder.getDenseI64ArrayAttr(shape))});
+  return failed(op) ? FailureOr<Value>(failure()) : FailureOr<Value>(*op);
+}
+
+FailureOr<std::pair<Value, const HostTensor *>>
+GraphImporter::gatherOperands() {
+  FailureOr<Value> data = input(0);
+  if (failed(data))
+    return failure();
+  FailureOr<const HostTensor *> indices = requireConstant(1, "indices");
+  if (failed(indices))
+    return failure();
+  return std::make_pair(*data, *indices);
+}
+
+LogicalResult GraphImporter::convertGather() {
+  FailureOr<std::pair<Value, const HostTensor *>> operands = gatherOperands();
+  if (failed(operands))
+    return failure();
+  auto [data, indices] = *operands;
+  auto type = cast<RankedTensorType>(data.getType());
+  int64_t rank = type.getRank();
+  int64_t axis = attrInt(*node, "axis", 0);
+  if (axis < -rank || axis >= rank)
+    return nodeError() << "gather axis " << axis << " is out of range for rank "
+                       << rank;
+  if (axis < 0)
+    axis += rank;
+  SmallVector<int64_t> normalized;
+  std::string error;
+  if (!normalizeGatherIndices(*indices, type.getDimSize(axis), normalized,
+                              error))
+    return nodeError() << error << " for axis " << axis << " of size "
+                       << type.getDimSize(axis);
+  FailureOr<Value> result = gatherAt(data, axis, indices->shape, normalized);
+  return failed(result) ? failure() : define(0, *result);
+}
+
+/// GatherND (batch_dims 0) is a Gather along the data's first `depth` axes
+/// flattened into one, at the tuples' flat offsets.
+LogicalResult GraphImporter::convertGatherND() {
+  FailureOr<std::pair<Value, const HostTensor *>> operands = gatherOperands();
+  if (failed(operands))
+    return failure();
+  auto [data, indices] = *operands;
+  auto type = cast<RankedTensorType>(data.getType());
+  GatherNDPlan plan;
+  std::string error;
+  if (!planGatherND(type.getShape(), *indices, attrInt(*node, "batch_dims", 0),
+                    plan, error))
+    return nodeError() << error;
+  Value flat = data;
+  if (plan.depth > 1) {
+    SmallVector<int64_t> shape = {1};
+    for (int64_t d = 0; d < plan.depth; ++d)
+      shape[0] *= type.getDimSize(d);
+    shape.append(type.getShape().begin() + plan.depth, type.getShape().end());
+    FailureOr<tg::ReshapeOp> reshape = build<tg::ReshapeOp>(
+        {flat},
+        {builder.getNamedAttr("shape", builder.getDenseI64ArrayAttr(shape))});
+    if (failed(reshape))
+      return failure();
+    flat = *reshape;
+  }
+  FailureOr<Value> result = gatherAt(flat, 0, plan.indexShape, plan.flat);
+  return failed(result) ? failure() : define(0, *result);
+}
+
 LogicalResult GraphImporter::convertPad() {
   FailureOr<Value> x = input(0);
   FailureOr<const HostTensor *> padsTensor = requireConstant(1, "pads");

@@ -465,6 +465,8 @@ LogicalResult GraphImporter::convertNode() {
       {"Concat", &GraphImporter::convertConcat},
       {"Slice", &GraphImporter::convertSlice},
       {"Pad", &GraphImporter::convertPad},
+      {"Gather", &GraphImporter::convertGather},
+      {"GatherND", &GraphImporter::convertGatherND},
       {"Reshape", &GraphImporter::convertShapeOp},
       {"Flatten", &GraphImporter::convertShapeOp},
       {"Squeeze", &GraphImporter::convertShapeOp},

@@ -21,6 +21,7 @@
 #include <optional>
 #include <vector>
 #include <set>
+#include <utility>
 
 namespace memopt::onnx_import {
 
@@ -125,6 +126,17 @@ private:
   mlir::LogicalResult convertConcat();
   mlir::LogicalResult convertSlice();
   mlir::LogicalResult convertPad();
+  /// The data (input 0) and the indices (input 1, known at import time)
+  /// of Gather and GatherND.
+  mlir::FailureOr<std::pair<mlir::Value, const HostTensor *>> gatherOperands();
+  /// `data` gathered along `axis` at `indices` (normalized) of shape
+  /// `indexShape`: a tg.gather, or for one index of rank 0 a tg.slice and a
+  /// tg.reshape that drops the axis.
+  mlir::FailureOr<mlir::Value> gatherAt(mlir::Value data, int64_t axis,
+                                        llvm::ArrayRef<int64_t> indexShape,
+                                        llvm::ArrayRef<int64_t> indices);
+  mlir::LogicalResult convertGather();
+  mlir::LogicalResult convertGatherND();
   mlir::LogicalResult convertShapeOp();
   /// A Reshape's shape fixed at the export-time batch, re-derived for the
   /// batch of --batch into `shape` (ConstantFolding.h, rebatchedShape).

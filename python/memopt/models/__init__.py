@@ -8,6 +8,7 @@ from .resnet_unet import ResNet34UNet
 from .segmentation_unet import SegmentationUNet
 from .transformer_unet import SwinUNet, UNETR
 from .volumetric_unet import VolumetricUNet
+from .window_attention_net import WindowAttentionNet
 
 MODELS = {
     "resnet34-unet": ResNet34UNet,
@@ -79,6 +80,10 @@ MODELS = {
     "unetr-mha": functools.partial(UNETR, attention="torch"),
     "unetr3d": functools.partial(UNETR, dims=3, size=16, dim=24, heads=2),
     "swin-unet": SwinUNet,
+    # Swin-style window attention with a relative position bias table
+    # (table[index] of a parameter: Gather / GatherND) on one 4x4 window of
+    # an 8x8 input.
+    "window-attention": WindowAttentionNet,
 }
 
 

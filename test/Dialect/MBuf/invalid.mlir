@@ -30,6 +30,36 @@ func.func @overlapping_live_views(%x: !mbuf.view<2x3xf32>) {
 
 // -----
 
+// A slice of a concatenation is live from its own first use: a value in its
+// bytes after it was written conflicts.
+func.func @over_written_slice(%x: !mbuf.view<1x4xf32>) {
+  %arena = mbuf.arena 0 size 64 on device 0 : !mbuf.arena<device>
+  %c = mbuf.view %arena[0] : !mbuf.arena<device> -> !mbuf.view<2x4xf32>
+  // expected-note @below {{the other view}}
+  %s0 = mbuf.subview %c[0] : !mbuf.view<2x4xf32> -> !mbuf.view<1x4xf32>
+  mbuf.kernel ins(%x : !mbuf.view<1x4xf32>) outs(%s0 : !mbuf.view<1x4xf32>) {
+  ^bb0(%t: tensor<1x4xf32>):
+    %r = tg.relu %t : tensor<1x4xf32>
+    mbuf.yield %r : tensor<1x4xf32>
+  }
+  // expected-error @below {{bytes [0, 16) of arena 0 overlap bytes [0, 16) of a view that is live at the same time}}
+  %t = mbuf.view %arena[0] : !mbuf.arena<device> -> !mbuf.view<1x4xf32>
+  mbuf.kernel ins(%x : !mbuf.view<1x4xf32>) outs(%t : !mbuf.view<1x4xf32>) {
+  ^bb0(%a: tensor<1x4xf32>):
+    %r = tg.neg %a : tensor<1x4xf32>
+    mbuf.yield %r : tensor<1x4xf32>
+  }
+  mbuf.kernel ins(%s0, %t : !mbuf.view<1x4xf32>, !mbuf.view<1x4xf32>)
+      outs(%c : !mbuf.view<2x4xf32>) {
+  ^bb0(%a: tensor<1x4xf32>, %b: tensor<1x4xf32>):
+    %r = tg.concat %a, %b {axis = 0 : i64} : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<2x4xf32>
+    mbuf.yield %r : tensor<2x4xf32>
+  }
+  return
+}
+
+// -----
+
 // Writing over an input in place needs tied_operands.
 func.func @in_place_untied(%x: !mbuf.view<2x3xf32>) {
   %arena = mbuf.arena 0 size 64 on device 0 : !mbuf.arena<device>

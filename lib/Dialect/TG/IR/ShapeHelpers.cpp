@@ -307,6 +307,33 @@ FailureOr<SmallVector<int64_t>> sliceShape(std::optional<Location> loc,
   return shape;
 }
 
+FailureOr<SmallVector<int64_t>> gatherShape(std::optional<Location> loc,
+                                            ArrayRef<int64_t> input,
+                                            int64_t axis,
+                                            DenseIntElementsAttr indices) {
+  int64_t rank = input.size();
+  if (rank == 0)
+    return fail(loc, "'input' must have rank >= 1 to gather along an axis");
+  if (axis < 0 || axis >= rank)
+    return fail(loc, "'axis' " + Twine(axis) + " is out of range for rank " +
+                         Twine(rank));
+  if (indices.empty())
+    return fail(loc, "'indices' must hold at least one index");
+  int64_t position = 0;
+  for (int64_t index : indices.getValues<int64_t>()) {
+    if (index < 0 || index >= input[axis])
+      return fail(loc, "index " + Twine(index) + " at position " +
+                           Twine(position) + " of 'indices' is outside [0, " +
+                           Twine(input[axis]) + ") (axis " + Twine(axis) + ")");
+    ++position;
+  }
+  ArrayRef<int64_t> indexShape = indices.getType().getShape();
+  SmallVector<int64_t> shape(input.take_front(axis));
+  shape.append(indexShape.begin(), indexShape.end());
+  shape.append(input.begin() + axis + 1, input.end());
+  return shape;
+}
+
 //===----------------------------------------------------------------------===//
 // Verifier checks
 //===----------------------------------------------------------------------===//

@@ -145,6 +145,13 @@ mlir::FailureOr<llvm::SmallVector<int64_t>>
 padShape(std::optional<mlir::Location> loc, llvm::ArrayRef<int64_t> input,
          llvm::ArrayRef<int64_t> pads, memopt::tg::PadMode mode);
 
+/// Output shape of tg.gather (and the gradient shape tg.gather_backward
+/// reads): `input` of rank >= 1, `axis` in range and every index in
+/// [0, input[axis]).
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+gatherShape(std::optional<mlir::Location> loc, llvm::ArrayRef<int64_t> input,
+            int64_t axis, mlir::DenseIntElementsAttr indices);
+
 /// Output shape of tg.slice.
 mlir::FailureOr<llvm::SmallVector<int64_t>>
 sliceShape(std::optional<mlir::Location> loc, llvm::ArrayRef<int64_t> input,

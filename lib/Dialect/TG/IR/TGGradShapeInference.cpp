@@ -308,6 +308,22 @@ PadBackwardOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                         });
 }
 
+LogicalResult
+GatherBackwardOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                   Adaptor adaptor,
+                                   SmallVectorImpl<Type> &results) {
+  ArrayRef<int64_t> inputShape = adaptor.getInputShape();
+  FailureOr<RankedTensorType> gradOutput =
+      rankedOperand(loc, adaptor.getGradOutput(), "grad_output");
+  if (failed(gradOutput) ||
+      failed(checkShapeAttr(loc, inputShape, inputShape.size(), "input_shape")))
+    return failure();
+  return inferGrad(
+      loc, *gradOutput, inputShape,
+      gatherShape(loc, inputShape, adaptor.getAxis(), adaptor.getIndices()),
+      "tg.gather", results);
+}
+
 LogicalResult BroadcastOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,

@@ -665,6 +665,17 @@ LogicalResult SliceOp::emitGradients(OpBuilder &builder,
   return success();
 }
 
+/// The scatter-add of the output gradient onto the gathered positions.
+LogicalResult GatherOp::emitGradients(OpBuilder &builder,
+                                      ArrayRef<Value> resultGrads,
+                                      ArrayRef<bool> wanted,
+                                      MutableArrayRef<Value> operandGrads) {
+  operandGrads[0] = GatherBackwardOp::create(
+      builder, getLoc(), getInput().getType(), resultGrads.front(), getAxis(),
+      getIndices(), shapeOf(getInput()));
+  return success();
+}
+
 /// A constant pad's gradient is the slice of the unpadded region; reflect
 /// and edge pads also add the gradient of the copied borders back onto the
 /// positions they copy (tg.pad_backward). A pad of all-zero widths is the

@@ -282,6 +282,11 @@ uint64_t PadOp::getFlops() { return 0; }
 bool PadOp::isCheapToRecompute() { return true; }
 uint64_t PadBackwardOp::getFlops() { return 0; }
 bool PadBackwardOp::isCheapToRecompute() { return true; }
+uint64_t GatherOp::getFlops() { return 0; }
+bool GatherOp::isCheapToRecompute() { return true; }
+/// Every output gradient is added once to the element it was gathered from.
+uint64_t GatherBackwardOp::getFlops() { return elements(getGradOutput()); }
+bool GatherBackwardOp::isCheapToRecompute() { return true; }
 uint64_t ReshapeOp::getFlops() { return 0; }
 bool ReshapeOp::isCheapToRecompute() { return true; }
 uint64_t TransposeOp::getFlops() { return 0; }

@@ -87,6 +87,21 @@ LogicalResult inferReduce(std::optional<Location> loc, Value inputValue,
   results.push_back(withShape(*input, shape));
   return success();
 }
+
+/// The result of a data-movement op on `inputValue`: its type with the
+/// shape that `shapeOf(input shape)` gives once the input is checked.
+template <typename ShapeOf>
+LogicalResult inferMoved(std::optional<Location> loc, Value inputValue,
+                         SmallVectorImpl<Type> &results, ShapeOf shapeOf) {
+  FailureOr<RankedTensorType> input = rankedOperand(loc, inputValue, "input");
+  if (failed(input))
+    return failure();
+  FailureOr<SmallVector<int64_t>> shape = shapeOf(input->getShape());
+  if (failed(shape))
+    return failure();
+  results.push_back(withShape(*input, *shape));
+  return success();
+}
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -327,32 +342,30 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
                                         std::optional<Location> loc,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &results) {
-  FailureOr<RankedTensorType> input =
-      rankedOperand(loc, adaptor.getInput(), "input");
-  if (failed(input))
-    return failure();
-  FailureOr<SmallVector<int64_t>> shape =
-      sliceShape(loc, input->getShape(), adaptor.getStarts(),
-                 adaptor.getEnds(), adaptor.getSteps());
-  if (failed(shape))
-    return failure();
-  results.push_back(withShape(*input, *shape));
-  return success();
+  return inferMoved(loc, adaptor.getInput(), results,
+                    [&](ArrayRef<int64_t> input) {
+                      return sliceShape(loc, input, adaptor.getStarts(),
+                                        adaptor.getEnds(), adaptor.getSteps());
+                    });
+}
+
+LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  return inferMoved(
+      loc, adaptor.getInput(), results, [&](ArrayRef<int64_t> input) {
+        return gatherShape(loc, input, adaptor.getAxis(), adaptor.getIndices());
+      });
 }
 
 LogicalResult PadOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                       Adaptor adaptor,
                                       SmallVectorImpl<Type> &results) {
-  FailureOr<RankedTensorType> input =
-      rankedOperand(loc, adaptor.getInput(), "input");
-  if (failed(input))
-    return failure();
-  FailureOr<SmallVector<int64_t>> shape =
-      padShape(loc, input->getShape(), adaptor.getPads(), adaptor.getMode());
-  if (failed(shape))
-    return failure();
-  results.push_back(withShape(*input, *shape));
-  return success();
+  return inferMoved(
+      loc, adaptor.getInput(), results, [&](ArrayRef<int64_t> input) {
+        return padShape(loc, input, adaptor.getPads(), adaptor.getMode());
+      });
 }
 
 LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *,

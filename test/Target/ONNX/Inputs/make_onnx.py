@@ -391,6 +391,64 @@ def case_pad():
          ints("crop_pads", [0, 0, -1, 2, 0, 0, 1, -2])])
 
 
+def case_gather():
+    """What torch.onnx.export (dynamo, opset 20) writes for transformer
+    U-Nets: qkv[0] / qkv[-1] of an activation (scalar indices), a Swin
+    relative position bias table[idx] as Gather and as GatherND of an
+    identity Transpose with [K, 1] indices built by a constant subgraph
+    (with torch.export's one-input Max),
+    and GatherND with index pairs."""
+    rel = np.array([[4, 3, 1, 0], [5, 4, 2, 1], [7, 6, 4, 3], [8, -2, 5, 4]],
+                   dtype=np.int64)
+    return model(
+        [node("Gather", ["qkv", "zero"], ["q"], axis=0),
+         node("Gather", ["qkv", "minus_one"], ["v"], axis=0),
+         node("Gather", ["table", "rel"], ["bias"], axis=0),
+         node("Gather", ["qkv", "pair"], ["cols"], axis=-1),
+         node("Reshape", ["rel", "flat_shape"], ["rel_flat"]),
+         node("Max", ["rel_flat"], ["rel_max"]),
+         node("Unsqueeze", ["rel_max", "last_axis"], ["rel_nd"]),
+         node("Transpose", ["table"], ["table_t"], perm=[0, 1]),
+         node("GatherND", ["table_t", "rel_nd"], ["bias_nd"]),
+         node("GatherND", ["qkv", "tuples"], ["rows"])],
+        [inp("qkv", [3, 2, 4, 5])],
+        [out("q", 3), out("v", 3), out("bias", 3), out("cols", 4),
+         out("bias_nd", 2), out("rows", 3)],
+        [ints("zero", 0), ints("minus_one", -1), weight("table", [9, 2]),
+         numpy_helper.from_array(rel, "rel"), ints("pair", [4, 0]),
+         ints("flat_shape", [-1]), ints("last_axis", [1]),
+         ints("tuples", [[2, 1], [0, -2]])])
+
+
+def case_gather_nd_folded():
+    """GatherND of constants (a shape picked from a table) folds at import
+    and reshapes a run-time tensor."""
+    return model(
+        [node("GatherND", ["shapes", "pick"], ["shape"]),
+         node("Reshape", ["x", "shape"], ["y"])],
+        [inp("x", [2, 3, 4])], [out("y", 2)],
+        [ints("shapes", [[[6, 4], [4, 6]], [[24, 1], [1, 24]]]),
+         ints("pick", [0, 1])])
+
+
+def case_gather_out_of_range():
+    return model([node("Gather", ["x", "i"], ["y"], name="gather_oob", axis=1)],
+                 [inp("x", [4, 3])], [out("y", 2)], [ints("i", [0, 3])])
+
+
+def case_gather_nd_batch_dims():
+    return model([node("GatherND", ["x", "i"], ["y"], name="gather_nd_batch",
+                       batch_dims=1)],
+                 [inp("x", [2, 3, 4])], [out("y", 2)],
+                 [ints("i", [[1], [2]])])
+
+
+def case_gather_nd_out_of_range():
+    return model([node("GatherND", ["x", "i"], ["y"], name="gather_nd_oob")],
+                 [inp("x", [2, 3, 4])], [out("y", 2)],
+                 [ints("i", [[1, 3]])])
+
+
 def case_shape_ops():
     return model(
         [node("Reshape", ["x", "shape"], ["reshape"]),

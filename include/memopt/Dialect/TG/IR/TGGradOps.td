@@ -403,6 +403,29 @@ def TG_SliceBackwardOp : TG_Op<"slice_backward", [Pure, InferTypeOpAdaptor,
   }];
 }
 
+def TG_GatherBackwardOp : TG_Op<"gather_backward", [Pure,
+    InferTypeOpAdaptor, TG_Kernel<>]> {
+  let summary = "Gradient of tg.gather";
+  let description = [{
+    `grad_output` is the gradient of a `tg.gather` output, `axis` and
+    `indices` are the gather's and `input_shape` is the shape of its input.
+    The result is the scatter-add of `grad_output` into zeros of
+    `input_shape`: position j of the axis gets the sum of `grad_output` over
+    every index position k with indices[k] = j, in ascending k (f32 sums,
+    stored in the gradient's type). Both backends gather that sum per
+    gradient element, so they add the same terms in the same order, with no
+    atomics. `tg.gather` of `input_shape` must yield the shape of
+    `grad_output`.
+  }];
+  let arguments = (ins TG_Tensor:$grad_output, I64Attr:$axis,
+                       I64ElementsAttr:$indices,
+                       DenseI64ArrayAttr:$input_shape);
+  let results = (outs TG_Tensor:$grad_input);
+  let assemblyFormat = [{
+    $grad_output attr-dict `:` functional-type(operands, results)
+  }];
+}
+
 def TG_PadBackwardOp : TG_Op<"pad_backward", [Pure, InferTypeOpAdaptor,
     TG_Kernel<>]> {
   let summary = "Gradient of a tg.pad in edge or reflect mode";

@@ -497,6 +497,29 @@ def TG_SliceOp : TG_Op<"slice", [Pure, InferTypeOpAdaptor,
   let hasFolder = 1;
 }
 
+def TG_GatherOp : TG_Op<"gather", [Pure, InferTypeOpAdaptor,
+    TG_Differentiable, TG_Kernel<>]> {
+  let summary = "Selection along one axis at indices known at compile time";
+  let description = [{
+    ONNX Gather with constant indices: output[a..., i..., b...] =
+    input[a..., indices[i...], b...], where a ranges over the axes before
+    `axis` and b over those after. The output shape is
+    `input.shape[:axis] + indices.shape + input.shape[axis+1:]` (a rank-0
+    `indices` drops the axis). Indices are normalized: 0 <= index <
+    input.shape[axis]; they may repeat.
+
+    ```mlir
+    %b = tg.gather %table {axis = 0 : i64,
+                           indices = dense<[[0, 2], [2, 1]]> : tensor<2x2xi64>}
+        : (tensor<3x4xf32>) -> tensor<2x2x4xf32>
+    ```
+  }];
+  let arguments = (ins TG_Tensor:$input, I64Attr:$axis,
+                       I64ElementsAttr:$indices);
+  let results = (outs TG_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
 def TG_PadOp : TG_Op<"pad", [Pure, InferTypeOpAdaptor,
     TG_Differentiable, TG_Kernel<>]> {
   let summary = "Padding of every axis";
