@@ -23,9 +23,7 @@ using namespace mlir;
 using namespace memopt;
 using namespace memopt::onnx_import;
 
-namespace {
-/// The tg element type of an ONNX element type, or null.
-Type elementTypeOf(MLIRContext *context, int32_t dtype) {
+Type memopt::onnx_import::elementTypeOf(MLIRContext *context, int32_t dtype) {
   switch (dtype) {
   case onnx::TensorProto::FLOAT:
     return Float32Type::get(context);
@@ -38,7 +36,7 @@ Type elementTypeOf(MLIRContext *context, int32_t dtype) {
   }
 }
 
-std::string dtypeName(int32_t dtype) {
+std::string memopt::onnx_import::dtypeName(int32_t dtype) {
   return onnx::TensorProto::DataType_IsValid(dtype)
              ? llvm::StringRef(onnx::TensorProto::DataType_Name(
                                    static_cast<onnx::TensorProto::DataType>(dtype)))
@@ -46,6 +44,7 @@ std::string dtypeName(int32_t dtype) {
              : "type " + std::to_string(dtype);
 }
 
+namespace {
 std::string shapeString(ArrayRef<int64_t> shape) {
   return shape.empty() ? std::string("scalar")
                        : llvm::join(llvm::map_range(shape,
@@ -423,6 +422,7 @@ LogicalResult GraphImporter::convertNode() {
       {"Elu", &GraphImporter::convertUnary},
       {"Softplus", &GraphImporter::convertUnary},
       {"Erf", &GraphImporter::convertUnary},
+      {"Floor", &GraphImporter::convertUnary},
       {"PRelu", &GraphImporter::convertPRelu},
       {"Softmax", &GraphImporter::convertSoftmax},
       {"LogSoftmax", &GraphImporter::convertSoftmax},
@@ -434,6 +434,10 @@ LogicalResult GraphImporter::convertNode() {
       {"Mul", &GraphImporter::convertBinary},
       {"Div", &GraphImporter::convertBinary},
       {"Pow", &GraphImporter::convertPow},
+      {"Less", &GraphImporter::convertCompare},
+      {"LessOrEqual", &GraphImporter::convertCompare},
+      {"Greater", &GraphImporter::convertCompare},
+      {"GreaterOrEqual", &GraphImporter::convertCompare},
       {"MaxPool", &GraphImporter::convertPool},
       {"AveragePool", &GraphImporter::convertPool},
       {"GlobalAveragePool", &GraphImporter::convertGlobalAveragePool},
@@ -451,6 +455,9 @@ LogicalResult GraphImporter::convertNode() {
       {"ReduceSum", &GraphImporter::convertReduce},
       {"ReduceMean", &GraphImporter::convertReduce},
       {"Dropout", &GraphImporter::convertDropout},
+      {"RandomUniform", &GraphImporter::convertRandom},
+      {"RandomUniformLike", &GraphImporter::convertRandom},
+      {"Bernoulli", &GraphImporter::convertRandom},
       {"Cast", &GraphImporter::convertCast},
       {"Shape", &GraphImporter::convertShape},
       {"Constant", &GraphImporter::convertConstant},

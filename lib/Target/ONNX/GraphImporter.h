@@ -22,6 +22,12 @@
 
 namespace memopt::onnx_import {
 
+/// The tg element type of an ONNX element type (float, float16, bfloat16),
+/// or null.
+mlir::Type elementTypeOf(mlir::MLIRContext *context, int32_t dtype);
+/// The lower-case name of an ONNX element type ("int64").
+std::string dtypeName(int32_t dtype);
+
 /// Builds `func.func @main` from a loaded, shape-inferred ONNX model. One
 /// instance imports one model.
 class GraphImporter {
@@ -100,7 +106,10 @@ private:
   /// The float attribute `name` of the node (or `defaultValue`) as an F64
   /// attribute of the same name.
   mlir::NamedAttribute floatAttr(llvm::StringRef name, float defaultValue);
+  /// The operands of a binary op, a constant one in the other's type.
+  mlir::FailureOr<std::pair<mlir::Value, mlir::Value>> binaryOperands();
   mlir::LogicalResult convertBinary();
+  mlir::LogicalResult convertCompare();
   mlir::LogicalResult convertPow();
   mlir::LogicalResult convertPool();
   mlir::LogicalResult convertGlobalAveragePool();
@@ -114,6 +123,7 @@ private:
   mlir::LogicalResult convertGemm();
   mlir::LogicalResult convertReduce();
   mlir::LogicalResult convertDropout();
+  mlir::LogicalResult convertRandom();
   mlir::LogicalResult convertCast();
   mlir::LogicalResult convertShape();
   mlir::LogicalResult convertConstant();
@@ -130,6 +140,8 @@ private:
   llvm::StringMap<Slot> slots;
   llvm::StringMap<llvm::SmallVector<int64_t>> onnxShapes;
   llvm::StringMap<int> useCounts;
+  /// The stream of the next tg.random_uniform (graph order).
+  int64_t nextRandomStream = 0;
 
   // The node being converted.
   const onnx::NodeProto *node = nullptr;
