@@ -64,8 +64,9 @@ LogicalResult RandomUniformOp::verify() {
   if (!std::isfinite(low) || !std::isfinite(high) || !(low < high))
     return emitOpError("needs finite bounds with low < high, got [")
            << low << ", " << high << ")";
-  return verifyAttrValue(*this, "stream", static_cast<double>(getStream()),
-                         getStream() >= 0, "non-negative");
+  int64_t stream = getStreamAttr().getInt();
+  return verifyAttrValue(*this, "stream", static_cast<double>(stream),
+                         stream >= 0, "non-negative");
 }
 
 LogicalResult ResizeOp::verify() {
