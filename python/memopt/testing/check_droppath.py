@@ -16,8 +16,10 @@ so one step gives k from the reported loss and k' from the update. The
 check requires k' = k (forward and backward use the same masks), k * batch
 to be a whole number (a mask per sample, not per element), k within 4
 standard deviations of keep_path * keep_connect, the same --seed to train
-bit-identical weights and another seed other ones, later steps to draw
-other masks, and a run resumed from a checkpoint to end bit-identical to an
+bit-identical weights and another seed other ones, a binary whose backward
+recomputes the drop-path's random numbers (remat=auto under the smallest
+budget it reaches) to train the same weight, later steps to draw other
+masks, and a run resumed from a checkpoint to end bit-identical to an
 uninterrupted one.
 
     PYTHONPATH=python /usr/bin/python3 -m memopt.testing.check_droppath \\
@@ -33,7 +35,9 @@ import filecmp
 import json
 import math
 import os
+import re
 import shutil
+import subprocess
 import sys
 
 import numpy as np
@@ -169,6 +173,29 @@ def check(args):
            "the same --seed trains bit-identical weights")
     other, _ = train("other-seed", 1, args.seed + 1)
     expect(trained_w(other) != w1, "another --seed draws other masks")
+
+    # Under the smallest budget remat=auto reaches, the backward recomputes
+    # the drop-path's random numbers: a clone of the op, same stream, same
+    # numbers.
+    remat = os.path.join(work, "train-remat")
+    temps = os.path.join(work, "remat-temps")
+    probe = subprocess.run([args.memopt_compile, model, "-o", remat,
+                            "--budget=1", "--remat=auto"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           text=True)
+    budget = re.search(r"\(--budget=(\d+)\)", probe.stderr)
+    if not budget:
+        raise RuntimeError("no smallest budget in: " + probe.stderr)
+    run([args.memopt_compile, model, "-o", remat, "--optimizer=sgd",
+         "--lr=%r" % args.lr, "--remat=auto", "--budget=" + budget.group(1),
+         "--save-temps=" + temps])
+    planned = open(os.path.join(temps, "droppath.planned.mlir")).read()
+    remat_out = os.path.join(work, "remat.onnx")
+    run([remat, "--data", data, "--steps", "1", "--seed", str(args.seed),
+         "--log-every", "0", "--out", remat_out])
+    expect("tg.random_uniform {memopt.recompute" in planned and
+           trained_w(remat_out) == w1,
+           "a recomputed random op draws the forward's numbers")
 
     full, full_losses = train("uninterrupted", 4, args.seed)
     expect(any(abs(l / full_losses[0] - 1) > 1e-6 for l in full_losses[1:]),
