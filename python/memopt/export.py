@@ -81,6 +81,7 @@ def export_model(name, path, batch, input_shape, seed=0, opset=17,
     Returns `summarize`'s dict plus "path" and "parameters" (the PyTorch
     model's parameter count; BN running stats are initializers but not parameters).
     """
+    kw = models.sized_arguments(name, input_shape, **kw)
     check_arguments(name, batch, input_shape, seed=seed, opset=opset, **kw)
     resolve_exporter(exporter)
     torch.manual_seed(seed)

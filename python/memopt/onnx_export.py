@@ -21,7 +21,10 @@ import importlib.util
 import inspect
 import warnings
 
-EXPORTERS = ("auto", "torch.export", "torchscript")
+# "torch.export-default" is torch.onnx.export with all its defaults, the
+# ONNX optimizer included: what a user's plain call writes, which memopt
+# reconciles with the module's parameters or refuses (tests use it).
+EXPORTERS = ("auto", "torch.export", "torch.export-default", "torchscript")
 
 
 def _chooses_exporter():
@@ -47,8 +50,8 @@ def resolve_exporter(exporter="auto"):
                          % (", ".join(EXPORTERS), exporter))
     if exporter == "auto":
         return "torch.export" if has_torch_export() else "torchscript"
-    if exporter == "torch.export" and not has_torch_export():
-        raise ValueError("exporter 'torch.export' needs PyTorch 2 with "
+    if exporter.startswith("torch.export") and not has_torch_export():
+        raise ValueError(f"exporter {exporter!r} needs PyTorch 2 with "
                          "onnxscript installed; this PyTorch has only the "
                          "TorchScript exporter (use exporter='torchscript')")
     return exporter
@@ -73,9 +76,10 @@ def export_training(module, x, path, exporter="auto", opset=17):
             # BatchNorm that it drops num_batches_tracked: memopt owns the
             # statistics.
             warnings.simplefilter("ignore")
-            if exporter == "torch.export":
+            if exporter.startswith("torch.export"):
+                optimize = exporter == "torch.export-default"
                 torch.onnx.export(module, (x,), path, dynamo=True,
-                                  optimize=False, input_names=["input"],
+                                  optimize=optimize, input_names=["input"],
                                   output_names=names, verbose=False)
             else:
                 kwargs = {"dynamo": False} if _chooses_exporter() else {}

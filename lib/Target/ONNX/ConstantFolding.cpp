@@ -232,6 +232,44 @@ bool foldSlice(ArrayRef<const HostTensor *> inputs, HostTensor &out,
 
 } // namespace
 
+std::optional<SmallVector<int64_t>>
+memopt::onnx_import::rebatchedShape(ArrayRef<int64_t> exportIn,
+                                    ArrayRef<int64_t> exportOut,
+                                    ArrayRef<int64_t> in) {
+  if (exportIn.size() != in.size())
+    return std::nullopt;
+  std::optional<size_t> axis;
+  for (size_t d = 0; d < in.size(); ++d) {
+    if (in[d] == exportIn[d])
+      continue;
+    if (axis)
+      return std::nullopt; // more than the batch changed
+    axis = d;
+  }
+  if (!axis || exportIn[*axis] <= 0 || in[*axis] <= 0)
+    return std::nullopt;
+  // The elements before the changed axis: an output axis that starts after
+  // exactly as many takes the change, scaled as the input axis was.
+  int64_t before = 1;
+  for (size_t d = 0; d < *axis; ++d)
+    before *= exportIn[d];
+  int64_t prefix = 1;
+  for (size_t q = 0; q < exportOut.size(); ++q) {
+    if (prefix == before) {
+      __int128 scaled = static_cast<__int128>(exportOut[q]) * in[*axis];
+      if (scaled % exportIn[*axis] != 0)
+        return std::nullopt;
+      SmallVector<int64_t> out(exportOut);
+      out[q] = static_cast<int64_t>(scaled / exportIn[*axis]);
+      return out;
+    }
+    if (prefix > before)
+      break;
+    prefix *= exportOut[q];
+  }
+  return std::nullopt;
+}
+
 ShapeOpResult memopt::onnx_import::resolveShapeOp(
     const onnx::NodeProto &node, ArrayRef<int64_t> inShape,
     ArrayRef<const HostTensor *> inputs, SmallVectorImpl<int64_t> &outShape,
@@ -333,6 +371,64 @@ ShapeOpResult memopt::onnx_import::resolveShapeOp(
   return ShapeOpResult::NotAShapeOp;
 }
 
+/// ScatterND: a copy of `data` with the slices that the last axis of
+/// `indices` addresses replaced by (or reduced with) `updates`, in index
+/// order as the ONNX reference does.
+static FoldResult
+foldScatterND(const onnx::NodeProto &node, const HostTensor &data,
+              const HostTensor &indices, const HostTensor &updates,
+              SmallVectorImpl<HostTensor> &outputs, std::string &error) {
+  std::string reduction = attrString(node, "reduction", "none");
+  int64_t rank = data.shape.size();
+  int64_t depth = indices.shape.empty() ? 0 : indices.shape.back();
+  if (indices.isFloat() || indices.shape.empty() || depth < 1 || depth > rank) {
+    error = "its indices must be integers whose last axis (of length 1 to "
+            "the data's rank) addresses the data";
+    return FoldResult::Error;
+  }
+  int64_t slice = 1;
+  for (int64_t d = depth; d < rank; ++d)
+    slice *= data.shape[d];
+  int64_t count = indices.numElements() / depth;
+  if (updates.numElements() != count * slice ||
+      updates.isFloat() != data.isFloat()) {
+    error = "its updates do not match the indices' slices of the data";
+    return FoldResult::Error;
+  }
+  HostTensor out = data;
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t offset = 0;
+    for (int64_t d = 0; d < depth; ++d) {
+      int64_t index = indices.getInt(i * depth + d);
+      if (index < 0)
+        index += data.shape[d];
+      if (index < 0 || index >= data.shape[d]) {
+        error = "index " + std::to_string(indices.getInt(i * depth + d)) +
+                " is out of range for an axis of size " +
+                std::to_string(data.shape[d]);
+        return FoldResult::Error;
+      }
+      offset = offset * data.shape[d] + index;
+    }
+    for (int64_t j = 0; j < slice; ++j) {
+      int64_t at = offset * slice + j, from = i * slice + j;
+      double a = out.getDouble(at), b = updates.getDouble(from);
+      double v = reduction == "add"   ? a + b
+                 : reduction == "mul" ? a * b
+                 : reduction == "max" ? std::max(a, b)
+                 : reduction == "min" ? std::min(a, b)
+                                      : b;
+      if (out.isFloat())
+        out.floats[at] = v;
+      else
+        out.ints[at] = reduction == "none" ? updates.getInt(from)
+                                           : static_cast<int64_t>(v);
+    }
+  }
+  outputs.push_back(std::move(out));
+  return FoldResult::Folded;
+}
+
 FoldResult memopt::onnx_import::foldNode(const onnx::NodeProto &node,
                                          ArrayRef<const HostTensor *> inputs,
                                          SmallVectorImpl<HostTensor> &outputs,
@@ -392,13 +488,21 @@ FoldResult memopt::onnx_import::foldNode(const onnx::NodeProto &node,
           {"LessOrEqual", std::less_equal<double>()},
           {"GreaterOrEqual", std::greater_equal<double>()},
       };
-  if (auto it = binaries.find(op); it != binaries.end() && needInputs(2)) {
-    if (in(0).isFloat() != in(1).isFloat())
-      return failWith("operands have different element types");
-    HostTensor out;
-    if (!broadcastBinary(in(0), in(1), in(0).dtype, it->second.first,
-                         it->second.second, out, error))
-      return FoldResult::Error;
+  // Min and Max are variadic (one operand or more), folded left to right.
+  bool variadic = op == "Min" || op == "Max";
+  if (auto it = binaries.find(op);
+      it != binaries.end() &&
+      needInputs(variadic ? std::max<unsigned>(inputs.size(), 1) : 2)) {
+    HostTensor out = in(0);
+    for (unsigned i = 1; i < (variadic ? inputs.size() : 2); ++i) {
+      if (out.isFloat() != in(i).isFloat())
+        return failWith("operands have different element types");
+      HostTensor next;
+      if (!broadcastBinary(out, in(i), out.dtype, it->second.first,
+                           it->second.second, next, error))
+        return FoldResult::Error;
+      out = std::move(next);
+    }
     return done(std::move(out));
   }
   if (auto it = comparisons.find(op); it != comparisons.end() && needInputs(2)) {
@@ -427,6 +531,31 @@ FoldResult memopt::onnx_import::foldNode(const onnx::NodeProto &node,
     }
     return done(std::move(out));
   }
+  if (op == "Mod" && needInputs(2)) {
+    if (in(0).isFloat() != in(1).isFloat())
+      return failWith("operands have different element types");
+    // fmod=1 is C's fmod (the sign of the dividend); fmod=0, which ONNX
+    // allows for integers only, Python's % (the sign of the divisor).
+    bool cStyle = attrInt(node, "fmod", 0) != 0;
+    if (!cStyle && in(0).isFloat())
+      return failWith("fmod=0 on floating-point operands; ONNX requires "
+                      "fmod=1 there");
+    HostTensor out;
+    if (!broadcastBinary(
+            in(0), in(1), in(0).dtype,
+            [](double a, double b) { return std::fmod(a, b); },
+            [cStyle](int64_t a, int64_t b) -> int64_t {
+              if (b == 0 || b == -1)
+                return 0;
+              int64_t r = a % b;
+              return !cStyle && r != 0 && ((r < 0) != (b < 0)) ? r + b : r;
+            },
+            out, error))
+      return FoldResult::Error;
+    return done(std::move(out));
+  }
+  if (op == "ScatterND" && needInputs(3))
+    return foldScatterND(node, in(0), in(1), in(2), outputs, error);
   if (op == "Neg" && needInputs(1))
     return done(mapUnary(in(0), std::negate<double>(), std::negate<int64_t>()));
   if (op == "Abs" && needInputs(1))

@@ -7,6 +7,8 @@
 
 #include "llvm/ADT/ArrayRef.h"
 
+#include <optional>
+
 namespace memopt::onnx_import {
 
 enum class FoldResult { Folded, NotFoldable, Error };
@@ -20,6 +22,16 @@ FoldResult foldNode(const onnx::NodeProto &node,
                     std::string &error);
 
 enum class ShapeOpResult { Resolved, NeedsConstant, Error, NotAShapeOp };
+
+/// The shape a Reshape fixed at export time (`exportOut`, from `exportIn`)
+/// takes when only the batch changed its input to `in`: the one axis where
+/// `in` differs from `exportIn` holds the batch as its outer factor, and
+/// the output axis whose leading elements match that axis's takes the same
+/// factor (torch.export's `view(b, n, heads, d)`, `view(b * n, d)`).
+/// None when the batch would be split across axes or the axis is unclear.
+std::optional<llvm::SmallVector<int64_t>>
+rebatchedShape(llvm::ArrayRef<int64_t> exportIn, llvm::ArrayRef<int64_t> exportOut,
+               llvm::ArrayRef<int64_t> in);
 
 /// Computes the output shape of a pure shape op (Reshape, Flatten, Squeeze,
 /// Unsqueeze) from the input shape and its constant inputs, without data.

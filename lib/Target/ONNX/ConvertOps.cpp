@@ -300,6 +300,16 @@ LogicalResult GraphImporter::convertPRelu() {
   return failed(op) ? failure() : define(0, *op);
 }
 
+FailureOr<int64_t> GraphImporter::axisAttr(int64_t rank,
+                                           int64_t defaultValue) {
+  int64_t axis = attrInt(*node, "axis", defaultValue);
+  if (axis < -rank || axis >= rank)
+    return nodeError() << "axis " << axis << " is out of range for a tensor of "
+                       << "rank " << rank << "; use an axis in [" << -rank
+                       << ", " << rank - 1 << "]";
+  return axis < 0 ? axis + rank : axis;
+}
+
 LogicalResult GraphImporter::convertSoftmax() {
   FailureOr<Value> x = input(0);
   if (failed(x))
@@ -307,20 +317,16 @@ LogicalResult GraphImporter::convertSoftmax() {
   if (!isa<FloatType>(getElementTypeOrSelf(x->getType())))
     return nodeError() << "operates on a non-float tensor";
   int64_t rank = cast<RankedTensorType>(x->getType()).getRank();
-  int64_t axis = attrInt(*node, "axis", -1);
-  if (axis < -rank || axis >= rank)
-    return nodeError() << "axis " << axis << " is out of range for a tensor of "
-                       << "rank " << rank << "; use an axis in [" << -rank
-                       << ", " << rank - 1 << "]";
-  if (axis < 0)
-    axis += rank;
-  NamedAttribute axisAttr =
-      builder.getNamedAttr("axis", builder.getI64IntegerAttr(axis));
+  FailureOr<int64_t> axis = axisAttr(rank, -1);
+  if (failed(axis))
+    return failure();
+  NamedAttribute axisNamed =
+      builder.getNamedAttr("axis", builder.getI64IntegerAttr(*axis));
   if (node->op_type() == "Softmax") {
-    FailureOr<tg::SoftmaxOp> op = build<tg::SoftmaxOp>({*x}, {axisAttr});
+    FailureOr<tg::SoftmaxOp> op = build<tg::SoftmaxOp>({*x}, {axisNamed});
     return failed(op) ? failure() : define(0, *op);
   }
-  FailureOr<tg::LogSoftmaxOp> op = build<tg::LogSoftmaxOp>({*x}, {axisAttr});
+  FailureOr<tg::LogSoftmaxOp> op = build<tg::LogSoftmaxOp>({*x}, {axisNamed});
   return failed(op) ? failure() : define(0, *op);
 }
 
@@ -339,6 +345,68 @@ LogicalResult GraphImporter::convertInstanceNorm() {
   FailureOr<tg::InstanceNormOp> op = build<tg::InstanceNormOp>(
       {*x, *scale, *bias}, {floatAttr("epsilon", 1e-5f)}, /*numResults=*/3);
   return failed(op) ? failure() : define(0, op->getOutput());
+}
+
+/// LayerNormalization normalizes every row of the axes from `axis` on. It
+/// imports as the ops PyTorch exports GroupNorm to: the instance norm of a
+/// 1 x M x K view (M rows, K elements per row) with unit scale and zero bias,
+/// a reshape back, then the elementwise scale and bias broadcast over the
+/// rows; so LayerNorm has InstanceNorm's gradient, its f32 statistics under
+/// mixed precision, its kernels on both backends and its cost entries.
+LogicalResult GraphImporter::convertLayerNorm() {
+  FailureOr<Value> x = input(0);
+  if (failed(x))
+    return failure();
+  auto type = cast<RankedTensorType>(x->getType());
+  Type elementType = type.getElementType();
+  if (!isa<FloatType>(elementType))
+    return nodeError() << "operates on a non-float tensor";
+  int64_t rank = type.getRank();
+  FailureOr<int64_t> axis = axisAttr(rank, -1);
+  if (failed(axis))
+    return failure();
+  if (outputUsed(1) || outputUsed(2))
+    return nodeError() << "its Mean or InvStdDev output is read; memopt keeps "
+                          "the statistics for the gradient only: export the "
+                          "model without reading them (nn.LayerNorm does not)";
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t rows = 1, row = 1;
+  for (int64_t d = 0; d < rank; ++d)
+    (d < *axis ? rows : row) *= shape[d];
+  auto reshape = [&](Value value, ArrayRef<int64_t> to) {
+    return build<tg::ReshapeOp>(
+        {value},
+        {builder.getNamedAttr("shape", builder.getDenseI64ArrayAttr(to))});
+  };
+  FailureOr<tg::ReshapeOp> view = reshape(*x, {1, rows, row});
+  if (failed(view))
+    return failure();
+  Value ones = materialize(
+      HostTensor::makeFloats({rows}, std::vector<double>(rows, 1.0)),
+      elementType);
+  Value zeros = materialize(
+      HostTensor::makeFloats({rows}, std::vector<double>(rows, 0.0)),
+      elementType);
+  FailureOr<tg::InstanceNormOp> norm = build<tg::InstanceNormOp>(
+      {*view, ones, zeros}, {floatAttr("epsilon", 1e-5f)}, /*numResults=*/3);
+  if (failed(norm))
+    return failure();
+  FailureOr<tg::ReshapeOp> back = reshape(norm->getOutput(), shape);
+  if (failed(back))
+    return failure();
+  FailureOr<Value> scale = inputAs(1, elementType);
+  if (failed(scale))
+    return failure();
+  FailureOr<tg::MulOp> scaled = build<tg::MulOp>({*back, *scale}, {});
+  if (failed(scaled))
+    return failure();
+  if (!hasInput(2))
+    return define(0, *scaled);
+  FailureOr<Value> bias = inputAs(2, elementType);
+  if (failed(bias))
+    return failure();
+  FailureOr<tg::AddOp> shifted = build<tg::AddOp>({*scaled, *bias}, {});
+  return failed(shifted) ? failure() : define(0, *shifted);
 }
 
 LogicalResult GraphImporter::convertClip() {
@@ -746,11 +814,42 @@ LogicalResult GraphImporter::convertShapeOp() {
   std::string error;
   auto type = cast<RankedTensorType>(x->getType());
   if (resolveShapeOp(*node, type.getShape(), inputs, shape, error) !=
-      ShapeOpResult::Resolved)
-    return nodeError() << error;
+          ShapeOpResult::Resolved &&
+      !rederiveBatch(type.getShape(), shape)) {
+    InFlightDiagnostic diag = nodeError() << error;
+    if (node->op_type() == "Reshape" && (options.batch ||
+                                         !options.inputShape.empty()))
+      diag << ": the exporter fixed this shape for the input size it "
+              "exported at, which --batch or --input-shape changed; export "
+              "at the size you train (memopt.export_module), or with dynamic "
+              "shapes (torch.onnx.export(..., dynamic_shapes=...)) so that "
+              "the shape follows the input";
+    return diag;
+  }
   FailureOr<tg::ReshapeOp> op = build<tg::ReshapeOp>(
       {*x}, {builder.getNamedAttr("shape", builder.getDenseI64ArrayAttr(shape))});
   return failed(op) ? failure() : define(0, *op);
+}
+
+bool GraphImporter::rederiveBatch(ArrayRef<int64_t> input,
+                                  SmallVectorImpl<int64_t> &shape) {
+  if (node->op_type() != "Reshape" || !options.batch ||
+      !options.inputShape.empty())
+    return false;
+  auto in = exportShapes.find(node->input(0));
+  auto out = exportShapes.find(node->output(0));
+  if (in == exportShapes.end() || out == exportShapes.end())
+    return false;
+  std::optional<SmallVector<int64_t>> rebatched =
+      rebatchedShape(in->second, out->second, input);
+  if (!rebatched)
+    return false;
+  shape.assign(rebatched->begin(), rebatched->end());
+  ++summary.rebatchedReshapes;
+  // ONNX's inference followed the fixed shape from here on: its shapes no
+  // longer check memopt's, whose own inference stays.
+  onnxShapes.clear();
+  return true;
 }
 
 LogicalResult GraphImporter::convertTranspose() {

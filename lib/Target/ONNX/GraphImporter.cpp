@@ -60,9 +60,11 @@ GraphImporter::GraphImporter(MLIRContext *context,
                              llvm::StringRef fileName, int64_t sourceOpset,
                              const ONNXImportOptions &options,
                              const std::set<std::string> &constants,
+                             const ValueShapes &exportShapes,
                              ONNXImportSummary &summary)
     : context(context), model(model), fileName(fileName.str()),
-      sourceOpset(sourceOpset), options(options), summary(summary),
+      sourceOpset(sourceOpset), options(options), exportShapes(exportShapes),
+      summary(summary),
       builder(context), loc(UnknownLoc::get(context)) {
   // Constants lifted into initializers are read now, as Constant nodes are.
   for (const onnx::TensorProto &init : model.graph().initializer()) {
@@ -314,6 +316,25 @@ FailureOr<RankedTensorType> GraphImporter::inputType(int i) {
   return cast<RankedTensorType>(value->getType());
 }
 
+std::string GraphImporter::resizedParameterHint(ValueRange operands) {
+  if (!options.batch && options.inputShape.empty())
+    return "";
+  for (Value operand : operands) {
+    auto arg = dyn_cast<BlockArgument>(operand);
+    auto name = arg ? dyn_cast<NameLoc>(arg.getLoc()) : NameLoc();
+    if (!name || arg.getArgNumber() >= argAttrs.size() ||
+        !cast<DictionaryAttr>(argAttrs[arg.getArgNumber()])
+             .get(tg::TGDialect::kParamAttrName))
+      continue;
+    return ("; the parameter '" + name.getName().getValue() +
+            "' has the shape the model was built with for its export-time "
+            "input, which --batch or --input-shape changed: build and export "
+            "the model for the size you train")
+        .str();
+  }
+  return "";
+}
+
 Value GraphImporter::materialize(const HostTensor &tensor, Type elementType) {
   return tg::ConstantOp::create(builder, loc, toElementsAttr(tensor, elementType));
 }
@@ -333,6 +354,8 @@ LogicalResult GraphImporter::define(int output, Value value) {
     return success();
   const std::string &name = node->output(output);
   slots[name].value = value;
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(value.getType()).getShape();
+  importedShapes[name] = std::vector<int64_t>(shape.begin(), shape.end());
   return checkAgainstOnnxShape(name, value);
 }
 
@@ -427,6 +450,7 @@ LogicalResult GraphImporter::convertNode() {
       {"Softmax", &GraphImporter::convertSoftmax},
       {"LogSoftmax", &GraphImporter::convertSoftmax},
       {"InstanceNormalization", &GraphImporter::convertInstanceNorm},
+      {"LayerNormalization", &GraphImporter::convertLayerNorm},
       {"Identity", &GraphImporter::convertUnary},
       {"Clip", &GraphImporter::convertClip},
       {"Add", &GraphImporter::convertBinary},
@@ -451,6 +475,7 @@ LogicalResult GraphImporter::convertNode() {
       {"Unsqueeze", &GraphImporter::convertShapeOp},
       {"Transpose", &GraphImporter::convertTranspose},
       {"MatMul", &GraphImporter::convertMatMul},
+      {"Einsum", &GraphImporter::convertEinsum},
       {"Gemm", &GraphImporter::convertGemm},
       {"ReduceSum", &GraphImporter::convertReduce},
       {"ReduceMean", &GraphImporter::convertReduce},

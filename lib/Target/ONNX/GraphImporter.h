@@ -17,7 +17,9 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <map>
 #include <optional>
+#include <vector>
 #include <set>
 
 namespace memopt::onnx_import {
@@ -27,6 +29,8 @@ namespace memopt::onnx_import {
 mlir::Type elementTypeOf(mlir::MLIRContext *context, int32_t dtype);
 /// The lower-case name of an ONNX element type ("int64").
 std::string dtypeName(int32_t dtype);
+/// Static shapes of ONNX values by name.
+using ValueShapes = std::map<std::string, std::vector<int64_t>>;
 
 /// Builds `func.func @main` from a loaded, shape-inferred ONNX model. One
 /// instance imports one model.
@@ -39,9 +43,13 @@ public:
                 llvm::StringRef fileName, int64_t sourceOpset,
                 const ONNXImportOptions &options,
                 const std::set<std::string> &constants,
-                ONNXImportSummary &summary);
+                const ValueShapes &exportShapes, ONNXImportSummary &summary);
 
   mlir::OwningOpRef<mlir::ModuleOp> run();
+
+  /// The shapes of the node outputs imported so far, by ONNX name (kept
+  /// when the import fails and its module is gone).
+  const ValueShapes &valueShapes() const { return importedShapes; }
 
 private:
   /// What the importer knows about an ONNX value name.
@@ -84,6 +92,10 @@ private:
   mlir::Value materialize(const HostTensor &tensor, mlir::Type elementType);
   mlir::FailureOr<mlir::Value> argumentFor(const std::string &name, Role role);
   mlir::InFlightDiagnostic nodeError();
+  /// When --batch or --input-shape changed the inputs and one of
+  /// `operands` is a parameter, why that parameter may no longer fit (a
+  /// position embedding sized for the export-time input); else "".
+  std::string resizedParameterHint(mlir::ValueRange operands);
 
   /// Creates `OpT` with its result types inferred; diagnostics from the
   /// inference carry the ONNX node's name and op type.
@@ -101,8 +113,12 @@ private:
   mlir::LogicalResult convertUnary();
   mlir::LogicalResult convertClip();
   mlir::LogicalResult convertPRelu();
+  /// The node's `axis` attribute normalized to [0, rank); an error for an
+  /// axis outside [-rank, rank).
+  mlir::FailureOr<int64_t> axisAttr(int64_t rank, int64_t defaultValue);
   mlir::LogicalResult convertSoftmax();
   mlir::LogicalResult convertInstanceNorm();
+  mlir::LogicalResult convertLayerNorm();
   /// The float attribute `name` of the node (or `defaultValue`) as an F64
   /// attribute of the same name.
   mlir::NamedAttribute floatAttr(llvm::StringRef name, float defaultValue);
@@ -118,8 +134,13 @@ private:
   mlir::LogicalResult convertSlice();
   mlir::LogicalResult convertPad();
   mlir::LogicalResult convertShapeOp();
+  /// A Reshape's shape fixed at the export-time batch, re-derived for the
+  /// batch of --batch into `shape` (ConstantFolding.h, rebatchedShape).
+  bool rederiveBatch(llvm::ArrayRef<int64_t> input,
+                     llvm::SmallVectorImpl<int64_t> &shape);
   mlir::LogicalResult convertTranspose();
   mlir::LogicalResult convertMatMul();
+  mlir::LogicalResult convertEinsum(); // ConvertEinsum.cpp
   mlir::LogicalResult convertGemm();
   mlir::LogicalResult convertReduce();
   mlir::LogicalResult convertDropout();
@@ -133,6 +154,8 @@ private:
   std::string fileName;
   int64_t sourceOpset;
   const ONNXImportOptions &options;
+  /// Shapes at the export-time batch (only when --batch changed it).
+  const ValueShapes &exportShapes;
   ONNXImportSummary &summary;
   mlir::OpBuilder builder;
   mlir::Block *body = nullptr;
@@ -142,6 +165,7 @@ private:
   llvm::StringMap<int> useCounts;
   /// The stream of the next tg.random_uniform (graph order).
   int64_t nextRandomStream = 0;
+  ValueShapes importedShapes;
 
   // The node being converted.
   const onnx::NodeProto *node = nullptr;
@@ -182,7 +206,7 @@ GraphImporter::build(mlir::ValueRange operands,
             raw->getPropertiesStorage(), raw->getRegions(), types);
       }))) {
     op->erase();
-    return nodeError() << messages;
+    return nodeError() << messages << resizedParameterHint(operands);
   }
   for (auto [result, type] : llvm::zip(op->getResults(), types))
     result.setType(type);

@@ -14,6 +14,35 @@
 using namespace mlir;
 using namespace memopt;
 
+/// The shape of every value at the batch the model was exported with,
+/// from an import without --batch (its diagnostics dropped: a model that
+/// fails there fails the real import too); the importer re-derives from
+/// them the shapes the exporter fixed at that batch.
+static onnx_import::ValueShapes
+exportTimeShapes(StringRef bytes, MLIRContext *context, StringRef fileName,
+                 const ONNXImportOptions &options) {
+  ONNXImportOptions exported = options;
+  exported.batch.reset();
+  onnx::ModelProto model;
+  std::string error;
+  int64_t sourceOpset = -1;
+  std::set<std::string> constants;
+  ONNXImportSummary summary;
+  StringRef directory = llvm::sys::path::parent_path(fileName);
+  if (!onnx_import::loadModel(bytes,
+                              directory.empty() ? StringRef(".") : directory,
+                              exported, model, sourceOpset, constants, summary,
+                              error))
+    return {};
+  ScopedDiagnosticHandler silence(context,
+                                  [](Diagnostic &) { return success(); });
+  onnx_import::ValueShapes none;
+  onnx_import::GraphImporter importer(context, model, fileName, sourceOpset,
+                                      exported, constants, none, summary);
+  OwningOpRef<ModuleOp> module = importer.run();
+  return importer.valueShapes();
+}
+
 OwningOpRef<ModuleOp> memopt::importONNX(llvm::MemoryBufferRef buffer,
                                          MLIRContext *context,
                                          const ONNXImportOptions &options,
@@ -25,6 +54,10 @@ OwningOpRef<ModuleOp> memopt::importONNX(llvm::MemoryBufferRef buffer,
   std::string error;
   int64_t sourceOpset = -1;
   std::set<std::string> constants;
+  onnx_import::ValueShapes exportShapes;
+  if (options.batch)
+    exportShapes = exportTimeShapes(buffer.getBuffer(), context, fileName,
+                                    options);
   ONNXImportSummary ignored;
   ONNXImportSummary &decisions = summary ? *summary : ignored;
   // External data files lie beside the model (stdin: the working folder).
@@ -37,7 +70,8 @@ OwningOpRef<ModuleOp> memopt::importONNX(llvm::MemoryBufferRef buffer,
     return nullptr;
   }
   return onnx_import::GraphImporter(context, model, fileName, sourceOpset,
-                                    options, constants, decisions)
+                                    options, constants, exportShapes,
+                                    decisions)
       .run();
 }
 
@@ -63,7 +97,8 @@ llvm::json::Object memopt::toJSON(const ONNXImportSummary &summary) {
       {"batch_norms", std::move(batchNorms)},
       {"shared_initializers", std::move(shared)},
       {"constant_initializers",
-       llvm::json::Array(summary.constantInitializers)}};
+       llvm::json::Array(summary.constantInitializers)},
+      {"rebatched_reshapes", summary.rebatchedReshapes}};
 }
 
 namespace {

@@ -9,6 +9,8 @@
 
 #include <google/protobuf/unknown_field_set.h>
 
+#include <cstring>
+
 using namespace memopt;
 using namespace memopt::onnx_import;
 
@@ -87,6 +89,13 @@ const Roles *rolesOf(const std::string &opType) {
   return it == table.end() ? nullptr : &it->second;
 }
 
+/// The parameter roles untieMerged restores: rolesOf's, and the bias of
+/// nn.Linear on tokens, which exports as MatMul then Add (either operand).
+const Roles *untieRolesOf(const std::string &opType) {
+  static const Roles linearBias = {{"linear"}, {{0, "bias"}, {1, "bias"}}};
+  return opType == "Add" ? &linearBias : rolesOf(opType);
+}
+
 /// Where PyTorch's 1-D parameters end up when the optimizer folds their
 /// reshape for broadcasting into a constant: PReLU's slope, and GroupNorm's
 /// scale and bias, which its decomposition multiplies and adds.
@@ -118,6 +127,14 @@ bool isStaticInput(const std::string &opType, int position) {
 std::string lastComponent(llvm::StringRef name) {
   return name.rsplit('.').second.empty() ? name.str()
                                          : name.rsplit('.').second.str();
+}
+
+/// True when the state_dict name `target` names a tensor of `role`:
+/// `conv.weight`, and also `attn.in_proj_weight` (nn.MultiheadAttention's
+/// packed projection, which F.linear reads as its weight).
+bool playsRole(llvm::StringRef target, llvm::StringRef role) {
+  std::string last = lastComponent(target);
+  return last == role || llvm::StringRef(last).ends_with(("_" + role).str());
 }
 
 /// One node and what its metadata says.
@@ -162,8 +179,9 @@ public:
     untieMerged(changed);
     unfoldVectors(changed);
     restoreRemovedBiases(changed);
+    unfoldTransposedWeights(changed);
     copyForOtherReaders(changed);
-    if (!checkNothingLost(error))
+    if (!checkNothingLost(error) || !checkEveryParameterRead(error))
       return false;
     for (const onnx::TensorProto &init : graph.initializer())
       if (!owned.count(init.name()) &&
@@ -183,7 +201,7 @@ private:
     std::map<std::string, ONNXImportSummary::SharedInitializer> merged;
     for (auto [index, node] : llvm::enumerate(*graph.mutable_node())) {
       const NodeFacts &fact = facts[index];
-      const Roles *roles = rolesOf(node.op_type());
+      const Roles *roles = untieRolesOf(node.op_type());
       if (!roles || !fact.rewriteRule.empty() ||
           llvm::none_of(roles->aten, [&](const char *aten) {
             return llvm::StringRef(fact.atenTarget).contains(aten);
@@ -265,17 +283,7 @@ private:
       }
     }
     // Reshapes of initializers may go first: they depend on nothing else.
-    if (reshapes.empty())
-      return;
-    std::vector<onnx::NodeProto> nodes(graph.node().begin(),
-                                       graph.node().end());
-    graph.clear_node();
-    for (auto &list : {reshapes, nodes})
-      for (const onnx::NodeProto &node : list)
-        *graph.add_node() = node;
-    std::vector<NodeFacts> shifted(reshapes.size());
-    shifted.insert(shifted.end(), facts.begin(), facts.end());
-    facts = std::move(shifted);
+    prependNodes(reshapes);
   }
 
   /// The optimizer's RemoveOptionalBiasFromConv drops a convolution's bias
@@ -286,7 +294,8 @@ private:
       const NodeFacts &fact = facts[index];
       bool conv = node.op_type() == "Conv", transposed =
                                                 node.op_type() == "ConvTranspose";
-      if ((!conv && !transposed) ||
+      bool gemm = node.op_type() == "Gemm";
+      if ((!conv && !transposed && !gemm) ||
           !llvm::StringRef(fact.rewriteRule).contains("RemoveOptionalBias") ||
           llvm::StringRef(fact.rewriteRule).contains("BatchNorm") ||
           (node.input_size() > 2 && !node.input(2).empty()) ||
@@ -297,10 +306,13 @@ private:
       if (!bias || initializers.count(*bias) || weight.dims_size() < 2 ||
           weight.data_type() != onnx::TensorProto::FLOAT)
         continue;
-      int64_t channels = conv ? weight.dims(0)
-                              : weight.dims(1) * std::max<int64_t>(
-                                                     attrInt(node, "group", 1),
-                                                     1);
+      // Gemm's bias has one value per output column: rows of a transposed
+      // weight (nn.Linear's [out, in]), columns of a plain one.
+      int64_t channels =
+          gemm ? weight.dims(attrInt(node, "transB", 0) ? 0 : 1)
+          : conv ? weight.dims(0)
+                 : weight.dims(1) *
+                       std::max<int64_t>(attrInt(node, "group", 1), 1);
       onnx::TensorProto zeros;
       zeros.set_name(*bias);
       zeros.set_data_type(onnx::TensorProto::FLOAT);
@@ -317,13 +329,141 @@ private:
     }
   }
 
+  /// nn.Linear on a tensor of rank 3 or more exports as MatMul by the
+  /// weight's transpose, which the optimizer folds into an anonymous
+  /// [in, out] constant: the weight is trained again under its name, as the
+  /// [out, in] matrix PyTorch holds, with a Transpose node feeding MatMul.
+  void unfoldTransposedWeights(bool &changed) {
+    std::vector<onnx::NodeProto> transposes;
+    for (auto [index, node] : llvm::enumerate(*graph.mutable_node())) {
+      const NodeFacts &fact = facts[index];
+      if (node.op_type() != "MatMul" || node.input_size() != 2 ||
+          !llvm::StringRef(fact.atenTarget).contains("linear"))
+        continue;
+      auto init = initializers.find(node.input(1));
+      std::optional<std::string> restored = ownTarget(fact, "weight");
+      if (!restored || init == initializers.end() || owned.count(init->first) ||
+          initializers.count(*restored))
+        continue;
+      std::optional<onnx::TensorProto> weight =
+          transposedMatrix(*init->second, *restored);
+      if (!weight)
+        continue;
+      *graph.add_initializer() = std::move(*weight);
+      onnx::NodeProto &transpose = transposes.emplace_back();
+      transpose.set_op_type("Transpose");
+      transpose.set_name(*restored + "/unfold");
+      transpose.add_input(*restored);
+      transpose.add_output(*restored + "/folded");
+      onnx::AttributeProto *perm = transpose.add_attribute();
+      perm->set_name("perm");
+      perm->set_type(onnx::AttributeProto::INTS);
+      perm->add_ints(1);
+      perm->add_ints(0);
+      summary.sharedInitializers.push_back(
+          {node.input(1), {nodeName(node, index)}, "unfolded", {*restored}});
+      node.set_input(1, transpose.output(0));
+      reindex();
+      changed = true;
+    }
+    prependNodes(transposes);
+  }
+
+  /// The [cols, rows] transpose of a 2-D float initializer, named `name`;
+  /// none for other shapes or element types.
+  static std::optional<onnx::TensorProto>
+  transposedMatrix(const onnx::TensorProto &matrix, const std::string &name) {
+    if (matrix.data_type() != onnx::TensorProto::FLOAT ||
+        matrix.dims_size() != 2 ||
+        matrix.data_location() == onnx::TensorProto::EXTERNAL)
+      return std::nullopt;
+    int64_t rows = matrix.dims(0), cols = matrix.dims(1);
+    std::vector<float> values(rows * cols);
+    if (matrix.has_raw_data()) {
+      if (matrix.raw_data().size() != values.size() * sizeof(float))
+        return std::nullopt;
+      std::memcpy(values.data(), matrix.raw_data().data(),
+                  matrix.raw_data().size());
+    } else if (matrix.float_data_size() == static_cast<int>(values.size())) {
+      std::copy(matrix.float_data().begin(), matrix.float_data().end(),
+                values.begin());
+    } else {
+      return std::nullopt;
+    }
+    std::vector<float> transposed(values.size());
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c)
+        transposed[c * rows + r] = values[r * cols + c];
+    onnx::TensorProto out;
+    out.set_name(name);
+    out.set_data_type(onnx::TensorProto::FLOAT);
+    out.add_dims(cols);
+    out.add_dims(rows);
+    out.set_raw_data(
+        std::string(reinterpret_cast<const char *>(transposed.data()),
+                    transposed.size() * sizeof(float)));
+    return out;
+  }
+
+  /// Puts `first` (nodes that read initializers only) before the graph's
+  /// nodes, keeping `facts` aligned with the nodes.
+  void prependNodes(const std::vector<onnx::NodeProto> &first) {
+    if (first.empty())
+      return;
+    std::vector<onnx::NodeProto> nodes(graph.node().begin(),
+                                       graph.node().end());
+    graph.clear_node();
+    for (auto &list : {first, nodes})
+      for (const onnx::NodeProto &node : list)
+        *graph.add_node() = node;
+    std::vector<NodeFacts> shifted(first.size());
+    shifted.insert(shifted.end(), facts.begin(), facts.end());
+    facts = std::move(shifted);
+  }
+
+  /// The signature lists every parameter of the module, also those that
+  /// forward never reads; the ONNX graph keeps only those its nodes read.
+  /// When the optimizer folded constants (anonymous float initializers), a
+  /// parameter no node reads may have been folded with them (a Swin
+  /// relative-position table indexed by a constant buffer) and memopt
+  /// cannot tell it from an unused one: refused, since training the folded
+  /// constant would silently differ. Without folding it is unused and stays
+  /// as it is, as in PyTorch.
+  bool checkEveryParameterRead(std::string &error) {
+    bool folded = llvm::any_of(initializers, [&](const auto &entry) {
+      return !owned.count(entry.first) &&
+             entry.second->data_type() != onnx::TensorProto::INT64 &&
+             entry.second->data_type() != onnx::TensorProto::INT32 &&
+             entry.second->data_type() != onnx::TensorProto::BOOL;
+    });
+    if (!folded)
+      return true;
+    std::set<std::string> read;
+    for (const onnx::NodeProto &node : graph.node())
+      read.insert(node.input().begin(), node.input().end());
+    std::set<std::string> unread;
+    for (const auto &[placeholder, target] : signature.parameters)
+      if (!read.count(target))
+        unread.insert(target);
+    if (unread.empty())
+      return true;
+    error = "no node of the file reads the parameters " +
+            llvm::join(unread, ", ") +
+            ": PyTorch's ONNX optimizer folded them into constants, or "
+            "forward does not use them; memopt cannot tell which and would "
+            "train a different model than model.train() if they were folded: "
+            "export with torch.onnx.export(model, args, f, optimize=False), "
+            "or with memopt.export_module";
+    return false;
+  }
+
   /// The target of the one placeholder of `fact` whose name ends in `role`.
   std::optional<std::string> ownTarget(const NodeFacts &fact,
                                        const std::string &role) {
     std::optional<std::string> found;
     for (const std::string &placeholder : fact.placeholders) {
       auto it = targets.find(placeholder);
-      if (it == targets.end() || lastComponent(it->second) != role)
+      if (it == targets.end() || !playsRole(it->second, role))
         continue;
       if (found && *found != it->second)
         return std::nullopt; // ambiguous: leave it to checkNothingLost

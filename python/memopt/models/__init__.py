@@ -6,6 +6,7 @@ from .classic_unet import ClassicUNet
 from .deep_supervision_unet import DeepSupervisionUNet
 from .resnet_unet import ResNet34UNet
 from .segmentation_unet import SegmentationUNet
+from .transformer_unet import SwinUNet, UNETR
 from .volumetric_unet import VolumetricUNet
 
 MODELS = {
@@ -68,6 +69,16 @@ MODELS = {
     # passes volumetric_unet.nnunet_depth of its patch).
     "nnunet3d": functools.partial(VolumetricUNet, dims=3, base=32, depth=4,
                                   classes=4),
+    # Transformer U-Nets as MONAI writes them (LayerNorm, packed q/k/v
+    # split by indexing, einsum or matmul attention, GELU MLPs): UNETR's ViT
+    # encoder in 2-D and 3-D, and SwinUNETR's shifted-window encoder with
+    # its relative-position bias table. Their position embeddings and
+    # windows fix the input size: the exporter passes it as `size`.
+    "unetr": UNETR,
+    "unetr-sdpa": functools.partial(UNETR, attention="sdpa"),
+    "unetr-mha": functools.partial(UNETR, attention="torch"),
+    "unetr3d": functools.partial(UNETR, dims=3, size=16, dim=24, heads=2),
+    "swin-unet": SwinUNet,
 }
 
 
@@ -93,6 +104,14 @@ def arguments(name, **kw):
     defaults = {k: p.default for k, p in accepted.items()
                 if p.default is not inspect.Parameter.empty}
     return {**defaults, **kw}
+
+
+def sized_arguments(name, input_shape, **kw):
+    """`kw` plus `size` (the input's side) for models built for one input
+    size (a `size` argument), unless `kw` sets it."""
+    if "size" in inspect.signature(MODELS[name]).parameters:
+        kw.setdefault("size", input_shape[-1])
+    return kw
 
 
 def build(name, **kw):

@@ -196,7 +196,7 @@ def model_kwargs(args):
         kw["base"] = args.base
     if args.depth is not None:
         kw["depth"] = args.depth
-    return kw
+    return models.sized_arguments(args.model, args.input_shape, **kw)
 
 
 def torch_training(args, initial, inputs, targets):
@@ -418,8 +418,12 @@ def check(args):
               % work)
         return 0
     phases.verify(work, args, RUN_ONLY)
+    # The binary's weights file: the initializers as memopt trains them
+    # (parameters a torch.export optimizer folded are unfolded there).
+    weights = binary + ".weights.onnx"
     initial = {i.name: numpy_helper.to_array(i).copy()
-               for i in onnx.load(onnx_path).graph.initializer}
+               for i in onnx.load(weights if os.path.exists(weights)
+                                  else onnx_path).graph.initializer}
     inputs, targets = phases.read_dataset(data)
     validation = (phases.read_dataset(val_data) if args.val_samples
                   else None)

@@ -71,6 +71,9 @@ struct ONNXImportSummary {
     std::vector<std::string> names;
   };
   std::vector<SharedInitializer> sharedInitializers;
+  /// Reshapes whose shape the exporter fixed at its batch, re-derived for
+  /// the batch of --batch.
+  int64_t rebatchedReshapes = 0;
   /// Float initializers that are constants, not parameters (torch.export
   /// files only: what the signature does not list).
   std::vector<std::string> constantInitializers;

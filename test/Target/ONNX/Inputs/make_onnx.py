@@ -204,6 +204,108 @@ def case_instance_norm_bad_scale():
                  [weight("scale", [3]), weight("bias", [4])], check=False)
 
 
+def case_layer_norm():
+    """LayerNormalization over the last two axes (scale and bias of their
+    shape) and over the last axis without a bias."""
+    nodes = [
+        node("LayerNormalization", ["x", "ln_scale", "ln_bias"], ["ln"],
+             axis=-2, epsilon=1e-3),
+        node("LayerNormalization", ["ln", "row_scale"], ["rows"]),
+    ]
+    return model(nodes, [inp("x", [2, 3, 4, 5])], [out("rows", 4)],
+                 [weight("ln_scale", [4, 5]), weight("ln_bias", [4, 5]),
+                  weight("row_scale", [5])])
+
+
+def case_layer_norm_statistics():
+    """The Mean output is read."""
+    nodes = [node("LayerNormalization", ["x", "scale"], ["y", "mean"],
+                  name="ln_stats"),
+             node("Add", ["y", "mean"], ["z"])]
+    return model(nodes, [inp("x", [2, 3, 4])], [out("z", 3)],
+                 [weight("scale", [4])])
+
+
+def case_einsum():
+    """MONAI's attention contractions, a sum over a letter one operand has
+    alone, a one-operand permutation and the implicit form."""
+    nodes = [
+        node("Einsum", ["q", "k"], ["scores"], equation="blxd,blyd->blxy"),
+        node("Einsum", ["scores", "v"], ["weighted"],
+             equation="bhxy,bhyd->bhxd"),
+        node("Einsum", ["weighted", "w"], ["summed"], equation="bhxd,de->be"),
+        node("Einsum", ["summed"], ["swapped"], equation="be->eb"),
+        node("Einsum", ["swapped", "u"], ["implicit"], equation="eb,bf"),
+    ]
+    return model(nodes, [inp("q", [2, 3, 4, 5]), inp("k", [2, 3, 6, 5]),
+                         inp("v", [2, 3, 6, 5]), inp("w", [5, 7]),
+                         inp("u", [2, 8])],
+                 [out("implicit", 2)])
+
+
+def case_einsum_ellipsis():
+    nodes = [node("Einsum", ["a", "b"], ["c"], name="ellipsis",
+                  equation="...ij,...jk->...ik")]
+    return model(nodes, [inp("a", [2, 3, 4]), inp("b", [2, 4, 5])],
+                 [out("c", 3)])
+
+
+def case_einsum_diagonal():
+    nodes = [node("Einsum", ["a"], ["c"], name="trace", equation="ii->i")]
+    return model(nodes, [inp("a", [3, 3])], [out("c", 1)])
+
+
+def case_fold_scatter_mod():
+    """Swin's shifted-window mask as MONAI computes it, on constants:
+    ScatterND writes region numbers into zeros, Mod of a shape, Where."""
+    nodes = [
+        const("zeros", np.zeros((4, 4), dtype=np.float32)),
+        int_const("rows", [[0], [2]]),
+        const("updates", np.full((2, 4), 5.0, dtype=np.float32)),
+        node("ScatterND", ["zeros", "rows", "updates"], ["regions"]),
+        int_const("seven", [7]),
+        int_const("three", [-3]),
+        node("Mod", ["seven", "three"], ["python_mod"]),
+        node("Mod", ["seven", "three"], ["c_mod"], fmod=1),
+        node("Concat", ["python_mod", "c_mod"], ["mods"], axis=0),
+        node("Cast", ["mods"], ["mods_f"], to=FLOAT),
+        int_const("pair", [1, 2]),
+        node("Reshape", ["mods_f", "pair"], ["mods_row"]),
+        node("Concat", ["mods_row", "mods_row"], ["mods_4"], axis=1),
+        node("Add", ["regions", "mods_4"], ["mask"]),
+        node("Add", ["x", "mask"], ["y"]),
+    ]
+    return model(nodes, [inp("x", [4, 4])], [out("y", 2)])
+
+
+def case_baked_reshape():
+    """A tokens view whose shape the exporter folded for a 4x4 input."""
+    nodes = [int_const("tokens_shape", [2, 4, 16]),
+             node("Reshape", ["x", "tokens_shape"], ["tokens"],
+                  name="baked_view")]
+    return model(nodes, [inp("x", [2, 4, 4, 4])], [out("tokens", 3)])
+
+
+def case_sized_parameter():
+    """A position embedding built for 16 positions (a 4x4 input)."""
+    nodes = [node("Flatten", ["x"], ["flat"], axis=2),
+             node("Add", ["flat", "pos"], ["y"], name="add_pos")]
+    return model(nodes, [inp("x", [2, 4, 4, 4])], [out("y", 2)],
+                 [weight("pos", [1, 16])])
+
+
+def case_fold_variadic():
+    """Min and Max of one and of three operands: Max([4, 2]) * Min([4, 2],
+    [3, 8], [5, 1]) = [12, 2], the shape of a Reshape."""
+    nodes = [int_const("a", [4, 2]), int_const("b", [3, 8]),
+             int_const("c", [5, 1]),
+             node("Max", ["a"], ["max1"]),
+             node("Min", ["a", "b", "c"], ["min3"]),
+             node("Mul", ["max1", "min3"], ["shape"]),
+             node("Reshape", ["x", "shape"], ["y"])]
+    return model(nodes, [inp("x", [24])], [out("y", 2)])
+
+
 def case_softmax_bad_axis():
     nodes = [node("Softmax", ["x"], ["y"], name="bad_softmax", axis=4)]
     return model(nodes, [inp("x", [2, 4, 3, 3])], [out("y", 4)], check=False)

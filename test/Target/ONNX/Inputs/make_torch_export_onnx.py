@@ -18,7 +18,18 @@ on unless the name says optimize_false:
 - stripped.onnx: merged.onnx's module at opset_version=17, which the
   exporter converts down, losing the metadata memopt checks the file with;
 - optimize_false.onnx: BatchNorm (written in its inference form), GELU,
-  dropout, a scalar constant and bilinear resizing, export(optimize=False).
+  dropout, a scalar constant and bilinear resizing, export(optimize=False);
+- linear_folded.onnx: tokens through LayerNorm and nn.Linear layers: on
+  3-D tokens the optimizer folds each weight's transpose into an anonymous
+  [in, out] constant; on 2-D rows it drops a Linear's all-zero bias
+  (RemoveOptionalBiasFromGemm);
+- table_folded.onnx: a learned table indexed by a constant buffer (Swin's
+  relative-position bias): the optimizer folds the lookup, the parameter
+  with it, into a constant;
+- unused_optimize_false.onnx: a module with a parameter forward does not
+  read, export(optimize=False).
+
+    make_torch_export_onnx.py DIR [NAME...]   (only the files named)
 """
 import os
 import sys
@@ -84,7 +95,45 @@ class OptimizeFalse(nn.Module):
         return self.head(y) * 0.5
 
 
-def main(directory):
+class Tokens(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Conv2d(1, 4, 2, stride=2)
+        self.norm = nn.LayerNorm(4)
+        self.fc1, self.fc2 = nn.Linear(4, 8), nn.Linear(8, 4)
+        self.rows = nn.Linear(4, 4)
+        nn.init.zeros_(self.rows.bias)
+
+    def forward(self, x):
+        t = self.embed(x).flatten(2).transpose(1, 2)
+        t = t + self.fc2(F.gelu(self.fc1(self.norm(t))))
+        rows = self.rows(t.reshape(-1, 4)).reshape(2, 16, 4)
+        return rows.transpose(1, 2).reshape(2, 4, 4, 4)
+
+
+class Table(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 4, 3, padding=1)
+        self.table = nn.Parameter(torch.randn(7, 4))
+        self.register_buffer("index", torch.tensor([0, 3, 6, 2] * 16))
+
+    def forward(self, x):
+        bias = self.table[self.index].reshape(8, 8, 4).permute(2, 0, 1)
+        return self.conv(x) + bias
+
+
+class Unused(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 4, 3, padding=1)
+        self.spare = nn.Parameter(torch.ones(3))
+
+    def forward(self, x):
+        return self.conv(x) * 0.5
+
+
+def main(directory, names=()):
     os.makedirs(directory, exist_ok=True)
     warnings.simplefilter("ignore")
     x = torch.randn(2, 1, 8, 8)
@@ -93,7 +142,12 @@ def main(directory):
             ("bn_fused", BatchNormFused(), {}),
             ("folded", Folded(), {}),
             ("stripped", Merged(), {"opset_version": 17}),
-            ("optimize_false", OptimizeFalse(), {"optimize": False})]:
+            ("optimize_false", OptimizeFalse(), {"optimize": False}),
+            ("linear_folded", Tokens(), {}),
+            ("table_folded", Table(), {}),
+            ("unused_optimize_false", Unused(), {"optimize": False})]:
+        if names and name not in names:
+            continue
         torch.manual_seed(0)
         path = os.path.join(directory, name + ".onnx")
         torch.onnx.export(module.train(), (x,), path, input_names=["x"],
@@ -105,4 +159,4 @@ def main(directory):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], sys.argv[2:])
