@@ -974,6 +974,9 @@ LogicalResult GraphImporter::convertRandom() {
   if (op == "RandomUniform") {
     shape = attrInts(*node, "shape", {});
     dtype = onnx::TensorProto::FLOAT;
+    if (llvm::any_of(shape, [](int64_t d) { return d <= 0; }))
+      return nodeError() << "shape [" << listString(shape)
+                         << "] must have positive dimensions";
   } else if (const HostTensor *known = constantInput(0, true)) {
     shape.assign(known->shape.begin(), known->shape.end());
     dtype = known->dtype;

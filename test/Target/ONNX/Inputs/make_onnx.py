@@ -502,6 +502,13 @@ def case_random_double():
         [inp("x", [2, 3])], [out("y", 2)])
 
 
+def case_random_bad_shape():
+    return model(
+        [node("RandomUniform", [], ["u"], shape=[2, 0]),
+         node("Add", ["x", "u"], ["y"])],
+        [inp("x", [2, 3])], [out("y", 2)], check=False)
+
+
 def case_initializers():
     """Float initializers become params in first-use order; int64 shapes
     fold."""
