@@ -28,7 +28,9 @@ uninterrupted one.
 
 With --export-python the model is exported by that interpreter (the newest
 PyTorch, whose default exporter writes timm's bernoulli_ as
-RandomUniformLike + Less + CastLike); otherwise by this one.
+RandomUniformLike + Less + CastLike); otherwise by this one. --target=cuda
+compiles for the GPU: both backends draw the same numbers (Random.h), so
+the kept fraction is the CPU's.
 """
 import argparse
 import filecmp
@@ -132,7 +134,8 @@ def check(args):
     write_data(data, args.batch, args.size)
     binary = os.path.join(work, "train")
     plan = os.path.join(work, "plan.json")
-    run([args.memopt_compile, model, "-o", binary, "--optimizer=sgd",
+    target = "--target=" + args.target
+    run([args.memopt_compile, model, "-o", binary, target, "--optimizer=sgd",
          "--lr=%r" % args.lr, "--report=" + plan])
     reports = {}
 
@@ -179,14 +182,14 @@ def check(args):
     # numbers.
     remat = os.path.join(work, "train-remat")
     temps = os.path.join(work, "remat-temps")
-    probe = subprocess.run([args.memopt_compile, model, "-o", remat,
+    probe = subprocess.run([args.memopt_compile, model, "-o", remat, target,
                             "--budget=1", "--remat=auto"],
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                            text=True)
     budget = re.search(r"\(--budget=(\d+)\)", probe.stderr)
     if not budget:
         raise RuntimeError("no smallest budget in: " + probe.stderr)
-    run([args.memopt_compile, model, "-o", remat, "--optimizer=sgd",
+    run([args.memopt_compile, model, "-o", remat, target, "--optimizer=sgd",
          "--lr=%r" % args.lr, "--remat=auto", "--budget=" + budget.group(1),
          "--save-temps=" + temps])
     planned = open(os.path.join(temps, "droppath.planned.mlir")).read()
@@ -218,6 +221,8 @@ def main(argv=None):
     parser.add_argument("--export-python",
                         help="the interpreter that exports the model")
     parser.add_argument("--export-to", help=argparse.SUPPRESS)
+    parser.add_argument("--target", choices=("cpu", "cuda"), default="cpu",
+                        help="the backend of the binaries")
     parser.add_argument("--keep-path", type=float, default=0.8)
     parser.add_argument("--keep-connect", type=float, default=0.75)
     parser.add_argument("--batch", type=int, default=256)
