@@ -316,10 +316,33 @@ FailureOr<RankedTensorType> GraphImporter::inputType(int i) {
   return cast<RankedTensorType>(value->getType());
 }
 
-std::string GraphImporter::resizedParameterHint(ValueRange operands) {
+std::string GraphImporter::resizedShapeHint(ValueRange operands) {
   if (!options.batch && options.inputShape.empty())
     return "";
   for (Value operand : operands) {
+    // A mask of random numbers whose shape the exporter fixed (a drop-path
+    // mask of the export-time batch), a few ops up.
+    SmallVector<Operation *> work;
+    if (Operation *def = operand.getDefiningOp())
+      work.push_back(def);
+    for (int visited = 0; !work.empty() && visited < 8; ++visited) {
+      Operation *op = work.pop_back_val();
+      if (auto random = dyn_cast<tg::RandomUniformOp>(op)) {
+        auto node = dyn_cast<NameLoc>(random.getLoc());
+        return ("; the random numbers of node '" +
+                (node ? node.getName().getValue() : StringRef("?")) +
+                "' have the shape the exporter fixed for its export-time "
+                "input, which --batch or --input-shape changed: export at "
+                "the size you train (memopt.export_module), or with dynamic "
+                "shapes so that the shape follows the input")
+            .str();
+      }
+      if (isa<tg::CompareOp, tg::FloorOp, tg::AddOp, tg::SubOp, tg::MulOp,
+              tg::DivOp>(op))
+        for (Value in : op->getOperands())
+          if (Operation *def = in.getDefiningOp())
+            work.push_back(def);
+    }
     auto arg = dyn_cast<BlockArgument>(operand);
     auto name = arg ? dyn_cast<NameLoc>(arg.getLoc()) : NameLoc();
     if (!name || arg.getArgNumber() >= argAttrs.size() ||

@@ -93,9 +93,10 @@ private:
   mlir::FailureOr<mlir::Value> argumentFor(const std::string &name, Role role);
   mlir::InFlightDiagnostic nodeError();
   /// When --batch or --input-shape changed the inputs and one of
-  /// `operands` is a parameter, why that parameter may no longer fit (a
-  /// position embedding sized for the export-time input); else "".
-  std::string resizedParameterHint(mlir::ValueRange operands);
+  /// `operands` is a parameter or a mask of random numbers, why it may no
+  /// longer fit (a position embedding sized for the export-time input, a
+  /// drop-path mask of the export-time batch); else "".
+  std::string resizedShapeHint(mlir::ValueRange operands);
 
   /// Creates `OpT` with its result types inferred; diagnostics from the
   /// inference carry the ONNX node's name and op type.
@@ -206,7 +207,7 @@ GraphImporter::build(mlir::ValueRange operands,
             raw->getPropertiesStorage(), raw->getRegions(), types);
       }))) {
     op->erase();
-    return nodeError() << messages << resizedParameterHint(operands);
+    return nodeError() << messages << resizedShapeHint(operands);
   }
   for (auto [result, type] : llvm::zip(op->getResults(), types))
     result.setType(type);
