@@ -46,6 +46,8 @@ constexpr Entry kDefaultTable[] = {
     {"tg.reduce_sum", kFp32},
     {"tg.reduce_mean", kFp32},
     {"tg.global_avg_pool", kFp32},
+    // Random numbers stay f32: a mask compares them with a probability.
+    {"tg.random_uniform", kFp32},
     // Given statistics: autodiff differentiates it with per-channel
     // operands of the input's type, and the statistics stay fp32.
     {"tg.batch_norm_inference", kFp32},
@@ -73,6 +75,8 @@ constexpr Entry kDefaultTable[] = {
     {"tg.sub", kFollow},
     {"tg.mul", kFollow},
     {"tg.div", kFollow},
+    {"tg.compare", kFollow},
+    {"tg.floor", kFollow},
     {"tg.dropout", kFollow},
     {"tg.max_pool", kFollow},
     {"tg.avg_pool", kFollow},

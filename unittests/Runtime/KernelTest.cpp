@@ -1,7 +1,8 @@
 //===- KernelTest.cpp - Hand-checked properties of the CPU kernels --------===//
 //
 // What the PyTorch parity suite cannot show with random data: tie and NaN
-// rules, in-place use, dropout's mask, workspace handling, bit-exact
+// rules, in-place use, dropout's mask, seeded uniform numbers and the
+// comparisons of drop-path masks, workspace handling, bit-exact
 // repeatability and the abort on a bad shape.
 //
 //===----------------------------------------------------------------------===//
@@ -114,6 +115,76 @@ TEST(RuntimeKernels, StepAndStreamSeeds) {
   EXPECT_NE(stepSeed(0, 1), stepSeed(1, 0));
   EXPECT_NE(streamSeed(stepSeed(7, 3), 0), streamSeed(stepSeed(7, 3), 1));
   EXPECT_NE(streamSeed(stepSeed(7, 3), 1), streamSeed(stepSeed(7, 4), 1));
+}
+
+// tg.random_uniform's numbers: a function of (run seed, step, stream,
+// element index) only, so a recomputed or resumed op draws them again and
+// another step, stream or seed draws others.
+TEST(RuntimeKernels, RandomUniformIsCounterBased) {
+  const int64_t n = 100000;
+  auto draw = [](int64_t count, int64_t step, uint64_t stream,
+                 double low = 0.0, double high = 1.0) {
+    std::vector<float> v(static_cast<size_t>(count));
+    randomUniform(Tensor(v.data(), {count}), low, high,
+                  randomUniformSeed(stepSeed(7, step), stream));
+    return v;
+  };
+  std::vector<float> u = draw(n, 1, 0);
+  double sum = 0;
+  for (float x : u) {
+    ASSERT_TRUE(x >= 0.0f && x < 1.0f) << x;
+    sum += x;
+  }
+  EXPECT_NEAR(sum / n, 0.5, 0.005);
+  EXPECT_TRUE(bitEqual(u, draw(n, 1, 0))) << "same seed, step, stream";
+  EXPECT_FALSE(bitEqual(u, draw(n, 2, 0))) << "another step";
+  EXPECT_FALSE(bitEqual(u, draw(n, 1, 1))) << "another stream";
+  // Element j depends on j only, not on the tensor's size.
+  std::vector<float> prefix = draw(10, 1, 0);
+  EXPECT_TRUE(std::equal(prefix.begin(), prefix.end(), u.begin()));
+  // low + (high - low) * u, fused.
+  std::vector<float> scaled = draw(n, 1, 0, -1.0, 3.0);
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(scaled[i], std::fma(4.0f, u[i], -1.0f)) << i;
+  // Not the streams of the dropouts.
+  EXPECT_NE(randomUniformSeed(stepSeed(7, 1), 0),
+            streamSeed(stepSeed(7, 1), 0));
+}
+
+TEST(RuntimeKernels, RandomUniformInLowPrecision) {
+  const int64_t n = 64;
+  uint64_t seed = randomUniformSeed(stepSeed(3, 1), 2);
+  std::vector<float> f32(n), back(n);
+  randomUniform(Tensor(f32.data(), {n}), 0.0, 1.0, seed);
+  for (ElementType type : {ElementType::BF16, ElementType::F16}) {
+    std::vector<uint16_t> low(n), rounded(n);
+    randomUniform(Tensor(reinterpret_cast<float *>(low.data()), {n}, type),
+                  0.0, 1.0, seed);
+    // The f32 numbers rounded once.
+    cast(ConstTensor(f32.data(), {n}),
+         Tensor(reinterpret_cast<float *>(rounded.data()), {n}, type));
+    EXPECT_EQ(low, rounded);
+  }
+}
+
+// Drop-path masks: 1 where the comparison holds, 0 elsewhere (NaN never
+// holds), broadcasting as the binary ops; floor as std::floor.
+TEST(RuntimeKernels, CompareAndFloor) {
+  float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> a = {0.1f, 0.8f, 0.9f, nan}, keep = {0.8f}, out(4);
+  Dims s = {4};
+  auto run = [&](Comparison predicate) {
+    compare(ConstTensor(a.data(), s), ConstTensor(keep.data(), {1}),
+            Tensor(out.data(), s), predicate);
+    return out;
+  };
+  EXPECT_EQ(run(Comparison::Less), (std::vector<float>{1, 0, 0, 0}));
+  EXPECT_EQ(run(Comparison::LessEqual), (std::vector<float>{1, 1, 0, 0}));
+  EXPECT_EQ(run(Comparison::Greater), (std::vector<float>{0, 0, 1, 0}));
+  EXPECT_EQ(run(Comparison::GreaterEqual), (std::vector<float>{0, 1, 1, 0}));
+  std::vector<float> x = {-1.5f, -0.0f, 0.75f, 1.75f}, y(4);
+  memopt::rt::floor(ConstTensor(x.data(), s), Tensor(y.data(), s));
+  EXPECT_EQ(y, (std::vector<float>{-2, -0.0f, 0, 1}));
 }
 
 TEST(RuntimeKernels, SgdWithoutMomentumNeedsNoBuffer) {

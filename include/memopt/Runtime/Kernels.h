@@ -189,12 +189,25 @@ void abs(ConstTensor input, Tensor output);
 void sign(ConstTensor input, Tensor output);
 void leakyRelu(ConstTensor input, Tensor output, double alpha);
 void clip(ConstTensor input, Tensor output, double min, double max);
+void floor(ConstTensor input, Tensor output);
 
 /// NumPy-broadcasting binary ops; `output.shape` is the broadcast shape.
 void add(ConstTensor lhs, ConstTensor rhs, Tensor output);
 void sub(ConstTensor lhs, ConstTensor rhs, Tensor output);
 void mul(ConstTensor lhs, ConstTensor rhs, Tensor output);
 void div(ConstTensor lhs, ConstTensor rhs, Tensor output);
+
+/// tg.compare's predicates.
+enum class Comparison { Less, LessEqual, Greater, GreaterEqual };
+/// tg.compare: 1 where `lhs predicate rhs` holds, 0 elsewhere, broadcasting
+/// as the binary ops.
+void compare(ConstTensor lhs, ConstTensor rhs, Tensor output,
+             Comparison predicate);
+
+/// tg.random_uniform: element j is uniformElement(splitMix64(seed), j, low,
+/// high - low) (Random.h). The generated step passes
+/// randomUniformSeed(step seed, the op's stream).
+void randomUniform(Tensor output, double low, double high, uint64_t seed);
 
 /// tg.dropout. The random stream is a counter-based hash of (`seed`,
 /// element index): the same seed gives the same mask, whatever the schedule.

@@ -54,6 +54,55 @@ protected:
   }
 };
 
+/// Operands, result, the predicate.
+class ComparePattern : public KernelPattern<tg::CompareOp> {
+public:
+  ComparePattern(const TypeConverter &converter, MLIRContext *context,
+                 const StepContext &step)
+      : KernelPattern(converter, context, step, "compare") {}
+
+protected:
+  void addArguments(tg::CompareOp op, OpAdaptor adaptor, ValueRange results,
+                    KernelCall &call) const override {
+    StringRef predicate;
+    switch (op.getPredicate()) {
+    case tg::ComparisonPredicate::lt:
+      predicate = "Less";
+      break;
+    case tg::ComparisonPredicate::le:
+      predicate = "LessEqual";
+      break;
+    case tg::ComparisonPredicate::gt:
+      predicate = "Greater";
+      break;
+    case tg::ComparisonPredicate::ge:
+      predicate = "GreaterEqual";
+      break;
+    }
+    call.operands(adaptor.getOperands())
+        .operands(results)
+        .text(("memopt::rt::Comparison::" + predicate).str());
+  }
+};
+
+/// The numbers are a function of the seed, the op's stream and the element
+/// index: a recomputed clone draws the same ones.
+class RandomUniformPattern : public KernelPattern<tg::RandomUniformOp> {
+public:
+  RandomUniformPattern(const TypeConverter &converter, MLIRContext *context,
+                       const StepContext &step)
+      : KernelPattern(converter, context, step, "randomUniform") {}
+
+protected:
+  void addArguments(tg::RandomUniformOp op, OpAdaptor, ValueRange results,
+                    KernelCall &call) const override {
+    call.operands(results)
+        .real(op.getLow())
+        .real(op.getHigh())
+        .text(step.randomSeed(op));
+  }
+};
+
 /// clip and clip_backward: operands, result, min, max.
 template <typename OpTy>
 class ClipPattern : public KernelPattern<OpTy> {
@@ -80,13 +129,13 @@ void memopt::codegen::populateElementwisePatterns(
   addPlainKernelPatterns<tg::ReluOp, tg::SigmoidOp, tg::TanhOp, tg::NegOp, tg::ExpOp,
            tg::LogOp, tg::SqrtOp, tg::AbsOp, tg::SignOp, tg::AddOp, tg::SubOp,
            tg::MulOp, tg::DivOp, tg::ReluBackwardOp, tg::SigmoidBackwardOp,
-           tg::TanhBackwardOp, tg::CastOp>(
+           tg::TanhBackwardOp, tg::CastOp, tg::FloorOp>(
       converter, patterns, step,
       {"relu", "sigmoid", "tanh", "neg", "exp", "log", "sqrt", "abs", "sign",
        "add", "sub", "mul", "div", "reluBackward", "sigmoidBackward",
-       "tanhBackward", "cast"});
-  patterns.add<LeakyReluPattern, LeakyReluBackwardPattern, DropoutPattern>(
-      converter, context, step);
+       "tanhBackward", "cast", "floor"});
+  patterns.add<LeakyReluPattern, LeakyReluBackwardPattern, DropoutPattern,
+               ComparePattern, RandomUniformPattern>(converter, context, step);
   patterns.add<ClipPattern<tg::ClipOp>>(converter, context, step, "clip");
   patterns.add<ClipPattern<tg::ClipBackwardOp>>(converter, context, step,
                                                 "clipBackward");

@@ -124,9 +124,10 @@ public:
   /// The workspace argument of the kernel of tg op `op`: its workspace
   /// view's `arenaWorkspace(arenas[i], offset)`, or `nullptr`.
   std::string workspace(mlir::Operation *op) const;
-  /// The seed argument of `op`'s (a tg.dropout's) kernel: the step's seed
-  /// mixed with the op's random stream, the op's position among the step's
-  /// dropouts, so that each dropout draws its own mask.
+  /// The seed argument of `op`'s (a tg.dropout's or tg.random_uniform's)
+  /// kernel: the step's seed mixed with the op's random stream, a dropout's
+  /// position among the step's dropouts or random_uniform's `stream`
+  /// attribute, so that each op draws its own numbers.
   std::string randomSeed(mlir::Operation *op) const;
 
   /// The C++ expression of the start of arena view `view`.

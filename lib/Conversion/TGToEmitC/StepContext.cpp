@@ -140,7 +140,8 @@ bool hasLowPrecisionKernel(Operation *op) {
              tg::ClipBackwardOp, tg::EluOp, tg::EluBackwardOp, tg::ErfOp,
              tg::ErfBackwardOp, tg::HardSigmoidOp, tg::HardSigmoidBackwardOp,
              tg::HardSwishOp, tg::HardSwishBackwardOp, tg::AddOp, tg::SubOp,
-             tg::MulOp, tg::DivOp, tg::DropoutOp, tg::MaxPoolOp,
+             tg::MulOp, tg::DivOp, tg::CompareOp, tg::FloorOp,
+             tg::DropoutOp, tg::RandomUniformOp, tg::MaxPoolOp,
              tg::MaxPoolBackwardOp, tg::AvgPoolOp,
              tg::AvgPoolBackwardOp, tg::ResizeOp, tg::ResizeBackwardOp,
              tg::ConcatOp, tg::SliceOp, tg::SliceBackwardOp, tg::PadOp,
@@ -286,14 +287,19 @@ FailureOr<StepContext> StepContext::build(func::FuncOp step,
       context.kernelViews[arg] = in;
     if (Value workspace = kernel.getWorkspace())
       context.workspaces[computation] = workspace;
-    // Dropout draws from the step's seed, one random stream per op.
-    if (isa<tg::DropoutOp>(computation)) {
+    // Dropout and random_uniform draw from the step's seed: a dropout from
+    // the stream of its position among the step's dropouts, random_uniform
+    // from its stream attribute (which its remat clones keep).
+    if (isa<tg::DropoutOp, tg::RandomUniformOp>(computation)) {
       if (context.seedName.empty())
-        return computation->emitError(
-            "tg.dropout needs the step's random seed: an argument {tg.seed = "
-            "\"seed\"} of type tensor<i64>, as tg-autodiff adds it");
-      unsigned stream = context.randomStreams.size();
-      context.randomStreams[computation] = stream;
+        return computation->emitError()
+               << computation->getName()
+               << " needs the step's random seed: an argument {tg.seed = "
+                  "\"seed\"} of type tensor<i64>, as tg-autodiff adds it";
+      if (isa<tg::DropoutOp>(computation)) {
+        unsigned stream = context.randomStreams.size();
+        context.randomStreams[computation] = stream;
+      }
     }
     std::string scope = scopeName(nodeName(computation->getLoc()));
     for (auto [result, out] :
@@ -458,6 +464,9 @@ Value StepContext::declareResultBuffer(OpBuilder &builder, Location loc,
 }
 
 std::string StepContext::randomSeed(Operation *op) const {
+  if (auto random = dyn_cast<tg::RandomUniformOp>(op))
+    return "memopt::rt::randomUniformSeed(" + seedName + ", " +
+           std::to_string(random.getStream()) + ")";
   auto it = randomStreams.find(op);
   assert(it != randomStreams.end() && "not a dropout of the step");
   return "memopt::rt::streamSeed(" + seedName + ", " +

@@ -1,7 +1,7 @@
 //===- ActivationFormulas.h - Per-element formulas of both backends -*- C++ -*-===//
 //
 // The forward and gradient formulas of hard_sigmoid, hard_swish, elu,
-// softplus, erf and prelu as functors that the CPU kernels
+// softplus, erf and prelu, and tg.compare's predicates, as functors that the CPU kernels
 // (Activation.cpp) and the CUDA kernels (lib/Runtime/CUDA/Activation.cu)
 // both instantiate, so that the two backends compute the same float
 // expression per element. Each follows PyTorch's CPU kernel; comments name
@@ -12,11 +12,25 @@
 #ifndef MEMOPT_LIB_RUNTIME_CPU_ACTIVATIONFORMULAS_H
 #define MEMOPT_LIB_RUNTIME_CPU_ACTIVATIONFORMULAS_H
 
-#include "HostDevice.h"
+#include "memopt/Runtime/HostDevice.h"
+#include "memopt/Runtime/Kernels.h"
 
 #include <math.h>
 
 namespace memopt::rt::formulas {
+
+/// tg.compare: 1 where `a predicate b` holds, else 0 (NaN compares false,
+/// as in PyTorch).
+struct Compare {
+  Comparison predicate;
+  MEMOPT_HOST_DEVICE float operator()(float a, float b) const {
+    bool holds = predicate == Comparison::Less        ? a < b
+                 : predicate == Comparison::LessEqual ? a <= b
+                 : predicate == Comparison::Greater   ? a > b
+                                                      : a >= b;
+    return holds ? 1.0f : 0.0f;
+  }
+};
 
 /// ONNX HardSigmoid: max(0, min(1, alpha * x + beta)).
 struct HardSigmoid {

@@ -13,7 +13,7 @@
 #define MEMOPT_LIB_RUNTIME_CPU_AXISLAYOUT_H
 
 #include "Common.h"
-#include "HostDevice.h"
+#include "memopt/Runtime/HostDevice.h"
 
 #include <cmath>
 #include <string>

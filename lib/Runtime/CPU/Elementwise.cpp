@@ -1,6 +1,7 @@
 //===- Elementwise.cpp - Elementwise ops and activation gradients ---------===//
 //
-// Unary ops, broadcasting binary ops, dropout and the activation gradients.
+// Unary ops, broadcasting binary ops and comparisons, dropout, uniform random
+// numbers and the activation gradients.
 // Results may alias an operand of the same shape: every element is read
 // before it is written. Elements are independent, so the loops split over
 // threads freely.
@@ -11,6 +12,7 @@
 
 #include "memopt/Runtime/Random.h"
 
+#include "ActivationFormulas.h"
 #include "Common.h"
 #include "LowPrecision.h"
 
@@ -167,6 +169,30 @@ void dropout(ConstTensor input, Tensor output, Tensor mask, double ratio,
       float m = u < ratio ? 0.0f : keep;
       maskOut[i] = m;
       out[i] = in[i] * m;
+    });
+  });
+}
+
+void floor(ConstTensor input, Tensor output) {
+  unary("floor", input, output, [](float x) { return std::floor(x); });
+}
+
+void compare(ConstTensor lhs, ConstTensor rhs, Tensor output,
+             Comparison predicate) {
+  binary("compare", lhs, rhs, output, formulas::Compare{predicate});
+}
+
+void randomUniform(Tensor output, double low, double high, uint64_t seed) {
+  const char *kernel = "random_uniform";
+  require(low < high, kernel, "low must be below high");
+  const uint64_t seedHash = splitMix64(seed);
+  const float lo = static_cast<float>(low);
+  const float span = static_cast<float>(high - low);
+  dispatchFloatType(kernel, output.type, [&](auto tag) {
+    using T = decltype(tag);
+    T *out = output.elements<T>();
+    parallelForEach(output.numel(), [&](int64_t i) {
+      out[i] = uniformElement(seedHash, static_cast<uint64_t>(i), lo, span);
     });
   });
 }

@@ -44,7 +44,7 @@ MEMOPT_HOST_DEVICE inline double resizeSource(int64_t x, double scale,
 
 /// `s` rounded to an index with the ONNX nearest mode.
 MEMOPT_HOST_DEVICE inline int64_t roundNearest(double s, NearestMode mode) {
-  double f = floor(s);
+  double f = ::floor(s);
   switch (mode) {
   case NearestMode::Floor:
     return static_cast<int64_t>(f);
@@ -79,7 +79,7 @@ resizeTaps(int64_t x, double scale, int64_t in, int64_t out, ResizeMode mode,
   }
   double last = static_cast<double>(in - 1);
   s = s < 0.0 ? 0.0 : (s > last ? last : s);
-  int64_t i0 = static_cast<int64_t>(floor(s));
+  int64_t i0 = static_cast<int64_t>(::floor(s));
   int64_t i1 = i0 + 1 < in - 1 ? i0 + 1 : in - 1;
   float l1 = static_cast<float>(s - static_cast<double>(i0));
   return {{i0, i1}, {1.0f - l1, l1}};

@@ -10,7 +10,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "memopt/Runtime/Kernels.h"
+#include "memopt/Runtime/Random.h"
 
+#include "../CPU/ActivationFormulas.h"
 #include "../CPU/Common.h"
 #include "KernelSupport.cuh"
 
@@ -128,6 +130,9 @@ struct Clip {
     return x < lo ? lo : (x > hi ? hi : x);
   }
 };
+struct Floor {
+  __device__ float operator()(float x) const { return floorf(x); }
+};
 struct Add {
   __device__ float operator()(float a, float b) const { return a + b; }
 };
@@ -169,18 +174,11 @@ struct ClipGrad {
 };
 
 //===----------------------------------------------------------------------===//
-// Dropout
+// Dropout and uniform random numbers
 //===----------------------------------------------------------------------===//
 
-/// SplitMix64, as the CPU backend: element i's number depends on the seed
-/// and i only, so both backends drop the same elements.
-__host__ __device__ uint64_t splitMix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
+// SplitMix64 of Random.h, as the CPU backend: element i's number depends on
+// the seed and i only, so both backends draw the same numbers.
 __global__ void dropoutKernel(cuda::Load in, cuda::Store out,
                               cuda::Store mask, int64_t n, double ratio,
                               float keep, uint64_t seedHash) {
@@ -190,6 +188,13 @@ __global__ void dropoutKernel(cuda::Load in, cuda::Store out,
     float m = u < ratio ? 0.0f : keep;
     mask.set(i, m);
     out.set(i, in[i] * m);
+  }
+}
+
+__global__ void randomUniformKernel(cuda::Store out, int64_t n,
+                                    uint64_t seedHash, float low, float span) {
+  MEMOPT_GRID_LOOP(i, n) {
+    out.set(i, uniformElement(seedHash, static_cast<uint64_t>(i), low, span));
   }
 }
 
@@ -448,6 +453,25 @@ void dropout(ConstTensor input, Tensor output, Tensor mask, double ratio,
       cuda::load(op, input), cuda::store(op, output), cuda::store(op, mask), n,
       ratio,
       static_cast<float>(1.0 / (1.0 - ratio)), splitMix64(seed));
+  checkLaunch(op);
+}
+
+void floor(ConstTensor input, Tensor output) {
+  unary("floor", input, output, Floor{});
+}
+
+void compare(ConstTensor lhs, ConstTensor rhs, Tensor output,
+             Comparison predicate) {
+  binary("compare", lhs, rhs, output, formulas::Compare{predicate});
+}
+
+void randomUniform(Tensor output, double low, double high, uint64_t seed) {
+  const char *op = "random_uniform";
+  require(low < high, op, "low must be below high");
+  int64_t n = output.numel();
+  randomUniformKernel<<<launchBlocks(n), kLaunchThreads, 0, cuda::stream()>>>(
+      cuda::store(op, output), n, splitMix64(seed), static_cast<float>(low),
+      static_cast<float>(high - low));
   checkLaunch(op);
 }
 

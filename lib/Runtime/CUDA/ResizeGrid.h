@@ -57,7 +57,7 @@ struct ResizeAxis {
                                      int64_t &last) const {
     double ratio = fmax(scale, static_cast<double>(out) / in);
     int64_t reach = static_cast<int64_t>(ceil(ratio)) + 2;
-    int64_t centre = static_cast<int64_t>(floor(i * ratio));
+    int64_t centre = static_cast<int64_t>(::floor(i * ratio));
     first = centre - 2 * reach > 0 ? centre - 2 * reach : 0;
     last = centre + 2 * reach < out - 1 ? centre + 2 * reach : out - 1;
   }

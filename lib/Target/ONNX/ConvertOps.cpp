@@ -282,6 +282,8 @@ LogicalResult GraphImporter::convertUnary() {
     make(tg::SoftplusOp());
   else if (op == "Erf")
     make(tg::ErfOp());
+  else if (op == "Floor")
+    make(tg::FloorOp());
   else // LeakyRelu
     make(tg::LeakyReluOp(), {floatAttr("alpha", 0.01f)});
   return failed(result) ? failure() : define(0, (*result)->getResult(0));
@@ -427,7 +429,7 @@ LogicalResult GraphImporter::convertClip() {
   return failed(op) ? failure() : define(0, *op);
 }
 
-LogicalResult GraphImporter::convertBinary() {
+FailureOr<std::pair<Value, Value>> GraphImporter::binaryOperands() {
   // One operand may be a constant: it takes the other operand's element type.
   int runtimeIndex = constantInput(0, false) ? 1 : 0;
   FailureOr<Value> runtime = input(runtimeIndex);
@@ -437,8 +439,16 @@ LogicalResult GraphImporter::convertBinary() {
   FailureOr<Value> other = inputAs(1 - runtimeIndex, elementType);
   if (failed(other))
     return failure();
-  Value lhs = runtimeIndex == 0 ? *runtime : *other;
-  Value rhs = runtimeIndex == 0 ? *other : *runtime;
+  if (runtimeIndex == 0)
+    return std::make_pair(*runtime, *other);
+  return std::make_pair(*other, *runtime);
+}
+
+LogicalResult GraphImporter::convertBinary() {
+  FailureOr<std::pair<Value, Value>> operands = binaryOperands();
+  if (failed(operands))
+    return failure();
+  auto [lhs, rhs] = *operands;
   const std::string &op = node->op_type();
   FailureOr<Operation *> result = failure();
   auto make = [&](auto tag) {
@@ -456,6 +466,44 @@ LogicalResult GraphImporter::convertBinary() {
   else
     make(tg::DivOp());
   return failed(result) ? failure() : define(0, (*result)->getResult(0));
+}
+
+LogicalResult GraphImporter::convertCompare() {
+  // tg has no boolean tensors: the comparison becomes a 0/1 float tensor,
+  // which is what a Cast to float of the boolean would compute.
+  const std::string &result = node->output(0);
+  for (const onnx::NodeProto &user : model.graph().node()) {
+    if (!llvm::is_contained(user.input(), result))
+      continue;
+    if (user.op_type() != "Cast" ||
+        !elementTypeOf(context, attrInt(user, "to", 0)))
+      return nodeError() << "its boolean result '" << result << "' feeds "
+                         << user.op_type() << " node '" << user.name()
+                         << "'; memopt imports a comparison of run-time "
+                            "tensors only where every use casts it to float "
+                            "(a 0/1 mask, as drop-path's Less + Cast)";
+  }
+  if (llvm::any_of(model.graph().output(), [&](const onnx::ValueInfoProto &o) {
+        return o.name() == result;
+      }))
+    return nodeError() << "its boolean result '" << result
+                       << "' is a graph output; memopt imports a comparison "
+                          "of run-time tensors only where every use casts it "
+                          "to float";
+  FailureOr<std::pair<Value, Value>> operands = binaryOperands();
+  if (failed(operands))
+    return failure();
+  const std::string &op = node->op_type();
+  tg::ComparisonPredicate predicate =
+      op == "Less"          ? tg::ComparisonPredicate::lt
+      : op == "LessOrEqual" ? tg::ComparisonPredicate::le
+      : op == "Greater"     ? tg::ComparisonPredicate::gt
+                            : tg::ComparisonPredicate::ge;
+  FailureOr<tg::CompareOp> compare = build<tg::CompareOp>(
+      {operands->first, operands->second},
+      {builder.getNamedAttr("predicate", tg::ComparisonPredicateAttr::get(
+                                             context, predicate))});
+  return failed(compare) ? failure() : define(0, *compare);
 }
 
 LogicalResult GraphImporter::convertPow() {
@@ -1005,6 +1053,70 @@ LogicalResult GraphImporter::convertDropout() {
       {*x}, {builder.getNamedAttr("ratio", builder.getF64FloatAttr(ratio))},
       /*numResults=*/2);
   return failed(op) ? failure() : define(0, op->getOutput());
+}
+
+LogicalResult GraphImporter::convertRandom() {
+  // The numbers are memopt's: a function of --seed, the step, the op's
+  // stream and the element index, so that remat and resume draw them again
+  // exactly. The ONNX `seed` attribute, which would draw the same numbers
+  // every step, is ignored (docs/importer.md).
+  const std::string &op = node->op_type();
+  // The shape and, without a dtype attribute, the element type: the
+  // attribute's, a known input's or a run-time input's.
+  SmallVector<int64_t> shape;
+  std::optional<int32_t> dtype;
+  Type elementType;
+  if (op == "RandomUniform") {
+    shape = attrInts(*node, "shape", {});
+    dtype = onnx::TensorProto::FLOAT;
+    if (llvm::any_of(shape, [](int64_t d) { return d <= 0; }))
+      return nodeError() << "shape [" << listString(shape)
+                         << "] must have positive dimensions";
+  } else if (const HostTensor *known = constantInput(0, true)) {
+    shape.assign(known->shape.begin(), known->shape.end());
+    dtype = known->dtype;
+  } else {
+    FailureOr<RankedTensorType> type = inputType(0);
+    if (failed(type))
+      return failure();
+    shape.assign(type->getShape().begin(), type->getShape().end());
+    elementType = type->getElementType();
+  }
+  if (findAttr(*node, "dtype"))
+    dtype = attrInt(*node, "dtype", 0);
+  if (dtype)
+    elementType = elementTypeOf(context, *dtype);
+  if (!elementType)
+    return nodeError() << "draws " << dtypeName(*dtype)
+                       << " numbers; memopt draws float32, float16 or "
+                          "bfloat16";
+  double low = op == "Bernoulli" ? 0.0 : attrFloat(*node, "low", 0.0f);
+  double high = op == "Bernoulli" ? 1.0 : attrFloat(*node, "high", 1.0f);
+  auto type = RankedTensorType::get(shape, elementType);
+  auto random = tg::RandomUniformOp::create(
+      builder, loc, type, builder.getF64FloatAttr(low),
+      builder.getF64FloatAttr(high),
+      builder.getI64IntegerAttr(nextRandomStream));
+  std::string messages;
+  if (failed(collectDiagnostics(context, messages, [&] {
+        return verify(random, /*verifyRecursively=*/false);
+      }))) {
+    random->erase();
+    return nodeError() << messages;
+  }
+  ++nextRandomStream;
+  if (op != "Bernoulli")
+    return define(0, random);
+  // Bernoulli(p): 1 where a uniform number in [0, 1) is below p.
+  FailureOr<Value> p = inputAs(0, elementType);
+  if (failed(p))
+    return failure();
+  FailureOr<tg::CompareOp> compare = build<tg::CompareOp>(
+      {random, *p},
+      {builder.getNamedAttr("predicate",
+                            tg::ComparisonPredicateAttr::get(
+                                context, tg::ComparisonPredicate::lt))});
+  return failed(compare) ? failure() : define(0, *compare);
 }
 
 LogicalResult GraphImporter::convertCast() {

@@ -23,9 +23,7 @@ using namespace mlir;
 using namespace memopt;
 using namespace memopt::onnx_import;
 
-namespace {
-/// The tg element type of an ONNX element type, or null.
-Type elementTypeOf(MLIRContext *context, int32_t dtype) {
+Type memopt::onnx_import::elementTypeOf(MLIRContext *context, int32_t dtype) {
   switch (dtype) {
   case onnx::TensorProto::FLOAT:
     return Float32Type::get(context);
@@ -38,7 +36,7 @@ Type elementTypeOf(MLIRContext *context, int32_t dtype) {
   }
 }
 
-std::string dtypeName(int32_t dtype) {
+std::string memopt::onnx_import::dtypeName(int32_t dtype) {
   return onnx::TensorProto::DataType_IsValid(dtype)
              ? llvm::StringRef(onnx::TensorProto::DataType_Name(
                                    static_cast<onnx::TensorProto::DataType>(dtype)))
@@ -46,6 +44,7 @@ std::string dtypeName(int32_t dtype) {
              : "type " + std::to_string(dtype);
 }
 
+namespace {
 std::string shapeString(ArrayRef<int64_t> shape) {
   return shape.empty() ? std::string("scalar")
                        : llvm::join(llvm::map_range(shape,
@@ -317,10 +316,33 @@ FailureOr<RankedTensorType> GraphImporter::inputType(int i) {
   return cast<RankedTensorType>(value->getType());
 }
 
-std::string GraphImporter::resizedParameterHint(ValueRange operands) {
+std::string GraphImporter::resizedShapeHint(ValueRange operands) {
   if (!options.batch && options.inputShape.empty())
     return "";
   for (Value operand : operands) {
+    // A mask of random numbers whose shape the exporter fixed (a drop-path
+    // mask of the export-time batch), a few ops up.
+    SmallVector<Operation *> work;
+    if (Operation *def = operand.getDefiningOp())
+      work.push_back(def);
+    for (int visited = 0; !work.empty() && visited < 8; ++visited) {
+      Operation *op = work.pop_back_val();
+      if (auto random = dyn_cast<tg::RandomUniformOp>(op)) {
+        auto node = dyn_cast<NameLoc>(random.getLoc());
+        return ("; the random numbers of node '" +
+                (node ? node.getName().getValue() : StringRef("?")) +
+                "' have the shape the exporter fixed for its export-time "
+                "input, which --batch or --input-shape changed: export at "
+                "the size you train (memopt.export_module), or with dynamic "
+                "shapes so that the shape follows the input")
+            .str();
+      }
+      if (isa<tg::CompareOp, tg::FloorOp, tg::AddOp, tg::SubOp, tg::MulOp,
+              tg::DivOp>(op))
+        for (Value in : op->getOperands())
+          if (Operation *def = in.getDefiningOp())
+            work.push_back(def);
+    }
     auto arg = dyn_cast<BlockArgument>(operand);
     auto name = arg ? dyn_cast<NameLoc>(arg.getLoc()) : NameLoc();
     if (!name || arg.getArgNumber() >= argAttrs.size() ||
@@ -446,6 +468,7 @@ LogicalResult GraphImporter::convertNode() {
       {"Elu", &GraphImporter::convertUnary},
       {"Softplus", &GraphImporter::convertUnary},
       {"Erf", &GraphImporter::convertUnary},
+      {"Floor", &GraphImporter::convertUnary},
       {"PRelu", &GraphImporter::convertPRelu},
       {"Softmax", &GraphImporter::convertSoftmax},
       {"LogSoftmax", &GraphImporter::convertSoftmax},
@@ -458,6 +481,10 @@ LogicalResult GraphImporter::convertNode() {
       {"Mul", &GraphImporter::convertBinary},
       {"Div", &GraphImporter::convertBinary},
       {"Pow", &GraphImporter::convertPow},
+      {"Less", &GraphImporter::convertCompare},
+      {"LessOrEqual", &GraphImporter::convertCompare},
+      {"Greater", &GraphImporter::convertCompare},
+      {"GreaterOrEqual", &GraphImporter::convertCompare},
       {"MaxPool", &GraphImporter::convertPool},
       {"AveragePool", &GraphImporter::convertPool},
       {"GlobalAveragePool", &GraphImporter::convertGlobalAveragePool},
@@ -478,6 +505,9 @@ LogicalResult GraphImporter::convertNode() {
       {"ReduceSum", &GraphImporter::convertReduce},
       {"ReduceMean", &GraphImporter::convertReduce},
       {"Dropout", &GraphImporter::convertDropout},
+      {"RandomUniform", &GraphImporter::convertRandom},
+      {"RandomUniformLike", &GraphImporter::convertRandom},
+      {"Bernoulli", &GraphImporter::convertRandom},
       {"Cast", &GraphImporter::convertCast},
       {"Shape", &GraphImporter::convertShape},
       {"Constant", &GraphImporter::convertConstant},

@@ -25,6 +25,11 @@
 
 namespace memopt::onnx_import {
 
+/// The tg element type of an ONNX element type (float, float16, bfloat16),
+/// or null.
+mlir::Type elementTypeOf(mlir::MLIRContext *context, int32_t dtype);
+/// The lower-case name of an ONNX element type ("int64").
+std::string dtypeName(int32_t dtype);
 /// Static shapes of ONNX values by name.
 using ValueShapes = std::map<std::string, std::vector<int64_t>>;
 
@@ -89,9 +94,10 @@ private:
   mlir::FailureOr<mlir::Value> argumentFor(const std::string &name, Role role);
   mlir::InFlightDiagnostic nodeError();
   /// When --batch or --input-shape changed the inputs and one of
-  /// `operands` is a parameter, why that parameter may no longer fit (a
-  /// position embedding sized for the export-time input); else "".
-  std::string resizedParameterHint(mlir::ValueRange operands);
+  /// `operands` is a parameter or a mask of random numbers, why it may no
+  /// longer fit (a position embedding sized for the export-time input, a
+  /// drop-path mask of the export-time batch); else "".
+  std::string resizedShapeHint(mlir::ValueRange operands);
 
   /// Creates `OpT` with its result types inferred; diagnostics from the
   /// inference carry the ONNX node's name and op type.
@@ -118,7 +124,10 @@ private:
   /// The float attribute `name` of the node (or `defaultValue`) as an F64
   /// attribute of the same name.
   mlir::NamedAttribute floatAttr(llvm::StringRef name, float defaultValue);
+  /// The operands of a binary op, a constant one in the other's type.
+  mlir::FailureOr<std::pair<mlir::Value, mlir::Value>> binaryOperands();
   mlir::LogicalResult convertBinary();
+  mlir::LogicalResult convertCompare();
   mlir::LogicalResult convertPow();
   mlir::LogicalResult convertPool();
   mlir::LogicalResult convertGlobalAveragePool();
@@ -148,6 +157,7 @@ private:
   mlir::LogicalResult convertGemm();
   mlir::LogicalResult convertReduce();
   mlir::LogicalResult convertDropout();
+  mlir::LogicalResult convertRandom();
   mlir::LogicalResult convertCast();
   mlir::LogicalResult convertShape();
   mlir::LogicalResult convertConstant();
@@ -166,6 +176,8 @@ private:
   llvm::StringMap<Slot> slots;
   llvm::StringMap<llvm::SmallVector<int64_t>> onnxShapes;
   llvm::StringMap<int> useCounts;
+  /// The stream of the next tg.random_uniform (graph order).
+  int64_t nextRandomStream = 0;
   ValueShapes importedShapes;
 
   // The node being converted.
@@ -207,7 +219,7 @@ GraphImporter::build(mlir::ValueRange operands,
             raw->getPropertiesStorage(), raw->getRegions(), types);
       }))) {
     op->erase();
-    return nodeError() << messages << resizedParameterHint(operands);
+    return nodeError() << messages << resizedShapeHint(operands);
   }
   for (auto [result, type] : llvm::zip(op->getResults(), types))
     result.setType(type);

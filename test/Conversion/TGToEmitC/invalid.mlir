@@ -9,6 +9,15 @@ func.func @train_step(%x: tensor<4xf32> {tg.input = "input"}, %loss: tensor<f32>
 
 // -----
 
+func.func @train_step(%loss: tensor<f32> {tg.input = "loss"})
+    -> (tensor<f32> {tg.output = "loss"}, tensor<4xf32> {tg.output = "out"}) {
+  // expected-error @+1 {{tg.random_uniform needs the step's random seed: an argument {tg.seed = "seed"} of type tensor<i64>, as tg-autodiff adds it}}
+  %u = tg.random_uniform {stream = 0} : tensor<4xf32>
+  return %loss, %u : tensor<f32>, tensor<4xf32>
+}
+
+// -----
+
 // expected-error @+1 {{the backend supports float32 views of rank <= 6 only (other element types are not supported by this backend yet), not '!mbuf.view<4xf16>'}}
 func.func @train_step(%x: tensor<4xf16> {tg.input = "input"}, %loss: tensor<f32> {tg.input = "loss"})
     -> (tensor<f32> {tg.output = "loss"}, tensor<4xf16> {tg.output = "out"}) {

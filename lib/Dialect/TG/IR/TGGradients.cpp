@@ -551,6 +551,18 @@ LogicalResult DivOp::emitGradients(OpBuilder &builder,
       /*negateRhs=*/true);
 }
 
+/// Piecewise constant (a drop-path or drop-connect mask): the gradient is
+/// zero, as PyTorch's, so no operand gets one.
+LogicalResult CompareOp::emitGradients(OpBuilder &, ArrayRef<Value>,
+                                       ArrayRef<bool>,
+                                       MutableArrayRef<Value>) {
+  return success();
+}
+LogicalResult FloorOp::emitGradients(OpBuilder &, ArrayRef<Value>,
+                                     ArrayRef<bool>, MutableArrayRef<Value>) {
+  return success();
+}
+
 /// The mask holds 0 or 1 / (1 - ratio) per element; it does not depend on
 /// the input, so a gradient reaching it is dropped.
 LogicalResult DropoutOp::emitGradients(OpBuilder &builder,

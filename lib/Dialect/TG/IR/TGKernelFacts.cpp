@@ -205,6 +205,13 @@ BatchNormBackwardOp::getInPlaceOperands(unsigned result) {
 uint64_t DropoutOp::getFlops() { return detail::perElementFlops(*this, 2); }
 bool DropoutOp::isCheapToRecompute() { return false; }
 
+/// Hash and scale per element. Cheap, and a clone (same stream) draws the
+/// same numbers: remat may recompute it.
+uint64_t RandomUniformOp::getFlops() {
+  return detail::perElementFlops(*this, 2);
+}
+bool RandomUniformOp::isCheapToRecompute() { return true; }
+
 /// A conversion moves data; it counts no FLOPs.
 uint64_t CastOp::getFlops() { return 0; }
 bool CastOp::isCheapToRecompute() { return true; }

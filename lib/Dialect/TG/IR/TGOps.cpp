@@ -13,6 +13,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace memopt::tg;
 using namespace memopt::tg::detail;
@@ -55,6 +57,16 @@ LogicalResult DropoutOp::verify() {
   double ratio = getRatio().convertToDouble();
   return verifyAttrValue(*this, "ratio", ratio, ratio >= 0.0 && ratio < 1.0,
                          "in [0, 1)");
+}
+
+LogicalResult RandomUniformOp::verify() {
+  double low = getLow().convertToDouble(), high = getHigh().convertToDouble();
+  if (!std::isfinite(low) || !std::isfinite(high) || !(low < high))
+    return emitOpError("needs finite bounds with low < high, got [")
+           << low << ", " << high << ")";
+  int64_t stream = getStreamAttr().getInt();
+  return verifyAttrValue(*this, "stream", static_cast<double>(stream),
+                         stream >= 0, "non-negative");
 }
 
 LogicalResult ResizeOp::verify() {

@@ -381,9 +381,11 @@ void TrainStepBuilder::createFunction() {
     stepArg = addArgument(RankedTensorType::get({}, builder.getI64Type()),
                           roleAttrs(TGDialect::kStepAttrName, kStepName),
                           NameLoc::get(builder.getStringAttr(kStepName), loc));
-  // Dropout draws its masks from a seed that the runtime gives each step.
-  if (llvm::any_of(forward.getBody().front(),
-                   [](Operation &op) { return isa<DropoutOp>(op); }))
+  // Dropout and random_uniform draw from a seed that the runtime gives each
+  // step.
+  if (llvm::any_of(forward.getBody().front(), [](Operation &op) {
+        return isa<DropoutOp, RandomUniformOp>(op);
+      }))
     addArgument(RankedTensorType::get({}, builder.getI64Type()),
                 roleAttrs(TGDialect::kSeedAttrName, kSeedName),
                 NameLoc::get(builder.getStringAttr(kSeedName), loc));

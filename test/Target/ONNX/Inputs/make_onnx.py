@@ -501,6 +501,72 @@ def case_identity_dropout():
          numpy_helper.from_array(np.array(True), "training")])
 
 
+def case_random_ops():
+    """Drop-path and drop-connect as exporters write them: RandomUniformLike
+    of a ConstantOfShape (with an ONNX seed, which memopt ignores), Less and
+    Cast to float; RandomUniform, Add and Floor; Bernoulli; the other
+    comparisons on run-time data, and RandomUniformLike of a run-time
+    tensor."""
+    return model(
+        [const("keep", np.array(0.75, np.float32)),
+         const("zero", np.array(0.0, np.float32)),
+         const("probs", np.full((2, 1, 1, 1), 0.9, np.float32)),
+         int_const("shape", [2, 1, 1, 1]),
+         node("ConstantOfShape", ["shape"], ["zeros"],
+              value=numpy_helper.from_array(np.zeros(1, np.float32))),
+         node("RandomUniformLike", ["zeros"], ["rands"], seed=5.0),
+         node("Less", ["rands", "keep"], ["sampled"]),
+         node("Cast", ["sampled"], ["mask"], to=FLOAT),
+         node("Mul", ["x", "mask"], ["dropped"]),
+         node("RandomUniform", [], ["uniform"], shape=[2, 1, 1, 1],
+              low=-1.0, high=1.0),
+         node("Add", ["uniform", "keep"], ["shifted"]),
+         node("Floor", ["shifted"], ["floored"]),
+         node("Mul", ["dropped", "floored"], ["connected"]),
+         node("Bernoulli", ["probs"], ["coins"]),
+         node("Mul", ["connected", "coins"], ["tossed"]),
+         node("GreaterOrEqual", ["tossed", "zero"], ["nonneg"]),
+         node("Cast", ["nonneg"], ["step"], to=FLOAT),
+         node("Greater", ["zero", "tossed"], ["neg"]),
+         node("Cast", ["neg"], ["negative"], to=FLOAT),
+         node("LessOrEqual", ["step", "negative"], ["le"]),
+         node("Cast", ["le"], ["at_most"], to=FLOAT),
+         node("RandomUniformLike", ["at_most"], ["noise"], high=0.5),
+         node("Add", ["at_most", "noise"], ["out"])],
+        [inp("x", [2, 3, 4, 4])], [out("out", 4)])
+
+
+def case_compare_bool_use():
+    return model(
+        [node("Less", ["x", "zero"], ["negative"]),
+         node("Not", ["negative"], ["nonneg"]),
+         node("Cast", ["nonneg"], ["y"], to=FLOAT)],
+        [inp("x", [2, 3])], [out("y", 2)], [floats("zero", 0.0)])
+
+
+def case_compare_output():
+    return model(
+        [node("Greater", ["x", "zero"], ["positive"])],
+        [inp("x", [2, 3])], [out("positive", 2, TensorProto.BOOL)],
+        [floats("zero", 0.0)])
+
+
+def case_random_double():
+    return model(
+        [node("RandomUniform", [], ["u"], shape=[2, 3],
+              dtype=TensorProto.DOUBLE),
+         node("Cast", ["u"], ["u32"], to=FLOAT),
+         node("Add", ["x", "u32"], ["y"])],
+        [inp("x", [2, 3])], [out("y", 2)])
+
+
+def case_random_bad_shape():
+    return model(
+        [node("RandomUniform", [], ["u"], shape=[2, 0]),
+         node("Add", ["x", "u"], ["y"])],
+        [inp("x", [2, 3])], [out("y", 2)], check=False)
+
+
 def case_initializers():
     """Float initializers become params in first-use order; int64 shapes
     fold."""

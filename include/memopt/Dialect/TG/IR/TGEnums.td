@@ -51,4 +51,18 @@ def TG_PadMode : I32EnumAttr<"PadMode", "how tg.pad fills the border", [
 }
 def TG_PadModeAttr : EnumAttr<TG_Dialect, TG_PadMode, "pad_mode">;
 
+// ONNX Less, LessOrEqual, Greater, GreaterOrEqual.
+def TG_ComparisonPredicate : I32EnumAttr<"ComparisonPredicate",
+    "the relation that tg.compare tests", [
+    I32EnumAttrCase<"lt", 0>,
+    I32EnumAttrCase<"le", 1>,
+    I32EnumAttrCase<"gt", 2>,
+    I32EnumAttrCase<"ge", 3>
+  ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::memopt::tg";
+}
+def TG_ComparisonPredicateAttr
+    : EnumAttr<TG_Dialect, TG_ComparisonPredicate, "comparison">;
+
 #endif // MEMOPT_DIALECT_TG_IR_TGENUMS_TD

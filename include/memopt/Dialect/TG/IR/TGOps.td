@@ -274,6 +274,9 @@ def TG_EluOp : TG_UnaryOp<"elu", "x > 0 ? x : alpha * (exp(x) - 1)", 3,
 def TG_SoftplusOp : TG_UnaryOp<"softplus", "x > 20 ? x : log(1 + exp(x))", 3,
     [TG_Differentiable]>;
 def TG_ErfOp : TG_UnaryOp<"erf", "erf(x)", 2, [TG_Differentiable]>;
+// Its gradient is zero (PyTorch's floor backward): EfficientNet's
+// drop_connect floors `keep + uniform` into its 0/1 mask.
+def TG_FloorOp : TG_UnaryOp<"floor", "floor(x)", 1, [TG_Differentiable]>;
 
 def TG_PReluOp : TG_Op<"prelu", [Pure, InferTypeOpAdaptor, TG_Differentiable,
     TG_KernelOpInterface]> {
@@ -343,6 +346,27 @@ def TG_SubOp : TG_BinaryOp<"sub", "lhs - rhs">;
 def TG_MulOp : TG_BinaryOp<"mul", "lhs * rhs">;
 def TG_DivOp : TG_BinaryOp<"div", "lhs / rhs">;
 
+def TG_CompareOp : TG_BinaryOp<"compare", "comparison"> {
+  let summary = "Elementwise comparison giving 1 or 0, with broadcasting";
+  let description = [{
+    `output` is 1 where `lhs predicate rhs` holds (`lt`: <, `le`: <=, `gt`:
+    >, `ge`: >=) and 0 elsewhere, after NumPy broadcasting, in the
+    operands' float type: ONNX `Less` (and its relatives) followed by a
+    `Cast` to float, the mask of a drop-path
+    (`x.new_empty(...).bernoulli_(keep)` exports as `Less(uniform, keep)`).
+    The result is piecewise constant: its gradient is zero for both
+    operands.
+
+    ```mlir
+    %m = tg.compare %u, %p {predicate = #tg<comparison lt>}
+        : (tensor<2x1x1x1xf32>, tensor<f32>) -> tensor<2x1x1x1xf32>
+    ```
+  }];
+  let arguments = (ins TG_Tensor:$lhs, TG_Tensor:$rhs,
+                       TG_ComparisonPredicateAttr:$predicate);
+  let hasFolder = 0;
+}
+
 def TG_DropoutOp : TG_Op<"dropout", [InferTypeOpAdaptor, TG_Differentiable,
                                      TG_Kernel<>]> {
   let summary = "Dropout in training mode";
@@ -355,6 +379,37 @@ def TG_DropoutOp : TG_Op<"dropout", [InferTypeOpAdaptor, TG_Differentiable,
   let arguments = (ins TG_Tensor:$input, F64Attr:$ratio);
   let results = (outs TG_Tensor:$output, TG_Tensor:$mask);
   let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def TG_RandomUniformOp : TG_Op<"random_uniform", [Pure, TG_Kernel<>]> {
+  let summary = "Seeded uniform random numbers in [low, high)";
+  let description = [{
+    A tensor of the result type whose element j is
+    `low + (high - low) * u_j`, with u_j a 24-bit fraction in [0, 1) drawn
+    by a counter-based generator from (the step's seed, `stream`, j):
+    memopt/Runtime/Random.h. The values are a function of those alone, not
+    of how many numbers were drawn before, so a rematerialized clone of the
+    op (same `stream`) draws the same numbers, a resumed run the numbers of
+    an uninterrupted one, and every step new ones. `--seed` governs them.
+
+    Distinct random ops have distinct streams (the importer numbers them in
+    graph order), so that CSE merges only ops that draw the same numbers.
+    The op has no operands: its result is a constant with respect to the
+    parameters, and it has no gradient. Drop-path and drop-connect masks
+    are built from it with `tg.compare` or `tg.floor` (ONNX
+    `RandomUniformLike`, `RandomUniform`, `Bernoulli`).
+
+    ```mlir
+    %u = tg.random_uniform {high = 1.0 : f64, low = 0.0 : f64, stream = 0 : i64}
+        : tensor<2x1x1x1xf32>
+    ```
+  }];
+  let arguments = (ins DefaultValuedAttr<F64Attr, "0.0">:$low,
+                       DefaultValuedAttr<F64Attr, "1.0">:$high,
+                       I64Attr:$stream);
+  let results = (outs TG_Tensor:$output);
+  let assemblyFormat = "attr-dict `:` type($output)";
   let hasVerifier = 1;
 }
 

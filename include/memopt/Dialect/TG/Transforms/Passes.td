@@ -52,8 +52,8 @@ def Autodiff : Pass<"tg-autodiff", "::mlir::ModuleOp"> {
     `momentum_buffer` for SGD with momentum, `exp_avg` and `exp_avg_sq` for
     Adam/AdamW) and, when the optimizer needs it, the 1-based step number
     (`tg.step = "step"`, `tensor<i64>`), so that one compiled step serves
-    every step, and, when the forward function has a `tg.dropout`, the
-    random seed of the step (`tg.seed = "seed"`, `tensor<i64>`). Results:
+    every step, and, when the forward function has a `tg.dropout` or a
+    `tg.random_uniform`, the random seed of the step (`tg.seed = "seed"`, `tensor<i64>`). Results:
     the loss (`tg.output = "loss"`, rank 0), the other
     forward outputs, then the updated parameters, states (BatchNorm running
     statistics from `tg.batch_norm`'s `new_running_*` results) and optimizer
@@ -64,8 +64,8 @@ def Autodiff : Pass<"tg-autodiff", "::mlir::ModuleOp"> {
     the same arguments as `@train_step`, the loss and the other forward
     outputs as results (the first results of `@train_step`), the forward
     ops with every `tg.batch_norm` replaced by `tg.batch_norm_inference` on
-    the running statistics and every `tg.dropout` by its input, then the
-    loss. It updates nothing.
+    the running statistics and every `tg.dropout` by its input (a
+    `tg.random_uniform` stays), then the loss. It updates nothing.
 
     A parameter that the loss does not depend on has no gradient and, as in
     torch.optim, is neither updated nor given optimizer state. An op with no

@@ -2,12 +2,13 @@
 //
 // MEMOPT_HOST_DEVICE marks functions that the CPU kernels call and the CUDA
 // kernels call on the device: `__host__ __device__` under nvcc, nothing in
-// plain C++. Private to the runtime libraries.
+// plain C++. Public because Random.h, which the generated steps include,
+// marks its per-element generator with it.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MEMOPT_LIB_RUNTIME_CPU_HOSTDEVICE_H
-#define MEMOPT_LIB_RUNTIME_CPU_HOSTDEVICE_H
+#ifndef MEMOPT_RUNTIME_HOSTDEVICE_H
+#define MEMOPT_RUNTIME_HOSTDEVICE_H
 
 #ifdef __CUDACC__
 #define MEMOPT_HOST_DEVICE __host__ __device__
@@ -15,4 +16,4 @@
 #define MEMOPT_HOST_DEVICE
 #endif
 
-#endif // MEMOPT_LIB_RUNTIME_CPU_HOSTDEVICE_H
+#endif // MEMOPT_RUNTIME_HOSTDEVICE_H

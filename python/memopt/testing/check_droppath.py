@@ -1,0 +1,246 @@
+#!/usr/bin/python3
+"""Checks drop-path and drop-connect (seeded random ops) in a memopt binary.
+
+The model is y = drop_connect(drop_path(w * x, keep_path), keep_connect)
+with one scalar parameter w: timm's drop_path (x.div(keep) * a per-sample
+Bernoulli(keep) mask, exported as RandomUniformLike + Less + Cast, or as
+Bernoulli) and EfficientNet's drop_connect (x / keep * floor(keep + rand),
+RandomUniformLike + Add + Floor). Inputs are ones, targets zeros, MSE loss,
+plain SGD. With k the fraction of samples that both keep and
+s = 1 / (keep_path * keep_connect),
+
+    loss = w^2 s^2 k            (forward: the masks drawn this step)
+    dloss/dw = 2 w s^2 k'       (backward: the masks it multiplies by)
+
+so one step gives k from the reported loss and k' from the update. The
+check requires k' = k (forward and backward use the same masks), k * batch
+to be a whole number (a mask per sample, not per element), k within 4
+standard deviations of keep_path * keep_connect, the same --seed to train
+bit-identical weights and another seed other ones, a binary whose backward
+recomputes the drop-path's random numbers (remat=auto under the smallest
+budget it reaches) to train the same weight, later steps to draw other
+masks, and a run resumed from a checkpoint to end bit-identical to an
+uninterrupted one.
+
+    PYTHONPATH=python /usr/bin/python3 -m memopt.testing.check_droppath \\
+        --memopt-compile build/bin/memopt-compile --workdir /tmp/droppath \\
+        [--export-python ~/.cache/memopt/torch-venv/bin/python]
+
+With --export-python the model is exported by that interpreter (the newest
+PyTorch, whose default exporter writes timm's bernoulli_ as
+RandomUniformLike + Less + CastLike); otherwise by this one. --target=cuda
+compiles for the GPU: both backends draw the same numbers (Random.h), so
+the kept fraction is the CPU's.
+"""
+import argparse
+import filecmp
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+from memopt.testing.check_training import run
+from memopt.testing.checklist import Checklist
+
+
+def make_model(keep_path, keep_connect, timm_form):
+    import torch
+
+    class DropPath(torch.nn.Module):
+        def forward(self, x):
+            shape = (x.shape[0],) + (1,) * (x.dim() - 1)
+            if timm_form:  # timm's drop_path
+                mask = x.new_empty(shape).bernoulli_(keep_path)
+            else:  # what torch 1.13's TorchScript exporter can write
+                mask = torch.bernoulli(x.new_full(shape, keep_path))
+            return x.div(keep_path) * mask
+
+    class DropConnect(torch.nn.Module):
+        def forward(self, x):
+            shape = [x.shape[0]] + [1] * (x.dim() - 1)
+            r = keep_connect + torch.rand(shape, dtype=x.dtype,
+                                          device=x.device)
+            return x / keep_connect * torch.floor(r)
+
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = torch.nn.Parameter(torch.tensor([0.5]))
+            self.path = DropPath()
+            self.connect = DropConnect()
+
+        def forward(self, x):
+            return self.connect(self.path(x * self.w))
+
+    return Model()
+
+
+def export_here(path, args):
+    """Exports the model with this interpreter's default exporter."""
+    import torch
+
+    from memopt.onnx_export import export_training, resolve_exporter
+
+    exporter = resolve_exporter("auto")
+    model = make_model(args.keep_path, args.keep_connect,
+                       timm_form=exporter == "torch.export")
+    export_training(model, torch.ones(args.batch, 1, args.size, args.size),
+                    path, exporter=exporter)
+
+
+def export(path, args):
+    if not args.export_python:
+        export_here(path, args)
+        return
+    run([args.export_python, "-m", "memopt.testing.check_droppath",
+         "--export-to", path, "--batch", str(args.batch), "--size",
+         str(args.size), "--keep-path", repr(args.keep_path),
+         "--keep-connect", repr(args.keep_connect)])
+
+
+def write_data(directory, count, size):
+    for sub, value in (("inputs", 1.0), ("targets", 0.0)):
+        os.makedirs(os.path.join(directory, sub), exist_ok=True)
+        for i in range(count):
+            np.save(os.path.join(directory, sub, "s%d.npy" % i),
+                    np.full((1, size, size), value, dtype=np.float32))
+
+
+def trained_w(path):
+    weights = {i.name: numpy_helper.to_array(i)
+               for i in onnx.load(path).graph.initializer}
+    return float(weights["w"][0])
+
+
+def check(args):
+    work = os.path.abspath(args.workdir)
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    model = os.path.join(work, "droppath.onnx")
+    export(model, args)
+    w0 = trained_w(model)
+    ops = sorted({n.op_type for n in onnx.load(model).graph.node} &
+                 {"RandomUniformLike", "RandomUniform", "Bernoulli", "Less",
+                  "Floor"})
+    print("random ops: %s" % ", ".join(ops))
+    data = os.path.join(work, "data")
+    write_data(data, args.batch, args.size)
+    binary = os.path.join(work, "train")
+    plan = os.path.join(work, "plan.json")
+    target = "--target=" + args.target
+    run([args.memopt_compile, model, "-o", binary, target, "--optimizer=sgd",
+         "--lr=%r" % args.lr, "--report=" + plan])
+    reports = {}
+
+    def train(name, steps, seed, *extra):
+        out = os.path.join(work, name + ".onnx")
+        report = os.path.join(work, name + ".json")
+        run([binary, "--data", data, "--steps", str(steps), "--seed",
+             str(seed), "--log-every", "0", "--out", out, "--report",
+             report] + list(extra))
+        reports[name] = json.load(open(report))
+        return out, reports[name]["loss"]
+
+    checks = Checklist()
+    expect = checks.expect
+
+    out, losses = train("one-step", 1, args.seed)
+    predicted = json.load(open(plan))["predicted_peak_bytes"]
+    measured = reports["one-step"]["measured_peak_bytes"]
+    print("peak: predicted %d bytes, measured %d" % (predicted, measured))
+    expect(measured == predicted, "measured peak = predicted peak")
+    w1 = trained_w(out)
+    keep = args.keep_path * args.keep_connect
+    scale = 1.0 / keep
+    kept = losses[0] / (w0 * w0 * scale * scale)
+    kept_backward = (w0 - w1) / args.lr / (2.0 * w0 * scale * scale)
+    sigma = math.sqrt(keep * (1 - keep) / args.batch)
+    print("kept samples: forward %.4f, backward %.4f, expected %.3f +- %.3f "
+          "(%d samples)" % (kept, kept_backward, keep, 4 * sigma,
+                            args.batch))
+    expect(abs(kept - kept_backward) <= 1e-5 * kept,
+           "backward multiplies by the forward's masks")
+    expect(abs(kept * args.batch - round(kept * args.batch)) <= 1e-3,
+           "each sample is kept or dropped whole")
+    expect(abs(kept - keep) <= 4 * sigma, "kept fraction and scale")
+
+    again, _ = train("same-seed", 1, args.seed)
+    expect(filecmp.cmp(out, again, shallow=False),
+           "the same --seed trains bit-identical weights")
+    other, _ = train("other-seed", 1, args.seed + 1)
+    expect(trained_w(other) != w1, "another --seed draws other masks")
+
+    # Under the smallest budget remat=auto reaches, the backward recomputes
+    # the drop-path's random numbers: a clone of the op, same stream, same
+    # numbers.
+    remat = os.path.join(work, "train-remat")
+    temps = os.path.join(work, "remat-temps")
+    probe = subprocess.run([args.memopt_compile, model, "-o", remat, target,
+                            "--budget=1", "--remat=auto"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           text=True)
+    budget = re.search(r"\(--budget=(\d+)\)", probe.stderr)
+    if not budget:
+        raise RuntimeError("no smallest budget in: " + probe.stderr)
+    run([args.memopt_compile, model, "-o", remat, target, "--optimizer=sgd",
+         "--lr=%r" % args.lr, "--remat=auto", "--budget=" + budget.group(1),
+         "--save-temps=" + temps])
+    planned = open(os.path.join(temps, "droppath.planned.mlir")).read()
+    remat_out = os.path.join(work, "remat.onnx")
+    run([remat, "--data", data, "--steps", "1", "--seed", str(args.seed),
+         "--log-every", "0", "--out", remat_out])
+    expect("tg.random_uniform {memopt.recompute" in planned and
+           trained_w(remat_out) == w1,
+           "a recomputed random op draws the forward's numbers")
+
+    full, full_losses = train("uninterrupted", 4, args.seed)
+    expect(any(abs(l / full_losses[0] - 1) > 1e-6 for l in full_losses[1:]),
+           "later steps draw other masks")
+    checkpoints = os.path.join(work, "checkpoints")
+    train("first-half", 2, args.seed, "--checkpoint-dir", checkpoints)
+    resumed, resumed_losses = train("resumed", 4, args.seed,
+                                    "--checkpoint-dir", checkpoints,
+                                    "--resume")
+    expect(filecmp.cmp(full, resumed, shallow=False) and
+           resumed_losses == full_losses,
+           "a resumed run ends bit-identical to an uninterrupted one")
+    return checks.finish()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--memopt-compile")
+    parser.add_argument("--workdir")
+    parser.add_argument("--export-python",
+                        help="the interpreter that exports the model")
+    parser.add_argument("--export-to", help=argparse.SUPPRESS)
+    parser.add_argument("--target", choices=("cpu", "cuda"), default="cpu",
+                        help="the backend of the binaries")
+    parser.add_argument("--keep-path", type=float, default=0.8)
+    parser.add_argument("--keep-connect", type=float, default=0.75)
+    parser.add_argument("--batch", type=int, default=256)
+    parser.add_argument("--size", type=int, default=2)
+    parser.add_argument("--lr", type=float, default=0.25)
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    if args.export_to:
+        export_here(args.export_to, args)
+        return 0
+    if not args.memopt_compile or not args.workdir:
+        parser.error("--memopt-compile and --workdir are required")
+    try:
+        return check(args)
+    except (RuntimeError, ValueError, OSError) as e:
+        print("check_droppath: error: %s" % e, file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
