@@ -735,6 +735,62 @@ LogicalResult GraphImporter::convertSlice() {
   return failed(op) ? failure() : define(0, *op);
 }
 
+FailureOr<Value> GraphImporter::sliceAlong(Value data, int64_t axis,
+                                           int64_t begin, int64_t end) {
+  auto type = cast<RankedTensorType>(data.getType());
+  SmallVector<int64_t> starts(type.getRank(), 0), ends(type.getShape()),
+      steps(type.getRank(), 1);
+  starts[axis] = begin;
+  ends[axis] = end;
+  FailureOr<tg::SliceOp> slice = build<tg::SliceOp>(
+      {data},
+      {builder.getNamedAttr("starts", builder.getDenseI64ArrayAttr(starts)),
+       builder.getNamedAttr("ends", builder.getDenseI64ArrayAttr(ends)),
+       builder.getNamedAttr("steps", builder.getDenseI64ArrayAttr(steps))});
+  return failed(slice) ? FailureOr<Value>(failure()) : FailureOr<Value>(*slice);
+}
+
+/// Split (torch.split, chunk, unbind's first step) of a run-time tensor:
+/// one slice per output that is read.
+LogicalResult GraphImporter::convertSplit() {
+  FailureOr<Value> x = input(0);
+  if (failed(x))
+    return failure();
+  auto type = cast<RankedTensorType>(x->getType());
+  FailureOr<int64_t> axis = axisAttr(type.getRank(), 0);
+  if (failed(axis))
+    return failure();
+  int64_t size = type.getDimSize(*axis), parts = node->output_size();
+  SmallVector<int64_t> sizes;
+  if (hasInput(1)) {
+    FailureOr<const HostTensor *> split = requireConstant(1, "split");
+    if (failed(split))
+      return failure();
+    for (int64_t i = 0; i < (*split)->numElements(); ++i)
+      sizes.push_back((*split)->getInt(i));
+  } else if (parts > 0 && size % parts == 0) {
+    sizes.assign(parts, size / parts);
+  }
+  int64_t total = 0;
+  for (int64_t part : sizes)
+    total += part;
+  if (static_cast<int64_t>(sizes.size()) != parts || total != size ||
+      llvm::any_of(sizes, [](int64_t part) { return part <= 0; }))
+    return nodeError() << "cannot split axis " << *axis << " of size " << size
+                       << " into its " << parts
+                       << " outputs: give split sizes that add up to it";
+  int64_t begin = 0;
+  for (auto [i, part] : llvm::enumerate(sizes)) {
+    if (outputUsed(i)) {
+      FailureOr<Value> slice = sliceAlong(*x, *axis, begin, begin + part);
+      if (failed(slice) || failed(define(i, *slice)))
+        return failure();
+    }
+    begin += part;
+  }
+  return success();
+}
+
 FailureOr<Value> GraphImporter::gatherAt(Value data, int64_t axis,
                                          ArrayRef<int64_t> indexShape,
                                          ArrayRef<int64_t> indices) {
@@ -748,16 +804,10 @@ FailureOr<Value> GraphImporter::gatherAt(Value data, int64_t axis,
   }
   // One index: a slice of the axis without it, no gather kernel.
   auto type = cast<RankedTensorType>(data.getType());
-  SmallVector<int64_t> starts(type.getRank(), 0), ends(type.getShape()),
-      steps(type.getRank(), 1), shape(type.getShape());
-  starts[axis] = indices.front();
-  ends[axis] = indices.front() + 1;
+  SmallVector<int64_t> shape(type.getShape());
   shape.erase(shape.begin() + axis);
-  FailureOr<tg::SliceOp> slice = build<tg::SliceOp>(
-      {data},
-      {builder.getNamedAttr("starts", builder.getDenseI64ArrayAttr(starts)),
-       builder.getNamedAttr("ends", builder.getDenseI64ArrayAttr(ends)),
-       builder.getNamedAttr("steps", builder.getDenseI64ArrayAttr(steps))});
+  FailureOr<Value> slice =
+      sliceAlong(data, axis, indices.front(), indices.front() + 1);
   if (failed(slice))
     return failure();
   FailureOr<tg::ReshapeOp> op = build<tg::ReshapeOp>(

@@ -491,6 +491,7 @@ LogicalResult GraphImporter::convertNode() {
       {"Resize", &GraphImporter::convertResize},
       {"Concat", &GraphImporter::convertConcat},
       {"Slice", &GraphImporter::convertSlice},
+      {"Split", &GraphImporter::convertSplit},
       {"Pad", &GraphImporter::convertPad},
       {"Gather", &GraphImporter::convertGather},
       {"GatherND", &GraphImporter::convertGatherND},

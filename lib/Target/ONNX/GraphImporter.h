@@ -134,6 +134,10 @@ private:
   mlir::LogicalResult convertResize();
   mlir::LogicalResult convertConcat();
   mlir::LogicalResult convertSlice();
+  mlir::LogicalResult convertSplit();
+  /// Elements [begin, end) of `data` along `axis`, as a tg.slice.
+  mlir::FailureOr<mlir::Value> sliceAlong(mlir::Value data, int64_t axis,
+                                          int64_t begin, int64_t end);
   mlir::LogicalResult convertPad();
   /// The data (input 0) and the indices (input 1, known at import time)
   /// of Gather and GatherND.

@@ -83,37 +83,37 @@ func.func @sliced_concat(%x: !mbuf.view<1x4xf32> {tg.input = "x"})
 // its own first use, not from the first slice's.
 
 // CHECK-LABEL: func.func @slice_written_over_in_place
-func.func @slice_written_over_in_place(%x: !mbuf.view<1x4xf32> {tg.input = "x"})
-    -> (!mbuf.view<2x4xf32> {tg.output = "y"}) {
-  %arena = mbuf.arena 0 size 64 on device 0 : !mbuf.arena<device>
-  %c = mbuf.view %arena[0] : !mbuf.arena<device> -> !mbuf.view<2x4xf32>
-  %s0 = mbuf.subview %c[0] : !mbuf.view<2x4xf32> -> !mbuf.view<1x4xf32>
-  mbuf.kernel ins(%x : !mbuf.view<1x4xf32>) outs(%s0 : !mbuf.view<1x4xf32>) {
-  ^bb0(%t: tensor<1x4xf32>):
-    %r = tg.relu %t : tensor<1x4xf32>
-    mbuf.yield %r : tensor<1x4xf32>
+func.func @slice_written_over_in_place(%x: !mbuf.view<1x16xf32> {tg.input = "x"})
+    -> (!mbuf.view<2x16xf32> {tg.output = "y"}) {
+  %arena = mbuf.arena 0 size 256 on device 0 : !mbuf.arena<device>
+  %c = mbuf.view %arena[0] : !mbuf.arena<device> -> !mbuf.view<2x16xf32>
+  %s0 = mbuf.subview %c[0] : !mbuf.view<2x16xf32> -> !mbuf.view<1x16xf32>
+  mbuf.kernel ins(%x : !mbuf.view<1x16xf32>) outs(%s0 : !mbuf.view<1x16xf32>) {
+  ^bb0(%t: tensor<1x16xf32>):
+    %r = tg.relu %t : tensor<1x16xf32>
+    mbuf.yield %r : tensor<1x16xf32>
   }
-  %t = mbuf.view %arena[16] : !mbuf.arena<device> -> !mbuf.view<1x4xf32>
-  mbuf.kernel ins(%x : !mbuf.view<1x4xf32>) outs(%t : !mbuf.view<1x4xf32>) {
-  ^bb0(%a: tensor<1x4xf32>):
-    %r = tg.neg %a : tensor<1x4xf32>
-    mbuf.yield %r : tensor<1x4xf32>
+  %t = mbuf.view %arena[64] : !mbuf.arena<device> -> !mbuf.view<1x16xf32>
+  mbuf.kernel ins(%x : !mbuf.view<1x16xf32>) outs(%t : !mbuf.view<1x16xf32>) {
+  ^bb0(%a: tensor<1x16xf32>):
+    %r = tg.neg %a : tensor<1x16xf32>
+    mbuf.yield %r : tensor<1x16xf32>
   }
-  %s1 = mbuf.subview %c[16] : !mbuf.view<2x4xf32> -> !mbuf.view<1x4xf32>
-  mbuf.kernel ins(%t : !mbuf.view<1x4xf32>) outs(%s1 : !mbuf.view<1x4xf32>)
+  %s1 = mbuf.subview %c[64] : !mbuf.view<2x16xf32> -> !mbuf.view<1x16xf32>
+  mbuf.kernel ins(%t : !mbuf.view<1x16xf32>) outs(%s1 : !mbuf.view<1x16xf32>)
       attributes {tied_operands = array<i64: 0>} {
-  ^bb0(%a: tensor<1x4xf32>):
-    %r = tg.relu %a : tensor<1x4xf32>
-    mbuf.yield %r : tensor<1x4xf32>
+  ^bb0(%a: tensor<1x16xf32>):
+    %r = tg.relu %a : tensor<1x16xf32>
+    mbuf.yield %r : tensor<1x16xf32>
   }
-  mbuf.kernel ins(%s0, %s1 : !mbuf.view<1x4xf32>, !mbuf.view<1x4xf32>)
-      outs(%c : !mbuf.view<2x4xf32>)
+  mbuf.kernel ins(%s0, %s1 : !mbuf.view<1x16xf32>, !mbuf.view<1x16xf32>)
+      outs(%c : !mbuf.view<2x16xf32>)
       attributes {tied_operands = array<i64: 0, 0>} {
-  ^bb0(%a: tensor<1x4xf32>, %b: tensor<1x4xf32>):
-    %r = tg.concat %a, %b {axis = 0 : i64} : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<2x4xf32>
-    mbuf.yield %r : tensor<2x4xf32>
+  ^bb0(%a: tensor<1x16xf32>, %b: tensor<1x16xf32>):
+    %r = tg.concat %a, %b {axis = 0 : i64} : (tensor<1x16xf32>, tensor<1x16xf32>) -> tensor<2x16xf32>
+    mbuf.yield %r : tensor<2x16xf32>
   }
-  return %c : !mbuf.view<2x4xf32>
+  return %c : !mbuf.view<2x16xf32>
 }
 
 // -----

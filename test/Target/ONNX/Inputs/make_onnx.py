@@ -294,6 +294,25 @@ def case_sized_parameter():
                  [weight("pos", [1, 16])])
 
 
+def case_split():
+    """Split of a run-time tensor by sizes (the second output unread) and
+    in equal parts (chunk)."""
+    nodes = [int_const("sizes", [1, 2, 3]),
+             node("Split", ["x", "sizes"], ["a", "b", "c"], axis=-1),
+             node("Split", ["x"], ["h0", "h1"], axis=1),
+             node("Add", ["h0", "h1"], ["halves"])]
+    return model(nodes, [inp("x", [2, 4, 6])],
+                 [out("a", 3), out("c", 3), out("halves", 3)])
+
+
+def case_split_bad_sizes():
+    nodes = [int_const("sizes", [1, 2]),
+             node("Split", ["x", "sizes"], ["a", "b"], name="bad_split",
+                  axis=2)]
+    return model(nodes, [inp("x", [2, 4, 6])], [out("a", 3), out("b", 3)],
+                 check=False)
+
+
 def case_fold_variadic():
     """Min and Max of one and of three operands: Max([4, 2]) * Min([4, 2],
     [3, 8], [5, 1]) = [12, 2], the shape of a Reshape."""
