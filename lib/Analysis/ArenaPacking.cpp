@@ -457,8 +457,8 @@ namespace {
 /// the same packing again and again: remat's greedy variants run side by
 /// side and walk the same first rounds, the overshoot variant retraces the
 /// greedy with cuts, and auto-fit plans one step under several settings.
-/// Above the live peak one packing is a few dozen best-fit passes (on a
-/// microbatched ResNet-34 U-Net stage, 3000 blocks: two thirds of a plan's
+/// Above the live peak one packing is about five best-fit passes (on a
+/// microbatched ResNet-34 U-Net stage, 3000 blocks: half of a plan's
 /// time), so an answer is kept rather than packed again. The key is the
 /// intervals themselves (compared whole, not only by hash); the answers
 /// are the packer's, so plans are the same with or without the memo.
