@@ -13,10 +13,15 @@
 #include <algorithm>
 #include <deque>
 #include <functional>
+#include <limits>
 #include <mutex>
 #include <numeric>
 #include <optional>
 #include <vector>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 using namespace llvm;
 using namespace memopt;
@@ -153,20 +158,19 @@ uint64_t overlappingPairs(ArrayRef<LiveInterval> intervals) {
   return n * (n - 1) / 2 - disjoint;
 }
 
-/// Where `interval` goes among `blocks` (placed, by offset; those not live
-/// with it are skipped): the lowest-waste gap between them, or their top.
-/// Blocks at equal offsets give the same gaps in either order.
-uint64_t bestFit(ArrayRef<LiveInterval> intervals, ArrayRef<uint64_t> offsets,
-                 const LiveInterval &interval, ArrayRef<unsigned> blocks) {
+/// Where a block of `bytes` goes among the placed blocks `live` (indices
+/// into `offsetOf` and `endOf`, by offset, each live with it): the
+/// lowest-waste gap between them, or their top. Blocks at equal offsets
+/// give the same gaps in either order.
+uint64_t bestFit(ArrayRef<unsigned> live, ArrayRef<uint64_t> offsetOf,
+                 ArrayRef<uint64_t> endOf, uint64_t bytes) {
   std::optional<uint64_t> best;
   uint64_t bestWaste = 0;
   uint64_t top = 0;
-  for (unsigned other : blocks) {
-    const LiveInterval &block = intervals[other];
-    if (block.last < interval.first || interval.last < block.first)
-      continue;
-    if (offsets[other] >= top && offsets[other] - top >= interval.bytes) {
-      uint64_t waste = offsets[other] - top - interval.bytes;
+  for (unsigned other : live) {
+    uint64_t offset = offsetOf[other];
+    if (offset >= top && offset - top >= bytes) {
+      uint64_t waste = offset - top - bytes;
       if (!best || waste < bestWaste) {
         best = top;
         bestWaste = waste;
@@ -174,57 +178,177 @@ uint64_t bestFit(ArrayRef<LiveInterval> intervals, ArrayRef<uint64_t> offsets,
           break;
       }
     }
-    top = std::max(top, offsets[other] + block.bytes);
+    top = std::max(top, endOf[other]);
   }
   return best.value_or(top);
 }
 
-/// Below this share of all pairs live together, placeBestFit finds each
+/// The blocks placed so far, by offset (ties: the earlier placed first),
+/// each as its offset, end and positions in arrays of their own: finding
+/// those live with the next block is one branch-free pass over two arrays
+/// of positions, without sorting them per block.
+class PlacedByOffset {
+public:
+  explicit PlacedByOffset(size_t capacity) {
+    offsets.reserve(capacity);
+    ends.reserve(capacity);
+    firsts.reserve(capacity);
+    lasts.reserve(capacity);
+    // Room for a whole group of four past the last block live.
+    live.resize_for_overwrite(capacity + 4);
+  }
+
+  /// The offset best fit gives `interval` among the blocks live with it.
+  uint64_t place(const LiveInterval &interval) {
+    const unsigned *first = firsts.data(), *last = lasts.data();
+    unsigned from = interval.first, to = interval.last, count = 0;
+    unsigned *out = live.data();
+    unsigned index = 0, end = offsets.size();
+#ifdef __SSE2__
+    // Four blocks at a time: SSE2 compares signed, so positions are
+    // biased by 2^31 to compare them unsigned; the lanes live with the
+    // interval are stored together by a shuffle from a table.
+    const __m128i bias = _mm_set1_epi32(INT32_MIN);
+    const __m128i toBiased = _mm_set1_epi32(int32_t(to ^ 0x80000000u));
+    const __m128i fromBiased = _mm_set1_epi32(int32_t(from ^ 0x80000000u));
+    for (; index + 4 <= end; index += 4) {
+      __m128i firstBiased = _mm_xor_si128(
+          _mm_loadu_si128(reinterpret_cast<const __m128i *>(first + index)),
+          bias);
+      __m128i lastBiased = _mm_xor_si128(
+          _mm_loadu_si128(reinterpret_cast<const __m128i *>(last + index)),
+          bias);
+      __m128i apart = _mm_or_si128(_mm_cmpgt_epi32(firstBiased, toBiased),
+                                   _mm_cmpgt_epi32(fromBiased, lastBiased));
+      unsigned mask = ~_mm_movemask_ps(_mm_castsi128_ps(apart)) & 0xf;
+      _mm_storeu_si128(
+          reinterpret_cast<__m128i *>(out + count),
+          _mm_add_epi32(_mm_set1_epi32(index), kLanes[mask]));
+      count += kLaneCount[mask];
+    }
+#endif
+    for (; index != end; ++index) {
+      out[count] = index;
+      count += (first[index] <= to) & (from <= last[index]);
+    }
+    return bestFit(ArrayRef(live).take_front(count), offsets, ends,
+                   interval.bytes);
+  }
+
+  void insert(const LiveInterval &interval, uint64_t offset) {
+    size_t at = llvm::upper_bound(offsets, offset) - offsets.begin();
+    offsets.insert(offsets.begin() + at, offset);
+    ends.insert(ends.begin() + at, offset + interval.bytes);
+    firsts.insert(firsts.begin() + at, interval.first);
+    lasts.insert(lasts.begin() + at, interval.last);
+  }
+
+private:
+#ifdef __SSE2__
+  /// Per mask of four lanes, the lanes set in it, first (the rest 0).
+  static inline const __m128i kLanes[16] = {
+      _mm_setr_epi32(0, 0, 0, 0), _mm_setr_epi32(0, 0, 0, 0),
+      _mm_setr_epi32(1, 0, 0, 0), _mm_setr_epi32(0, 1, 0, 0),
+      _mm_setr_epi32(2, 0, 0, 0), _mm_setr_epi32(0, 2, 0, 0),
+      _mm_setr_epi32(1, 2, 0, 0), _mm_setr_epi32(0, 1, 2, 0),
+      _mm_setr_epi32(3, 0, 0, 0), _mm_setr_epi32(0, 3, 0, 0),
+      _mm_setr_epi32(1, 3, 0, 0), _mm_setr_epi32(0, 1, 3, 0),
+      _mm_setr_epi32(2, 3, 0, 0), _mm_setr_epi32(0, 2, 3, 0),
+      _mm_setr_epi32(1, 2, 3, 0), _mm_setr_epi32(0, 1, 2, 3),
+  };
+  /// Per mask, the lanes set (a table: x86-64 without POPCNT would call
+  /// a function for llvm::popcount).
+  static constexpr uint8_t kLaneCount[16] = {0, 1, 1, 2, 1, 2, 2, 3,
+                                             1, 2, 2, 3, 2, 3, 3, 4};
+#endif
+  SmallVector<uint64_t> offsets, ends;
+  SmallVector<unsigned> firsts, lasts;
+  /// Scratch: the indices of the blocks live with the one being placed.
+  SmallVector<unsigned> live;
+};
+
+/// Below this share of all pairs live together, BestFit::place finds each
 /// block's live neighbours in the time index rather than scanning every
 /// placed block (sorting a block's neighbours costs more than the scan
 /// when they are most of the placed blocks, as in one step's activations
 /// that live across its backward).
 constexpr uint64_t kSparseShare = 32;
 
-/// Places the intervals in `order` best-fit; fills `offsets`, returns the
-/// arena size. The same offsets either way it finds the live blocks.
-uint64_t placeBestFit(ArrayRef<LiveInterval> intervals,
-                      ArrayRef<unsigned> order,
-                      SmallVectorImpl<uint64_t> &offsets) {
+/// No bound on BestFit::place's arena.
+constexpr uint64_t kUnbounded = std::numeric_limits<uint64_t>::max();
+
+/// Best-fit placement of one set of intervals, in whichever orders are
+/// tried: how each block finds the placed blocks live with it (a time
+/// index where few pairs are live together, else a pass over all of
+/// them) is decided, and the index built, once for all of them.
+class BestFit {
+public:
+  explicit BestFit(ArrayRef<LiveInterval> intervals) : intervals(intervals) {
+    uint64_t n = intervals.size();
+    if (overlappingPairs(intervals) * kSparseShare < n * n / 2)
+      index.emplace(intervals);
+  }
+
+  ArrayRef<LiveInterval> getIntervals() const { return intervals; }
+
+  /// Places the intervals in `order` best-fit; fills `offsets`, returns the
+  /// arena size. The same offsets either way it finds the live blocks. Once
+  /// the arena reaches `bound` it stops and returns what it reached (at
+  /// least `bound`; `offsets` then incomplete): the caller keeps only a
+  /// placement below its bound, and the arena only grows as blocks are
+  /// placed.
+  uint64_t place(ArrayRef<unsigned> order, SmallVectorImpl<uint64_t> &offsets,
+                 uint64_t bound = kUnbounded) const;
+
+private:
+  ArrayRef<LiveInterval> intervals;
+  std::optional<TimeIndex> index;
+};
+
+uint64_t BestFit::place(ArrayRef<unsigned> order,
+                        SmallVectorImpl<uint64_t> &offsets,
+                        uint64_t bound) const {
   offsets.assign(intervals.size(), 0);
-  uint64_t n = intervals.size(), total = 0;
-  if (overlappingPairs(intervals) * kSparseShare < n * n / 2) {
-    TimeIndex index(intervals);
-    SmallVector<bool> isPlaced(intervals.size(), false);
-    SmallVector<unsigned> live;
+  // Places each block at `fit`'s offset and tells `record`.
+  auto placeAll = [&](function_ref<uint64_t(unsigned)> fit,
+                      function_ref<void(unsigned)> record) {
+    uint64_t total = 0;
     for (unsigned current : order) {
-      live.clear();
-      index.forEachOverlapping(intervals[current], [&](unsigned other) {
-        if (isPlaced[other])
-          live.push_back(other);
-      });
-      llvm::sort(live, [&](unsigned a, unsigned b) {
-        return offsets[a] < offsets[b];
-      });
-      offsets[current] = bestFit(intervals, offsets, intervals[current], live);
-      isPlaced[current] = true;
+      offsets[current] = fit(current);
+      record(current);
       total = std::max(total, offsets[current] + intervals[current].bytes);
+      if (total >= bound)
+        break;
     }
     return total;
+  };
+  if (index) {
+    SmallVector<bool> isPlaced(intervals.size(), false);
+    SmallVector<uint64_t> ends(intervals.size(), 0);
+    SmallVector<unsigned> live;
+    return placeAll(
+        [&](unsigned current) {
+          live.clear();
+          index->forEachOverlapping(intervals[current], [&](unsigned other) {
+            if (isPlaced[other])
+              live.push_back(other);
+          });
+          llvm::sort(live, [&](unsigned a, unsigned b) {
+            return offsets[a] < offsets[b];
+          });
+          return bestFit(live, offsets, ends, intervals[current].bytes);
+        },
+        [&](unsigned current) {
+          ends[current] = offsets[current] + intervals[current].bytes;
+          isPlaced[current] = true;
+        });
   }
-  // All blocks placed so far, by offset: the gaps between those live with
-  // the next block are found in one pass, without sorting them per block.
-  SmallVector<unsigned> placed;
-  for (unsigned current : order) {
-    offsets[current] = bestFit(intervals, offsets, intervals[current], placed);
-    placed.insert(llvm::upper_bound(placed, offsets[current],
-                                    [&](uint64_t offset, unsigned other) {
-                                      return offset < offsets[other];
-                                    }),
-                  current);
-    total = std::max(total, offsets[current] + intervals[current].bytes);
-  }
-  return total;
+  PlacedByOffset placed(intervals.size());
+  return placeAll(
+      [&](unsigned current) { return placed.place(intervals[current]); },
+      [&](unsigned current) {
+        placed.insert(intervals[current], offsets[current]);
+      });
 }
 
 /// Rounds and candidates of promoteToFront: at most kPromotionRounds *
@@ -240,10 +364,11 @@ constexpr unsigned kPromotionCandidates = 4;
 /// them, the best kept) places it low before anything can push it up;
 /// repeated while it lowers the arena, down to `peak`. Updates `order`,
 /// `offsets` and `total` when it finds a smaller arena.
-void promoteToFront(ArrayRef<LiveInterval> intervals, uint64_t peak,
+void promoteToFront(const BestFit &placer, uint64_t peak,
                     SmallVectorImpl<unsigned> &order,
                     SmallVectorImpl<uint64_t> &offsets, uint64_t &total) {
-  SmallVector<uint64_t> tried;
+  ArrayRef<LiveInterval> intervals = placer.getIntervals();
+  SmallVector<uint64_t> tried, bestOffsets;
   for (unsigned round = 0; round < kPromotionRounds && total > peak;
        ++round) {
     // The earliest position at which a block reaching the top is live.
@@ -262,6 +387,8 @@ void promoteToFront(ArrayRef<LiveInterval> intervals, uint64_t peak,
     llvm::stable_sort(live,
                       [&](unsigned a, unsigned b) { return area(a) > area(b); });
     live.truncate(std::min<size_t>(live.size(), kPromotionCandidates));
+    // A candidate is kept only below the best so far: its placement stops
+    // once it reaches that, and the one kept is placed already.
     std::optional<SmallVector<unsigned>> bestOrder;
     uint64_t bestTotal = total;
     for (unsigned candidate : live) {
@@ -269,41 +396,51 @@ void promoteToFront(ArrayRef<LiveInterval> intervals, uint64_t peak,
       for (unsigned index : order)
         if (index != candidate)
           promoted.push_back(index);
-      uint64_t placed = placeBestFit(intervals, promoted, tried);
+      uint64_t placed = placer.place(promoted, tried, bestTotal);
       if (placed < bestTotal) {
         bestTotal = placed;
         bestOrder = std::move(promoted);
+        std::swap(bestOffsets, tried);
       }
     }
     if (!bestOrder)
       return;
     order.assign(bestOrder->begin(), bestOrder->end());
-    total = placeBestFit(intervals, order, offsets);
+    offsets.assign(bestOffsets.begin(), bestOffsets.end());
+    total = bestTotal;
   }
 }
 
-/// The intervals' indices sorted by `before`; ties (and the sort's
-/// stability): the earlier interval first, so that a plan is deterministic.
-SmallVector<unsigned>
-sortedOrder(ArrayRef<LiveInterval> intervals,
-            function_ref<bool(unsigned, unsigned)> before) {
-  SmallVector<unsigned> order(intervals.size());
-  std::iota(order.begin(), order.end(), 0u);
-  llvm::stable_sort(order, [&](unsigned a, unsigned b) {
-    if (before(a, b) != before(b, a))
-      return before(a, b);
-    return intervals[a].first < intervals[b].first;
+/// What an order places first: the larger key (compared as a pair).
+using OrderKey = std::pair<uint64_t, uint64_t>;
+
+/// The intervals' indices, the larger `key` first; ties: the earlier
+/// interval first, then the lower index, so that a plan is deterministic.
+SmallVector<unsigned> sortedOrder(ArrayRef<LiveInterval> intervals,
+                                  function_ref<OrderKey(unsigned)> key) {
+  struct Entry {
+    OrderKey key;
+    unsigned first, index;
+  };
+  SmallVector<Entry> entries;
+  entries.reserve(intervals.size());
+  for (auto [index, interval] : llvm::enumerate(intervals))
+    entries.push_back({key(index), interval.first, unsigned(index)});
+  llvm::sort(entries, [](const Entry &a, const Entry &b) {
+    if (a.key != b.key)
+      return a.key > b.key;
+    return std::tie(a.first, a.index) < std::tie(b.first, b.index);
   });
-  return order;
+  return llvm::to_vector(
+      llvm::map_range(entries, [](const Entry &entry) { return entry.index; }));
 }
 
 /// packIntervals' breadth order (the last of its orders).
 SmallVector<unsigned> breadthOrder(ArrayRef<LiveInterval> intervals) {
   SmallVector<unsigned> breadthRank = rankByBreadth(intervals);
-  return sortedOrder(intervals, [&](unsigned a, unsigned b) {
-    if (breadthRank[a] != breadthRank[b])
-      return breadthRank[a] < breadthRank[b];
-    return intervals[a].bytes > intervals[b].bytes;
+  return sortedOrder(intervals, [&](unsigned i) {
+    return OrderKey{std::numeric_limits<unsigned>::max() - breadthRank[i],
+                    intervals[i].bytes};
   });
 }
 
@@ -320,8 +457,8 @@ namespace {
 /// the same packing again and again: remat's greedy variants run side by
 /// side and walk the same first rounds, the overshoot variant retraces the
 /// greedy with cuts, and auto-fit plans one step under several settings.
-/// Above the live peak one packing is a few dozen best-fit passes (on a
-/// microbatched ResNet-34 U-Net stage, 3000 blocks: two thirds of a plan's
+/// Above the live peak one packing is about five best-fit passes (on a
+/// microbatched ResNet-34 U-Net stage, 3000 blocks: half of a plan's
 /// time), so an answer is kept rather than packed again. The key is the
 /// intervals themselves (compared whole, not only by hash); the answers
 /// are the packer's, so plans are the same with or without the memo.
@@ -372,16 +509,35 @@ llvm::hash_code hashIntervals(ArrayRef<LiveInterval> intervals) {
   return hash;
 }
 
+/// A placement in the breadth order.
+struct BreadthPlacement {
+  SmallVector<unsigned> order;
+  SmallVector<uint64_t> offsets;
+  uint64_t total = 0;
+};
+
+BreadthPlacement placeByBreadth(const BestFit &placer) {
+  BreadthPlacement placement;
+  placement.order = breadthOrder(placer.getIntervals());
+  placement.total = placer.place(placement.order, placement.offsets);
+  return placement;
+}
+
+/// packIntervals, given the breadth order's placement where the caller
+/// has it already.
+Packing packOrders(const BestFit &placer,
+                   std::optional<BreadthPlacement> breadth);
+
 /// packedBytes without the memo.
 uint64_t packBytes(ArrayRef<LiveInterval> intervals) {
   // Where the breadth order reaches the live peak, so does packIntervals
   // (no order is below it, whichever of them it keeps); that order alone
   // costs a fifth of trying them all.
-  SmallVector<uint64_t> offsets;
-  uint64_t peak = peakLiveBytes(intervals);
-  if (placeBestFit(intervals, breadthOrder(intervals), offsets) == peak)
-    return peak;
-  return packIntervals(intervals).total;
+  BestFit placer(intervals);
+  BreadthPlacement breadth = placeByBreadth(placer);
+  if (breadth.total == peakLiveBytes(intervals))
+    return breadth.total;
+  return packOrders(placer, std::move(breadth)).total;
 }
 
 } // namespace
@@ -396,33 +552,45 @@ uint64_t memopt::packedBytes(ArrayRef<LiveInterval> intervals) {
   return total;
 }
 
-Packing memopt::packIntervals(ArrayRef<LiveInterval> intervals) {
+namespace {
+
+Packing packOrders(const BestFit &placer,
+                   std::optional<BreadthPlacement> breadth) {
+  ArrayRef<LiveInterval> intervals = placer.getIntervals();
   auto lifetime = [&](unsigned i) {
     return uint64_t(intervals[i].last - intervals[i].first);
   };
   auto bytes = [&](unsigned i) { return intervals[i].bytes; };
-  using Order = std::function<bool(unsigned, unsigned)>;
+  using Order = std::function<OrderKey(unsigned)>;
   const Order orders[] = {
       // Largest first.
-      [&](unsigned a, unsigned b) { return bytes(a) > bytes(b); },
+      [&](unsigned i) { return OrderKey{bytes(i), 0}; },
       // Largest area in the (time, bytes) plane first.
-      [&](unsigned a, unsigned b) {
-        return bytes(a) * (lifetime(a) + 1) > bytes(b) * (lifetime(b) + 1);
-      },
+      [&](unsigned i) { return OrderKey{bytes(i) * (lifetime(i) + 1), 0}; },
       // Longest-lived first, then largest.
-      [&](unsigned a, unsigned b) {
-        if (lifetime(a) != lifetime(b))
-          return lifetime(a) > lifetime(b);
-        return bytes(a) > bytes(b);
-      },
+      [&](unsigned i) { return OrderKey{lifetime(i), bytes(i)}; },
   };
   // No packing is below the live peak: the first order that reaches it
   // is the one the loop would keep, and the rest need not run.
   uint64_t peak = peakLiveBytes(intervals);
   Packing best;
   SmallVector<uint64_t> offsets;
-  SmallVector<unsigned> lastOrder;
-  uint64_t lastTotal = 0;
+  // An order is kept only below the orders before it (and, where the
+  // breadth order's arena is known, at most it: ties keep the earlier
+  // order), so its placement stops once it reaches that bound.
+  bool kept = false;
+  uint64_t bound = breadth ? breadth->total + 1 : kUnbounded;
+  for (const Order &before : orders) {
+    uint64_t total = placer.place(sortedOrder(intervals, before), offsets,
+                                  kept ? best.total : bound);
+    if (total < (kept ? best.total : bound)) {
+      kept = true;
+      best.total = total;
+      best.offsets = offsets;
+    }
+    if (kept && best.total == peak)
+      return best;
+  }
   // The last order is by breadth (TFLite's greedy by breadth): the blocks
   // live at the position with the most live bytes, largest first, then
   // those of the next fullest position. A position's blocks placed
@@ -433,30 +601,28 @@ Packing memopt::packIntervals(ArrayRef<LiveInterval> intervals) {
   // ResNet-34 U-Net's remat plans below 0.4x the other orders were 11-17 %
   // over the live peak; with this one the plans auto makes are at it
   // (docs/passes/plan-memory.md#placement).
-  for (unsigned round = 0; round <= std::size(orders); ++round) {
-    SmallVector<unsigned> order = round < std::size(orders)
-                                      ? sortedOrder(intervals, orders[round])
-                                      : breadthOrder(intervals);
-    uint64_t total = placeBestFit(intervals, order, offsets);
-    if (best.offsets.empty() || total < best.total) {
-      best.total = total;
-      best.offsets = offsets;
-    }
-    if (best.total == peak)
-      return best;
-    lastOrder = std::move(order);
-    lastTotal = total;
+  if (!breadth)
+    breadth = placeByBreadth(placer);
+  if (!kept || breadth->total < best.total) {
+    best.total = breadth->total;
+    best.offsets = breadth->offsets;
   }
-  // Above the live peak: a local search from the breadth order (the last),
-  // which measured on remat plans left the holes that promotion closes
-  // (docs/passes/plan-memory.md#placement).
-  if (best.total > peak && !lastOrder.empty()) {
-    // `offsets` still holds the breadth order's placement.
-    promoteToFront(intervals, peak, lastOrder, offsets, lastTotal);
-    if (lastTotal < best.total) {
-      best.total = lastTotal;
-      best.offsets = offsets;
-    }
+  if (best.total == peak)
+    return best;
+  // Above the live peak: a local search from the breadth order's
+  // placement, which measured on remat plans left the holes that
+  // promotion closes (docs/passes/plan-memory.md#placement).
+  promoteToFront(placer, peak, breadth->order, breadth->offsets,
+                 breadth->total);
+  if (breadth->total < best.total) {
+    best.total = breadth->total;
+    best.offsets = std::move(breadth->offsets);
   }
   return best;
+}
+
+} // namespace
+
+Packing memopt::packIntervals(ArrayRef<LiveInterval> intervals) {
+  return packOrders(BestFit(intervals), std::nullopt);
 }
