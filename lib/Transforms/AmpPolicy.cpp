@@ -77,6 +77,7 @@ constexpr Entry kDefaultTable[] = {
     {"tg.div", kFollow},
     {"tg.compare", kFollow},
     {"tg.floor", kFollow},
+    {"tg.select", kFollow},
     {"tg.dropout", kFollow},
     {"tg.max_pool", kFollow},
     {"tg.avg_pool", kFollow},

@@ -2,7 +2,8 @@
 //
 // What the PyTorch parity suite cannot show with random data: tie and NaN
 // rules, in-place use, dropout's mask, seeded uniform numbers and the
-// comparisons of drop-path masks, workspace handling, bit-exact
+// comparisons of drop-path masks, select's untouched branch, workspace
+// handling, bit-exact
 // repeatability and the abort on a bad shape.
 //
 //===----------------------------------------------------------------------===//
@@ -182,9 +183,45 @@ TEST(RuntimeKernels, CompareAndFloor) {
   EXPECT_EQ(run(Comparison::LessEqual), (std::vector<float>{1, 1, 0, 0}));
   EXPECT_EQ(run(Comparison::Greater), (std::vector<float>{0, 0, 1, 0}));
   EXPECT_EQ(run(Comparison::GreaterEqual), (std::vector<float>{0, 1, 1, 0}));
+  EXPECT_EQ(run(Comparison::Equal), (std::vector<float>{0, 1, 0, 0}));
   std::vector<float> x = {-1.5f, -0.0f, 0.75f, 1.75f}, y(4);
   memopt::rt::floor(ConstTensor(x.data(), s), Tensor(y.data(), s));
   EXPECT_EQ(y, (std::vector<float>{-2, -0.0f, 0, 1}));
+}
+
+// tg.select copies the chosen element: an inf or NaN in the other branch
+// (softplus's overflowing branch) does not reach the result, with or
+// without broadcasting, in f32 and bf16.
+TEST(RuntimeKernels, SelectDoesNotReadTheOtherBranch) {
+  float inf = std::numeric_limits<float>::infinity();
+  float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> c = {1, 0, 1, 0}, a = {1, inf, 3, nan},
+                     b = {-inf, 20, nan, 40}, out(4);
+  Dims s = {4};
+  select(ConstTensor(c.data(), s), ConstTensor(a.data(), s),
+         ConstTensor(b.data(), s), Tensor(out.data(), s));
+  EXPECT_EQ(out, (std::vector<float>{1, 20, 3, 40}));
+  // In place on the condition.
+  select(ConstTensor(c.data(), s), ConstTensor(a.data(), s),
+         ConstTensor(b.data(), s), Tensor(c.data(), s));
+  EXPECT_EQ(c, out);
+
+  // 2x1 condition, a scalar and a 1x3 branch broadcast to 2x3.
+  std::vector<float> rows = {0, 1}, fill = {inf}, cols = {5, 6, 7}, wide(6);
+  select(ConstTensor(rows.data(), {2, 1}), ConstTensor(fill.data(), {1}),
+         ConstTensor(cols.data(), {1, 3}), Tensor(wide.data(), {2, 3}));
+  EXPECT_EQ(wide, (std::vector<float>{5, 6, 7, inf, inf, inf}));
+
+  // bf16 (1 = 0x3F80, 2 = 0x4000, -3 = 0xC040, inf = 0x7F80): the chosen
+  // bits are copied.
+  std::vector<uint16_t> cb = {0x3F80, 0}, ab = {0x4000, 0x7F80},
+                        bb = {0x7F80, 0xC040}, ob(2);
+  auto bf16 = [](std::vector<uint16_t> &v) {
+    return Tensor(reinterpret_cast<float *>(v.data()),
+                  {static_cast<int64_t>(v.size())}, ElementType::BF16);
+  };
+  select(bf16(cb), bf16(ab), bf16(bb), bf16(ob));
+  EXPECT_EQ(ob, (std::vector<uint16_t>{0x4000, 0xC040}));
 }
 
 TEST(RuntimeKernels, SgdWithoutMomentumNeedsNoBuffer) {

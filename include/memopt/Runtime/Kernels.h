@@ -198,11 +198,17 @@ void mul(ConstTensor lhs, ConstTensor rhs, Tensor output);
 void div(ConstTensor lhs, ConstTensor rhs, Tensor output);
 
 /// tg.compare's predicates.
-enum class Comparison { Less, LessEqual, Greater, GreaterEqual };
+enum class Comparison { Less, LessEqual, Greater, GreaterEqual, Equal };
 /// tg.compare: 1 where `lhs predicate rhs` holds, 0 elsewhere, broadcasting
 /// as the binary ops.
 void compare(ConstTensor lhs, ConstTensor rhs, Tensor output,
              Comparison predicate);
+
+/// tg.select: `onTrue` where `condition` is not 0, else `onFalse`, the three
+/// broadcasting (NumPy rules) to `output.shape`. The branch not chosen is
+/// not read into the result: an inf or NaN there does not reach it.
+void select(ConstTensor condition, ConstTensor onTrue, ConstTensor onFalse,
+            Tensor output);
 
 /// tg.random_uniform: element j is uniformElement(splitMix64(seed), j, low,
 /// high - low) (Random.h). The generated step passes

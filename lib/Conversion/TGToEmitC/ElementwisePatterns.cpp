@@ -78,6 +78,9 @@ protected:
     case tg::ComparisonPredicate::ge:
       predicate = "GreaterEqual";
       break;
+    case tg::ComparisonPredicate::eq:
+      predicate = "Equal";
+      break;
     }
     call.operands(adaptor.getOperands())
         .operands(results)
@@ -129,11 +132,11 @@ void memopt::codegen::populateElementwisePatterns(
   addPlainKernelPatterns<tg::ReluOp, tg::SigmoidOp, tg::TanhOp, tg::NegOp, tg::ExpOp,
            tg::LogOp, tg::SqrtOp, tg::AbsOp, tg::SignOp, tg::AddOp, tg::SubOp,
            tg::MulOp, tg::DivOp, tg::ReluBackwardOp, tg::SigmoidBackwardOp,
-           tg::TanhBackwardOp, tg::CastOp, tg::FloorOp>(
+           tg::TanhBackwardOp, tg::CastOp, tg::FloorOp, tg::SelectOp>(
       converter, patterns, step,
       {"relu", "sigmoid", "tanh", "neg", "exp", "log", "sqrt", "abs", "sign",
        "add", "sub", "mul", "div", "reluBackward", "sigmoidBackward",
-       "tanhBackward", "cast", "floor"});
+       "tanhBackward", "cast", "floor", "select"});
   patterns.add<LeakyReluPattern, LeakyReluBackwardPattern, DropoutPattern,
                ComparePattern, RandomUniformPattern>(converter, context, step);
   patterns.add<ClipPattern<tg::ClipOp>>(converter, context, step, "clip");

@@ -140,7 +140,7 @@ bool hasLowPrecisionKernel(Operation *op) {
              tg::ClipBackwardOp, tg::EluOp, tg::EluBackwardOp, tg::ErfOp,
              tg::ErfBackwardOp, tg::HardSigmoidOp, tg::HardSigmoidBackwardOp,
              tg::HardSwishOp, tg::HardSwishBackwardOp, tg::AddOp, tg::SubOp,
-             tg::MulOp, tg::DivOp, tg::CompareOp, tg::FloorOp,
+             tg::MulOp, tg::DivOp, tg::CompareOp, tg::FloorOp, tg::SelectOp,
              tg::DropoutOp, tg::RandomUniformOp, tg::MaxPoolOp,
              tg::MaxPoolBackwardOp, tg::AvgPoolOp,
              tg::AvgPoolBackwardOp, tg::ResizeOp, tg::ResizeBackwardOp,

@@ -24,10 +24,11 @@ namespace memopt::rt::formulas {
 struct Compare {
   Comparison predicate;
   MEMOPT_HOST_DEVICE float operator()(float a, float b) const {
-    bool holds = predicate == Comparison::Less        ? a < b
-                 : predicate == Comparison::LessEqual ? a <= b
-                 : predicate == Comparison::Greater   ? a > b
-                                                      : a >= b;
+    bool holds = predicate == Comparison::Less           ? a < b
+                 : predicate == Comparison::LessEqual    ? a <= b
+                 : predicate == Comparison::Greater      ? a > b
+                 : predicate == Comparison::GreaterEqual ? a >= b
+                                                         : a == b;
     return holds ? 1.0f : 0.0f;
   }
 };

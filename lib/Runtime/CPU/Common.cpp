@@ -401,23 +401,25 @@ void checkAdamUpdate(const ConstTensor &param, const ConstTensor &grad,
 }
 
 StridedWalk::StridedWalk(const Dims &shape, const Dims &stridesA,
-                         const Dims &stridesB)
-    : shape(shape), strides{stridesA, stridesB}, remaining(shape.product()) {
+                         const Dims &stridesB, const Dims &stridesC)
+    : shape(shape), strides{stridesA, stridesB, stridesC},
+      remaining(shape.product()) {
   counter.size = shape.size;
-  if (strides[1].size == 0)
-    strides[1].size = shape.size;
+  for (Dims &operand : strides)
+    if (operand.size == 0)
+      operand.size = shape.size;
 }
 
 void StridedWalk::next() {
   --remaining;
   ++position;
   for (int i = shape.size - 1; i >= 0; --i) {
-    offsets[0] += strides[0][i];
-    offsets[1] += strides[1][i];
+    for (int operand = 0; operand < kOperands; ++operand)
+      offsets[operand] += strides[operand][i];
     if (++counter[i] < shape[i])
       return;
-    offsets[0] -= strides[0][i] * shape[i];
-    offsets[1] -= strides[1][i] * shape[i];
+    for (int operand = 0; operand < kOperands; ++operand)
+      offsets[operand] -= strides[operand][i] * shape[i];
     counter[i] = 0;
   }
 }

@@ -176,13 +176,13 @@ void checkAdamUpdate(const ConstTensor &param, const ConstTensor &grad,
                      double lr, double beta1, double beta2, double eps,
                      double weightDecay);
 
-/// Walks the row-major indices of `shape` and keeps, for up to two operands,
-/// the element offset under per-axis `strides`. Usage:
+/// Walks the row-major indices of `shape` and keeps, for up to three
+/// operands, the element offset under per-axis `strides`. Usage:
 ///   for (StridedWalk w(shape, sa, sb); !w.done(); w.next()) use(w.offset(0));
 class StridedWalk {
 public:
   StridedWalk(const Dims &shape, const Dims &stridesA,
-              const Dims &stridesB = Dims());
+              const Dims &stridesB = Dims(), const Dims &stridesC = Dims());
   bool done() const { return remaining == 0; }
   int64_t offset(int operand) const { return offsets[operand]; }
   /// The flat row-major index of the current position.
@@ -190,8 +190,9 @@ public:
   void next();
 
 private:
-  Dims shape, strides[2], counter;
-  int64_t offsets[2] = {0, 0};
+  static constexpr int kOperands = 3;
+  Dims shape, strides[kOperands], counter;
+  int64_t offsets[kOperands] = {0, 0, 0};
   int64_t position = 0;
   int64_t remaining;
 };

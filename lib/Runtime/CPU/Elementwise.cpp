@@ -182,6 +182,37 @@ void compare(ConstTensor lhs, ConstTensor rhs, Tensor output,
   binary("compare", lhs, rhs, output, formulas::Compare{predicate});
 }
 
+void select(ConstTensor condition, ConstTensor onTrue, ConstTensor onFalse,
+            Tensor output) {
+  const char *kernel = "select";
+  requireType(kernel, "condition", condition.type, output.type);
+  requireType(kernel, "on_true", onTrue.type, output.type);
+  requireType(kernel, "on_false", onFalse.type, output.type);
+  dispatchFloatType(kernel, output.type, [&](auto tag) {
+    using T = decltype(tag);
+    const T *c = condition.elements<T>(), *a = onTrue.elements<T>(),
+            *b = onFalse.elements<T>();
+    T *out = output.elements<T>();
+    // A copy of the chosen element: nothing is computed with the other.
+    auto choose = [](T cond, T x, T y) {
+      return static_cast<float>(cond) != 0.0f ? x : y;
+    };
+    if (condition.shape == output.shape && onTrue.shape == output.shape &&
+        onFalse.shape == output.shape) {
+      parallelForEach(output.numel(),
+                      [&](int64_t i) { out[i] = choose(c[i], a[i], b[i]); });
+      return;
+    }
+    // With broadcasting the result must not alias an operand.
+    Dims cs = broadcastStrides(kernel, condition.shape, output.shape);
+    Dims as = broadcastStrides(kernel, onTrue.shape, output.shape);
+    Dims bs = broadcastStrides(kernel, onFalse.shape, output.shape);
+    for (StridedWalk w(output.shape, cs, as, bs); !w.done(); w.next())
+      out[w.index()] =
+          choose(c[w.offset(0)], a[w.offset(1)], b[w.offset(2)]);
+  });
+}
+
 void randomUniform(Tensor output, double low, double high, uint64_t seed) {
   const char *kernel = "random_uniform";
   require(low < high, kernel, "low must be below high");

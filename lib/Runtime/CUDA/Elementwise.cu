@@ -52,6 +52,20 @@ __global__ void broadcastZipKernel(cuda::Load a, cuda::Load b, cuda::Store out,
   }
 }
 
+/// tg.select: a copy of the chosen element, the other is not used. `map`
+/// gives the offsets of the condition and `on_true`, `falseMap` that of
+/// `on_false`.
+__global__ void selectKernel(cuda::Load condition, cuda::Load onTrue,
+                             cuda::Load onFalse, cuda::Store out, IndexMap map,
+                             IndexMap falseMap, int64_t n) {
+  MEMOPT_GRID_LOOP(i, n) {
+    int64_t oc, oa, ob, unused;
+    map.offsets(i, oc, oa);
+    falseMap.offsets(i, ob, unused);
+    out.set(i, condition[oc] != 0.0f ? onTrue[oa] : onFalse[ob]);
+  }
+}
+
 template <typename F>
 void unary(const char *op, ConstTensor input, Tensor output, F f) {
   requireShape(op, "output", output.shape, input.shape);
@@ -463,6 +477,21 @@ void floor(ConstTensor input, Tensor output) {
 void compare(ConstTensor lhs, ConstTensor rhs, Tensor output,
              Comparison predicate) {
   binary("compare", lhs, rhs, output, formulas::Compare{predicate});
+}
+
+void select(ConstTensor condition, ConstTensor onTrue, ConstTensor onFalse,
+            Tensor output) {
+  const char *op = "select";
+  int64_t n = output.numel();
+  IndexMap map(output.shape,
+               broadcastStrides(op, condition.shape, output.shape),
+               broadcastStrides(op, onTrue.shape, output.shape));
+  IndexMap falseMap(output.shape,
+                    broadcastStrides(op, onFalse.shape, output.shape));
+  selectKernel<<<launchBlocks(n), kLaunchThreads, 0, cuda::stream()>>>(
+      cuda::load(op, condition), cuda::load(op, onTrue),
+      cuda::load(op, onFalse), cuda::store(op, output), map, falseMap, n);
+  checkLaunch(op);
 }
 
 void randomUniform(Tensor output, double low, double high, uint64_t seed) {

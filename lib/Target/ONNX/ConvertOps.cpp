@@ -468,20 +468,27 @@ LogicalResult GraphImporter::convertBinary() {
   return failed(result) ? failure() : define(0, (*result)->getResult(0));
 }
 
-LogicalResult GraphImporter::convertCompare() {
-  // tg has no boolean tensors: the comparison becomes a 0/1 float tensor,
-  // which is what a Cast to float of the boolean would compute.
+LogicalResult GraphImporter::checkBooleanUses() {
+  // tg has no boolean tensors: a comparison becomes a 0/1 float tensor,
+  // which is what a Cast to float of the boolean would compute, and what
+  // tg.select takes as its condition.
   const std::string &result = node->output(0);
   for (const onnx::NodeProto &user : model.graph().node()) {
-    if (!llvm::is_contained(user.input(), result))
-      continue;
-    if (user.op_type() != "Cast" ||
-        !elementTypeOf(context, attrInt(user, "to", 0)))
+    for (auto [index, name] : llvm::enumerate(user.input())) {
+      if (name != result)
+        continue;
+      const std::string &op = user.op_type();
+      bool castToFloat =
+          op == "Cast" && elementTypeOf(context, attrInt(user, "to", 0));
+      if (castToFloat || op == "Not" || (op == "Where" && index == 0))
+        continue;
       return nodeError() << "its boolean result '" << result << "' feeds "
-                         << user.op_type() << " node '" << user.name()
+                         << op << " node '" << user.name()
                          << "'; memopt imports a comparison of run-time "
                             "tensors only where every use casts it to float "
-                            "(a 0/1 mask, as drop-path's Less + Cast)";
+                            "(a 0/1 mask, as drop-path's Less + Cast), "
+                            "negates it (Not) or is the condition of a Where";
+    }
   }
   if (llvm::any_of(model.graph().output(), [&](const onnx::ValueInfoProto &o) {
         return o.name() == result;
@@ -489,21 +496,95 @@ LogicalResult GraphImporter::convertCompare() {
     return nodeError() << "its boolean result '" << result
                        << "' is a graph output; memopt imports a comparison "
                           "of run-time tensors only where every use casts it "
-                          "to float";
+                          "to float, negates it or is the condition of a Where";
+  return success();
+}
+
+FailureOr<Value> GraphImporter::buildCompare(Value lhs, Value rhs,
+                                             tg::ComparisonPredicate predicate) {
+  FailureOr<tg::CompareOp> compare = build<tg::CompareOp>(
+      {lhs, rhs}, {builder.getNamedAttr("predicate",
+                                        tg::ComparisonPredicateAttr::get(
+                                            context, predicate))});
+  return failed(compare) ? FailureOr<Value>(failure())
+                         : FailureOr<Value>(compare->getResult());
+}
+
+LogicalResult GraphImporter::convertCompare() {
+  if (failed(checkBooleanUses()))
+    return failure();
   FailureOr<std::pair<Value, Value>> operands = binaryOperands();
   if (failed(operands))
     return failure();
   const std::string &op = node->op_type();
   tg::ComparisonPredicate predicate =
-      op == "Less"          ? tg::ComparisonPredicate::lt
-      : op == "LessOrEqual" ? tg::ComparisonPredicate::le
-      : op == "Greater"     ? tg::ComparisonPredicate::gt
-                            : tg::ComparisonPredicate::ge;
-  FailureOr<tg::CompareOp> compare = build<tg::CompareOp>(
-      {operands->first, operands->second},
-      {builder.getNamedAttr("predicate", tg::ComparisonPredicateAttr::get(
-                                             context, predicate))});
+      op == "Less"             ? tg::ComparisonPredicate::lt
+      : op == "LessOrEqual"    ? tg::ComparisonPredicate::le
+      : op == "Greater"        ? tg::ComparisonPredicate::gt
+      : op == "GreaterOrEqual" ? tg::ComparisonPredicate::ge
+                               : tg::ComparisonPredicate::eq;
+  FailureOr<Value> compare =
+      buildCompare(operands->first, operands->second, predicate);
   return failed(compare) ? failure() : define(0, *compare);
+}
+
+LogicalResult GraphImporter::convertNot() {
+  // The 0/1 mask of a comparison negated: 1 where it is 0.
+  if (failed(checkBooleanUses()))
+    return failure();
+  FailureOr<Value> mask = requireCondition(0);
+  if (failed(mask))
+    return failure();
+  Value zero = tg::ConstantOp::createScalar(
+      builder, loc, getElementTypeOrSelf(mask->getType()), 0.0);
+  FailureOr<Value> negated =
+      buildCompare(*mask, zero, tg::ComparisonPredicate::eq);
+  return failed(negated) ? failure() : define(0, *negated);
+}
+
+FailureOr<Value> GraphImporter::requireCondition(int i) {
+  FailureOr<Value> condition = input(i);
+  if (failed(condition))
+    return failure();
+  if (!condition->getDefiningOp<tg::CompareOp>())
+    return nodeError() << "its condition '" << node->input(i)
+                       << "' is neither known at import time nor a "
+                          "comparison (Less, LessOrEqual, Greater, "
+                          "GreaterOrEqual, Equal or their Not) of run-time "
+                          "tensors";
+  return condition;
+}
+
+LogicalResult GraphImporter::convertWhere() {
+  // The branches' element type: a run-time branch's, else the constant's.
+  Type elementType;
+  for (int i : {1, 2})
+    if (!constantInput(i, /*allowTrainable=*/false)) {
+      FailureOr<Value> branch = input(i);
+      if (failed(branch))
+        return failure();
+      elementType = getElementTypeOrSelf(branch->getType());
+      break;
+    }
+  if (!elementType) {
+    const HostTensor *onTrue = constantInput(1, /*allowTrainable=*/false);
+    elementType = elementTypeOf(context, onTrue->dtype);
+    if (!elementType)
+      return nodeError() << "its branches are " << dtypeName(onTrue->dtype)
+                         << " constants; memopt selects float32, float16 "
+                            "or bfloat16 values";
+  }
+  // A condition known at import time becomes a constant 0/1 mask.
+  FailureOr<Value> condition =
+      constantInput(0, /*allowTrainable=*/true) ? inputAs(0, elementType)
+                                                 : requireCondition(0);
+  FailureOr<Value> onTrue = inputAs(1, elementType);
+  FailureOr<Value> onFalse = inputAs(2, elementType);
+  if (failed(condition) || failed(onTrue) || failed(onFalse))
+    return failure();
+  FailureOr<tg::SelectOp> select =
+      build<tg::SelectOp>({*condition, *onTrue, *onFalse}, {});
+  return failed(select) ? failure() : define(0, *select);
 }
 
 LogicalResult GraphImporter::convertPow() {
@@ -1161,11 +1242,8 @@ LogicalResult GraphImporter::convertRandom() {
   FailureOr<Value> p = inputAs(0, elementType);
   if (failed(p))
     return failure();
-  FailureOr<tg::CompareOp> compare = build<tg::CompareOp>(
-      {random, *p},
-      {builder.getNamedAttr("predicate",
-                            tg::ComparisonPredicateAttr::get(
-                                context, tg::ComparisonPredicate::lt))});
+  FailureOr<Value> compare =
+      buildCompare(random, *p, tg::ComparisonPredicate::lt);
   return failed(compare) ? failure() : define(0, *compare);
 }
 

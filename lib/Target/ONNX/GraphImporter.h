@@ -5,6 +5,7 @@
 
 #include "HostTensor.h"
 
+#include "memopt/Dialect/TG/IR/TGOps.h"
 #include "memopt/Target/ONNX/ImportONNX.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -127,7 +128,16 @@ private:
   /// The operands of a binary op, a constant one in the other's type.
   mlir::FailureOr<std::pair<mlir::Value, mlir::Value>> binaryOperands();
   mlir::LogicalResult convertBinary();
+  /// Fails unless every use of the node's boolean result is a Cast to
+  /// float, a Not or the condition of a Where (tg has no boolean tensors).
+  mlir::LogicalResult checkBooleanUses();
+  mlir::FailureOr<mlir::Value> buildCompare(mlir::Value lhs, mlir::Value rhs,
+                                            tg::ComparisonPredicate predicate);
   mlir::LogicalResult convertCompare();
+  mlir::LogicalResult convertNot();
+  /// The run-time input `i` that must be a comparison's 0/1 mask.
+  mlir::FailureOr<mlir::Value> requireCondition(int i);
+  mlir::LogicalResult convertWhere();
   mlir::LogicalResult convertPow();
   mlir::LogicalResult convertPool();
   mlir::LogicalResult convertGlobalAveragePool();

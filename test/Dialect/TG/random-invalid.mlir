@@ -50,9 +50,9 @@ func.func @compare_shapes(%a: tensor<2x3xf32>, %b: tensor<4xf32>) {
 // -----
 
 func.func @compare_predicate(%a: tensor<2xf32>) {
-  // expected-error @+2 {{expected ::memopt::tg::ComparisonPredicate to be one of: lt, le, gt, ge}}
+  // expected-error @+2 {{expected ::memopt::tg::ComparisonPredicate to be one of: lt, le, gt, ge, eq}}
   // expected-error @+1 {{failed to parse}}
-  %0 = tg.compare %a, %a {predicate = #tg<comparison eq>} : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  %0 = tg.compare %a, %a {predicate = #tg<comparison ne>} : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
   return
 }
 

@@ -551,6 +551,28 @@ LogicalResult DivOp::emitGradients(OpBuilder &builder,
       /*negateRhs=*/true);
 }
 
+/// PyTorch's where backward: the output gradient where the condition chose
+/// the branch, 0 elsewhere (a select, so that an inf or NaN gradient does
+/// not leak into the other branch), summed to the branch's shape. The
+/// condition, a mask, gets none.
+LogicalResult SelectOp::emitGradients(OpBuilder &builder,
+                                      ArrayRef<Value> resultGrads,
+                                      ArrayRef<bool> wanted,
+                                      MutableArrayRef<Value> operandGrads) {
+  Gradient g(builder, *this, resultGrads, wanted, operandGrads);
+  for (unsigned operand : {1u, 2u}) {
+    if (!g.wants(operand))
+      continue;
+    Value zero = g.scalar(g.dy(), 0.0);
+    bool onTrue = operand == 1;
+    Value grad = SelectOp::create(builder, getLoc(), g.dy().getType(),
+                                  getCondition(), onTrue ? g.dy() : zero,
+                                  onTrue ? zero : g.dy());
+    g.grads[operand] = g.sumToShape(grad, shapeOf(getOperand(operand)));
+  }
+  return success();
+}
+
 /// Piecewise constant (a drop-path or drop-connect mask): the gradient is
 /// zero, as PyTorch's, so no operand gets one.
 LogicalResult CompareOp::emitGradients(OpBuilder &, ArrayRef<Value>,

@@ -131,6 +131,34 @@ MEMOPT_TG_BINARY_INFERENCE(DivOp)
 MEMOPT_TG_BINARY_INFERENCE(CompareOp)
 #undef MEMOPT_TG_BINARY_INFERENCE
 
+/// Three operands of one element type broadcast together (NumPy rules).
+LogicalResult SelectOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  SmallVector<RankedTensorType, 3> types;
+  StringRef names[] = {"condition", "on_true", "on_false"};
+  for (auto [value, name] : llvm::zip(adaptor.getOperands(), names)) {
+    FailureOr<RankedTensorType> type = rankedOperand(loc, value, name);
+    if (failed(type))
+      return failure();
+    types.push_back(*type);
+  }
+  if (failed(checkSameElementType(loc, {types[0], types[1], types[2]},
+                                  "'condition', 'on_true' and 'on_false'")))
+    return failure();
+  FailureOr<SmallVector<int64_t>> branches =
+      broadcastShape(loc, types[1], types[2]);
+  if (failed(branches))
+    return failure();
+  FailureOr<SmallVector<int64_t>> shape =
+      broadcastShape(loc, types[0], withShape(types[1], *branches));
+  if (failed(shape))
+    return failure();
+  results.push_back(withShape(types[1], *shape));
+  return success();
+}
+
 LogicalResult DropoutOp::inferReturnTypes(MLIRContext *,
                                           std::optional<Location> loc,
                                           Adaptor adaptor,

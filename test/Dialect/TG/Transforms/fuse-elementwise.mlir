@@ -69,3 +69,19 @@ func.func @interleaved(%a: tensor<1x1x4x4xf32>) -> (tensor<1x1x4x4xf32>, tensor<
   %1 = tg.exp %0 : tensor<1x1x4x4xf32>
   return %1, %m : tensor<1x1x4x4xf32>, tensor<1x1x2x2xf32>
 }
+
+// -----
+
+// tg.select is not fused (as tg.compare): the add feeding it and the relu
+// after it stay separate ops, even when nothing broadcasts.
+// CHECK-LABEL: func.func @select(
+// CHECK-NOT: tg.fused_elementwise
+// CHECK: tg.add
+// CHECK-NEXT: tg.select
+// CHECK-NEXT: tg.relu
+func.func @select(%m: tensor<2x4xf32>, %a: tensor<2x4xf32>, %b: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %0 = tg.add %a, %b : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %1 = tg.select %m, %0, %b : (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %2 = tg.relu %1 : tensor<2x4xf32>
+  return %2 : tensor<2x4xf32>
+}

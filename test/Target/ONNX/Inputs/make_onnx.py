@@ -558,9 +558,58 @@ def case_random_ops():
 def case_compare_bool_use():
     return model(
         [node("Less", ["x", "zero"], ["negative"]),
-         node("Not", ["negative"], ["nonneg"]),
-         node("Cast", ["nonneg"], ["y"], to=FLOAT)],
+         node("Xor", ["negative", "negative"], ["never"]),
+         node("Cast", ["never"], ["y"], to=FLOAT)],
         [inp("x", [2, 3])], [out("y", 2)], [floats("zero", 0.0)])
+
+
+def case_where():
+    """Where as torch.export writes it: F.softplus(x, beta=2) is
+    Where(Greater(x * beta, threshold), x, Softplus(x * beta) / beta);
+    masked_fill(mask != 0, -1e4) is Where(Not(Equal(mask, 0)), fill, y);
+    a condition known at import time; constant branches."""
+    return model(
+        [const("beta", np.array(2.0, np.float32)),
+         const("threshold", np.array(20.0, np.float32)),
+         const("zero", np.array(0.0, np.float32)),
+         const("fill", np.array(-1e4, np.float32)),
+         const("one", np.array(1.0, np.float32)),
+         const("keep", np.array([[True, False, True]])),
+         node("Mul", ["x", "beta"], ["scaled"]),
+         node("Greater", ["scaled", "threshold"], ["large"]),
+         node("Softplus", ["scaled"], ["soft"]),
+         node("Div", ["soft", "beta"], ["smooth"]),
+         node("Where", ["large", "x", "smooth"], ["softplus"]),
+         node("Equal", ["mask", "zero"], ["unmasked"]),
+         node("Not", ["unmasked"], ["masked"]),
+         node("Where", ["masked", "fill", "softplus"], ["filled"]),
+         node("Where", ["keep", "filled", "x"], ["kept"]),
+         node("Where", ["large", "one", "zero"], ["indicator"]),
+         node("Add", ["kept", "indicator"], ["y"])],
+        [inp("x", [2, 3]), inp("mask", [2, 1])], [out("y", 2)], opset=20)
+
+
+def case_where_folded():
+    return model(
+        [const("c", np.array([True, False])),
+         const("a", np.array([5.0, 6.0], np.float32)),
+         const("b", np.array([1.0, 2.0], np.float32)),
+         node("Where", ["c", "a", "b"], ["w"]),
+         node("Add", ["x", "w"], ["y"])],
+        [inp("x", [2])], [out("y", 1)])
+
+
+def case_where_bool_branch():
+    return model(
+        [node("Greater", ["x", "x"], ["big"]),
+         node("Where", ["big", "big", "big"], ["y"])],
+        [inp("x", [2, 3])], [out("y", 2, TensorProto.BOOL)])
+
+
+def case_where_bad_condition():
+    return model(
+        [node("Where", ["c", "x", "x"], ["y"])],
+        [inp("c", [2, 3], TensorProto.BOOL), inp("x", [2, 3])], [out("y", 2)])
 
 
 def case_compare_output():

@@ -51,13 +51,14 @@ def TG_PadMode : I32EnumAttr<"PadMode", "how tg.pad fills the border", [
 }
 def TG_PadModeAttr : EnumAttr<TG_Dialect, TG_PadMode, "pad_mode">;
 
-// ONNX Less, LessOrEqual, Greater, GreaterOrEqual.
+// ONNX Less, LessOrEqual, Greater, GreaterOrEqual, Equal.
 def TG_ComparisonPredicate : I32EnumAttr<"ComparisonPredicate",
     "the relation that tg.compare tests", [
     I32EnumAttrCase<"lt", 0>,
     I32EnumAttrCase<"le", 1>,
     I32EnumAttrCase<"gt", 2>,
-    I32EnumAttrCase<"ge", 3>
+    I32EnumAttrCase<"ge", 3>,
+    I32EnumAttrCase<"eq", 4>
   ]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::memopt::tg";

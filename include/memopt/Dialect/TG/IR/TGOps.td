@@ -350,10 +350,11 @@ def TG_CompareOp : TG_BinaryOp<"compare", "comparison"> {
   let summary = "Elementwise comparison giving 1 or 0, with broadcasting";
   let description = [{
     `output` is 1 where `lhs predicate rhs` holds (`lt`: <, `le`: <=, `gt`:
-    >, `ge`: >=) and 0 elsewhere, after NumPy broadcasting, in the
-    operands' float type: ONNX `Less` (and its relatives) followed by a
+    >, `ge`: >=, `eq`: ==) and 0 elsewhere, after NumPy broadcasting, in
+    the operands' float type: ONNX `Less` (and its relatives) followed by a
     `Cast` to float, the mask of a drop-path
-    (`x.new_empty(...).bernoulli_(keep)` exports as `Less(uniform, keep)`).
+    (`x.new_empty(...).bernoulli_(keep)` exports as `Less(uniform, keep)`),
+    or the condition of a `tg.select`.
     The result is piecewise constant: its gradient is zero for both
     operands.
 
@@ -365,6 +366,38 @@ def TG_CompareOp : TG_BinaryOp<"compare", "comparison"> {
   let arguments = (ins TG_Tensor:$lhs, TG_Tensor:$rhs,
                        TG_ComparisonPredicateAttr:$predicate);
   let hasFolder = 0;
+}
+
+def TG_SelectOp : TG_Op<"select", [Pure, InferTypeOpAdaptor, TG_Differentiable,
+    TG_KernelOpInterface]> {
+  let summary = "Elementwise choice between two tensors, with broadcasting";
+  let description = [{
+    `output` is `on_true` where `condition` is not 0 and `on_false` where it
+    is 0, after NumPy broadcasting of the three operands, which have one
+    float element type: ONNX `Where` whose condition is a comparison of
+    run-time tensors (a `tg.compare` mask). The element of the branch not
+    chosen is never read into the result, so an inf or NaN there does not
+    leak: the exported `F.softplus` is `Where(x * beta > threshold, x,
+    Softplus(x * beta) / beta)`, whose second branch overflows where the
+    first is chosen.
+
+    The gradient is PyTorch's: the output gradient where `condition` chose
+    the operand and 0 elsewhere, summed back to each branch's shape; the
+    condition gets none.
+
+    ```mlir
+    %y = tg.select %m, %x, %s
+        : (tensor<2x8xf32>, tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+    ```
+  }];
+  let arguments = (ins TG_Tensor:$condition, TG_Tensor:$on_true,
+                       TG_Tensor:$on_false);
+  let results = (outs TG_Tensor:$output);
+  let assemblyFormat = [{
+    $condition `,` $on_true `,` $on_false attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let extraClassDeclaration = TG_PerElementKernelFacts<1>.decl;
 }
 
 def TG_DropoutOp : TG_Op<"dropout", [InferTypeOpAdaptor, TG_Differentiable,
