@@ -24,7 +24,6 @@ without shuffling: the seed draws the masks).
 """
 import argparse
 import filecmp
-import json
 import math
 import os
 import shutil
@@ -40,6 +39,7 @@ import torch.nn.functional as F
 
 from memopt.testing.check_training import run
 from memopt.testing.checklist import Checklist
+from memopt.testing.seeded_runs import SeededRuns
 
 
 class ScaledDropout(torch.nn.Module):
@@ -89,16 +89,8 @@ def check(args):
     plan = os.path.join(work, "plan.json")
     run([args.memopt_compile, model, "-o", binary, "--optimizer=sgd",
          "--lr=%r" % args.lr, "--report=" + plan])
-    reports = {}
-
-    def train(name, steps, seed, *extra):
-        out = os.path.join(work, name + ".onnx")
-        report = os.path.join(work, name + ".json")
-        run([binary, "--data", data, "--steps", str(steps), "--seed",
-             str(seed), "--log-every", "0", "--out", out, "--report",
-             report] + list(extra))
-        reports[name] = json.load(open(report))
-        return out, reports[name]["loss"]
+    runs = SeededRuns(binary, data, work)
+    train = runs.train
 
     checks = Checklist()
     expect = checks.expect
@@ -106,10 +98,7 @@ def check(args):
     out, losses = train("one-step", 1, args.seed)
     # The seed argument lives in device memory on the CPU: the plan counts
     # its 8 bytes.
-    predicted = json.load(open(plan))["predicted_peak_bytes"]
-    measured = reports["one-step"]["measured_peak_bytes"]
-    print("peak: predicted %d bytes, measured %d" % (predicted, measured))
-    expect(measured == predicted, "measured peak = predicted peak")
+    runs.expect_planned_peak(expect, plan, "one-step")
     w1 = trained_w(out)
     scale = 1.0 / (1.0 - args.ratio)
     kept = losses[0] / (w0 * w0 * scale * scale)

@@ -34,7 +34,6 @@ the kept fraction is the CPU's.
 """
 import argparse
 import filecmp
-import json
 import math
 import os
 import re
@@ -48,6 +47,7 @@ from onnx import numpy_helper
 
 from memopt.testing.check_training import run
 from memopt.testing.checklist import Checklist
+from memopt.testing.seeded_runs import SeededRuns
 
 
 def make_model(keep_path, keep_connect, timm_form):
@@ -137,25 +137,14 @@ def check(args):
     target = "--target=" + args.target
     run([args.memopt_compile, model, "-o", binary, target, "--optimizer=sgd",
          "--lr=%r" % args.lr, "--report=" + plan])
-    reports = {}
-
-    def train(name, steps, seed, *extra):
-        out = os.path.join(work, name + ".onnx")
-        report = os.path.join(work, name + ".json")
-        run([binary, "--data", data, "--steps", str(steps), "--seed",
-             str(seed), "--log-every", "0", "--out", out, "--report",
-             report] + list(extra))
-        reports[name] = json.load(open(report))
-        return out, reports[name]["loss"]
+    runs = SeededRuns(binary, data, work)
+    train = runs.train
 
     checks = Checklist()
     expect = checks.expect
 
     out, losses = train("one-step", 1, args.seed)
-    predicted = json.load(open(plan))["predicted_peak_bytes"]
-    measured = reports["one-step"]["measured_peak_bytes"]
-    print("peak: predicted %d bytes, measured %d" % (predicted, measured))
-    expect(measured == predicted, "measured peak = predicted peak")
+    runs.expect_planned_peak(expect, plan, "one-step")
     w1 = trained_w(out)
     keep = args.keep_path * args.keep_connect
     scale = 1.0 / keep

@@ -1,0 +1,34 @@
+"""Named runs of one training binary under chosen seeds, shared by the
+checks of seeded random ops (check_dropout, check_droppath)."""
+import json
+import os
+
+from memopt.testing.check_training import run
+
+
+class SeededRuns:
+    """Trains `binary` on `data`, writing each named run's trained model
+    and run report into `work`; keeps the reports."""
+
+    def __init__(self, binary, data, work):
+        self.binary, self.data, self.work = binary, data, work
+        self.reports = {}
+
+    def train(self, name, steps, seed, *extra):
+        """Runs `steps` steps under `seed` (more binary flags in `extra`);
+        returns the trained model's path and the per-step losses."""
+        out = os.path.join(self.work, name + ".onnx")
+        report = os.path.join(self.work, name + ".json")
+        run([self.binary, "--data", self.data, "--steps", str(steps),
+             "--seed", str(seed), "--log-every", "0", "--out", out,
+             "--report", report] + list(extra))
+        self.reports[name] = json.load(open(report))
+        return out, self.reports[name]["loss"]
+
+    def expect_planned_peak(self, expect, plan, name):
+        """Checks that run `name` measured the peak the compile report
+        `plan` predicted."""
+        predicted = json.load(open(plan))["predicted_peak_bytes"]
+        measured = self.reports[name]["measured_peak_bytes"]
+        print("peak: predicted %d bytes, measured %d" % (predicted, measured))
+        expect(measured == predicted, "measured peak = predicted peak")
