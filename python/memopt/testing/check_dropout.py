@@ -31,15 +31,12 @@ import subprocess
 import sys
 import warnings
 
-import numpy as np
-import onnx
-from onnx import numpy_helper
 import torch
 import torch.nn.functional as F
 
 from memopt.testing.check_training import run
 from memopt.testing.checklist import Checklist
-from memopt.testing.seeded_runs import SeededRuns
+from memopt.testing.seeded_runs import SeededRuns, trained_w, write_data
 
 
 class ScaledDropout(torch.nn.Module):
@@ -61,20 +58,6 @@ def export(path, ratio, batch, size):
                           opset_version=17, input_names=["input"],
                           output_names=["output"], do_constant_folding=False)
     return float(model.w.item())
-
-
-def write_data(directory, count, size):
-    for sub, value in (("inputs", 1.0), ("targets", 0.0)):
-        os.makedirs(os.path.join(directory, sub), exist_ok=True)
-        for i in range(count):
-            np.save(os.path.join(directory, sub, "s%d.npy" % i),
-                    np.full((1, size, size), value, dtype=np.float32))
-
-
-def trained_w(path):
-    weights = {i.name: numpy_helper.to_array(i)
-               for i in onnx.load(path).graph.initializer}
-    return float(weights["w"][0])
 
 
 def check(args):

@@ -41,13 +41,11 @@ import shutil
 import subprocess
 import sys
 
-import numpy as np
 import onnx
-from onnx import numpy_helper
 
 from memopt.testing.check_training import run
 from memopt.testing.checklist import Checklist
-from memopt.testing.seeded_runs import SeededRuns
+from memopt.testing.seeded_runs import SeededRuns, trained_w, write_data
 
 
 def make_model(keep_path, keep_connect, timm_form):
@@ -103,20 +101,6 @@ def export(path, args):
          "--export-to", path, "--batch", str(args.batch), "--size",
          str(args.size), "--keep-path", repr(args.keep_path),
          "--keep-connect", repr(args.keep_connect)])
-
-
-def write_data(directory, count, size):
-    for sub, value in (("inputs", 1.0), ("targets", 0.0)):
-        os.makedirs(os.path.join(directory, sub), exist_ok=True)
-        for i in range(count):
-            np.save(os.path.join(directory, sub, "s%d.npy" % i),
-                    np.full((1, size, size), value, dtype=np.float32))
-
-
-def trained_w(path):
-    weights = {i.name: numpy_helper.to_array(i)
-               for i in onnx.load(path).graph.initializer}
-    return float(weights["w"][0])
 
 
 def check(args):

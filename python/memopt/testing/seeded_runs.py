@@ -3,7 +3,28 @@ checks of seeded random ops (check_dropout, check_droppath)."""
 import json
 import os
 
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
 from memopt.testing.check_training import run
+
+
+def write_data(directory, count, size):
+    """`count` samples of ones (inputs) and zeros (targets), 1 x size x
+    size: the loss and the update then reveal the random mask."""
+    for sub, value in (("inputs", 1.0), ("targets", 0.0)):
+        os.makedirs(os.path.join(directory, sub), exist_ok=True)
+        for i in range(count):
+            np.save(os.path.join(directory, sub, "s%d.npy" % i),
+                    np.full((1, size, size), value, dtype=np.float32))
+
+
+def trained_w(path):
+    """The scalar parameter `w` of the model at `path`."""
+    weights = {i.name: numpy_helper.to_array(i)
+               for i in onnx.load(path).graph.initializer}
+    return float(weights["w"][0])
 
 
 class SeededRuns:
