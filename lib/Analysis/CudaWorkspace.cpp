@@ -41,6 +41,17 @@ public:
         dims(p.input), dims(p.weight), dims(p.output),
         p.elementType.getIntOrFloatBitWidth() / 8);
   }
+
+  /// The runtime picks a cuDNN algorithm that fits the smaller workspace,
+  /// or runs in slices.
+  FailureOr<uint64_t>
+  leanConvolution(Operation *op,
+                  const tg::ConvolutionProblem &p) const override {
+    FailureOr<uint64_t> full = convolution(op, p);
+    if (failed(full))
+      return failure();
+    return cudaLeanWorkspaceBytes(*full);
+  }
 };
 
 } // namespace

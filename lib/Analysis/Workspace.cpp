@@ -11,6 +11,7 @@
 #include "memopt/Dialect/TG/IR/TGOps.h"
 
 #ifdef MEMOPT_HAVE_CPU_RUNTIME
+#include "memopt/Runtime/CPU/ConvWorkspace.h"
 #include "memopt/Runtime/Device.h"
 #include "memopt/Runtime/Kernels.h"
 #endif
@@ -36,17 +37,43 @@ class CPUWorkspacePolicy : public tg::WorkspacePolicy {
 public:
   FailureOr<uint64_t>
   convolution(Operation *op, const tg::ConvolutionProblem &p) const override {
-    rt::ElementType type;
+    FailureOr<rt::ElementType> type = elementType(op, p);
+    if (failed(type))
+      return failure();
+    return defaultBytes(p, *type);
+  }
+
+  /// Only a filter gradient has a leaner way on the CPU: in pieces
+  /// (memopt/Runtime/CPU/ConvWorkspace.h).
+  FailureOr<uint64_t>
+  leanConvolution(Operation *op,
+                  const tg::ConvolutionProblem &p) const override {
+    FailureOr<rt::ElementType> type = elementType(op, p);
+    if (failed(type))
+      return failure();
+    if (p.kind != Kind::BackwardFilter)
+      return defaultBytes(p, *type);
+    return rt::convBackwardFilterLeanWorkspaceBytes(
+        dims(p.output), dims(p.input), dims(p.weight), dims(p.strides),
+        dims(p.pads), dims(p.dilations), p.groups, *type);
+  }
+
+private:
+  static FailureOr<rt::ElementType>
+  elementType(Operation *op, const tg::ConvolutionProblem &p) {
     if (p.elementType.isF32())
-      type = rt::ElementType::F32;
-    else if (p.elementType.isBF16())
-      type = rt::ElementType::BF16;
-    else if (p.elementType.isF16())
-      type = rt::ElementType::F16;
-    else
-      return op->emitError("cannot size the convolution workspace of ")
-             << p.elementType << " tensors: the CPU runtime convolves f32, "
-                                 "bf16 and f16";
+      return rt::ElementType::F32;
+    if (p.elementType.isBF16())
+      return rt::ElementType::BF16;
+    if (p.elementType.isF16())
+      return rt::ElementType::F16;
+    return op->emitError("cannot size the convolution workspace of ")
+           << p.elementType << " tensors: the CPU runtime convolves f32, "
+                               "bf16 and f16";
+  }
+
+  static uint64_t defaultBytes(const tg::ConvolutionProblem &p,
+                               rt::ElementType type) {
     rt::Dims x = dims(p.input), w = dims(p.weight), y = dims(p.output);
     switch (p.kind) {
     case Kind::Forward:
@@ -104,17 +131,42 @@ int memopt::workspaceThreads(WorkspaceTarget target) {
   return 0;
 }
 
+namespace {
+/// Asks `policy` for the lean workspaces where an op asks for its
+/// workspace.
+class LeanView : public tg::WorkspacePolicy {
+public:
+  explicit LeanView(const tg::WorkspacePolicy &policy) : policy(policy) {}
+  FailureOr<uint64_t>
+  convolution(Operation *op, const tg::ConvolutionProblem &p) const override {
+    return policy.leanConvolution(op, p);
+  }
+
+private:
+  const tg::WorkspacePolicy &policy;
+};
+} // namespace
+
 FailureOr<uint64_t> memopt::queryWorkspaceBytes(Operation *op,
-                                                WorkspaceTarget target) {
+                                                WorkspaceTarget target,
+                                                bool lean) {
   auto kernel = dyn_cast<tg::KernelOpInterface>(op);
   if (!kernel)
     return uint64_t(0);
-  return kernel.getWorkspaceBytes(target == WorkspaceTarget::CUDA
-                                      ? cudaWorkspacePolicy()
-                                      : cpuWorkspacePolicy());
+  const tg::WorkspacePolicy &policy = target == WorkspaceTarget::CUDA
+                                          ? cudaWorkspacePolicy()
+                                          : cpuWorkspacePolicy();
+  if (lean)
+    return kernel.getWorkspaceBytes(LeanView(policy));
+  return kernel.getWorkspaceBytes(policy);
 }
 
 uint64_t memopt::workspaceBytes(Operation *op) {
   auto bytes = op->getAttrOfType<IntegerAttr>(kWorkspaceBytesAttr);
   return bytes ? bytes.getValue().getZExtValue() : 0;
+}
+
+uint64_t memopt::leanWorkspaceBytes(Operation *op) {
+  auto bytes = op->getAttrOfType<IntegerAttr>(kLeanWorkspaceBytesAttr);
+  return bytes ? bytes.getValue().getZExtValue() : workspaceBytes(op);
 }

@@ -94,7 +94,8 @@ private:
   /// The groups: precision x stages x microbatches, as given or searched.
   SmallVector<FitCandidate> groups() const;
   /// A group's ladder: the plain plan, then recomputation, then
-  /// recomputation with offload, then (cuda) lean workspaces.
+  /// recomputation with offload, then lean workspaces (cuda, or cpu with
+  /// --workspaces=lean).
   SmallVector<FitCandidate> rungs(const FitCandidate &group) const;
 
   /// The user's options with `candidate` applied, priced on the device
@@ -238,6 +239,8 @@ SmallVector<FitCandidate> Search::rungs(const FitCandidate &group) const {
   SmallVector<FitCandidate> ladder;
   for (Rung rung : {Rung{"none", "none", false}, Rung{"auto", "none", false},
                     Rung{"auto", "auto", false}, Rung{"auto", "auto", true}}) {
+    // On cpu a lean filter gradient sums in another order: like a
+    // precision change, it needs the user's --workspaces=lean.
     if (rung.lean && !cuda && !given.leanWorkspaces.hasValue())
       continue;
     FitCandidate candidate = group;
@@ -245,9 +248,11 @@ SmallVector<FitCandidate> Search::rungs(const FitCandidate &group) const {
                                              : rung.remat.str();
     candidate.offload = given.offload.hasValue() ? std::string(given.offload)
                                                  : rung.offload.str();
-    candidate.leanWorkspaces = given.leanWorkspaces.hasValue()
-                                   ? bool(given.leanWorkspaces)
-                                   : rung.lean;
+    // Lean workspaces are tg-remat's choice: none without recomputation.
+    candidate.leanWorkspaces = (given.leanWorkspaces.hasValue()
+                                    ? bool(given.leanWorkspaces)
+                                    : rung.lean) &&
+                               candidate.remat == "auto";
     if (llvm::none_of(ladder, [&](const FitCandidate &earlier) {
           return earlier.flags() == candidate.flags();
         }))

@@ -73,7 +73,10 @@ void memopt::buildMemoryPlanPipeline(OpPassManager &pm,
                                      const TrainingPipelineOptions &options) {
   // The workspaces first: tg-partition and tg-remat simulate the step with
   // them (their clones copy each op's annotation).
-  pm.addNestedPass<func::FuncOp>(createAnnotateWorkspaces());
+  // With lean workspaces allowed, tg-remat chooses between each op's two.
+  AnnotateWorkspacesOptions workspaces;
+  workspaces.lean = options.leanWorkspaces && options.remat == "auto";
+  pm.addNestedPass<func::FuncOp>(createAnnotateWorkspaces(workspaces));
   // Pipeline stages: one function per device; everything below then runs
   // per stage, so each stage gets its own schedule and memory plan.
   if (options.stages > 1) {

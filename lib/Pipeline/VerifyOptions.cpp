@@ -174,11 +174,11 @@ llvm::Error TrainingPipelineOptions::verify(Spelling spelling) const {
                  "link bandwidth to copy over: add link=BYTES/s (e.g. "
                  "{0}device={2},link=12GB/s) or drop {0}offload",
                  StringRef(offload), StringRef(deviceSpec));
-  // Lean workspaces are a choice of tg-remat's greedy, on cuDNN only.
-  if (leanWorkspaces && (remat != "auto" || target != Backend::cuda))
-    return error("{1} lets {0}remat=auto shrink cuDNN's convolution "
-                 "workspaces: give {0}remat=auto {0}target=cuda with it "
-                 "(oneDNN's cpu scratchpads are exact), or drop it",
+  // Lean workspaces are a choice of tg-remat's greedy.
+  if (leanWorkspaces && remat != "auto")
+    return error("{1} lets {0}remat=auto shrink convolution workspaces "
+                 "(slower cuDNN algorithms, oneDNN filter gradients in "
+                 "pieces): give {0}remat=auto with it, or drop it",
                  spelling == Spelling::flag ? "--workspaces=lean"
                                             : "lean-workspaces=true");
   // The schedule orders the microbatches of pipeline stages (one process

@@ -17,7 +17,7 @@
 // add (the host link's free time in its window, OffloadPlan.h), so an
 // offload that the compute hides is the cheapest choice there is, and the
 // trials insert the chosen copies as tg-offload will. With lean workspaces
-// allowed (CUDA), a backward convolution at the peak may get its lean
+// allowed, a backward convolution at the peak may get its lean
 // workspace instead, priced by the slowdown the cost model charges for it
 // (CostModel::leanSeconds). Beside the greedy's own plans, one run past
 // the target and pruned back to it by seconds per byte (overshoot), and
@@ -684,13 +684,14 @@ void prune(func::FuncOp function, ArrayRef<Operation *> forward, bool inPlace,
 
 void memopt::remat::makeLean(Operation *op) {
   uint64_t full = workspaceBytes(op);
-  uint64_t bytes = cudaLeanWorkspaceBytes(full);
+  uint64_t bytes = leanWorkspaceBytes(op);
   if (!full || bytes >= full || op->hasAttr(kLeanWorkspaceAttr))
     return;
   Builder b(op->getContext());
   op->setAttr(kWorkspaceBytesAttr,
               b.getI64IntegerAttr(static_cast<int64_t>(bytes)));
   op->setAttr(kLeanWorkspaceAttr, b.getUnitAttr());
+  op->removeAttr(kLeanWorkspaceBytesAttr);
 }
 
 uint64_t memopt::remat::leanSavings(Operation *op) {
@@ -698,7 +699,7 @@ uint64_t memopt::remat::leanSavings(Operation *op) {
   if (!full || op->hasAttr(kLeanWorkspaceAttr))
     return 0;
   uint64_t aligned = llvm::alignTo(full, ArenaPlan::kAlignment);
-  uint64_t lean = llvm::alignTo(cudaLeanWorkspaceBytes(full),
+  uint64_t lean = llvm::alignTo(leanWorkspaceBytes(op),
                                 ArenaPlan::kAlignment);
   return aligned > lean ? aligned - lean : 0;
 }

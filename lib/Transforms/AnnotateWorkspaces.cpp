@@ -46,6 +46,7 @@ public:
       FailureOr<uint64_t> bytes = queryWorkspaceBytes(op, backend);
       if (failed(bytes))
         return WalkResult::interrupt();
+      op->removeAttr(kLeanWorkspaceBytesAttr);
       if (!*bytes) {
         op->removeAttr(kWorkspaceBytesAttr);
         return WalkResult::advance();
@@ -54,6 +55,18 @@ public:
                   builder.getI64IntegerAttr(static_cast<int64_t>(*bytes)));
       ++numAnnotated;
       numLargest = std::max<uint64_t>(numLargest.getValue(), *bytes);
+      if (!lean)
+        return WalkResult::advance();
+      FailureOr<uint64_t> leanBytes =
+          queryWorkspaceBytes(op, backend, /*lean=*/true);
+      if (failed(leanBytes))
+        return WalkResult::interrupt();
+      if (*leanBytes < *bytes) {
+        op->setAttr(kLeanWorkspaceBytesAttr, builder.getI64IntegerAttr(
+                                                 static_cast<int64_t>(
+                                                     *leanBytes)));
+        ++numLean;
+      }
       return WalkResult::advance();
     });
     if (walk.wasInterrupted())

@@ -109,12 +109,6 @@ public:
     }
     bool inPlace = target->getInPlace();
     Block &body = function.getBody().front();
-    if (leanWorkspaces && target->getBackend() != Backend::cuda) {
-      function.emitError("tg-remat: lean-workspaces=true needs a cuda "
-                         "target: the cpu backend's oneDNN scratchpads are "
-                         "sized exactly and cannot shrink");
-      return signalPassFailure();
-    }
 
     StepPhases phases(function);
     SmallVector<Operation *> forward, later;

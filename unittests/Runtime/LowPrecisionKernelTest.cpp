@@ -11,6 +11,8 @@
 
 #include "memopt/Runtime/Kernels.h"
 
+#include "KernelTestSupport.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -354,17 +356,7 @@ std::vector<float> roundedOnce(const std::vector<float> &want,
   return widen(narrow(want, type), type);
 }
 
-/// The largest difference between `got` and `want`, in units of the
-/// largest |want|.
-double relativeError(const std::vector<float> &got,
-                     const std::vector<float> &want) {
-  double worst = 0, scale = 0;
-  for (size_t i = 0; i < want.size(); ++i) {
-    worst = std::max(worst, double(std::fabs(got[i] - want[i])));
-    scale = std::max(scale, double(std::fabs(want[i])));
-  }
-  return scale == 0 ? worst : worst / scale;
-}
+using test_support::relativeError;
 
 } // namespace
 

@@ -30,11 +30,19 @@ enum class WorkspaceTarget { CPU, CUDA };
 /// (an i64, present only when not 0).
 constexpr llvm::StringLiteral kWorkspaceBytesAttr = "memopt.workspace_bytes";
 
-/// Marks a CUDA convolution that tg-remat planned with its lean workspace
-/// (a unit attribute beside the smaller `memopt.workspace_bytes`): the
-/// runtime picks an algorithm that fits it or runs in slices, and the cost
-/// model charges the device's `lean` slowdown (docs/passes/remat.md).
+/// Marks a convolution that tg-remat planned with its lean workspace (a
+/// unit attribute beside the smaller `memopt.workspace_bytes`): the CUDA
+/// runtime picks an algorithm that fits it or runs in slices, the CPU
+/// runtime computes a filter gradient in pieces, and the cost model
+/// charges the device's `lean` slowdown (docs/passes/remat.md).
 constexpr llvm::StringLiteral kLeanWorkspaceAttr = "memopt.lean_workspace";
+
+/// The lean workspace an op could run in, as tg-annotate-workspaces
+/// records it with lean=true (an i64, present only when smaller than
+/// `memopt.workspace_bytes`): what tg-remat may give the op under
+/// --workspaces=lean.
+constexpr llvm::StringLiteral kLeanWorkspaceBytesAttr =
+    "memopt.lean_workspace_bytes";
 
 /// The OpenMP thread count that the CPU workspaces of a function were sized
 /// for (an i64 on the function, set by tg-annotate-workspaces when it
@@ -53,12 +61,18 @@ int workspaceThreads(WorkspaceTarget target);
 /// after the annotation (schedule, plan, cost model, timeline) asks this.
 uint64_t workspaceBytes(mlir::Operation *op);
 
+/// The lean workspace bytes of `op` as tg-annotate-workspaces recorded
+/// them; workspaceBytes(op) where it recorded none.
+uint64_t leanWorkspaceBytes(mlir::Operation *op);
+
 /// The scratch bytes that the `target` runtime's kernel of `op` needs while
 /// it runs, 0 for an op without a workspace: the op describes its kernel
 /// (tg::KernelOpInterface::getWorkspaceBytes) and the target's policy sizes
-/// it. Only tg-annotate-workspaces calls it.
+/// it; with `lean`, the policy's lean workspace (WorkspacePolicy::
+/// leanConvolution). Only tg-annotate-workspaces calls it.
 mlir::FailureOr<uint64_t> queryWorkspaceBytes(mlir::Operation *op,
-                                              WorkspaceTarget target);
+                                              WorkspaceTarget target,
+                                              bool lean = false);
 
 /// The CPU runtime's policy: oneDNN asked at compile time. Fails (with a
 /// diagnostic at the op) for a convolution when memopt was built without

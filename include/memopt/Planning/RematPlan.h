@@ -124,13 +124,13 @@ struct AutoOptions {
   /// the faster of the two plans.
   bool cuts = true;
   /// Give a backward convolution its lean workspace (makeLean) where that
-  /// lowers the peak, priced by CostModel::leanSeconds (CUDA only).
+  /// lowers the peak, priced by CostModel::leanSeconds.
   bool leanWorkspaces = false;
 };
 
-/// Plans `op` with its lean workspace (cudaLeanWorkspaceBytes of its
-/// `memopt.workspace_bytes`, marked `memopt.lean_workspace`); nothing
-/// changes where that is not smaller.
+/// Plans `op` with its lean workspace (its `memopt.lean_workspace_bytes`
+/// become its `memopt.workspace_bytes`, marked `memopt.lean_workspace`);
+/// nothing changes where that is not smaller.
 void makeLean(mlir::Operation *op);
 
 /// The bytes that makeLean would take off `op`'s aligned workspace.

@@ -308,13 +308,26 @@ def AnnotateWorkspaces : Pass<"tg-annotate-workspaces", "::mlir::func::FuncOp"> 
     without it has no workspace. It fails at an op whose workspace cannot
     be sized (a convolution when memopt was built without the CPU runtime,
     padding cuDNN cannot do).
+
+    With `lean=true` (the pipeline's --workspaces=lean) it also records the
+    lean workspace of each op that has a smaller one, as
+    `memopt.lean_workspace_bytes = M : i64`: on cuda a smaller cuDNN
+    workspace (any convolution), on cpu a filter gradient computed in
+    pieces (memopt/Runtime/CPU/ConvWorkspace.h). `tg-remat` may then give
+    the op that workspace.
   }];
   let dependentDialects = ["::memopt::MemoptDialect"];
+  let options = [
+    Option<"lean", "lean", "bool", "false",
+           "Also record the lean workspace of ops that have a smaller one">,
+  ];
   let statistics = [
     Statistic<"numAnnotated", "ops-with-workspace",
               "Ops that need a library workspace">,
     Statistic<"numLargest", "largest-workspace-bytes",
               "Bytes of the largest workspace">,
+    Statistic<"numLean", "ops-with-lean-workspace",
+              "Ops with a smaller lean workspace">,
   ];
 }
 

@@ -38,15 +38,20 @@ struct BuiltinProfile {
   double fp32, tf32, bf16, fp16; // TFLOP/s; 0: no such tensor cores
   double bandwidth, link;        // GB/s
   double launchSeconds;
+  /// The lean-workspace slowdown (DeviceProfile::leanSlowdown).
+  double lean = 2;
 };
 
 /// Reference numbers (docs/cost-model.md lists the sources).
 constexpr BuiltinProfile kBuiltinProfiles[] = {
     // A nominal 8-core AVX2 machine: 8 cores x 3 GHz x 32 fp32 FLOP/cycle
     // (two 8-wide FMA units), dual-channel DDR4-3200. Host memory is the
-    // device memory, so the "link" is the memory itself.
+    // device memory, so the "link" is the memory itself. Lean filter
+    // gradients (in pieces) took at most 1.2x the default's time, and
+    // 0.88x summed, over eight U-Net layers (bench/lean_workspaces.py,
+    // 2 threads): the slowest layer's factor.
     {"cpu", "a nominal 8-core AVX2 host (the cpu target's default)", 64,
-     0.768, 0, 0, 0, 51.2, 51.2, 1e-6},
+     0.768, 0, 0, 0, 51.2, 51.2, 1e-6, 1.2},
     // GeForce RTX 2060 (TU106): 1920 CUDA cores at 1680 MHz boost; fp16
     // tensor cores with fp32 accumulation (half the fp16-accumulate 51.6
     // TFLOP/s), no bf16/tf32; 8 GB as in the radiograph study; PCIe 3.0 x16.
@@ -81,6 +86,7 @@ DeviceProfile fromBuiltin(const BuiltinProfile &b) {
   p.memoryBandwidth = b.bandwidth * kGiga;
   p.linkBandwidth = b.link * kGiga;
   p.launchSeconds = b.launchSeconds;
+  p.leanSlowdown = b.lean;
   return p;
 }
 

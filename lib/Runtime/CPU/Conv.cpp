@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "memopt/Runtime/CPU/ConvWorkspace.h"
 #include "memopt/Runtime/Kernels.h"
 #include "memopt/Runtime/StepSupport.h"
 
@@ -805,6 +806,18 @@ void convBackwardData(ConstTensor gradOutput, ConstTensor weight,
       gradOutput.type, {gradOutput, weight, gradInput}, workspace);
 }
 
+/// The default way to compute `p` (ConvBands.h): large low-precision
+/// filter gradients run in bands of the outermost spatial axis, rows in
+/// 2-D, slabs of planes in 3-D; the others whole.
+static FilterGradientBands
+defaultFilterGradient(const FilterGradientProblem &p) {
+  size_t whole = workspaceBytes(
+      backwardFilterConfig(p.gradOutput, p.input, p.gradWeight, p.strides,
+                           p.pads, p.dilations, p.groups),
+      p.type);
+  return filterGradientBands(p, whole);
+}
+
 size_t convBackwardFilterWorkspaceBytes(const Dims &gradOutput,
                                           const Dims &input,
                                           const Dims &gradWeight, const Dims &strides,
@@ -812,15 +825,21 @@ size_t convBackwardFilterWorkspaceBytes(const Dims &gradOutput,
                                           int64_t groups, ElementType type) {
   if (isSingleOutputConv(gradWeight, groups))
     return 0;
-  size_t whole =
-      workspaceBytes(backwardFilterConfig(gradOutput, input, gradWeight,
-                                          strides, pads, dilations, groups),
-                     type);
-  // Large low-precision filter gradients run in bands of the outermost
-  // spatial axis: rows in 2-D, slabs of planes in 3-D (ConvBands.h).
-  return filterGradientBands({gradOutput, input, gradWeight, strides, pads,
-                              dilations, groups, type},
-                             whole)
+  return defaultFilterGradient({gradOutput, input, gradWeight, strides, pads,
+                                dilations, groups, type})
+      .workspaceBytes;
+}
+
+size_t convBackwardFilterLeanWorkspaceBytes(
+    const Dims &gradOutput, const Dims &input, const Dims &gradWeight,
+    const Dims &strides, const Dims &pads, const Dims &dilations,
+    int64_t groups, ElementType type) {
+  if (isSingleOutputConv(gradWeight, groups))
+    return 0;
+  FilterGradientProblem problem{gradOutput, input,     gradWeight, strides,
+                                pads,       dilations, groups,     type};
+  return leanFilterGradientBands(
+             problem, defaultFilterGradient(problem).workspaceBytes)
       .workspaceBytes;
 }
 
@@ -840,15 +859,18 @@ void convBackwardFilter(ConstTensor gradOutput, ConstTensor input,
                                 gradWeight.shape, strides,
                                 pads,             dilations,
                                 groups,           gradOutput.type};
-  if (gradOutput.type != ElementType::F32) {
-    FilterGradientBands bands =
-        filterGradientBands(problem, workspaceBytes(config, gradOutput.type));
-    if (bands.count > 1) {
-      checkPlannedWorkspace("conv_backward_filter", bands.workspaceBytes);
+  FilterGradientBands bands = defaultFilterGradient(problem);
+  // A plan that gave the op less than its default workspace chose its lean
+  // one (tg-remat under --workspaces=lean): the same pieces the planner's
+  // query sized.
+  if (plannedWorkspaceBytes() < bands.workspaceBytes)
+    bands = leanFilterGradientBands(problem, bands.workspaceBytes);
+  if (bands.count > 1) {
+    checkPlannedWorkspace("conv_backward_filter", bands.workspaceBytes);
+    if (gradOutput.type != ElementType::F32)
       (bands.converted ? ranConverted : ranNative) = true;
-      return bandedFilterGradient(problem, bands, gradOutput, input,
-                                  gradWeight, workspace);
-    }
+    return bandedFilterGradient(problem, bands, gradOutput, input,
+                                gradWeight, workspace);
   }
   run(config, gradOutput.type, {gradOutput, input, gradWeight}, workspace);
 }

@@ -14,7 +14,10 @@
 // oneDNN primitive. Each band's f32 gradient is added to
 // the accumulator by a reorder with a sum post-op, one band after another:
 // the result does not depend on the thread count beyond what oneDNN's own
-// primitives do.
+// primitives do. A lean split may also cut the output channels into groups
+// (a band then covers one group's channels of its rows): a group's
+// gradient is its own slice of the result, its output gradient a strided
+// view of the caller's. An f32 result is its own accumulator.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,15 +43,28 @@ constexpr const char *kKernel = "conv_backward_filter";
 /// bands were slower than the whole problem and saved little).
 constexpr int64_t kInputPerWeight = 16;
 
+/// The most pieces a lean split makes, and the output channels a group
+/// holds a multiple of (oneDNN's widest vector block of f32 channels).
+constexpr int64_t kLeanPieces = 8, kChannelBlock = 16;
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+int64_t roundUpTo(int64_t a, int64_t multiple) {
+  return ceilDiv(a, multiple) * multiple;
+}
+
 /// The output rows of a band (indices of the outermost spatial axis) and
 /// the input rows they read.
 struct Band {
   int64_t outFirst = 0, outRows = 0;
   int64_t inFirst = 0, inRows = 0;
   int64_t padTop = 0, padBottom = 0;
+  /// The output channels of the band's group.
+  int64_t channelFirst = 0, channels = 0;
 };
 
-Band band(const FilterGradientProblem &p, int64_t first, int64_t end) {
+Band band(const FilterGradientProblem &p, int64_t first, int64_t end,
+          int64_t channelFirst, int64_t channels) {
   int64_t stride = p.strides[0], span = p.dilations[0] * (p.gradWeight[2] - 1);
   int64_t low = first * stride - p.pads[0];
   int64_t high = (end - 1) * stride - p.pads[0] + span; // inclusive
@@ -60,12 +76,21 @@ Band band(const FilterGradientProblem &p, int64_t first, int64_t end) {
   b.inRows = inLast - b.inFirst + 1;
   b.padTop = b.inFirst - low;
   b.padBottom = high - inLast;
+  b.channelFirst = channelFirst;
+  b.channels = channels;
   return b;
 }
 
-/// oneDNN's type for a low-precision storage type.
-dnnl_data_type_t dnnlLowType(ElementType type) {
-  return type == ElementType::BF16 ? dnnl_bf16 : dnnl_f16;
+/// oneDNN's type for the caller's storage type.
+dnnl_data_type_t dnnlStorageType(ElementType type) {
+  switch (type) {
+  case ElementType::BF16:
+    return dnnl_bf16;
+  case ElementType::F16:
+    return dnnl_f16;
+  default:
+    return dnnl_f32;
+  }
 }
 
 /// One operand of a band's primitive: the caller's rows (or their f32
@@ -108,18 +133,21 @@ int64_t rowElements(const Dims &shape) {
   return n;
 }
 
-/// `shape` with `rows` rows.
-Dims withRows(Dims shape, int64_t rows) {
+/// `shape` with `rows` rows (and `channels` channels, where not 0).
+Dims withRows(Dims shape, int64_t rows, int64_t channels = 0) {
   shape[2] = rows;
+  if (channels)
+    shape[1] = channels;
   return shape;
 }
 
-/// `rows` rows of an N x C x rows x ... tensor: a strided view of the
-/// caller's tensor (`whole`), or a contiguous copy.
+/// `rows` rows of `channels` channels of an N x C x rows x ... tensor: a
+/// strided view of the caller's tensor (`view`), or a contiguous copy.
 dnnl_memory_desc_t rowsDesc(const Dims &shape, int64_t rows,
-                            dnnl_data_type_t type, bool whole) {
-  Dims band = withRows(shape, rows);
-  if (!whole)
+                            int64_t channels, dnnl_data_type_t type,
+                            bool view) {
+  Dims band = withRows(shape, rows, channels);
+  if (!view)
     return desc(band, type, plainTag(band.size));
   dnnl_memory_desc_t md;
   dnnl_dims_t d, strides;
@@ -133,12 +161,14 @@ dnnl_memory_desc_t rowsDesc(const Dims &shape, int64_t rows,
   return md;
 }
 
-/// The logical weights of oneDNN: (G,) O, I, then the window.
+/// The logical weights of oneDNN: (G,) O, I, then the window, of a band
+/// of `channels` output channels (a group of them, or all).
 dnnl_memory_desc_t weightsDesc(const FilterGradientProblem &p,
-                               dnnl_data_type_t type, bool any) {
+                               int64_t channels, dnnl_data_type_t type,
+                               bool any) {
   const Dims &w = p.gradWeight;
   int64_t g = p.groups;
-  Dims dims = g == 1 ? Dims{w[0]} : Dims{g, w[0] / g};
+  Dims dims = g == 1 ? Dims{channels} : Dims{g, w[0] / g};
   for (int i = 1; i < w.size; ++i)
     dims[dims.size++] = w[i];
   return desc(dims, type, any ? dnnl_format_tag_any : plainTag(dims.size));
@@ -177,18 +207,20 @@ size_t bindAccumulate(BandPrimitive &p, const dnnl_memory_desc_t &from,
   return bytes;
 }
 
-/// The primitive of band `b` of `p`, in `type` (bf16 on the caller's rows,
-/// or f32 on their copies). Empty when oneDNN has no primitive for a low
-/// type on this CPU: the caller then converts the band to f32.
+/// The primitive of band `b` of `p`, in `type` (the caller's type on its
+/// rows, or f32 on their copies). Empty when oneDNN has no primitive for a
+/// low type on this CPU: the caller then converts the band to f32.
 BandPrimitive create(const FilterGradientProblem &p, const Band &b,
                      dnnl_data_type_t type) {
-  bool whole = type != dnnl_f32;
+  bool view = type == dnnlStorageType(p.type);
   dnnl_memory_desc_t src = desc(withRows(p.input, b.inRows), type,
                                 dnnl_format_tag_any),
-                     diffDst = desc(withRows(p.gradOutput, b.outRows), type,
-                                    dnnl_format_tag_any),
-                     weights = weightsDesc(p, type, /*any=*/true),
-                     diffWeights = weightsDesc(p, dnnl_f32, /*any=*/true);
+                     diffDst = desc(withRows(p.gradOutput, b.outRows,
+                                             b.channels),
+                                    type, dnnl_format_tag_any),
+                     weights = weightsDesc(p, b.channels, type, /*any=*/true),
+                     diffWeights =
+                         weightsDesc(p, b.channels, dnnl_f32, /*any=*/true);
   // The outermost axis takes the band's padding, the others their own.
   int axes = p.input.size - 2;
   dnnl_dims_t strides, dilations, padL, padR;
@@ -241,16 +273,17 @@ BandPrimitive create(const FilterGradientProblem &p, const Band &b,
     return *md;
   };
   scratch = std::max(
-      scratch, bind(result.src, rowsDesc(p.input, b.inRows, type, whole),
+      scratch, bind(result.src, rowsDesc(p.input, b.inRows, 0, type, view),
                     query(dnnl_query_src_md), attr));
   scratch = std::max(
-      scratch,
-      bind(result.diffDst, rowsDesc(p.gradOutput, b.outRows, type, whole),
-           query(dnnl_query_diff_dst_md), attr));
+      scratch, bind(result.diffDst,
+                    rowsDesc(p.gradOutput, b.outRows, b.channels, type, view),
+                    query(dnnl_query_diff_dst_md), attr));
   dnnl_memory_desc_t inner = query(dnnl_query_diff_weights_md);
-  scratch = std::max(scratch,
-                     bindAccumulate(result, inner,
-                                    weightsDesc(p, dnnl_f32, /*any=*/false)));
+  scratch = std::max(
+      scratch,
+      bindAccumulate(result, inner,
+                     weightsDesc(p, b.channels, dnnl_f32, /*any=*/false)));
   result.scratchpadBytes = alignUp(scratch);
   for (Operand *op : {&result.src, &result.diffDst}) {
     op->offset = result.innerBytes;
@@ -273,7 +306,7 @@ BandPrimitive &primitive(const FilterGradientProblem &p, const Band &b,
                          dnnl_data_type_t type) {
   // Every list at its largest (rank 5), zero-filled: the rank is in the
   // key.
-  using Key = std::array<int64_t, 3 * 5 + 3 + 3 + 6 + 8>;
+  using Key = std::array<int64_t, 3 * 5 + 3 + 3 + 6 + 9>;
   Key key{};
   size_t n = 0;
   auto append = [&](const Dims &list, int capacity) {
@@ -286,7 +319,8 @@ BandPrimitive &primitive(const FilterGradientProblem &p, const Band &b,
   append(p.dilations, 3);
   append(p.pads, 6);
   for (int64_t v : {int64_t(p.input.size), p.groups, b.inRows, b.outRows,
-                    b.padTop, b.padBottom, static_cast<int64_t>(type),
+                    b.padTop, b.padBottom, b.channels,
+                    static_cast<int64_t>(type),
                     static_cast<int64_t>(p.type)})
     key[n++] = v;
   static std::mutex mutex;
@@ -298,36 +332,45 @@ BandPrimitive &primitive(const FilterGradientProblem &p, const Band &b,
   return it->second;
 }
 
-/// Calls `body(band)` for each band of `rows` output rows that reads at
-/// least one input row (a band entirely in the padding adds nothing).
+/// Calls `body(band)` for each band of `rows` output rows of each group of
+/// `channels` output channels, a group's bands one after another, that
+/// reads at least one input row (a band entirely in the padding adds
+/// nothing).
 template <typename Body>
-void forEachBand(const FilterGradientProblem &p, int64_t rows, Body body) {
-  int64_t height = p.gradOutput[2];
-  for (int64_t first = 0; first < height; first += rows) {
-    Band b = band(p, first, std::min(height, first + rows));
-    if (b.inRows > 0)
-      body(b);
-  }
+void forEachBand(const FilterGradientProblem &p, int64_t rows,
+                 int64_t channels, Body body) {
+  int64_t height = p.gradOutput[2], outChannels = p.gradWeight[0];
+  for (int64_t c = 0; c < outChannels; c += channels)
+    for (int64_t first = 0; first < height; first += rows) {
+      Band b = band(p, first, std::min(height, first + rows), c,
+                    std::min(channels, outChannels - c));
+      if (b.inRows > 0)
+        body(b);
+    }
 }
 
 size_t weightElements(const FilterGradientProblem &p) {
   return static_cast<size_t>(p.gradWeight.product());
 }
 
-/// The bands of `rows` output rows: their primitives, and the workspace.
-/// `converted`: each band computes in f32 on f32 copies of its rows. The
-/// count is 0 when a band has no primitive for the type.
+/// The bands of `rows` output rows in groups of `channels` output channels:
+/// their primitives, and the workspace. `converted`: each band computes in
+/// f32 on f32 copies of its rows. The count is 0 when a band has no
+/// primitive for the type.
 FilterGradientBands plan(const FilterGradientProblem &p, int64_t rows,
-                         bool converted) {
+                         int64_t channels, bool converted) {
   FilterGradientBands bands;
   bands.rows = rows;
-  bands.count = (p.gradOutput[2] + rows - 1) / rows;
+  bands.channels = channels;
+  bands.count = (p.gradOutput[2] + rows - 1) / rows *
+                ((p.gradWeight[0] + channels - 1) / channels);
   bands.converted = converted;
+  bands.intoResult = p.type == ElementType::F32;
   int64_t inRows = 0;
   bool implemented = true;
-  forEachBand(p, rows, [&](const Band &b) {
+  forEachBand(p, rows, channels, [&](const Band &b) {
     BandPrimitive &prim =
-        primitive(p, b, converted ? dnnl_f32 : dnnlLowType(p.type));
+        primitive(p, b, converted ? dnnl_f32 : dnnlStorageType(p.type));
     implemented &= prim.implemented;
     bands.scratchpadBytes = std::max(bands.scratchpadBytes,
                                      prim.scratchpadBytes);
@@ -338,29 +381,35 @@ FilterGradientBands plan(const FilterGradientProblem &p, int64_t rows,
     bands.count = 0;
     return bands;
   }
-  size_t bytes = bands.scratchpadBytes + bands.innerBytes +
-                 alignUp(weightElements(p) * sizeof(float));
+  size_t bytes = bands.scratchpadBytes + bands.innerBytes;
+  if (!bands.intoResult)
+    bytes += alignUp(weightElements(p) * sizeof(float));
   if (converted)
     bytes += alignUp(static_cast<size_t>(withRows(p.input, inRows).product()) *
                      sizeof(float)) +
-             alignUp(static_cast<size_t>(withRows(p.gradOutput, rows)
-                                             .product()) *
+             alignUp(static_cast<size_t>(
+                         withRows(p.gradOutput, rows, channels).product()) *
                      sizeof(float));
   bands.workspaceBytes = bytes;
   return bands;
 }
 
-/// Copies rows [first, first + rows) of every channel of `t` (N x C x
-/// rows x ..., of `type`) to `to` as contiguous f32.
+/// Copies rows [first, first + rows) of channels [channelFirst,
+/// channelFirst + channels) of `t` (N x C x rows x ..., of `type`) to `to`
+/// as contiguous f32.
 void convertRows(const void *t, const Dims &shape, ElementType type,
-                 int64_t first, int64_t rows, float *to) {
+                 int64_t first, int64_t rows, int64_t channelFirst,
+                 int64_t channels, float *to) {
   size_t element = elementBytes(type);
   int64_t row = rowElements(shape);
-  int64_t planes = shape[0] * shape[1], plane = shape[2] * row;
-  for (int64_t i = 0; i < planes; ++i)
-    convertElements(static_cast<const char *>(t) +
-                        (i * plane + first * row) * element,
-                    type, to + i * rows * row, ElementType::F32, rows * row);
+  int64_t plane = shape[2] * row;
+  for (int64_t n = 0; n < shape[0]; ++n)
+    for (int64_t c = 0; c < channels; ++c) {
+      int64_t from = (n * shape[1] + channelFirst + c) * plane + first * row;
+      convertElements(static_cast<const char *>(t) + from * element, type,
+                      to + (n * channels + c) * rows * row, ElementType::F32,
+                      rows * row);
+    }
 }
 
 void setHandle(dnnl_memory_t memory, const void *data) {
@@ -392,10 +441,45 @@ FilterGradientBands filterGradientBands(const FilterGradientProblem &p,
   int64_t count = std::min<int64_t>(
       height, static_cast<int64_t>((wholeBytes + limit - 1) / limit));
   int64_t rows = (height + count - 1) / count;
-  FilterGradientBands bands = plan(p, rows, /*converted=*/false);
+  FilterGradientBands bands = plan(p, rows, p.gradWeight[0], /*converted=*/false);
   if (bands.count == 0)
-    bands = plan(p, rows, /*converted=*/true);
+    bands = plan(p, rows, p.gradWeight[0], /*converted=*/true);
   return bands.workspaceBytes < wholeBytes ? bands : whole;
+}
+
+FilterGradientBands leanFilterGradientBands(const FilterGradientProblem &p,
+                                            size_t defaultBytes) {
+  FilterGradientBands best;
+  best.workspaceBytes = defaultBytes;
+  int64_t height = p.gradOutput[2], outChannels = p.gradWeight[0];
+  // Each piece is a primitive call that reads its rows (and reorders the
+  // input again for every channel group), so the split stays coarse: at
+  // most kLeanPieces pieces, along the axis whose operands dominate
+  // oneDNN's workspace.
+  bool weightHeavy =
+      p.gradWeight.product() * kInputPerWeight > p.input.product();
+  for (int64_t pieces = 2; pieces <= kLeanPieces; pieces *= 2) {
+    int64_t rows = height, channels = outChannels;
+    if (weightHeavy) {
+      // Groups of whole vector blocks of channels, as oneDNN lays them out.
+      if (p.groups != 1)
+        break;
+      channels = roundUpTo(ceilDiv(outChannels, pieces), kChannelBlock);
+      if (channels >= outChannels)
+        break;
+    } else {
+      if (pieces > height)
+        break;
+      rows = ceilDiv(height, pieces);
+    }
+    bool converted = false;
+    FilterGradientBands bands = plan(p, rows, channels, converted);
+    if (bands.count == 0)
+      bands = plan(p, rows, channels, /*converted=*/true);
+    if (bands.count != 0 && bands.workspaceBytes < best.workspaceBytes)
+      best = bands;
+  }
+  return best;
 }
 
 void bandedFilterGradient(const FilterGradientProblem &p,
@@ -409,36 +493,46 @@ void bandedFilterGradient(const FilterGradientProblem &p,
           "a workspace is required (see the ...WorkspaceBytes query)");
   char *bytes = static_cast<char *>(workspace);
   char *inner = bytes + bands.scratchpadBytes;
-  float *accumulator =
-      reinterpret_cast<float *>(inner + bands.innerBytes);
   size_t weights = weightElements(p);
-  float *srcCopy = accumulator + alignUp(weights * sizeof(float)) /
-                                     sizeof(float);
+  // An f32 result is summed into directly; otherwise an f32 accumulator
+  // follows the blocked copies, rounded to the result's type at the end.
+  float *accumulator =
+      bands.intoResult ? gradWeight.data
+                       : reinterpret_cast<float *>(inner + bands.innerBytes);
+  float *srcCopy = reinterpret_cast<float *>(
+      inner + bands.innerBytes +
+      (bands.intoResult ? 0 : alignUp(weights * sizeof(float))));
   const Dims &x = p.input, &dy = p.gradOutput;
   std::memset(accumulator, 0, weights * sizeof(float));
   size_t element = elementBytes(p.type);
-  dnnl_data_type_t type = bands.converted ? dnnl_f32 : dnnlLowType(p.type);
-  forEachBand(p, bands.rows, [&](const Band &b) {
+  // The weights of one output channel: a group's slice of the result
+  // starts at its first channel's.
+  int64_t channelWeights = static_cast<int64_t>(weights) / p.gradWeight[0];
+  dnnl_data_type_t type =
+      bands.converted ? dnnl_f32 : dnnlStorageType(p.type);
+  forEachBand(p, bands.rows, bands.channels, [&](const Band &b) {
     BandPrimitive &prim = primitive(p, b, type);
     const void *src, *diffDst;
     if (bands.converted) {
       // The band's output gradient right after its input: the workspace
       // holds the largest band's input rows and the tallest band's.
-      convertRows(input.data, x, p.type, b.inFirst, b.inRows, srcCopy);
+      convertRows(input.data, x, p.type, b.inFirst, b.inRows, 0, x[1],
+                  srcCopy);
       float *diffDstCopy =
           srcCopy + alignUp(static_cast<size_t>(
                                 withRows(x, b.inRows).product()) *
                             sizeof(float)) /
                         sizeof(float);
       convertRows(gradOutput.data, dy, p.type, b.outFirst, b.outRows,
-                  diffDstCopy);
+                  b.channelFirst, b.channels, diffDstCopy);
       src = srcCopy;
       diffDst = diffDstCopy;
     } else {
       src = reinterpret_cast<const char *>(input.data) +
             b.inFirst * rowElements(x) * element;
       diffDst = reinterpret_cast<const char *>(gradOutput.data) +
-                b.outFirst * rowElements(dy) * element;
+                (b.channelFirst * dy[2] + b.outFirst) * rowElements(dy) *
+                    element;
     }
     dnnl_exec_arg_t args[4];
     int n = 0;
@@ -451,7 +545,7 @@ void bandedFilterGradient(const FilterGradientProblem &p,
       args[n++] = {arg, op->inner ? op->inner : op->user};
     }
     setHandle(prim.diffWeights, inner + prim.diffWeightsOffset);
-    setHandle(prim.accumulator, accumulator);
+    setHandle(prim.accumulator, accumulator + b.channelFirst * channelWeights);
     args[n++] = {DNNL_ARG_DIFF_WEIGHTS, prim.diffWeights};
     if (prim.scratchpad) {
       setHandle(prim.scratchpad, bytes);
@@ -466,8 +560,9 @@ void bandedFilterGradient(const FilterGradientProblem &p,
             prim.scratchpad);
     check(dnnl_stream_wait(stream(kKernel)), kKernel, "stream_wait");
   });
-  convertElements(accumulator, ElementType::F32, gradWeight.data, p.type,
-                  static_cast<int64_t>(weights));
+  if (!bands.intoResult)
+    convertElements(accumulator, ElementType::F32, gradWeight.data, p.type,
+                    static_cast<int64_t>(weights));
 }
 
 } // namespace memopt::rt::detail

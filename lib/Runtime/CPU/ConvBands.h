@@ -16,7 +16,16 @@
 // The band count depends on the shapes, the type and oneDNN's workspace
 // for the whole problem only, so that the workspace tg-annotate-workspaces
 // records at compile time is the one the kernel uses. Only low-precision
-// (bf16, f16) filter gradients are banded: the f32 ones stay bit-identical.
+// (bf16, f16) filter gradients are banded by default: the f32 ones stay
+// bit-identical.
+//
+// A lean workspace (tg-remat's choice under --workspaces=lean, any type)
+// also splits a weight-heavy problem into groups of output channels: a deep
+// layer on a small image, where oneDNN's scratchpad is its threads' copies
+// of the whole weight gradient, and each group's gradient is a disjoint
+// slice of the result. The planner asks leanFilterGradientBands at compile
+// time; the kernel runs it when the plan gave the op less than the default
+// workspace (StepSupport.h's plannedWorkspaceBytes).
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,17 +49,25 @@ struct FilterGradientProblem {
 
 /// How a filter gradient is computed, and its workspace.
 struct FilterGradientBands {
-  /// 1: not banded (the whole problem in one oneDNN primitive).
+  /// The pieces (row bands times channel groups); 1: not split (the whole
+  /// problem in one oneDNN primitive).
   int64_t count = 1;
   /// Output rows (indices of the outermost spatial axis) per band; the
   /// last band may have fewer.
   int64_t rows = 0;
+  /// Output channels per group (groups == 1 only); the last group may have
+  /// fewer. Every channel in one group when not split by channels.
+  int64_t channels = 0;
+  /// The result is f32: the pieces add into it directly, there is no
+  /// accumulator in the workspace.
+  bool intoResult = false;
   /// Whether each band is converted to f32 copies first (oneDNN has no
   /// primitive for the type on this CPU: f16, or bf16 without AVX-512).
   bool converted = false;
   /// The parts of the workspace: the scratchpad shared by every band's
   /// primitives at offset 0, then the largest band's blocked copies, then
-  /// the f32 accumulator, then (converted) the f32 copies of a band.
+  /// the f32 accumulator (not intoResult), then (converted) the f32 copies
+  /// of a band.
   size_t scratchpadBytes = 0, innerBytes = 0;
   size_t workspaceBytes = 0;
 };
@@ -63,6 +80,14 @@ struct FilterGradientBands {
 /// anyway), if that makes it smaller.
 FilterGradientBands filterGradientBands(const FilterGradientProblem &problem,
                                         size_t wholeBytes);
+
+/// The lean way to compute `problem`, whose default workspace is
+/// `defaultBytes` (filterGradientBands'): the split with the smallest
+/// workspace among a few row bands (activation-heavy problems) or output
+/// channel groups (weight-heavy ones); `count` 1 and `defaultBytes` when
+/// no split is smaller.
+FilterGradientBands leanFilterGradientBands(const FilterGradientProblem &problem,
+                                            size_t defaultBytes);
 
 /// The filter gradient of `problem` in `bands` (count > 1).
 void bandedFilterGradient(const FilterGradientProblem &problem,

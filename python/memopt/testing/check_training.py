@@ -77,8 +77,11 @@ agree, those of the reference (--torch-device, --tolerance, --float64, ...)
 aside.
 """
 import argparse
+import collections
 import json
 import os
+import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -399,9 +402,47 @@ def prepare(args, work, onnx_path, data, val_data, binary):
     compile_env = dict(os.environ)
     if args.threads:
         compile_env["OMP_NUM_THREADS"] = str(args.threads)
-    run([args.memopt_compile, onnx_path, "-o", binary] + compile_flags(args),
-        compile_env)
+    flags = compile_flags(args) + memory_flags(args, onnx_path, compile_env)
+    run([args.memopt_compile, onnx_path, "-o", binary,
+         "--report=" + binary + ".compile.json"] + flags, compile_env)
     phases.save(work, args, RUN_ONLY)
+
+
+def memory_flags(args, onnx_path, env):
+    """--memory's flags, with --smallest-budget the smallest --budget they
+    reach (the one memopt-compile's refusal of a one-byte budget names)."""
+    flags = shlex.split(args.memory or "")
+    if not args.smallest_budget:
+        return flags
+    refused = subprocess.run(
+        [args.memopt_compile, onnx_path, "--plan-only", "--budget=1"]
+        + compile_flags(args) + flags, env=env, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, text=True)
+    found = re.search(r"\(--budget=(\d+)[;)]", refused.stderr)
+    if not found:
+        raise RuntimeError("no smallest budget in: " + refused.stderr)
+    return flags + ["--budget=" + found.group(1)]
+
+
+def check_memory(args, binary, run_report):
+    """With --memory: the plan's decisions and its predicted peak, which
+    the run must have measured."""
+    if not args.memory and not args.smallest_budget:
+        return []
+    compiled = json.load(open(binary + ".compile.json"))
+    kinds = collections.Counter(d["decision"] for d in compiled["decisions"])
+    print("memory: %s%s: %s" % (
+        args.memory or "", " at the smallest budget" if args.smallest_budget
+        else "", ", ".join("%d %s" % (n, k) for k, n in sorted(kinds.items()))
+        or "no decisions"))
+    predicted = compiled["predicted_peak_bytes"]
+    measured = run_report["measured_peak_bytes"]
+    if predicted != measured:
+        print("  FAIL: measured peak %d != predicted %d" % (measured,
+                                                           predicted))
+        return ["peak"]
+    print("memory: measured peak = predicted peak (%d bytes)" % measured)
+    return []
 
 
 def check(args):
@@ -522,6 +563,7 @@ def check(args):
 
     if validation:
         failures += check_validation(args, run_report, trained, *validation)
+    failures += check_memory(args, binary, run_report)
 
     if args.float64:
         criterion = ("error vs PyTorch float64 <= max(%g, %g x PyTorch "
@@ -581,6 +623,13 @@ def parse_args(argv):
     parser.add_argument("--gradients", action="store_true",
                         help="one-step gradient check (plain SGD, lr 1024)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--memory", metavar="FLAGS",
+                        help="memopt-compile memory flags for the binary "
+                             "(\"--remat=auto --workspaces=lean\"); the "
+                             "run's measured peak must be the predicted one")
+    parser.add_argument("--smallest-budget", action="store_true",
+                        help="compile at the smallest --budget that "
+                             "--memory's flags reach")
     parser.add_argument("--target", choices=("cpu", "cuda"), default="cpu",
                         help="memopt-compile --target (default cpu)")
     parser.add_argument("--torch-device", choices=("cpu", "cuda"),

@@ -59,6 +59,15 @@ public:
   /// `op`.
   virtual mlir::FailureOr<uint64_t>
   convolution(mlir::Operation *op, const ConvolutionProblem &problem) const = 0;
+  /// The lean workspace of the convolution kernel `op`, which the runtime
+  /// computes in slower pieces (tg-remat's choice under --workspaces=lean):
+  /// at most convolution()'s, which it is where the runtime has no leaner
+  /// way.
+  virtual mlir::FailureOr<uint64_t>
+  leanConvolution(mlir::Operation *op,
+                  const ConvolutionProblem &problem) const {
+    return convolution(op, problem);
+  }
 };
 
 namespace detail {
