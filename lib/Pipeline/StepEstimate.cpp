@@ -10,9 +10,11 @@
 #include "memopt/Planning/PredictedPeak.h"
 #include "memopt/Dialect/TG/IR/TGOps.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <array>
 
 using namespace mlir;
 using namespace memopt;
@@ -104,6 +106,30 @@ void StepEstimate::printDecisions(raw_ostream &os) const {
                         "bytes back, host memory {2} bytes, predicted stall "
                         "{3:f6} s\n",
                         offloadBytes, prefetchBytes, hostBytes, stallSeconds);
+}
+
+void StepEstimate::printPeak(raw_ostream &os) const {
+  if (timeline.points().empty())
+    return;
+  const MemoryTimeline::Point &at = timeline.points()[timeline.peakIndex()];
+  std::array<uint64_t, kNumMemoryCategories> bytes{};
+  for (const MemoryTimeline::PeakBuffer &buffer : timeline.peakBuffers())
+    bytes[static_cast<unsigned>(buffer.category)] += buffer.bytes;
+  SmallVector<unsigned, kNumMemoryCategories> order;
+  for (unsigned c = 0; c < kNumMemoryCategories; ++c)
+    if (bytes[c])
+      order.push_back(c);
+  llvm::stable_sort(order,
+                    [&](unsigned a, unsigned b) { return bytes[a] > bytes[b]; });
+  os << "memopt-compile: the peak is at " << at.opName;
+  if (!at.node.empty())
+    os << " (" << at.node << ")";
+  os << ":";
+  for (unsigned c : order)
+    os << (c == order.front() ? " " : ", ")
+       << memoryCategoryName(static_cast<MemoryCategory>(c)) << " "
+       << formatBytes(bytes[c]);
+  os << " beside the persistent bytes\n";
 }
 
 uint64_t StepEstimate::predictedPeakBytes(uint64_t arenaBytes) const {

@@ -88,6 +88,7 @@ constexpr Entry kDefaultTable[] = {
     {"tg.gather", kFollow},
     {"tg.reshape", kFollow},
     {"tg.transpose", kFollow},
+    {"tg.broadcast", kFollow},
 };
 
 /// "conv" and "tg.conv" both name tg.conv.

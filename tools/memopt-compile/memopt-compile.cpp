@@ -651,6 +651,7 @@ int compile(const Options &options, MLIRContext &context,
     llvm::outs() << "memopt-compile: predicted peak " << peak << " bytes ("
                  << formatBytes(peak) << "), arena " << arenaBytes
                  << " bytes (" << formatBytes(arenaBytes) << ")\n";
+    estimate->printPeak(llvm::outs());
     if (failed(writeReport(options, outputs, *estimated, arenaBytes, phases,
                            imported, start)))
       return 1;

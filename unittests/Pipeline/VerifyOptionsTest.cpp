@@ -74,9 +74,9 @@ TEST(VerifyOptions, MessagesSpellOptionsAsTheCallerTakesThem) {
             "only; use --remat=auto --offload=auto (joint "
             "keep/recompute/offload) or drop --offload");
   EXPECT_EQ(verifyMessage("lean-workspaces=true", Spelling::flag),
-            "--workspaces=lean lets --remat=auto shrink cuDNN's convolution "
-            "workspaces: give --remat=auto --target=cuda with it (oneDNN's "
-            "cpu scratchpads are exact), or drop it");
+            "--workspaces=lean lets --remat=auto shrink convolution "
+            "workspaces (slower cuDNN algorithms, oneDNN filter gradients in "
+            "pieces): give --remat=auto with it, or drop it");
   EXPECT_EQ(verifyMessage("zero=true", Spelling::flag),
             "--zero=1 shards the optimizer state over data-parallel "
             "replicas: give --data-parallel=N with N > 1");

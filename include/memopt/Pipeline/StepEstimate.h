@@ -57,6 +57,11 @@ struct StepEstimate {
   llvm::SmallVector<Decision> decisions;
   /// The decisions as --verbose prints them, one line each.
   void printDecisions(llvm::raw_ostream &os) const;
+  /// One line on what holds the step's peak: the op running there and the
+  /// bytes of the temporaries live there by category, the largest first
+  /// (a workspace, a gradient, stored activations): what a smaller budget
+  /// would have to free.
+  void printPeak(llvm::raw_ostream &os) const;
 
   /// Cost model and timeline of `step` (still in tg ops, whose arena plan
   /// is `plan`) on the module's #memopt.target and its device, with the

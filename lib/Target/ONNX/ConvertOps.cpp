@@ -1092,6 +1092,44 @@ LogicalResult GraphImporter::convertTranspose() {
   return failed(op) ? failure() : define(0, *op);
 }
 
+LogicalResult GraphImporter::convertExpand() {
+  // Expand of a run-time value (one of constants is folded): NumPy's
+  // broadcast of the input and the shape, both ways (a 1 in the shape
+  // keeps the input's axis).
+  FailureOr<Value> x = input(0);
+  if (failed(x))
+    return failure();
+  FailureOr<const HostTensor *> shapeInput = requireConstant(1, "shape");
+  if (failed(shapeInput))
+    return failure();
+  const HostTensor &target = **shapeInput;
+  if (target.shape.size() != 1)
+    return nodeError() << "Expand's shape must be a 1-D tensor, got rank "
+                       << target.shape.size();
+  ArrayRef<int64_t> in = cast<RankedTensorType>(x->getType()).getShape();
+  size_t rank = std::max<size_t>(in.size(), target.numElements());
+  SmallVector<int64_t> shape(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    size_t fromEnd = rank - 1 - i;
+    int64_t a = fromEnd < in.size() ? in[in.size() - 1 - fromEnd] : 1;
+    int64_t b = fromEnd < static_cast<size_t>(target.numElements())
+                    ? target.getInt(target.numElements() - 1 - fromEnd)
+                    : 1;
+    if (a != b && a != 1 && b != 1)
+      return nodeError() << "Expand cannot broadcast axis " << i
+                         << " of size " << a << " to " << b;
+    if (b < 1)
+      return nodeError() << "Expand's shape has a size " << b
+                         << "; sizes must be positive";
+    shape[i] = a == 1 ? b : a;
+  }
+  if (ArrayRef<int64_t>(shape) == in)
+    return define(0, *x);
+  FailureOr<tg::BroadcastOp> op = build<tg::BroadcastOp>(
+      {*x}, {builder.getNamedAttr("shape", builder.getDenseI64ArrayAttr(shape))});
+  return failed(op) ? failure() : define(0, *op);
+}
+
 LogicalResult GraphImporter::convertMatMul() {
   FailureOr<Value> a = input(0), b = input(1);
   if (failed(a) || failed(b))

@@ -503,6 +503,7 @@ LogicalResult GraphImporter::convertNode() {
       {"Squeeze", &GraphImporter::convertShapeOp},
       {"Unsqueeze", &GraphImporter::convertShapeOp},
       {"Transpose", &GraphImporter::convertTranspose},
+      {"Expand", &GraphImporter::convertExpand},
       {"MatMul", &GraphImporter::convertMatMul},
       {"Einsum", &GraphImporter::convertEinsum},
       {"Gemm", &GraphImporter::convertGemm},

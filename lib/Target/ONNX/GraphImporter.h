@@ -166,6 +166,7 @@ private:
   bool rederiveBatch(llvm::ArrayRef<int64_t> input,
                      llvm::SmallVectorImpl<int64_t> &shape);
   mlir::LogicalResult convertTranspose();
+  mlir::LogicalResult convertExpand();
   mlir::LogicalResult convertMatMul();
   mlir::LogicalResult convertEinsum(); // ConvertEinsum.cpp
   mlir::LogicalResult convertGemm();

@@ -740,6 +740,15 @@ LogicalResult PadOp::emitGradients(OpBuilder &builder,
   return success();
 }
 
+LogicalResult BroadcastOp::emitGradients(OpBuilder &builder,
+                                         ArrayRef<Value> resultGrads,
+                                         ArrayRef<bool> wanted,
+                                         MutableArrayRef<Value> operandGrads) {
+  Gradient g(builder, *this, resultGrads, wanted, operandGrads);
+  g.grads[0] = g.sumToShape(g.dy(), shapeOf(getInput()));
+  return success();
+}
+
 LogicalResult ReshapeOp::emitGradients(OpBuilder &builder,
                                        ArrayRef<Value> resultGrads,
                                        ArrayRef<bool> wanted,

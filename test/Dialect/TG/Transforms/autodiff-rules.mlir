@@ -313,6 +313,23 @@ func.func @main(%p: tensor<1x2x4x4xf32> {tg.param = "p"})
 
 // -----
 
+// broadcast (ONNX Expand of a run-time value): the gradient sums the
+// repeated axes back, the leading one and the size-1 one, keeping the
+// input's shape (PyTorch's sum_to_size).
+// CHECK-LABEL: func.func @train_step
+// CHECK-SAME: %[[P:[^:]*]]: tensor<3x1x5xf32> {tg.param = "p"}
+// CHECK: %[[DY:.*]] = tg.mse_loss_backward
+// CHECK-NEXT: %[[S:.*]] = tg.reduce_sum %[[DY]] {axes = array<i64: 0, 2>} : (tensor<2x3x4x5xf32>) -> tensor<1x3x1x5xf32>
+// CHECK-NEXT: %[[DP:.*]] = tg.reshape %[[S]] {shape = array<i64: 3, 1, 5>} : (tensor<1x3x1x5xf32>) -> tensor<3x1x5xf32>
+// CHECK-NEXT: tg.sgd_update %[[P]], %[[DP]]
+func.func @main(%p: tensor<3x1x5xf32> {tg.param = "p"})
+    -> (tensor<2x3x4x5xf32> {tg.output = "y"}) {
+  %0 = tg.broadcast %p {shape = array<i64: 2, 3, 4, 5>} : (tensor<3x1x5xf32>) -> tensor<2x3x4x5xf32>
+  return %0 : tensor<2x3x4x5xf32>
+}
+
+// -----
+
 // Edge (replicate) pad of a 3-D volume: tg.pad_backward adds each border's
 // gradient onto the element it repeats.
 // CHECK-LABEL: func.func @train_step

@@ -484,6 +484,28 @@ def case_shape_ops():
          ints("squeeze_axes", [0, 5])])
 
 
+def case_expand():
+    """Expand of run-time values (torch's expand / broadcast_to, Swin's
+    window masks): both ways (a 1 in the shape keeps the input's axis, the
+    shape may have fewer axes), and a shape that changes nothing."""
+    return model(
+        [node("Expand", ["x", "shape"], ["expanded"]),
+         node("Expand", ["x", "same"], ["same_out"]),
+         node("Mul", ["expanded", "w"], ["scaled"])],
+        [inp("x", [3, 1, 5])],
+        [out("scaled", 4), out("same_out", 3)],
+        [ints("shape", [2, 1, 4, 1]), ints("same", [1]),
+         weight("w", [2, 3, 4, 5])])
+
+
+def case_expand_bad():
+    """Expand whose shape does not broadcast with the input."""
+    return model(
+        [node("Expand", ["x", "shape"], ["expanded"])],
+        [inp("x", [3, 1, 5])], [out("expanded", 3)],
+        [ints("shape", [2, 2, 1])], check=False)
+
+
 def case_matmul_gemm():
     return model(
         [node("MatMul", ["a", "b"], ["matmul"]),

@@ -448,13 +448,15 @@ def TG_PadBackwardOp : TG_Op<"pad_backward", [Pure, InferTypeOpAdaptor,
 }
 
 def TG_BroadcastOp : TG_Op<"broadcast", [Pure, InferTypeOpAdaptor,
-    TG_Kernel<>]> {
+    TG_Differentiable, TG_Kernel<>]> {
   let summary = "NumPy broadcast to a shape";
   let description = [{
     Repeats `input` to `shape` by NumPy broadcasting: the input's axes align
     with the last axes of `shape`, and each has either the size of its
     target axis or size 1 (repeated). The gradient of a reduction and of a
-    broadcasting binary op needs it.
+    broadcasting binary op needs it, and ONNX Expand of a run-time value
+    imports to it; its own gradient sums the repeated axes back (PyTorch's
+    `sum_to_size`).
 
     ```mlir
     %b = tg.broadcast %x {shape = array<i64: 2, 8, 4, 4>}
