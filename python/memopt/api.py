@@ -148,8 +148,10 @@ def fit(model, device, output=None, *, plan_only=False, report=None,
     Raises MemoptError with memopt-compile's one line when nothing fits."""
     result, stdout = _compile(model, output, plan_only, report, timeline,
                               memopt_compile, dict(options, fit=device))
+    # The table, without the plan's own lines (its peak and what holds it).
     table = "".join(line for line in stdout.splitlines(keepends=True)
-                    if not line.startswith("memopt-compile: predicted peak"))
+                    if not line.startswith(("memopt-compile: predicted peak",
+                                            "memopt-compile: the peak is at")))
     return FitResult(result.binary, result.report, result.timeline, table)
 
 
