@@ -248,7 +248,10 @@ Noise NoiseEvaluator::propagate(Operation *op, const Noise &in,
 void NoiseEvaluator::foldMask(MulOp mul, unsigned index, const APFloat &mean) {
   Value mask = mul->getOperand(index);
   Value data = mul->getOperand(1 - index);
+  // A scalar where the mask does not broadcast the activations.
   auto maskType = cast<RankedTensorType>(mask.getType());
+  if (data.getType() == mul.getType())
+    maskType = RankedTensorType::get({}, maskType.getElementType());
   OpBuilder builder(mul);
   Value expectation = ConstantOp::create(
       builder, mask.getLoc(), maskType,
