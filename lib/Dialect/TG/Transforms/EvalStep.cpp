@@ -114,7 +114,8 @@ Noise maskOf(APFloat mean, RandomUniformOp source) {
 /// its probability of 1, the fraction of [lo, hi) where it holds.
 Noise compareMask(const Noise &uniform, double c, ComparisonPredicate pred,
                   bool swapped, Value result) {
-  if (pred == ComparisonPredicate::eq || !(uniform.hi > uniform.lo))
+  if (pred == ComparisonPredicate::eq || std::isnan(c) ||
+      !(uniform.hi > uniform.lo))
     return Noise{Noise::Kind::other, 0, 0, std::nullopt, uniform.source};
   bool below = pred == ComparisonPredicate::lt ||
                pred == ComparisonPredicate::le;
