@@ -27,6 +27,7 @@
 #include "memopt/Analysis/TimelineSvg.h"
 #include "memopt/Conversion/TGToEmitC/TGToEmitC.h"
 #include "memopt/Dialect/TG/IR/TGDialect.h"
+#include "memopt/Dialect/TG/Transforms/Passes.h"
 #include "memopt/InitAllDialects.h"
 #include "memopt/Pipeline/Fit.h"
 #include "memopt/Pipeline/ModuleEstimate.h"
@@ -575,6 +576,12 @@ int compile(const Options &options, MLIRContext &context,
                          })))
       return 1;
     module = std::move(fitted->winnerPlan);
+    // The search kept tg-autodiff's warnings to itself.
+    if (auto refusal = (*module)->getAttrOfType<StringAttr>(
+            tg::kEvalRefusalAttrName))
+      llvm::errs() << "memopt-compile: warning: no evaluation step, the "
+                      "training binary will refuse --val-data: "
+                   << refusal.getValue() << "\n";
   } else if (failed(runPhase(
                  [&](OpPassManager &pm) {
                    buildTrainingStepPipeline(pm, options.pipeline);

@@ -181,6 +181,15 @@ TEST(RuntimeHostCommandLine, OptionsTheProgramDoesNotSupport) {
   EXPECT_EQ(val.exitCode, 2);
   EXPECT_EQ(val.err, "error: --val-data: this binary was compiled without "
                      "evaluation support\n");
+  // Without an evaluation step for a reason memopt-compile gave.
+  Program refusing = fixedTestProgram();
+  refusing.evalRefusal = "node 'noise' draws random numbers ...";
+  RunResult refused = runTrainer(
+      {"--data", "d", "--steps", "1", "--out", "o", "--val-data", "v"},
+      refusing);
+  EXPECT_EQ(refused.exitCode, 2);
+  EXPECT_EQ(refused.err,
+            "error: --val-data: node 'noise' draws random numbers ...\n");
   RunResult exchange = runTrainer(
       {"--data", "d", "--steps", "1", "--out", "o", "--exchange=mpi"});
   EXPECT_EQ(exchange.exitCode, 2);

@@ -140,6 +140,11 @@ struct Program {
   /// exchange's pinned staging buffer (Exchange.h); 0 in a one-process
   /// binary.
   size_t exchangeBytes;
+  /// Why the binary has no evalStep although memopt-compile builds one:
+  /// the model uses random numbers other than as a dropout or drop-path
+  /// mask (tg.eval_refusal, docs/passes/autodiff.md). The trainer refuses
+  /// --val-data with it; null otherwise.
+  const char *evalRefusal;
 };
 
 /// The training binary's command line (docs/contract.md): loads data, initial

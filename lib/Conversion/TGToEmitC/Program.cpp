@@ -155,7 +155,8 @@ static const TensorSpecInfo *dataSpec(ArrayRef<ProgramPart> parts,
 void memopt::codegen::emitProgram(ModuleOp module, ArrayRef<ProgramPart> parts,
                                   StringRef modelName, StringRef weightsFile,
                                   std::optional<double> learningRate,
-                                  bool hasEvalStep, int64_t replicas) {
+                                  bool hasEvalStep, int64_t replicas,
+                                  StringRef evalRefusal) {
   MLIRContext *context = module.getContext();
   Location loc = module.getLoc();
   bool pipeline = parts.size() > 1;
@@ -238,8 +239,10 @@ void memopt::codegen::emitProgram(ModuleOp module, ArrayRef<ProgramPart> parts,
                         : ",\n    /*dataInput=*/nullptr, /*dataTarget=*/nullptr")
        << ",\n    /*threads=*/" << part.threads;
     // Sizes the staging buffer of a CUDA binary's exchange (Exchange.h).
-    if (multiProcess)
+    if (multiProcess || !evalRefusal.empty())
       os << ",\n    /*exchangeBytes=*/" << part.exchangeBytes;
+    if (!evalRefusal.empty())
+      os << ",\n    /*evalRefusal=*/" << cppString(evalRefusal);
     os << ",\n}";
   }
   Type programType = emitc::OpaqueType::get(context, "memopt::rt::Program");

@@ -392,11 +392,13 @@ std::string partGlobalName(llvm::StringRef base, unsigned index,
 /// Program to trainerMain; with several (the pipeline stages of
 /// tg-partition, in stage order) or with `replicas` > 1
 /// (tg-data-parallel) it hands them all to stageMain, which runs the stage
-/// of its MPI rank.
+/// of its MPI rank. A non-empty `evalRefusal` (tg.eval_refusal) becomes
+/// Program::evalRefusal, the trainer's reason to refuse --val-data.
 void emitProgram(mlir::ModuleOp module, llvm::ArrayRef<ProgramPart> parts,
                  llvm::StringRef modelName, llvm::StringRef weightsFile,
                  std::optional<double> learningRate,
-                 bool hasEvalStep, int64_t replicas);
+                 bool hasEvalStep, int64_t replicas,
+                 llvm::StringRef evalRefusal = "");
 
 } // namespace memopt::codegen
 

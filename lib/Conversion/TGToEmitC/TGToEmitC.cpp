@@ -13,6 +13,7 @@
 #include "memopt/Analysis/Workspace.h"
 #include "memopt/Dialect/Memopt/IR/MemoptDialect.h"
 #include "memopt/Dialect/TG/IR/TGOps.h"
+#include "memopt/Dialect/TG/Transforms/Passes.h"
 
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -250,11 +251,20 @@ public:
                 {ProgramPart{*signature, arenas, kStepFunctionName.str(),
                              threads, exchangeBytes}},
                 modelNameOf(module, modelName), weightsFile, learningRate,
-                static_cast<bool>(evalFunc), replicasOf(module));
+                static_cast<bool>(evalFunc), replicasOf(module),
+                evalRefusalOf(module, evalFunc));
     finishModule(module, cuda, arenaBytes);
   }
 
 private:
+  /// Why tg-autodiff emitted no @eval_step (tg.eval_refusal), for the
+  /// trainer's --val-data; empty with an @eval_step or no reason.
+  static std::string evalRefusalOf(ModuleOp module, func::FuncOp evalFunc) {
+    auto refusal =
+        module->getAttrOfType<StringAttr>(tg::kEvalRefusalAttrName);
+    return refusal && !evalFunc ? refusal.getValue().str() : std::string();
+  }
+
   /// tg-data-parallel's replicas (1: none).
   static int64_t replicasOf(ModuleOp module) {
     auto replicas =

@@ -75,6 +75,9 @@ Status checkProgramOptions(const Program &program,
     return Status::error("--weights: this binary names no file of initial "
                          "weights (memopt-compile -o names one); pass "
                          "--weights FILE.onnx");
+  if (!options.valDataDir.empty() && !program.evalStep &&
+      program.evalRefusal)
+    return Status::error(std::string("--val-data: ") + program.evalRefusal);
   if (!options.valDataDir.empty() && !program.evalStep)
     return Status::error("--val-data: this binary was compiled without "
                          "evaluation support");

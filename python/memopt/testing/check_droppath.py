@@ -20,7 +20,11 @@ bit-identical weights and another seed other ones, a binary whose backward
 recomputes the drop-path's random numbers (remat=auto under the smallest
 budget it reaches) to train the same weight, later steps to draw other
 masks, and a run resumed from a checkpoint to end bit-identical to an
-uninterrupted one.
+uninterrupted one. In evaluation mode (--val-data) the masks are skipped,
+as PyTorch's model.eval() skips them: the validation loss is PyTorch's,
+w^2 for the trained w; a model whose random numbers are additive noise
+instead has no evaluation step: its binary refuses --val-data with exit
+status 2 and a line that names the random node.
 
     PYTHONPATH=python /usr/bin/python3 -m memopt.testing.check_droppath \\
         --memopt-compile build/bin/memopt-compile --workdir /tmp/droppath \\
@@ -53,6 +57,8 @@ def make_model(keep_path, keep_connect, timm_form):
 
     class DropPath(torch.nn.Module):
         def forward(self, x):
+            if not self.training:  # as timm's, torchvision's, MONAI's
+                return x
             shape = (x.shape[0],) + (1,) * (x.dim() - 1)
             if timm_form:  # timm's drop_path
                 mask = x.new_empty(shape).bernoulli_(keep_path)
@@ -62,6 +68,8 @@ def make_model(keep_path, keep_connect, timm_form):
 
     class DropConnect(torch.nn.Module):
         def forward(self, x):
+            if not self.training:  # as EfficientNet's drop_connect
+                return x
             shape = [x.shape[0]] + [1] * (x.dim() - 1)
             r = keep_connect + torch.rand(shape, dtype=x.dtype,
                                           device=x.device)
@@ -78,6 +86,39 @@ def make_model(keep_path, keep_connect, timm_form):
             return self.connect(self.path(x * self.w))
 
     return Model()
+
+
+def torch_eval_loss(args, w):
+    """PyTorch's model.eval() MSE loss of the model with parameter `w` on
+    the check's data (ones against zeros), in float32."""
+    import torch
+
+    model = make_model(args.keep_path, args.keep_connect, timm_form=True)
+    with torch.no_grad():
+        model.w.fill_(w)
+        model.eval()
+        x = torch.ones(args.batch, 1, args.size, args.size)
+        loss = torch.nn.functional.mse_loss(model(x), torch.zeros_like(x))
+    return float(loss)
+
+
+def export_noisy(path, args):
+    """A model whose random numbers are additive noise, not a mask:
+    w * x + U[0, 0.1) (RandomUniformLike + Mul + Add)."""
+    import torch
+
+    from memopt.onnx_export import export_training
+
+    class Noisy(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = torch.nn.Parameter(torch.tensor([0.5]))
+
+        def forward(self, x):
+            return x * self.w + 0.1 * torch.rand_like(x)
+
+    export_training(Noisy(), torch.ones(args.batch, 1, args.size, args.size),
+                    path)
 
 
 def export_here(path, args):
@@ -144,6 +185,16 @@ def check(args):
            "each sample is kept or dropped whole")
     expect(abs(kept - keep) <= 4 * sigma, "kept fraction and scale")
 
+    # Evaluation mode skips the masks: PyTorch's model.eval() loss of the
+    # trained w.
+    _, _ = train("validated", 1, args.seed, "--val-data", data)
+    val_loss = runs.reports["validated"]["val_loss"][0]["loss"]
+    torch_loss = torch_eval_loss(args, w1)
+    print("validation loss: memopt %.9g, pytorch model.eval() %.9g"
+          % (val_loss, torch_loss))
+    expect(abs(val_loss - torch_loss) <= 1e-6 * torch_loss,
+           "validation skips the masks, as PyTorch's model.eval()")
+
     again, _ = train("same-seed", 1, args.seed)
     expect(filecmp.cmp(out, again, shallow=False),
            "the same --seed trains bit-identical weights")
@@ -184,6 +235,31 @@ def check(args):
     expect(filecmp.cmp(full, resumed, shallow=False) and
            resumed_losses == full_losses,
            "a resumed run ends bit-identical to an uninterrupted one")
+
+    # Additive noise: no evaluation step; the binary says why.
+    noisy = os.path.join(work, "noisy.onnx")
+    export_noisy(noisy, args)
+    noisy_binary = os.path.join(work, "train-noisy")
+    compiled = subprocess.run([args.memopt_compile, noisy, "-o", noisy_binary,
+                               target], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    if compiled.returncode != 0:
+        raise RuntimeError("memopt-compile of the noisy model failed: "
+                           + compiled.stderr)
+    refused = subprocess.run([noisy_binary, "--data", data, "--steps", "1",
+                              "--val-data", data, "--log-every", "0",
+                              "--out", os.path.join(work, "noisy-out.onnx")],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+    lines = refused.stderr.strip().splitlines()
+    print("additive noise: exit %d, %s" % (refused.returncode,
+                                          lines[-1] if lines else ""))
+    expect("warning: no evaluation step" in compiled.stderr and
+           refused.returncode == 2 and len(lines) == 1 and
+           "--val-data: node '" in lines[0] and
+           "export the evaluation model without the random module" in
+           lines[0],
+           "additive noise: memopt-compile warns, --val-data is refused")
     return checks.finish()
 
 

@@ -24,9 +24,15 @@ constexpr llvm::StringLiteral kEvalStepName = "eval_step";
 /// outputs). Its body clones `forwardOps` (the forward ops of `trainStep`,
 /// in order) and the op that computes the loss from them, with every
 /// tg.batch_norm replaced by tg.batch_norm_inference on the running
-/// statistics and every tg.dropout by its input. Fails with a diagnostic
-/// when a forward value reads what evaluation mode does not compute (batch
-/// statistics, a dropout mask).
+/// statistics, every tg.dropout by its input and every random mask that
+/// multiplies the activations (drop-path, drop-connect: a comparison or
+/// floor of tg.random_uniform numbers, then affine ops with constants) by
+/// its expectation. Fails with a diagnostic when a forward value reads what
+/// evaluation mode does not compute (batch statistics, a dropout mask).
+/// Returns a null function, with a warning at the random op and the
+/// module attribute kEvalRefusalAttrName saying why, when the model uses
+/// random numbers otherwise (additive noise, a mask through a nonlinear
+/// op): evaluation mode would have to keep them, which PyTorch's may not.
 mlir::FailureOr<mlir::func::FuncOp>
 buildEvalStep(mlir::func::FuncOp trainStep,
               llvm::ArrayRef<mlir::Operation *> forwardOps,

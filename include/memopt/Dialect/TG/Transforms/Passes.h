@@ -52,6 +52,13 @@ struct DeepSupervision {
 std::optional<DeepSupervision> parseDeepSupervision(llvm::StringRef spec,
                                                     std::string &error);
 
+/// The module attribute (a string) by which tg-autodiff{eval-step=true}
+/// says why it emitted no @eval_step: the model uses random numbers other
+/// than as a mask multiplying the activations. convert-tg-to-emitc passes
+/// it to the trainer (Program::evalRefusal), which refuses --val-data with
+/// it.
+constexpr llvm::StringLiteral kEvalRefusalAttrName = "tg.eval_refusal";
+
 /// The torch.optim optimizer whose update tg-autodiff emits.
 enum class OptimizerKind { sgd, adam, adamw };
 

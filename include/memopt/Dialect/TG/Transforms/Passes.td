@@ -64,8 +64,11 @@ def Autodiff : Pass<"tg-autodiff", "::mlir::ModuleOp"> {
     the same arguments as `@train_step`, the loss and the other forward
     outputs as results (the first results of `@train_step`), the forward
     ops with every `tg.batch_norm` replaced by `tg.batch_norm_inference` on
-    the running statistics and every `tg.dropout` by its input (a
-    `tg.random_uniform` stays), then the loss. It updates nothing.
+    the running statistics, every `tg.dropout` by its input and every
+    random mask that multiplies the activations (drop-path, drop-connect)
+    by its expectation, then the loss. It updates nothing. A model that
+    uses random numbers otherwise gets no `@eval_step`: a warning, and the
+    module attribute `tg.eval_refusal` says why.
 
     A parameter that the loss does not depend on has no gradient and, as in
     torch.optim, is neither updated nor given optimizer state. An op with no
@@ -130,7 +133,8 @@ def Autodiff : Pass<"tg-autodiff", "::mlir::ModuleOp"> {
     Option<"eps", "eps", "double", "1e-8", "Adam epsilon">,
     Option<"evalStep", "eval-step", "bool", "false",
            "Also emit @eval_step, the loss in evaluation mode (BatchNorm "
-           "with running statistics, no dropout, no update)">,
+           "with running statistics, no dropout, random masks at their "
+           "expectations, no update)">,
     Option<"scaledSeed", "scaled-seed", "bool", "false",
            "Seed the backward with a tg.loss_scale argument (f32 scalar) "
            "instead of 1.0, for fp16 loss scaling (tg-loss-scale): every "
