@@ -8,6 +8,7 @@ from .resnet_unet import ResNet34UNet
 from .segmentation_unet import SegmentationUNet
 from .transformer_unet import SwinUNet, UNETR
 from .volumetric_unet import VolumetricUNet
+from .expand_gate_net import ExpandGateNet
 from .window_attention_net import WindowAttentionNet
 
 MODELS = {
@@ -84,6 +85,9 @@ MODELS = {
     # (table[index] of a parameter: Gather / GatherND) on one 4x4 window of
     # an 8x8 input.
     "window-attention": WindowAttentionNet,
+    # A squeeze-and-excitation-style gate expanded over the feature map at
+    # run time (ONNX Expand of an activation).
+    "expand-gate": ExpandGateNet,
 }
 
 
