@@ -18,7 +18,7 @@
 namespace memopt::rt {
 
 /// The largest rank a runtime tensor can have.
-inline constexpr int kMaxRank = 6;
+inline constexpr int kMaxRank = 8;
 
 /// The element type of a tensor. The values are stored in checkpoints:
 /// never renumber them.

@@ -6,7 +6,7 @@
   back to a grid, are upsampled by transposed convolutions and joined with
   a convolutional stem of the full-resolution input.
 - `SwinUNet`: the Swin encoder of MONAI's SwinUNETR (Liu et al., 2021) in
-  2-D: window attention with a learned relative-position bias (a table
+  2-D or 3-D (3-D windows are 8-D views): window attention with a learned relative-position bias (a table
   indexed by a constant buffer), shifted windows (torch.roll) with the
   attention mask MONAI computes in forward (slice assignments into zeros),
   patch merging (strided slices, LayerNorm, a Linear), and a decoder of
@@ -17,6 +17,8 @@ scores by einsum (UNETR; or F.scaled_dot_product_attention, or
 nn.MultiheadAttention) or matmul (Swin), softmax. They export with torch
 1.13's TorchScript exporter and with today's torch.export one.
 """
+import itertools
+
 import torch
 from torch import nn
 
@@ -150,33 +152,44 @@ class UNETR(nn.Module):
 
 
 def _windows(x, w):
-    """B x H x W x C to (B * windows) x w*w x C."""
-    b, h, width, c = x.shape
-    x = x.view(b, h // w, w, width // w, w, c).permute(0, 1, 3, 2, 4, 5)
-    return x.contiguous().view(-1, w * w, c)
+    """B x S1 x .. x Sd x C to (B * windows) x w^d x C: MONAI's
+    window_partition (2-D: a 6-D view, 3-D: an 8-D one)."""
+    b, *spatial, c = x.shape
+    d = len(spatial)
+    split = [n for size in spatial for n in (size // w, w)]
+    # (b, n1, w, n2, w, ..., c) -> (b, n1, n2, .., w, w, .., c)
+    order = [0] + [1 + 2 * i for i in range(d)] + [2 + 2 * i
+                                                   for i in range(d)]
+    x = x.view(b, *split, c).permute(*order, 2 * d + 1)
+    return x.contiguous().view(-1, w ** d, c)
 
 
-def _unwindow(x, w, b, h, width):
-    c = x.shape[-1]
-    x = x.view(b, h // w, width // w, w, w, c).permute(0, 1, 3, 2, 4, 5)
-    return x.contiguous().view(b, h, width, c)
+def _unwindow(x, w, b, spatial):
+    """MONAI's window_reverse: _windows' inverse."""
+    c, d = x.shape[-1], len(spatial)
+    x = x.view(b, *(size // w for size in spatial), *(w,) * d, c)
+    order = [0] + [n for i in range(d) for n in (1 + i, 1 + d + i)]
+    x = x.permute(*order, 2 * d + 1)
+    return x.contiguous().view(b, *spatial, c)
 
 
 class WindowAttention(nn.Module):
-    """MONAI's WindowAttention (2-D): scores plus a relative-position bias
-    looked up in a learned table by a constant index buffer."""
+    """MONAI's WindowAttention (2-D or 3-D): scores plus a relative-position
+    bias looked up in a learned table by a constant index buffer."""
 
-    def __init__(self, dim, heads, window):
+    def __init__(self, dim, heads, window, dims=2):
         super().__init__()
         self.heads, self.scale = heads, (dim // heads) ** -0.5
         self.table = nn.Parameter(
-            0.02 * torch.randn((2 * window - 1) ** 2, heads))
+            0.02 * torch.randn((2 * window - 1) ** dims, heads))
         coords = torch.stack(torch.meshgrid(
-            torch.arange(window), torch.arange(window), indexing="ij"))
+            *(torch.arange(window),) * dims, indexing="ij"))
         coords = coords.flatten(1)
         rel = (coords[:, :, None] - coords[:, None, :]).permute(1, 2, 0)
         rel = rel.contiguous() + (window - 1)
-        rel[:, :, 0] *= 2 * window - 1
+        # MONAI's flattening of the relative offsets into table rows.
+        for axis in range(dims - 1):
+            rel[:, :, axis] *= (2 * window - 1) ** (dims - 1 - axis)
         self.register_buffer("index", rel.sum(-1))
         self.qkv = nn.Linear(dim, 3 * dim)
         self.proj = nn.Linear(dim, dim)
@@ -198,88 +211,102 @@ class WindowAttention(nn.Module):
         return self.proj((att @ v).transpose(1, 2).reshape(b, n, c))
 
 
-def _shift_mask(h, w, window, shift, device):
+def _shift_mask(spatial, window, shift, device):
     """MONAI's compute_mask: windows of a shifted grid attend only within
     the regions they came from (-100 elsewhere)."""
-    regions = torch.zeros((1, h, w, 1), device=device)
+    regions = torch.zeros((1, *spatial, 1), device=device)
+    bands = (slice(-window), slice(-window, -shift), slice(-shift, None))
     count = 0
-    for hs in (slice(-window), slice(-window, -shift), slice(-shift, None)):
-        for ws in (slice(-window), slice(-window, -shift),
-                   slice(-shift, None)):
-            regions[:, hs, ws, :] = count
-            count += 1
+    for corner in itertools.product(bands, repeat=len(spatial)):
+        regions[(slice(None), *corner, slice(None))] = count
+        count += 1
     windows = _windows(regions, window).squeeze(-1)
     mask = windows.unsqueeze(1) - windows.unsqueeze(2)
     return mask.masked_fill(mask != 0, -100.0).masked_fill(mask == 0, 0.0)
 
 
 class SwinBlock(nn.Module):
-    def __init__(self, dim, heads, window, shift, mlp_ratio):
+    def __init__(self, dim, heads, window, shift, mlp_ratio, dims=2):
         super().__init__()
         self.window, self.shift = window, shift
         self.norm1 = nn.LayerNorm(dim)
-        self.attn = WindowAttention(dim, heads, window)
+        self.attn = WindowAttention(dim, heads, window, dims)
         self.norm2 = nn.LayerNorm(dim)
         self.mlp = Mlp(dim, dim * mlp_ratio)
 
     def forward(self, x):
-        b, h, w, _ = x.shape
+        b, *spatial, _ = x.shape
+        axes = tuple(range(1, 1 + len(spatial)))
         y, mask = self.norm1(x), None
         if self.shift:
-            y = torch.roll(y, (-self.shift, -self.shift), (1, 2))
-            mask = _shift_mask(h, w, self.window, self.shift, x.device)
+            y = torch.roll(y, (-self.shift,) * len(axes), axes)
+            mask = _shift_mask(spatial, self.window, self.shift, x.device)
         y = _unwindow(self.attn(_windows(y, self.window), mask), self.window,
-                      b, h, w)
+                      b, spatial)
         if self.shift:
-            y = torch.roll(y, (self.shift, self.shift), (1, 2))
+            y = torch.roll(y, (self.shift,) * len(axes), axes)
         x = x + y
         return x + self.mlp(self.norm2(x))
 
 
 class PatchMerging(nn.Module):
-    """MONAI's PatchMerging (2-D): the four 2x2 neighbours concatenated,
-    LayerNorm, Linear to twice the channels."""
+    """MONAI's PatchMerging (2-D: the four 2x2 neighbours, 3-D: the eight
+    2x2x2 ones, concatenated), LayerNorm, Linear to twice the channels."""
 
-    def __init__(self, dim):
+    def __init__(self, dim, dims=2):
         super().__init__()
-        self.norm = nn.LayerNorm(4 * dim)
-        self.reduction = nn.Linear(4 * dim, 2 * dim, bias=False)
+        self.dims = dims
+        self.norm = nn.LayerNorm(2 ** dims * dim)
+        self.reduction = nn.Linear(2 ** dims * dim, 2 * dim, bias=False)
 
     def forward(self, x):
-        x = torch.cat([x[:, 0::2, 0::2], x[:, 1::2, 0::2],
-                       x[:, 0::2, 1::2], x[:, 1::2, 1::2]], dim=-1)
+        # The 2^d corners, the first spatial axis varying fastest (as in
+        # MONAI's 2-D PatchMerging).
+        corners = [tuple(reversed(c))
+                   for c in itertools.product((0, 1), repeat=self.dims)]
+        x = torch.cat([x[(slice(None),) + tuple(slice(o, None, 2) for o in c)]
+                       for c in corners], dim=-1)
         return self.reduction(self.norm(x))
 
 
 class SwinUNet(nn.Module):
     def __init__(self, in_channels=1, classes=1, size=32, dim=16, heads=2,
-                 window=4, mlp_ratio=2):
+                 window=4, mlp_ratio=2, dims=2):
         super().__init__()
+        if dims not in (2, 3):
+            raise ValueError("SwinUNet is 2-D or 3-D")
         if size % (4 * window):
             raise ValueError("size must be a multiple of 4 x window")
-        self.in_channels, self.size = in_channels, size
-        self.embed = nn.Conv2d(in_channels, dim, 2, stride=2)
+        self.in_channels, self.size, self.dims = in_channels, size, dims
+        conv, up = _CONV[dims], _CONV_T[dims]
+        self.embed = conv(in_channels, dim, 2, stride=2)
         self.stage1 = nn.Sequential(
-            SwinBlock(dim, heads, window, 0, mlp_ratio),
-            SwinBlock(dim, heads, window, window // 2, mlp_ratio))
-        self.merge = PatchMerging(dim)
+            SwinBlock(dim, heads, window, 0, mlp_ratio, dims),
+            SwinBlock(dim, heads, window, window // 2, mlp_ratio, dims))
+        self.merge = PatchMerging(dim, dims)
         self.stage2 = nn.Sequential(
-            SwinBlock(2 * dim, heads, window, 0, mlp_ratio),
-            SwinBlock(2 * dim, heads, window, window // 2, mlp_ratio))
-        self.up2 = nn.ConvTranspose2d(2 * dim, dim, 2, stride=2)
-        self.fuse = _conv_block(2, 2 * dim, dim)
-        self.up1 = nn.ConvTranspose2d(dim, dim, 2, stride=2)
-        self.stem = _conv_block(2, in_channels, dim)
-        self.decoder = _conv_block(2, 2 * dim, dim)
-        self.head = nn.Conv2d(dim, classes, 1)
+            SwinBlock(2 * dim, heads, window, 0, mlp_ratio, dims),
+            SwinBlock(2 * dim, heads, window, window // 2, mlp_ratio, dims))
+        self.up2 = up(2 * dim, dim, 2, stride=2)
+        self.fuse = _conv_block(dims, 2 * dim, dim)
+        self.up1 = up(dim, dim, 2, stride=2)
+        self.stem = _conv_block(dims, in_channels, dim)
+        self.decoder = _conv_block(dims, 2 * dim, dim)
+        self.head = conv(dim, classes, 1)
 
     def check_input_shape(self, shape):
-        _check_shape(shape, self.in_channels, self.size, 2)
+        _check_shape(shape, self.in_channels, self.size, self.dims)
+
+    def _channels_last(self, x):
+        return x.permute(0, *range(2, 2 + self.dims), 1)
+
+    def _channels_first(self, x):
+        return x.permute(0, 1 + self.dims, *range(1, 1 + self.dims))
 
     def forward(self, x):
-        s1 = self.stage1(self.embed(x).permute(0, 2, 3, 1))
+        s1 = self.stage1(self._channels_last(self.embed(x)))
         s2 = self.stage2(self.merge(s1))
-        y = self.up2(s2.permute(0, 3, 1, 2))
-        y = self.fuse(torch.cat([y, s1.permute(0, 3, 1, 2)], dim=1))
+        y = self.up2(self._channels_first(s2))
+        y = self.fuse(torch.cat([y, self._channels_first(s1)], dim=1))
         y = torch.cat([self.up1(y), self.stem(x)], dim=1)
         return self.head(self.decoder(y))
