@@ -26,13 +26,13 @@ allocator's fragmentation), so PyTorch's true largest is at most this.
 
 Models: resnet34-unet, unet (the classic U-Net, base 64), densenet121
 (torchvision's, 1-channel stem, 10 classes; the classification loss is
-MSE against a 10-vector) and unet3d when the model registry has one
-(not yet: the row says so). Devices: rtx2060 (8 GB), a
+MSE against a 10-vector) and unet3d (the registry's 3-D U-Net; sizes are
+cube sides). Devices: rtx2060 (8 GB), a
 16 GB profile (rtx2060,memory=16GiB: a V100-16GB-class memory on the
 same rates) and a100-40g (40 GB).
 
     PYTHONPATH=python /usr/bin/python3 bench/fit.py \\
-        [--bin build/bin] [--models resnet34-unet,unet,densenet121] \\
+        [--bin build/bin] [--models resnet34-unet,unet,densenet121,unet3d] \\
         [--devices rtx2060,rtx2060-16g,a100-40g] [--sizes MODEL=S1,S2;...] \\
         [--fit-size 1024] [--no-exhaustive] [--no-maximize] [--workdir DIR]
 """
@@ -91,7 +91,9 @@ def export(name, path, size):
                               output_names=["output"],
                               do_constant_folding=False)
     else:
-        export_model(name, path, 1, (1, size, size), in_channels=1)
+        # A cube for the volumetric models (their `dims` argument).
+        shape = (1,) + (size,) * models.spatial_dims(name)
+        export_model(name, path, 1, shape, in_channels=1)
 
 
 def plan(args, onnx_path, flags, report):

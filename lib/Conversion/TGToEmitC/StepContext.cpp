@@ -12,6 +12,7 @@
 
 #include "memopt/Analysis/StepMemory.h"
 #include "memopt/Dialect/TG/IR/TGOps.h"
+#include "memopt/Runtime/Tensor.h"
 
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/StringExtras.h"
@@ -103,10 +104,12 @@ bool isStepNumberType(Type type) {
 
 LogicalResult checkFloatView(Value value, Location loc) {
   auto view = dyn_cast<mbuf::ViewType>(value.getType());
-  if (view && view.getElementType().isF32() && view.getShape().size() <= 6)
+  if (view && view.getElementType().isF32() &&
+      view.getShape().size() <= static_cast<size_t>(rt::kMaxRank))
     return success();
-  return emitError(loc) << "the backend supports float32 views of rank <= 6 "
-                           "only (other element types are not supported by "
+  return emitError(loc) << "the backend supports float32 views of rank <= "
+                        << rt::kMaxRank
+                        << " only (other element types are not supported by "
                            "this backend yet), not "
                         << value.getType();
 }
@@ -161,10 +164,10 @@ LogicalResult checkKernelView(Value value, Operation *computation) {
            << "' has no bf16/f16 kernel; keep it in f32 with "
               "--amp-fp32-ops="
            << computation->getName().stripDialect();
-  if (cast<mbuf::ViewType>(value.getType()).getShape().size() > 6)
-    return computation->emitError("the backend supports views of rank <= 6 "
-                                  "only, not ")
-           << value.getType();
+  if (cast<mbuf::ViewType>(value.getType()).getShape().size() >
+      static_cast<size_t>(rt::kMaxRank))
+    return computation->emitError("the backend supports views of rank <= ")
+           << rt::kMaxRank << " only, not " << value.getType();
   return success();
 }
 

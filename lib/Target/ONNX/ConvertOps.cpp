@@ -78,6 +78,19 @@ windowAttrs(const onnx::NodeProto &node, ArrayRef<int64_t> inSpatial,
   return success();
 }
 
+/// A bias known at import time whose every value is zero adds nothing, in
+/// whatever shape it comes: torch.export writes a convolution without bias
+/// as one (onnxscript 0.7's conv3d: Expand(0, [C, 2]), not a valid Conv
+/// bias), which memopt drops.
+static bool isZeroConstant(const HostTensor *tensor) {
+  if (!tensor)
+    return false;
+  for (int64_t i = 0, n = tensor->numElements(); i < n; ++i)
+    if (tensor->getDouble(i) != 0)
+      return false;
+  return true;
+}
+
 FailureOr<SmallVector<Value>> GraphImporter::convOperands() {
   FailureOr<Value> x = input(0), w = input(1);
   if (failed(x) || failed(w))
@@ -100,6 +113,8 @@ FailureOr<SmallVector<Value>> GraphImporter::convOperands() {
                        << "] differs from the weight's spatial size ["
                        << listString(kernel) << "]";
   SmallVector<Value> operands = {*x, *w};
+  if (hasInput(2) && isZeroConstant(constantInput(2, /*allowTrainable=*/false)))
+    return operands;
   if (hasInput(2)) {
     FailureOr<Value> b = input(2);
     if (failed(b))

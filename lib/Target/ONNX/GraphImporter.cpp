@@ -448,6 +448,70 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &current,
   return convertNode();
 }
 
+void GraphImporter::countUses(const onnx::GraphProto &graph) {
+  for (const onnx::NodeProto &n : graph.node()) {
+    for (const std::string &in : n.input())
+      ++useCounts[in];
+    for (const onnx::AttributeProto &attr : n.attribute())
+      if (attr.has_g()) {
+        countUses(attr.g());
+        for (const onnx::ValueInfoProto &out : attr.g().output())
+          ++useCounts[out.name()];
+      }
+  }
+}
+
+LogicalResult GraphImporter::convertIf() {
+  // TorchScript writes an If for squeeze(dim) of an axis whose size it
+  // traced as data (MONAI's compute_mask after F.pad); the condition is
+  // shape arithmetic, folded by now. Run-time control flow is refused.
+  FailureOr<const HostTensor *> condition = requireConstant(0, "the condition");
+  if (failed(condition))
+    return failure();
+  if ((*condition)->numElements() != 1)
+    return nodeError() << "the condition holds "
+                       << (*condition)->numElements()
+                       << " values; If needs one boolean";
+  StringRef taken =
+      (*condition)->getDouble(0) != 0 ? "then_branch" : "else_branch";
+  const onnx::AttributeProto *branch = nullptr;
+  for (const onnx::AttributeProto &attr : node->attribute())
+    if (attr.name() == taken && attr.has_g())
+      branch = &attr;
+  if (!branch)
+    return nodeError() << "has no graph attribute '" << taken << "'";
+  const onnx::GraphProto &graph = branch->g();
+  if (graph.output_size() != node->output_size())
+    return nodeError() << "its " << taken << " has " << graph.output_size()
+                       << " outputs, the node " << node->output_size();
+  const onnx::NodeProto *ifNode = node;
+  Location ifLoc = loc;
+  for (auto [index, n] : llvm::enumerate(graph.node()))
+    if (failed(importNode(n, index)))
+      return failure();
+  node = ifNode;
+  loc = ifLoc;
+  for (auto [i, out] : llvm::enumerate(graph.output())) {
+    const std::string &name = node->output(i);
+    auto from = slots.find(out.name());
+    if (from == slots.end())
+      return nodeError() << "its " << taken << " output '" << out.name()
+                         << "' is not defined by the branch";
+    if (name.empty())
+      continue;
+    Slot copy = from->second;
+    slots[name] = std::move(copy);
+    if (Value value = slots[name].value) {
+      ArrayRef<int64_t> shape =
+          cast<RankedTensorType>(value.getType()).getShape();
+      importedShapes[name] = std::vector<int64_t>(shape.begin(), shape.end());
+      if (failed(checkAgainstOnnxShape(name, value)))
+        return failure();
+    }
+  }
+  return success();
+}
+
 LogicalResult GraphImporter::convertNode() {
   using Converter = LogicalResult (GraphImporter::*)();
   static const llvm::StringMap<Converter> converters = {
@@ -516,6 +580,7 @@ LogicalResult GraphImporter::convertNode() {
       {"Cast", &GraphImporter::convertCast},
       {"Shape", &GraphImporter::convertShape},
       {"Constant", &GraphImporter::convertConstant},
+      {"If", &GraphImporter::convertIf},
   };
   auto it = converters.find(node->op_type());
   if (it == converters.end()) {
@@ -561,9 +626,7 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     if (isStatic)
       onnxShapes[info.name()] = shape;
   }
-  for (const onnx::NodeProto &n : graph.node())
-    for (const std::string &in : n.input())
-      ++useCounts[in];
+  countUses(graph);
 
   builder.setInsertionPointToEnd(module->getBody());
   auto func = func::FuncOp::create(builder, fileLoc, "main",

@@ -72,6 +72,12 @@ private:
   // Per-node driving.
   mlir::LogicalResult importNode(const onnx::NodeProto &node, int index);
   mlir::LogicalResult convertNode();
+  /// Counts the reads of every value name in `graph` and in the branches
+  /// of its If nodes (whose outputs the If reads).
+  void countUses(const onnx::GraphProto &graph);
+  /// If with a condition known at import time: the taken branch's nodes
+  /// are imported in its place.
+  mlir::LogicalResult convertIf();
   mlir::LogicalResult checkAgainstOnnxShape(const std::string &name,
                                             mlir::Value value);
 

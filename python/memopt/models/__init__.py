@@ -81,9 +81,10 @@ MODELS = {
     "unetr-mha": functools.partial(UNETR, attention="torch"),
     "unetr3d": functools.partial(UNETR, dims=3, size=16, dim=24, heads=2),
     "swin-unet": SwinUNet,
-    # SwinUNETR's encoder in 3-D: 4x4x4 windows of an 8x8x8 token grid
-    # (8-D window views), shifted in three axes, 2x2x2 patch merging.
-    "swin-unet3d": functools.partial(SwinUNet, dims=3, size=16),
+    # SwinUNETR's encoder in 3-D: 3x3x3 windows (8-D window views) of an
+    # 8x8x8 token grid zero-padded to 9x9x9 as MONAI pads it, shifted in
+    # three axes, 2x2x2 patch merging.
+    "swin-unet3d": functools.partial(SwinUNet, dims=3, size=16, window=3),
     # Swin-style window attention with a relative position bias table
     # (table[index] of a parameter: Gather / GatherND) on one 4x4 window of
     # an 8x8 input.

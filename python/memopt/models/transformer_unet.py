@@ -6,11 +6,13 @@
   back to a grid, are upsampled by transposed convolutions and joined with
   a convolutional stem of the full-resolution input.
 - `SwinUNet`: the Swin encoder of MONAI's SwinUNETR (Liu et al., 2021) in
-  2-D or 3-D (3-D windows are 8-D views): window attention with a learned relative-position bias (a table
-  indexed by a constant buffer), shifted windows (torch.roll) with the
+  2-D or 3-D: window attention with a learned relative-position bias (a
+  table indexed by a constant buffer), tokens zero-padded to whole windows
+  and cropped after (F.pad), shifted windows (torch.roll) with the
   attention mask MONAI computes in forward (slice assignments into zeros),
-  patch merging (strided slices, LayerNorm, a Linear), and a decoder of
-  transposed convolutions and skip connections.
+  window partition by views of rank 2d + 2 (8-D in 3-D), patch merging
+  (strided slices, LayerNorm, a Linear), and a decoder of transposed
+  convolutions and skip connections.
 
 Both use MONAI's attention: a packed q/k/v Linear split by indexing, the
 scores by einsum (UNETR; or F.scaled_dot_product_attention, or
@@ -20,6 +22,7 @@ nn.MultiheadAttention) or matmul (Swin), softmax. They export with torch
 import itertools
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 _CONV = {1: nn.Conv1d, 2: nn.Conv2d, 3: nn.Conv3d}
@@ -238,14 +241,24 @@ class SwinBlock(nn.Module):
         b, *spatial, _ = x.shape
         axes = tuple(range(1, 1 + len(spatial)))
         y, mask = self.norm1(x), None
+        # MONAI pads the normalized tokens with zeros up to whole windows
+        # (F.pad of the channels-last grid; the zeros take part in
+        # attention) and crops them off after.
+        pads = [(self.window - size % self.window) % self.window
+                for size in spatial]
+        if any(pads):
+            y = F.pad(y, [0, 0] + [n for p in reversed(pads) for n in (0, p)])
+        padded = list(y.shape[1:-1])
         if self.shift:
             y = torch.roll(y, (-self.shift,) * len(axes), axes)
-            mask = _shift_mask(spatial, self.window, self.shift, x.device)
+            mask = _shift_mask(padded, self.window, self.shift, x.device)
         y = _unwindow(self.attn(_windows(y, self.window), mask), self.window,
-                      b, spatial)
+                      b, padded)
         if self.shift:
             y = torch.roll(y, (self.shift,) * len(axes), axes)
-        x = x + y
+        if any(pads):
+            y = y[(slice(None),) + tuple(slice(0, n) for n in spatial)]
+        x = x + y.contiguous()
         return x + self.mlp(self.norm2(x))
 
 
@@ -275,8 +288,8 @@ class SwinUNet(nn.Module):
         super().__init__()
         if dims not in (2, 3):
             raise ValueError("SwinUNet is 2-D or 3-D")
-        if size % (4 * window):
-            raise ValueError("size must be a multiple of 4 x window")
+        if size % 4:
+            raise ValueError("size must be a multiple of 4")
         self.in_channels, self.size, self.dims = in_channels, size, dims
         conv, up = _CONV[dims], _CONV_T[dims]
         self.embed = conv(in_channels, dim, 2, stride=2)

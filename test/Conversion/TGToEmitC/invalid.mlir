@@ -18,7 +18,7 @@ func.func @train_step(%loss: tensor<f32> {tg.input = "loss"})
 
 // -----
 
-// expected-error @+1 {{the backend supports float32 views of rank <= 6 only (other element types are not supported by this backend yet), not '!mbuf.view<4xf16>'}}
+// expected-error @+1 {{the backend supports float32 views of rank <= 8 only (other element types are not supported by this backend yet), not '!mbuf.view<4xf16>'}}
 func.func @train_step(%x: tensor<4xf16> {tg.input = "input"}, %loss: tensor<f32> {tg.input = "loss"})
     -> (tensor<f32> {tg.output = "loss"}, tensor<4xf16> {tg.output = "out"}) {
   %y = tg.relu %x : tensor<4xf16>

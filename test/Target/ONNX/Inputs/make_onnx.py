@@ -91,6 +91,27 @@ def case_conv():
          weight("w_lower", [2, 4, 4, 4]), weight("w_valid", [2, 4, 3, 3])])
 
 
+def case_conv3d_zero_bias():
+    """torch.export's conv3d without bias (onnxscript 0.7): a bias of zeros
+    expanded to [C, 2] from the weight's shape, and a constant zero bias
+    of the right shape; a constant non-zero bias stays."""
+    x = inp("x", [1, 2, 4, 4, 4])
+    return model(
+        [node("Shape", ["w"], ["c"], start=0, end=1),
+         int_const("two", [2]),
+         node("Concat", ["c", "two"], ["bias_shape"], axis=0),
+         const("zero", np.array(0.0, np.float32)),
+         node("CastLike", ["zero", "x"], ["zero_like"]),
+         node("Expand", ["zero_like", "bias_shape"], ["bias"]),
+         node("Conv", ["x", "w", "bias"], ["y"], pads=[1] * 6),
+         const("zeros", np.zeros([3], np.float32)),
+         node("Conv", ["x", "w", "zeros"], ["z"], pads=[1] * 6),
+         const("ones", np.ones([3], np.float32)),
+         node("Conv", ["x", "w", "ones"], ["o"], pads=[1] * 6)],
+        [x], [out("y", 5), out("z", 5), out("o", 5)],
+        [weight("w", [3, 2, 3, 3, 3])], opset=18, check=False)
+
+
 def case_conv_transpose():
     x = inp("x", [1, 4, 5, 5])
     return model(
@@ -632,6 +653,50 @@ def case_where_bad_condition():
     return model(
         [node("Where", ["c", "x", "x"], ["y"])],
         [inp("c", [2, 3], TensorProto.BOOL), inp("x", [2, 3])], [out("y", 2)])
+
+
+def _squeeze_if(condition):
+    """TorchScript's x.squeeze(-1) of an axis it traced as data:
+    If(Equal(size, 1), Squeeze(x, -1), Identity(x)); `condition` computes
+    the If's condition input "cond" from x's shape."""
+    then_branch = helper.make_graph(
+        [int_const("axes", [-1]), node("Squeeze", ["x", "axes"], ["sq"])],
+        "then", [], [out("sq", 2)])
+    else_branch = helper.make_graph(
+        [node("Identity", ["x"], ["same"])], "else", [], [out("same", 3)])
+    return model(
+        condition + [
+            node("If", ["cond"], ["squeezed"], then_branch=then_branch,
+                 else_branch=else_branch),
+            node("Relu", ["squeezed"], ["y"])],
+        [inp("x", [2, 3, 1])], [out("y", 2)], check=False)
+
+
+def case_if_squeeze():
+    return _squeeze_if(
+        [node("Shape", ["x"], ["shape"]),
+         int_const("last", 2),
+         node("Gather", ["shape", "last"], ["size"], axis=0),
+         int_const("one", 1),
+         node("Equal", ["size", "one"], ["cond"])])
+
+
+def case_if_identity():
+    """The same If whose condition is false: the else branch is taken."""
+    return _squeeze_if(
+        [node("Shape", ["x"], ["shape"]),
+         int_const("first", 0),
+         node("Gather", ["shape", "first"], ["size"], axis=0),
+         int_const("one", 1),
+         node("Equal", ["size", "one"], ["cond"])])
+
+
+def case_if_runtime():
+    """A condition computed from data: run-time control flow."""
+    return _squeeze_if(
+        [node("ReduceSum", ["x"], ["total"], keepdims=0),
+         const("zero", np.array(0.0, np.float32)),
+         node("Greater", ["total", "zero"], ["cond"])])
 
 
 def case_compare_output():
