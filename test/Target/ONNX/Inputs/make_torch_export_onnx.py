@@ -27,7 +27,13 @@ on unless the name says optimize_false:
   relative-position bias): the optimizer folds the lookup, the parameter
   with it, into a constant;
 - unused_optimize_false.onnx: a module with a parameter forward does not
-  read, export(optimize=False).
+  read, export(optimize=False);
+- batches_tracked_optimize_false.onnx: BatchNorm then a select of channel
+  1, export(optimize=False): the exporter folds BatchNorm's
+  `num_batches_tracked + 1` into the int constant 1, which the select's
+  Gather shares, and keeps the add's FX node on that Constant: the buffer
+  looks lost, read by the add only (smp's PSPNet, whose adaptive pooling
+  indexes with 1, exports so).
 
     make_torch_export_onnx.py DIR [NAME...]   (only the files named)
 """
@@ -133,6 +139,17 @@ class Unused(nn.Module):
         return self.conv(x) * 0.5
 
 
+class BatchesTracked(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 4, 3, padding=1)
+        self.bn = nn.BatchNorm2d(4)
+
+    def forward(self, x):
+        y = torch.relu(self.bn(self.conv(x)))
+        return y * y.select(1, 1).unsqueeze(1)
+
+
 def main(directory, names=()):
     os.makedirs(directory, exist_ok=True)
     warnings.simplefilter("ignore")
@@ -145,7 +162,9 @@ def main(directory, names=()):
             ("optimize_false", OptimizeFalse(), {"optimize": False}),
             ("linear_folded", Tokens(), {}),
             ("table_folded", Table(), {}),
-            ("unused_optimize_false", Unused(), {"optimize": False})]:
+            ("unused_optimize_false", Unused(), {"optimize": False}),
+            ("batches_tracked_optimize_false", BatchesTracked(),
+             {"optimize": False})]:
         if names and name not in names:
             continue
         torch.manual_seed(0)
