@@ -214,7 +214,10 @@ LogicalResult GraphImporter::checkDeclaredOutput(
            << dtypeName(declared.elem_type()) << " but computes "
            << type.getElementType()
            << "; fix or drop the declared element type";
-  if (!declared.has_shape())
+  // Under --batch the file's shapes were dropped and ONNX inferred these
+  // from the shapes the exporter fixed, which memopt re-derived.
+  if (!declared.has_shape() ||
+      summary.rebatchedReshapes + summary.rebatchedRandoms > 0)
     return success();
   SmallVector<int64_t> shape;
   for (const auto &dim : declared.shape().dim()) {
