@@ -33,7 +33,11 @@ on unless the name says optimize_false:
   `num_batches_tracked + 1` into the int constant 1, which the select's
   Gather shares, and keeps the add's FX node on that Constant: the buffer
   looks lost, read by the add only (smp's PSPNet, whose adaptive pooling
-  indexes with 1, exports so).
+  indexes with 1, exports so);
+- batches_tracked_read.onnx: batches_tracked_optimize_false.onnx
+  post-processed (no module exports so): the Constant's FX node is
+  rewritten from the add to a mul of the counter, a reader other than the
+  increment, which memopt must keep refusing.
 
     make_torch_export_onnx.py DIR [NAME...]   (only the files named)
 """
@@ -150,6 +154,20 @@ class BatchesTracked(nn.Module):
         return y * y.select(1, 1).unsqueeze(1)
 
 
+def counter_read_otherwise(source, path):
+    """`source` with the FX node of the counter's Constant made a mul."""
+    import onnx
+
+    model = onnx.load(source)
+    for node in model.graph.node:
+        for entry in node.metadata_props:
+            if (entry.key == "pkg.torch.onnx.fx_node"
+                    and "num_batches_tracked" in entry.value):
+                entry.value = entry.value.replace("aten.add.Tensor",
+                                                  "aten.mul.Tensor")
+    onnx.save(model, path)
+
+
 def main(directory, names=()):
     os.makedirs(directory, exist_ok=True)
     warnings.simplefilter("ignore")
@@ -175,6 +193,10 @@ def main(directory, names=()):
         data = path + ".data"
         if os.path.exists(data) and os.path.getsize(data) == 0:
             os.remove(data)
+    if not names or "batches_tracked_read" in names:
+        counter_read_otherwise(
+            os.path.join(directory, "batches_tracked_optimize_false.onnx"),
+            os.path.join(directory, "batches_tracked_read.onnx"))
 
 
 if __name__ == "__main__":
