@@ -506,7 +506,9 @@ private:
            llvm::any_of(signature.buffers,
                         [&](const auto &b) { return b.second == target; }) &&
            llvm::all_of(readers, [](const std::string &aten) {
-             return llvm::StringRef(aten).contains("aten.add");
+             // aten.add.Tensor or add_ in place; not addmm and the like.
+             return llvm::StringRef(aten).contains("aten.add.") ||
+                    llvm::StringRef(aten).contains("aten.add_.");
            });
   }
 
