@@ -652,6 +652,12 @@ FoldResult memopt::onnx_import::foldNode(const onnx::NodeProto &node,
     return done(mapUnary(
         in(0), [](double v) { return std::fabs(v); },
         [](int64_t v) { return v < 0 ? -v : v; }));
+  // torch.export's integer division (adaptive pooling's window bounds)
+  // rounds toward zero as Sign(q) * Floor(Abs(q)).
+  if (op == "Sign" && needInputs(1))
+    return done(mapUnary(
+        in(0), [](double v) { return v > 0 ? 1.0 : v < 0 ? -1.0 : 0.0; },
+        [](int64_t v) -> int64_t { return v > 0 ? 1 : v < 0 ? -1 : 0; }));
   if ((op == "Floor" || op == "Ceil" || op == "Sqrt") && needInputs(1)) {
     std::function<double(double)> fn =
         op == "Floor" ? [](double v) { return std::floor(v); }

@@ -1266,6 +1266,9 @@ LogicalResult GraphImporter::convertRandom() {
     shape.assign(type->getShape().begin(), type->getShape().end());
     elementType = type->getElementType();
   }
+  // Bernoulli's probabilities have the fixed shape too: left as they are.
+  if (op != "Bernoulli")
+    rederiveRandomBatch(shape);
   if (findAttr(*node, "dtype"))
     dtype = attrInt(*node, "dtype", 0);
   if (dtype)
@@ -1298,6 +1301,28 @@ LogicalResult GraphImporter::convertRandom() {
   FailureOr<Value> compare =
       buildCompare(random, *p, tg::ComparisonPredicate::lt);
   return failed(compare) ? failure() : define(0, *compare);
+}
+
+void GraphImporter::rederiveRandomBatch(SmallVectorImpl<int64_t> &shape) {
+  if (!options.batch || !options.inputShape.empty() || shape.empty())
+    return;
+  // The export-time batch: the first dimension of the graph's inputs then.
+  std::optional<int64_t> exported;
+  for (const onnx::ValueInfoProto &graphInput : model.graph().input()) {
+    auto it = exportShapes.find(graphInput.name());
+    if (it == exportShapes.end() || it->second.empty())
+      continue;
+    if (exported && *exported != it->second[0])
+      return; // inputs of different batches: which one is unclear
+    exported = it->second[0];
+  }
+  if (!exported || shape[0] != *exported || *exported == *options.batch)
+    return;
+  shape[0] = *options.batch;
+  ++summary.rebatchedRandoms;
+  // ONNX's inference kept the fixed shape: as after rederiveBatch, its
+  // shapes no longer check memopt's.
+  onnxShapes.clear();
 }
 
 LogicalResult GraphImporter::convertCast() {

@@ -132,6 +132,8 @@ LogicalResult GraphImporter::declareInputs() {
     }
     auto type = RankedTensorType::get(shape, elementType);
     slots[input.name()].value = body->addArgument(type, fileLoc);
+    importedShapes[input.name()] =
+        std::vector<int64_t>(shape.begin(), shape.end());
     argAttrs.push_back(builder.getDictionaryAttr(builder.getNamedAttr(
         tg::TGDialect::kInputAttrName, builder.getStringAttr(input.name()))));
   }
@@ -212,7 +214,10 @@ LogicalResult GraphImporter::checkDeclaredOutput(
            << dtypeName(declared.elem_type()) << " but computes "
            << type.getElementType()
            << "; fix or drop the declared element type";
-  if (!declared.has_shape())
+  // Under --batch the file's shapes were dropped and ONNX inferred these
+  // from the shapes the exporter fixed, which memopt re-derived.
+  if (!declared.has_shape() ||
+      summary.rebatchedReshapes + summary.rebatchedRandoms > 0)
     return success();
   SmallVector<int64_t> shape;
   for (const auto &dim : declared.shape().dim()) {
@@ -327,7 +332,14 @@ std::string GraphImporter::resizedShapeHint(ValueRange operands) {
       work.push_back(def);
     for (int visited = 0; !work.empty() && visited < 8; ++visited) {
       Operation *op = work.pop_back_val();
-      if (auto random = dyn_cast<tg::RandomUniformOp>(op)) {
+      auto random = dyn_cast<tg::RandomUniformOp>(op);
+      // Numbers drawn at the batch of --batch already follow it.
+      if (random && options.batch) {
+        auto type = cast<RankedTensorType>(random.getType());
+        if (type.getRank() > 0 && type.getDimSize(0) == *options.batch)
+          continue;
+      }
+      if (random) {
         auto node = dyn_cast<NameLoc>(random.getLoc());
         return ("; the random numbers of node '" +
                 (node ? node.getName().getValue() : StringRef("?")) +

@@ -49,8 +49,8 @@ public:
 
   mlir::OwningOpRef<mlir::ModuleOp> run();
 
-  /// The shapes of the node outputs imported so far, by ONNX name (kept
-  /// when the import fails and its module is gone).
+  /// The shapes of the graph inputs and node outputs imported so far, by
+  /// ONNX name (kept when the import fails and its module is gone).
   const ValueShapes &valueShapes() const { return importedShapes; }
 
 private:
@@ -179,6 +179,9 @@ private:
   mlir::LogicalResult convertReduce();
   mlir::LogicalResult convertDropout();
   mlir::LogicalResult convertRandom();
+  /// A random shape fixed at the export-time batch (its first dimension
+  /// the graph input's then), re-derived for the batch of --batch.
+  void rederiveRandomBatch(llvm::SmallVectorImpl<int64_t> &shape);
   mlir::LogicalResult convertCast();
   mlir::LogicalResult convertShape();
   mlir::LogicalResult convertConstant();

@@ -98,7 +98,8 @@ llvm::json::Object memopt::toJSON(const ONNXImportSummary &summary) {
       {"shared_initializers", std::move(shared)},
       {"constant_initializers",
        llvm::json::Array(summary.constantInitializers)},
-      {"rebatched_reshapes", summary.rebatchedReshapes}};
+      {"rebatched_reshapes", summary.rebatchedReshapes},
+      {"rebatched_randoms", summary.rebatchedRandoms}};
 }
 
 namespace {

@@ -21,6 +21,7 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 
 using namespace memopt::onnx_import;
 
@@ -42,17 +43,35 @@ void removeAttr(onnx::NodeProto &node, const std::string &name) {
       attrs->DeleteSubrange(i, 1);
 }
 
-/// The values of a constant int64 tensor: an initializer or the output of a
-/// Constant node. False when `name` is computed at run time.
+/// Ops whose output holds their first input's values in the same order:
+/// torch.export writes a reduction's axes as Reshape(Constant [-1, -2],
+/// [-1]).
+bool keepsValues(const onnx::NodeProto &node) {
+  static const std::set<std::string> reshaping = {
+      "Reshape", "Identity", "Squeeze", "Unsqueeze", "Flatten"};
+  if (node.op_type() == "Cast") {
+    int64_t to = attrInt(node, "to", 0);
+    return to == onnx::TensorProto::INT64 || to == onnx::TensorProto::INT32;
+  }
+  return reshaping.count(node.op_type()) && node.input_size() >= 1;
+}
+
+/// The values of a constant int64 tensor: an initializer, the output of a
+/// Constant node, or of a chain of keepsValues ops on one. False when
+/// `name` is computed at run time.
 bool constantInts(const onnx::GraphProto &graph, const std::string &name,
-                  std::vector<int64_t> &values) {
+                  std::vector<int64_t> &values, int depth = 0) {
+  constexpr int kMaxChain = 8;
   const onnx::TensorProto *tensor = nullptr;
   for (const onnx::TensorProto &init : graph.initializer())
     if (init.name() == name)
       tensor = &init;
   for (const onnx::NodeProto &node : graph.node()) {
-    if (node.op_type() != "Constant" || node.output_size() != 1 ||
-        node.output(0) != name)
+    if (node.output_size() != 1 || node.output(0) != name)
+      continue;
+    if (!tensor && depth < kMaxChain && keepsValues(node))
+      return constantInts(graph, node.input(0), values, depth + 1);
+    if (node.op_type() != "Constant")
       continue;
     if (const onnx::AttributeProto *ints = findAttr(node, "value_ints")) {
       values.assign(ints->ints().begin(), ints->ints().end());

@@ -495,10 +495,27 @@ private:
                         [&](const auto &p) { return p.second == name; });
   }
 
+  /// BatchNorm's `num_batches_tracked += 1` in training mode: the exporter
+  /// folds the increment into an int constant (which other nodes may share:
+  /// an index 1) and drops the buffer. With a momentum set (PyTorch's
+  /// default; momentum=None would read the counter in the batch_norm node
+  /// itself) the counter changes nothing the step computes: not lost.
+  bool isCounterIncrement(const std::string &target,
+                          const std::vector<std::string> &readers) const {
+    return lastComponent(target) == "num_batches_tracked" &&
+           llvm::any_of(signature.buffers,
+                        [&](const auto &b) { return b.second == target; }) &&
+           llvm::all_of(readers, [](const std::string &aten) {
+             // aten.add.Tensor or add_ in place; not addmm and the like.
+             return llvm::StringRef(aten).contains("aten.add.") ||
+                    llvm::StringRef(aten).contains("aten.add_.");
+           });
+  }
+
   /// Every parameter or buffer an FX node reads must now be an initializer
   /// that the node reads.
   bool checkNothingLost(std::string &error) {
-    std::set<std::string> lost;
+    std::map<std::string, std::vector<std::string>> readers;
     std::set<std::string> rules;
     for (const NodeFacts &fact : facts) {
       if (!fact.rewriteRule.empty() &&
@@ -507,9 +524,13 @@ private:
       for (const std::string &placeholder : fact.placeholders) {
         auto it = targets.find(placeholder);
         if (it != targets.end() && !initializers.count(it->second))
-          lost.insert(it->second);
+          readers[it->second].push_back(fact.atenTarget);
       }
     }
+    std::set<std::string> lost;
+    for (const auto &[target, atens] : readers)
+      if (!isCounterIncrement(target, atens))
+        lost.insert(target);
     if (lost.empty() && rules.empty())
       return true;
     error = "PyTorch's ONNX optimizer changed the model's parameters";

@@ -9,6 +9,7 @@ from .segmentation_unet import SegmentationUNet
 from .transformer_unet import SwinUNet, UNETR
 from .volumetric_unet import VolumetricUNet
 from .expand_gate_net import ExpandGateNet
+from .psp_net import PSPNet
 from .window_attention_net import WindowAttentionNet
 
 MODELS = {
@@ -92,6 +93,10 @@ MODELS = {
     # A squeeze-and-excitation-style gate expanded over the feature map at
     # run time (ONNX Expand of an activation).
     "expand-gate": ExpandGateNet,
+    # smp's PSPNet in miniature: a ResNet-style encoder with BatchNorm to
+    # stride 8, adaptive average pooling to 1, 2, 3 and 6 (non-uniform
+    # windows on 8x8 features), bilinear upsampling, concatenation.
+    "psp-net": PSPNet,
 }
 
 

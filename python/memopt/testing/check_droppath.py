@@ -30,6 +30,11 @@ status 2 and a line that names the random node.
         --memopt-compile build/bin/memopt-compile --workdir /tmp/droppath \\
         [--export-python ~/.cache/memopt/torch-venv/bin/python]
 
+With --export-batch N the model is exported at batch N, its masks' shape
+fixed at N ([N, 1, 1, 1]), and trained at --batch (memopt-compile --batch
+re-derives the masks' shape; the numbers are those of a model exported at
+--batch).
+
 With --export-python the model is exported by that interpreter (the newest
 PyTorch, whose default exporter writes timm's bernoulli_ as
 RandomUniformLike + Less + CastLike); otherwise by this one. --target=cuda
@@ -38,6 +43,7 @@ the kept fraction is the CPU's.
 """
 import argparse
 import filecmp
+import json
 import math
 import os
 import re
@@ -130,7 +136,8 @@ def export_here(path, args):
     exporter = resolve_exporter("auto")
     model = make_model(args.keep_path, args.keep_connect,
                        timm_form=exporter == "torch.export")
-    export_training(model, torch.ones(args.batch, 1, args.size, args.size),
+    export_training(model,
+                    torch.ones(args.export_batch, 1, args.size, args.size),
                     path, exporter=exporter)
 
 
@@ -139,7 +146,7 @@ def export(path, args):
         export_here(path, args)
         return
     run([args.export_python, "-m", "memopt.testing.check_droppath",
-         "--export-to", path, "--batch", str(args.batch), "--size",
+         "--export-to", path, "--batch", str(args.export_batch), "--size",
          str(args.size), "--keep-path", repr(args.keep_path),
          "--keep-connect", repr(args.keep_connect)])
 
@@ -150,6 +157,9 @@ def check(args):
     os.makedirs(work)
     model = os.path.join(work, "droppath.onnx")
     export(model, args)
+    # The training batch, where the export's differs.
+    rebatch = ([] if args.export_batch == args.batch
+               else ["--batch=%d" % args.batch])
     w0 = trained_w(model)
     ops = sorted({n.op_type for n in onnx.load(model).graph.node} &
                  {"RandomUniformLike", "RandomUniform", "Bernoulli", "Less",
@@ -161,7 +171,12 @@ def check(args):
     plan = os.path.join(work, "plan.json")
     target = "--target=" + args.target
     run([args.memopt_compile, model, "-o", binary, target, "--optimizer=sgd",
-         "--lr=%r" % args.lr, "--report=" + plan])
+         "--lr=%r" % args.lr, "--report=" + plan] + rebatch)
+    if rebatch:
+        with open(plan) as f:
+            randoms = json.load(f)["import"]["rebatched_randoms"]
+        print("exported at batch %d, trained at %d: %d random ops re-derived"
+              % (args.export_batch, args.batch, randoms))
     runs = SeededRuns(binary, data, work)
     train = runs.train
 
@@ -207,7 +222,7 @@ def check(args):
     remat = os.path.join(work, "train-remat")
     temps = os.path.join(work, "remat-temps")
     probe = subprocess.run([args.memopt_compile, model, "-o", remat, target,
-                            "--budget=1", "--remat=auto"],
+                            "--budget=1", "--remat=auto"] + rebatch,
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                            text=True)
     budget = re.search(r"\(--budget=(\d+)\)", probe.stderr)
@@ -215,7 +230,7 @@ def check(args):
         raise RuntimeError("no smallest budget in: " + probe.stderr)
     run([args.memopt_compile, model, "-o", remat, target, "--optimizer=sgd",
          "--lr=%r" % args.lr, "--remat=auto", "--budget=" + budget.group(1),
-         "--save-temps=" + temps])
+         "--save-temps=" + temps] + rebatch)
     planned = open(os.path.join(temps, "droppath.planned.mlir")).read()
     remat_out = os.path.join(work, "remat.onnx")
     run([remat, "--data", data, "--steps", "1", "--seed", str(args.seed),
@@ -275,10 +290,14 @@ def main(argv=None):
     parser.add_argument("--keep-path", type=float, default=0.8)
     parser.add_argument("--keep-connect", type=float, default=0.75)
     parser.add_argument("--batch", type=int, default=256)
+    parser.add_argument("--export-batch", type=int,
+                        help="export at this batch (default: --batch)")
     parser.add_argument("--size", type=int, default=2)
     parser.add_argument("--lr", type=float, default=0.25)
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    if args.export_batch is None:
+        args.export_batch = args.batch
     if args.export_to:
         export_here(args.export_to, args)
         return 0

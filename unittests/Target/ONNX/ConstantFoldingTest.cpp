@@ -51,6 +51,19 @@ TEST(ConstantFolding, IntegerDivisionTruncatesTowardZero) {
   EXPECT_EQ(out[0].shape, (llvm::SmallVector<int64_t>{3}));
 }
 
+TEST(ConstantFolding, SignOfIntsAndFloats) {
+  HostTensor a = ints({3}, {-4, 0, 9});
+  HostTensor f = HostTensor::makeFloats(llvm::SmallVector<int64_t>{3},
+                                        {-2.5, 0.0, 0.25});
+  llvm::SmallVector<HostTensor> signs, floatSigns;
+  std::string error;
+  ASSERT_EQ(fold(makeNode("Sign"), {&a}, signs, error), FoldResult::Folded);
+  EXPECT_EQ(signs[0].ints, (std::vector<int64_t>{-1, 0, 1}));
+  ASSERT_EQ(fold(makeNode("Sign"), {&f}, floatSigns, error),
+            FoldResult::Folded);
+  EXPECT_EQ(floatSigns[0].floats, (std::vector<double>{-1.0, 0.0, 1.0}));
+}
+
 TEST(ConstantFolding, BroadcastsLikeNumPy) {
   HostTensor a = ints({2, 1}, {10, 20}), b = ints({3}, {1, 2, 3});
   llvm::SmallVector<HostTensor> out;

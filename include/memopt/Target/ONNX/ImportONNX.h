@@ -74,6 +74,9 @@ struct ONNXImportSummary {
   /// Reshapes whose shape the exporter fixed at its batch, re-derived for
   /// the batch of --batch.
   int64_t rebatchedReshapes = 0;
+  /// Random numbers whose shape the exporter fixed at its batch (drop-path
+  /// masks, [B, 1, 1, 1]), drawn at the batch of --batch.
+  int64_t rebatchedRandoms = 0;
   /// Float initializers that are constants, not parameters (torch.export
   /// files only: what the signature does not list).
   std::vector<std::string> constantInitializers;

@@ -598,6 +598,34 @@ def case_random_ops():
         [inp("x", [2, 3, 4, 4])], [out("out", 4)])
 
 
+def case_random_masks():
+    """Masks of the export-time batch 2 as torch.export writes them:
+    drop-path's ConstantOfShape [2, 1, 1, 1] + RandomUniformLike + Less +
+    Cast, drop-connect's RandomUniform [2, 1, 1, 1] + Add + Floor, and
+    Dropout2d's per-channel [2, 3, 1, 1]."""
+    return model(
+        [const("keep", np.array(0.75, np.float32)),
+         int_const("shape", [2, 1, 1, 1]),
+         node("ConstantOfShape", ["shape"], ["zeros"],
+              value=numpy_helper.from_array(np.zeros(1, np.float32))),
+         node("RandomUniformLike", ["zeros"], ["rands"]),
+         node("Less", ["rands", "keep"], ["sampled"]),
+         node("Cast", ["sampled"], ["mask"], to=FLOAT),
+         node("Mul", ["x", "mask"], ["dropped"]),
+         node("RandomUniform", [], ["uniform"], shape=[2, 1, 1, 1]),
+         node("Add", ["uniform", "keep"], ["shifted"]),
+         node("Floor", ["shifted"], ["floored"]),
+         node("Mul", ["dropped", "floored"], ["connected"]),
+         int_const("channels", [2, 3, 1, 1]),
+         node("ConstantOfShape", ["channels"], ["channel_zeros"],
+              value=numpy_helper.from_array(np.zeros(1, np.float32))),
+         node("RandomUniformLike", ["channel_zeros"], ["channel_rands"]),
+         node("Less", ["channel_rands", "keep"], ["channel_sampled"]),
+         node("Cast", ["channel_sampled"], ["channel_mask"], to=FLOAT),
+         node("Mul", ["connected", "channel_mask"], ["out"])],
+        [inp("x", [2, 3, 4, 4])], [out("out", 4)])
+
+
 def case_compare_bool_use():
     return model(
         [node("Less", ["x", "zero"], ["negative"]),
@@ -758,6 +786,21 @@ def case_fold_reshape():
          node("Concat", ["batch1", "minus1"], ["dims"], axis=0),
          node("Cast", ["dims"], ["dims64"], to=INT64),
          node("Reshape", ["x", "dims64"], ["flat"])],
+        [inp("x", [2, 3, 4, 5])], [out("flat", 2)])
+
+
+def case_fold_sign():
+    """torch.export's integer division rounding toward zero (adaptive
+    pooling's window bounds): Sign(q) * Floor(Abs(q)), here of [2.5, -1.5]
+    to the shape [2, -1]."""
+    return model(
+        [const("q", np.array([2.5, -1.5], dtype=np.float32)),
+         node("Sign", ["q"], ["sign"]),
+         node("Abs", ["q"], ["abs"]),
+         node("Floor", ["abs"], ["floor"]),
+         node("Mul", ["sign", "floor"], ["truncated"]),
+         node("Cast", ["truncated"], ["dims"], to=INT64),
+         node("Reshape", ["x", "dims"], ["flat"])],
         [inp("x", [2, 3, 4, 5])], [out("flat", 2)])
 
 
@@ -960,6 +1003,22 @@ def case_opset20_symmetric():
 def case_opset20_reduce_computed_axes():
     return newer([node("ReduceMax", ["x", "axes"], ["y"])],
                  [inp("x", [1, 4]), inp("axes", [1], INT64)], [out("y", 2)])
+
+
+def case_opset20_reduce_reshaped_axes():
+    """ReduceMean-18 whose axes torch.export computes from constants: a
+    Reshape of the Constant [-1, -2] to [-1] (adaptive average pooling to
+    1x1), and a Cast to int64 of a Constant (the adapter follows chains of
+    ops that keep the values)."""
+    return newer(
+        [int_const("pair", [-1, -2]),
+         helper.make_node("Constant", [], ["flat"], name="flat",
+                          value_ints=[-1]),
+         node("Reshape", ["pair", "flat"], ["axes"]),
+         node("ReduceMean", ["x", "axes"], ["mean"], keepdims=1),
+         node("Cast", ["pair"], ["cast_axes"], to=INT64),
+         node("ReduceMean", ["x", "cast_axes"], ["mean2"], keepdims=0)],
+        [inp("x", [2, 4, 8, 8])], [out("mean", 4), out("mean2", 2)])
 
 
 def case_opset23_attention():

@@ -27,7 +27,17 @@ on unless the name says optimize_false:
   relative-position bias): the optimizer folds the lookup, the parameter
   with it, into a constant;
 - unused_optimize_false.onnx: a module with a parameter forward does not
-  read, export(optimize=False).
+  read, export(optimize=False);
+- batches_tracked_optimize_false.onnx: BatchNorm then a select of channel
+  1, export(optimize=False): the exporter folds BatchNorm's
+  `num_batches_tracked + 1` into the int constant 1, which the select's
+  Gather shares, and keeps the add's FX node on that Constant: the buffer
+  looks lost, read by the add only (smp's PSPNet, whose adaptive pooling
+  indexes with 1, exports so);
+- batches_tracked_read.onnx: batches_tracked_optimize_false.onnx
+  post-processed (no module exports so): the Constant's FX node is
+  rewritten from the add to a mul of the counter, a reader other than the
+  increment, which memopt must keep refusing.
 
     make_torch_export_onnx.py DIR [NAME...]   (only the files named)
 """
@@ -133,6 +143,31 @@ class Unused(nn.Module):
         return self.conv(x) * 0.5
 
 
+class BatchesTracked(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 4, 3, padding=1)
+        self.bn = nn.BatchNorm2d(4)
+
+    def forward(self, x):
+        y = torch.relu(self.bn(self.conv(x)))
+        return y * y.select(1, 1).unsqueeze(1)
+
+
+def counter_read_otherwise(source, path):
+    """`source` with the FX node of the counter's Constant made a mul."""
+    import onnx
+
+    model = onnx.load(source)
+    for node in model.graph.node:
+        for entry in node.metadata_props:
+            if (entry.key == "pkg.torch.onnx.fx_node"
+                    and "num_batches_tracked" in entry.value):
+                entry.value = entry.value.replace("aten.add.Tensor",
+                                                  "aten.mul.Tensor")
+    onnx.save(model, path)
+
+
 def main(directory, names=()):
     os.makedirs(directory, exist_ok=True)
     warnings.simplefilter("ignore")
@@ -145,7 +180,9 @@ def main(directory, names=()):
             ("optimize_false", OptimizeFalse(), {"optimize": False}),
             ("linear_folded", Tokens(), {}),
             ("table_folded", Table(), {}),
-            ("unused_optimize_false", Unused(), {"optimize": False})]:
+            ("unused_optimize_false", Unused(), {"optimize": False}),
+            ("batches_tracked_optimize_false", BatchesTracked(),
+             {"optimize": False})]:
         if names and name not in names:
             continue
         torch.manual_seed(0)
@@ -156,6 +193,10 @@ def main(directory, names=()):
         data = path + ".data"
         if os.path.exists(data) and os.path.getsize(data) == 0:
             os.remove(data)
+    if not names or "batches_tracked_read" in names:
+        counter_read_otherwise(
+            os.path.join(directory, "batches_tracked_optimize_false.onnx"),
+            os.path.join(directory, "batches_tracked_read.onnx"))
 
 
 if __name__ == "__main__":
