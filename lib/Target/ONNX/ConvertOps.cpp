@@ -1145,6 +1145,58 @@ LogicalResult GraphImporter::convertExpand() {
   return failed(op) ? failure() : define(0, *op);
 }
 
+LogicalResult GraphImporter::convertTile() {
+  // Tile of a run-time value (x.repeat(...): MONAI's VNet input block), per
+  // repeated axis: a unit axis before it, broadcast to the repeat count,
+  // merged back (output[k * d + j] = x[j]); the broadcast's gradient sums
+  // the copies.
+  FailureOr<Value> x = input(0);
+  if (failed(x))
+    return failure();
+  FailureOr<const HostTensor *> repeatsInput = requireConstant(1, "repeats");
+  if (failed(repeatsInput))
+    return failure();
+  const HostTensor &repeats = **repeatsInput;
+  SmallVector<int64_t> shape(
+      cast<RankedTensorType>(x->getType()).getShape());
+  if (repeats.shape.size() != 1 ||
+      repeats.numElements() != static_cast<int64_t>(shape.size()))
+    return nodeError() << "Tile's repeats must be a 1-D tensor of "
+                       << shape.size() << " values (the input's rank), got "
+                       << repeats.numElements();
+  Value tiled = *x;
+  for (size_t axis = 0; axis < shape.size(); ++axis) {
+    int64_t count = repeats.getInt(axis);
+    if (count < 1)
+      return nodeError() << "Tile's repeat " << count << " for axis " << axis
+                         << " must be positive";
+    if (count == 1)
+      continue;
+    SmallVector<int64_t> unit(shape), copies(shape);
+    unit.insert(unit.begin() + axis, 1);
+    copies.insert(copies.begin() + axis, count);
+    shape[axis] *= count;
+    auto reshapeTo = [&](Value value, ArrayRef<int64_t> to) {
+      return build<tg::ReshapeOp>(
+          {value}, {builder.getNamedAttr("shape",
+                                         builder.getDenseI64ArrayAttr(to))});
+    };
+    FailureOr<tg::ReshapeOp> unsqueezed = reshapeTo(tiled, unit);
+    if (failed(unsqueezed))
+      return failure();
+    FailureOr<tg::BroadcastOp> broadcast = build<tg::BroadcastOp>(
+        {*unsqueezed},
+        {builder.getNamedAttr("shape", builder.getDenseI64ArrayAttr(copies))});
+    if (failed(broadcast))
+      return failure();
+    FailureOr<tg::ReshapeOp> merged = reshapeTo(*broadcast, shape);
+    if (failed(merged))
+      return failure();
+    tiled = *merged;
+  }
+  return define(0, tiled);
+}
+
 LogicalResult GraphImporter::convertMatMul() {
   FailureOr<Value> a = input(0), b = input(1);
   if (failed(a) || failed(b))

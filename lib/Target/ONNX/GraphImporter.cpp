@@ -580,6 +580,7 @@ LogicalResult GraphImporter::convertNode() {
       {"Unsqueeze", &GraphImporter::convertShapeOp},
       {"Transpose", &GraphImporter::convertTranspose},
       {"Expand", &GraphImporter::convertExpand},
+      {"Tile", &GraphImporter::convertTile},
       {"MatMul", &GraphImporter::convertMatMul},
       {"Einsum", &GraphImporter::convertEinsum},
       {"Gemm", &GraphImporter::convertGemm},

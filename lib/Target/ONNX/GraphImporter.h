@@ -173,6 +173,7 @@ private:
                      llvm::SmallVectorImpl<int64_t> &shape);
   mlir::LogicalResult convertTranspose();
   mlir::LogicalResult convertExpand();
+  mlir::LogicalResult convertTile();
   mlir::LogicalResult convertMatMul();
   mlir::LogicalResult convertEinsum(); // ConvertEinsum.cpp
   mlir::LogicalResult convertGemm();

@@ -727,6 +727,22 @@ def case_if_runtime():
          node("Greater", ["total", "zero"], ["cond"])])
 
 
+def case_tile():
+    """x.repeat(1, 4, 2) of a run-time tensor (MONAI's VNet input block
+    repeats the input across channels)."""
+    return model(
+        [int_const("repeats", [1, 4, 2]),
+         node("Tile", ["x", "repeats"], ["y"])],
+        [inp("x", [2, 1, 3])], [out("y", 3)])
+
+
+def case_tile_bad_repeats():
+    return model(
+        [int_const("repeats", [1, 4]),
+         node("Tile", ["x", "repeats"], ["y"])],
+        [inp("x", [2, 1, 3])], [out("y", 3)], check=False)
+
+
 def case_compare_output():
     return model(
         [node("Greater", ["x", "zero"], ["positive"])],
