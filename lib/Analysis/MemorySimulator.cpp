@@ -60,7 +60,10 @@ MemorySimulator::MemorySimulator(func::FuncOp function, bool inPlace) {
         for (Operation *user : updated.getUsers())
           if (user != op && user->isBeforeInBlock(op))
             addEdge(index.lookup(user), at);
-      if (!livesInArena(result, resultBuffers) || !tensorBytes(result))
+      if (!livesInArena(result, resultBuffers))
+        continue;
+      uint64_t bytes = tensorBytes(result);
+      if (!bytes)
         continue;
       indexOf[result] = valueInfo.size();
       info.results.push_back(valueInfo.size());
@@ -73,8 +76,7 @@ MemorySimulator::MemorySimulator(func::FuncOp function, bool inPlace) {
         }
       info.inPlace.push_back(candidates);
       valueInfo.push_back(
-          {result, llvm::alignTo(tensorBytes(result), ArenaPlan::kAlignment),
-           at, {}, false});
+          {result, llvm::alignTo(bytes, ArenaPlan::kAlignment), at, {}, false});
     }
   }
   if (inPlace)
