@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <deque>
-#include <functional>
 #include <limits>
 #include <mutex>
 #include <numeric>
@@ -21,6 +20,10 @@
 
 #ifdef __SSE2__
 #include <emmintrin.h>
+#endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define MEMOPT_AVX512_SCAN
 #endif
 
 using namespace llvm;
@@ -183,6 +186,42 @@ uint64_t bestFit(ArrayRef<unsigned> live, ArrayRef<uint64_t> offsetOf,
   return best.value_or(top);
 }
 
+#ifdef MEMOPT_AVX512_SCAN
+/// Whether the CPU has AVX-512 (the build targets baseline x86-64).
+bool hasAvx512() {
+  static const bool has = __builtin_cpu_supports("avx512f");
+  return has;
+}
+
+/// PlacedByOffset::place's scan, sixteen blocks at a time: writes to
+/// `out` the indices below `end` of the blocks live with [from, to] (by
+/// `first` and `last`), in order, and returns their count. `out` has room
+/// for sixteen past the last block.
+__attribute__((target("avx512f,popcnt"))) unsigned
+liveIndicesAvx512(const unsigned *first, const unsigned *last, unsigned end,
+                  unsigned from, unsigned to, unsigned *out) {
+  const __m512i fromAll = _mm512_set1_epi32(int32_t(from));
+  const __m512i toAll = _mm512_set1_epi32(int32_t(to));
+  const __m512i sixteen = _mm512_set1_epi32(16);
+  __m512i indices = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+                                      12, 13, 14, 15);
+  unsigned count = 0, index = 0;
+  for (; index + 16 <= end; index += 16) {
+    __mmask16 live =
+        _mm512_cmple_epu32_mask(_mm512_loadu_si512(first + index), toAll) &
+        _mm512_cmple_epu32_mask(fromAll, _mm512_loadu_si512(last + index));
+    _mm512_storeu_si512(out + count, _mm512_maskz_compress_epi32(live, indices));
+    count += __builtin_popcount(live);
+    indices = _mm512_add_epi32(indices, sixteen);
+  }
+  for (; index != end; ++index) {
+    out[count] = index;
+    count += (first[index] <= to) & (from <= last[index]);
+  }
+  return count;
+}
+#endif
+
 /// The blocks placed so far, by offset (ties: the earlier placed first),
 /// each as its offset, end and positions in arrays of their own: finding
 /// those live with the next block is one branch-free pass over two arrays
@@ -194,8 +233,8 @@ public:
     ends.reserve(capacity);
     firsts.reserve(capacity);
     lasts.reserve(capacity);
-    // Room for a whole group of four past the last block live.
-    live.resize_for_overwrite(capacity + 4);
+    // Room for a whole group of sixteen past the last block live.
+    live.resize_for_overwrite(capacity + 16);
   }
 
   /// The offset best fit gives `interval` among the blocks live with it.
@@ -204,6 +243,12 @@ public:
     unsigned from = interval.first, to = interval.last, count = 0;
     unsigned *out = live.data();
     unsigned index = 0, end = offsets.size();
+#ifdef MEMOPT_AVX512_SCAN
+    if (hasAvx512()) {
+      count = liveIndicesAvx512(first, last, end, from, to, out);
+      index = end;
+    }
+#endif
 #ifdef __SSE2__
     // Four blocks at a time: SSE2 compares signed, so positions are
     // biased by 2^31 to compare them unsigned; the lanes live with the
@@ -362,14 +407,16 @@ constexpr unsigned kPromotionCandidates = 4;
 /// live elsewhere in time made for it. Moving one block live there to the
 /// front of the order (the largest in time-bytes area first, a few of
 /// them, the best kept) places it low before anything can push it up;
-/// repeated while it lowers the arena, down to `peak`. Updates `order`,
-/// `offsets` and `total` when it finds a smaller arena.
-void promoteToFront(const BestFit &placer, uint64_t peak,
+/// repeated while it lowers the arena, down to `enough` (at least the live
+/// peak, below which nothing goes: a candidate that reaches it is the best
+/// of its round). Updates `order`, `offsets` and `total` when it finds a
+/// smaller arena.
+void promoteToFront(const BestFit &placer, uint64_t enough,
                     SmallVectorImpl<unsigned> &order,
                     SmallVectorImpl<uint64_t> &offsets, uint64_t &total) {
   ArrayRef<LiveInterval> intervals = placer.getIntervals();
   SmallVector<uint64_t> tried, bestOffsets;
-  for (unsigned round = 0; round < kPromotionRounds && total > peak;
+  for (unsigned round = 0; round < kPromotionRounds && total > enough;
        ++round) {
     // The earliest position at which a block reaching the top is live.
     unsigned at = ~0u;
@@ -402,6 +449,8 @@ void promoteToFront(const BestFit &placer, uint64_t peak,
         bestOrder = std::move(promoted);
         std::swap(bestOffsets, tried);
       }
+      if (bestTotal <= enough)
+        break;
     }
     if (!bestOrder)
       return;
@@ -433,6 +482,32 @@ SmallVector<unsigned> sortedOrder(ArrayRef<LiveInterval> intervals,
   });
   return llvm::to_vector(
       llvm::map_range(entries, [](const Entry &entry) { return entry.index; }));
+}
+
+/// The orders packIntervals tries before the breadth order.
+constexpr unsigned kFirstOrders = 3;
+
+/// The intervals' indices in packIntervals' order `which` (below
+/// kFirstOrders).
+SmallVector<unsigned> firstOrder(ArrayRef<LiveInterval> intervals,
+                                 unsigned which) {
+  auto lifetime = [&](unsigned i) {
+    return uint64_t(intervals[i].last - intervals[i].first);
+  };
+  auto bytes = [&](unsigned i) { return intervals[i].bytes; };
+  switch (which) {
+  case 0: // Largest first.
+    return sortedOrder(intervals,
+                       [&](unsigned i) { return OrderKey{bytes(i), 0}; });
+  case 1: // Largest area in the (time, bytes) plane first.
+    return sortedOrder(intervals, [&](unsigned i) {
+      return OrderKey{bytes(i) * (lifetime(i) + 1), 0};
+    });
+  default: // Longest-lived first, then largest.
+    return sortedOrder(intervals, [&](unsigned i) {
+      return OrderKey{lifetime(i), bytes(i)};
+    });
+  }
 }
 
 /// packIntervals' breadth order (the last of its orders).
@@ -540,10 +615,15 @@ uint64_t packBytes(ArrayRef<LiveInterval> intervals) {
   return packOrders(placer, std::move(breadth)).total;
 }
 
+PackedBytesMemo &packedBytesMemo() {
+  static PackedBytesMemo memo;
+  return memo;
+}
+
 } // namespace
 
 uint64_t memopt::packedBytes(ArrayRef<LiveInterval> intervals) {
-  static PackedBytesMemo memo;
+  PackedBytesMemo &memo = packedBytesMemo();
   llvm::hash_code hash = hashIntervals(intervals);
   if (std::optional<uint64_t> total = memo.lookup(intervals, hash))
     return *total;
@@ -557,19 +637,6 @@ namespace {
 Packing packOrders(const BestFit &placer,
                    std::optional<BreadthPlacement> breadth) {
   ArrayRef<LiveInterval> intervals = placer.getIntervals();
-  auto lifetime = [&](unsigned i) {
-    return uint64_t(intervals[i].last - intervals[i].first);
-  };
-  auto bytes = [&](unsigned i) { return intervals[i].bytes; };
-  using Order = std::function<OrderKey(unsigned)>;
-  const Order orders[] = {
-      // Largest first.
-      [&](unsigned i) { return OrderKey{bytes(i), 0}; },
-      // Largest area in the (time, bytes) plane first.
-      [&](unsigned i) { return OrderKey{bytes(i) * (lifetime(i) + 1), 0}; },
-      // Longest-lived first, then largest.
-      [&](unsigned i) { return OrderKey{lifetime(i), bytes(i)}; },
-  };
   // No packing is below the live peak: the first order that reaches it
   // is the one the loop would keep, and the rest need not run.
   uint64_t peak = peakLiveBytes(intervals);
@@ -580,8 +647,8 @@ Packing packOrders(const BestFit &placer,
   // order), so its placement stops once it reaches that bound.
   bool kept = false;
   uint64_t bound = breadth ? breadth->total + 1 : kUnbounded;
-  for (const Order &before : orders) {
-    uint64_t total = placer.place(sortedOrder(intervals, before), offsets,
+  for (unsigned which = 0; which < kFirstOrders; ++which) {
+    uint64_t total = placer.place(firstOrder(intervals, which), offsets,
                                   kept ? best.total : bound);
     if (total < (kept ? best.total : bound)) {
       kept = true;
@@ -625,4 +692,27 @@ Packing packOrders(const BestFit &placer,
 
 Packing memopt::packIntervals(ArrayRef<LiveInterval> intervals) {
   return packOrders(BestFit(intervals), std::nullopt);
+}
+
+bool memopt::packsWithin(ArrayRef<LiveInterval> intervals, uint64_t limit) {
+  if (peakLiveBytes(intervals) > limit)
+    return false;
+  llvm::hash_code hash = hashIntervals(intervals);
+  if (std::optional<uint64_t> total = packedBytesMemo().lookup(intervals, hash))
+    return *total <= limit;
+  // packIntervals' placements, in its order of trying them, until one is
+  // within the limit: its arena is the least of them, so it is within the
+  // limit exactly when one of them is. The first orders stop once they
+  // pass the limit; the breadth order's placement is whole, as promotion
+  // starts from it.
+  BestFit placer(intervals);
+  BreadthPlacement breadth = placeByBreadth(placer);
+  if (breadth.total <= limit)
+    return true;
+  SmallVector<uint64_t> offsets;
+  for (unsigned which = 0; which < kFirstOrders; ++which)
+    if (placer.place(firstOrder(intervals, which), offsets, limit + 1) <= limit)
+      return true;
+  promoteToFront(placer, limit, breadth.order, breadth.offsets, breadth.total);
+  return breadth.total <= limit;
 }

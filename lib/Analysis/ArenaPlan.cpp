@@ -29,6 +29,11 @@ uint64_t ArenaPlan::computeTotal(const MemorySimulator::Layout &layout) {
   return packedBytes(intervalsOf(layout));
 }
 
+bool ArenaPlan::fitsWithin(const MemorySimulator::Layout &layout,
+                           uint64_t limit) {
+  return packsWithin(intervalsOf(layout), limit);
+}
+
 ArenaPlan ArenaPlan::compute(const MemorySimulator &simulator) {
   MemorySimulator::Layout layout =
       simulator.layout(simulator.givenOrder());

@@ -60,7 +60,10 @@ MemorySimulator::MemorySimulator(func::FuncOp function, bool inPlace) {
         for (Operation *user : updated.getUsers())
           if (user != op && user->isBeforeInBlock(op))
             addEdge(index.lookup(user), at);
-      if (!livesInArena(result, resultBuffers) || !tensorBytes(result))
+      if (!livesInArena(result, resultBuffers))
+        continue;
+      uint64_t bytes = tensorBytes(result);
+      if (!bytes)
         continue;
       indexOf[result] = valueInfo.size();
       info.results.push_back(valueInfo.size());
@@ -73,8 +76,7 @@ MemorySimulator::MemorySimulator(func::FuncOp function, bool inPlace) {
         }
       info.inPlace.push_back(candidates);
       valueInfo.push_back(
-          {result, llvm::alignTo(tensorBytes(result), ArenaPlan::kAlignment),
-           at, {}, false});
+          {result, llvm::alignTo(bytes, ArenaPlan::kAlignment), at, {}, false});
     }
   }
   if (inPlace)
@@ -86,15 +88,17 @@ MemorySimulator::MemorySimulator(func::FuncOp function, bool inPlace) {
       valueInfo[indexOf.lookup(value)].sliceOffset = slice.offset;
       valueInfo[concat].concat = concat;
     }
-  for (auto [value, info] : indexOf) {
-    for (Operation *user : value.getUsers()) {
+  // In the values' order, which is the ops' (a walk in the map's order
+  // would visit the ops at random).
+  for (ArenaValue &info : valueInfo) {
+    for (Operation *user : info.value.getUsers()) {
       if (user->hasTrait<OpTrait::IsTerminator>()) {
-        valueInfo[info].liveOut = true;
+        info.liveOut = true;
         continue;
       }
       unsigned at = index.lookup(user);
-      if (!llvm::is_contained(valueInfo[info].users, at))
-        valueInfo[info].users.push_back(at);
+      if (!llvm::is_contained(info.users, at))
+        info.users.push_back(at);
     }
   }
   // Users in the given order, whatever the use-list order was.
@@ -212,10 +216,13 @@ MemorySimulator::layout(ArrayRef<unsigned> order) const {
                                 sets[root].bytes});
     }
   }
+  result.bufferOf.assign(numValues, kNone);
   for (unsigned opIndex : order)
-    for (unsigned value : opInfo[opIndex].results)
-      result.buffers[bufferOf[find(value)]].values.push_back(
+    for (unsigned value : opInfo[opIndex].results) {
+      result.bufferOf[value] = bufferOf[find(value)];
+      result.buffers[result.bufferOf[value]].values.push_back(
           {value, offsetOf(value)});
+    }
   return result;
 }
 
@@ -259,14 +266,35 @@ SmallVector<unsigned> MemorySimulator::liveAt(const Layout &layout,
   return live;
 }
 
+MemorySimulator::LiveMax::LiveMax(ArrayRef<uint64_t> live) {
+  levels.emplace_back(live.begin(), live.end());
+  for (size_t width = 2; width <= live.size(); width *= 2) {
+    const SmallVector<uint64_t> &below = levels.back();
+    SmallVector<uint64_t> level(live.size() - width + 1);
+    for (auto [i, most] : llvm::enumerate(level))
+      most = std::max(below[i], below[i + width / 2]);
+    levels.push_back(std::move(level));
+  }
+}
+
+uint64_t MemorySimulator::LiveMax::max(unsigned from, unsigned to) const {
+  if (from > to || from >= levels.front().size())
+    return 0;
+  to = std::min<unsigned>(to, levels.front().size() - 1);
+  unsigned level = llvm::Log2_32(to - from + 1);
+  return std::max(levels[level][from], levels[level][to + 1 - (1u << level)]);
+}
+
 uint64_t MemorySimulator::peakWithout(const Layout &shared,
                                       ArrayRef<uint64_t> live, unsigned value,
                                       unsigned from, unsigned to) const {
-  const Buffer &buffer = *llvm::find_if(shared.buffers, [&](const Buffer &b) {
-    return llvm::any_of(b.values, [&](auto member) {
-      return member.first == value;
-    });
-  });
+  return peakWithout(shared, LiveMax(live), value, from, to);
+}
+
+uint64_t MemorySimulator::peakWithout(const Layout &shared,
+                                      const LiveMax &live, unsigned value,
+                                      unsigned from, unsigned to) const {
+  const Buffer &buffer = shared.buffers[shared.bufferOf[value]];
   // The span of the buffer's other values: the plan keeps the buffer over
   // it whatever happens to `value`.
   unsigned first = buffer.last + 1, last = 0;
@@ -275,11 +303,29 @@ uint64_t MemorySimulator::peakWithout(const Layout &shared,
       first = std::min(first, shared.position[valueInfo[other].def]);
       last = std::max(last, shared.lastUse[other]);
     }
-  uint64_t peak = 0;
-  for (auto [at, bytes] : llvm::enumerate(live)) {
-    bool absent = from <= at && at <= to && buffer.first <= at &&
-                  at <= buffer.last && (at < first || at > last);
-    peak = std::max(peak, absent ? bytes - buffer.bytes : bytes);
+  // The value is absent over [lo, hi] less [first, last]: at most two
+  // ranges, each lowered by the buffer's bytes; the rest keep theirs.
+  unsigned lo = std::max(from, buffer.first), hi = std::min(to, buffer.last);
+  if (lo > hi || (first <= lo && hi <= last))
+    return live.max(0, ~0u);
+  SmallVector<std::pair<unsigned, unsigned>, 2> absent;
+  if (first > last || hi < first || lo > last) {
+    absent.push_back({lo, hi});
+  } else {
+    if (lo < first)
+      absent.push_back({lo, first - 1});
+    if (hi > last)
+      absent.push_back({last + 1, hi});
   }
-  return peak;
+  uint64_t peak = 0;
+  unsigned next = 0; // the first position after the last absent range
+  for (auto [begin, end] : absent) {
+    if (begin > next)
+      peak = std::max(peak, live.max(next, begin - 1));
+    // The buffer's bytes are live there.
+    uint64_t most = live.max(begin, end);
+    peak = std::max(peak, most > buffer.bytes ? most - buffer.bytes : 0);
+    next = end + 1;
+  }
+  return std::max(peak, live.max(next, ~0u));
 }

@@ -6,7 +6,7 @@
 #include "memopt/Dialect/TG/IR/TGOps.h"
 
 #include "mlir/IR/BuiltinTypes.h"
-#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/DenseMap.h"
 
 using namespace mlir;
 using namespace memopt;
@@ -58,10 +58,10 @@ static bool mayOverwrite(OpResult result, BlockArgument bufferArg) {
   return true;
 }
 
-static std::string roleKey(NamedAttribute role) {
-  return (role.getName().getValue() + "=" +
-          cast<StringAttr>(role.getValue()).getValue())
-      .str();
+/// A role (its name and value), compared as the uniqued attributes: a
+/// planner's trials ask for the placements of every copy of the step.
+static std::pair<Attribute, Attribute> roleKey(NamedAttribute role) {
+  return {role.getName(), role.getValue()};
 }
 
 DenseMap<Value, unsigned> memopt::resultBufferPlacements(func::FuncOp step) {
@@ -69,7 +69,7 @@ DenseMap<Value, unsigned> memopt::resultBufferPlacements(func::FuncOp step) {
   if (!step.getBody().hasOneBlock())
     return placements;
   Block &body = step.getBody().front();
-  llvm::StringMap<BlockArgument> argByRole;
+  DenseMap<std::pair<Attribute, Attribute>, BlockArgument> argByRole;
   for (BlockArgument arg : body.getArguments())
     if (std::optional<NamedAttribute> role =
             roleOf(step.getArgAttrDict(arg.getArgNumber())))

@@ -155,6 +155,7 @@ public:
     peak = live.empty() ? 0 : *llvm::max_element(live);
     if (timed == Timed::No)
       return;
+    liveMax.emplace(live);
     startTime.push_back(0);
     for (const MemorySimulator::Op &op : simulator->ops()) {
       positionOf[op.op] = startTime.size() - 1;
@@ -173,6 +174,11 @@ public:
 
   uint64_t arenaBytes() const {
     return ArenaPlan::computeTotal(layout);
+  }
+
+  /// Whether arenaBytes() is at most `limit`, with less packing.
+  bool arenaFits(uint64_t limit) const {
+    return peak <= limit && ArenaPlan::fitsWithin(layout, limit);
   }
 
   /// The predicted seconds of the clones and the lean workspaces.
@@ -464,7 +470,7 @@ private:
       return 0;
     if (!atPeak)
       return peak -
-             simulator->peakWithout(layout, live, index, from + 1, to - 1);
+             simulator->peakWithout(layout, *liveMax, index, from + 1, to - 1);
     unsigned at = std::find(live.begin(), live.end(), peak) - live.begin();
     SmallVector<unsigned> liveThere = simulator->liveAt(layout, at);
     return from < at && at < to && llvm::is_contained(liveThere, index)
@@ -490,6 +496,8 @@ private:
   /// The order's layout, computed once for every query of the round.
   MemorySimulator::Layout layout;
   SmallVector<uint64_t> live;
+  /// Range maxima of `live`, for removedBetween's queries.
+  std::optional<MemorySimulator::LiveMax> liveMax;
   SmallVector<Operation *> clones;
   /// Compute seconds before each position of the order (no stalls).
   SmallVector<double> startTime;
@@ -642,15 +650,17 @@ void prune(func::FuncOp function, ArrayRef<Operation *> forward, bool inPlace,
     return cast<OpResult>(a.value).getResultNumber() <
            cast<OpResult>(b.value).getResultNumber();
   });
+  // The trial of the last choices that fit: the choices prune returns,
+  // whose arena is computed once, at the end (each fit test only asks
+  // whether an arena is within the target).
+  std::unique_ptr<Trial> lastFit;
   auto fits = [&] {
-    Trial trial(function, forward, inPlace, chosen, nested, cuts, offloaded,
-                synchronous, lean, options, cost, Timed::No);
-    if (trial.peak > arenaTarget) // no arena is below its live peak
+    auto trial = std::make_unique<Trial>(function, forward, inPlace, chosen,
+                                         nested, cuts, offloaded, synchronous,
+                                         lean, options, cost, Timed::No);
+    if (!trial->arenaFits(arenaTarget))
       return false;
-    uint64_t arena = trial.arenaBytes();
-    if (arena > arenaTarget)
-      return false;
-    arenaBytes = arena;
+    lastFit = std::move(trial);
     return true;
   };
   for (auto [seconds, value, leanOp] : byCost) {
@@ -678,6 +688,8 @@ void prune(func::FuncOp function, ArrayRef<Operation *> forward, bool inPlace,
     if (wasNested && !fits())
       nested.insert(value);
   }
+  if (lastFit)
+    arenaBytes = lastFit->arenaBytes();
 }
 
 } // namespace
@@ -1221,7 +1233,8 @@ AutoPlan Greedy::fittedAt(AutoPlan choices, uint64_t arena,
 
 void Greedy::takeCheckpointAt(const Trial &trial,
                               std::optional<uint64_t> arenaPlanned) {
-  if (!checkpointTarget || checkpoint || trial.peak > *checkpointTarget)
+  if (!checkpointTarget || checkpoint ||
+      (!arenaPlanned && !trial.arenaFits(*checkpointTarget)))
     return;
   uint64_t arena = arenaPlanned ? *arenaPlanned : trial.arenaBytes();
   if (arena <= *checkpointTarget)

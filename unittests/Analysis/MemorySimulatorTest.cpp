@@ -16,6 +16,8 @@
 
 #include "gtest/gtest.h"
 
+#include <random>
+
 using namespace mlir;
 using namespace memopt;
 
@@ -100,6 +102,28 @@ TEST_F(MemorySimulatorTest, PeakIfAValueWereAbsent) {
   EXPECT_EQ(simulator.peakWithout(layout, live, a, 1, 1), 9216u);
   // Outside its life a value frees nothing.
   EXPECT_EQ(simulator.peakWithout(layout, live, a, 3, 4), 9216u);
+}
+
+TEST(MemorySimulatorLiveMaxTest, RangeMaximaAreTheScansOnes) {
+  // peakWithout's range maxima against a scan of every range, on arrays
+  // of every length up to 40 (the sparse table's levels at and between
+  // powers of two); an empty or out-of-range range is 0.
+  std::mt19937 random(5);
+  for (unsigned length = 0; length <= 40; ++length) {
+    SmallVector<uint64_t> live;
+    for (unsigned i = 0; i < length; ++i)
+      live.push_back(random() % 1000);
+    MemorySimulator::LiveMax most(live);
+    for (unsigned from = 0; from <= length; ++from)
+      for (unsigned to = from; to <= length + 1; ++to) {
+        uint64_t scanned = 0;
+        for (unsigned at = from; at <= to && at < length; ++at)
+          scanned = std::max(scanned, live[at]);
+        EXPECT_EQ(most.max(from, to), scanned)
+            << "length " << length << ", [" << from << ", " << to << "]";
+      }
+    EXPECT_EQ(most.max(1, 0), 0u);
+  }
 }
 
 /// relu then sigmoid over it: with in-place writes one buffer.

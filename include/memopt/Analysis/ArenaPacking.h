@@ -48,6 +48,11 @@ Packing packIntervals(llvm::ArrayRef<LiveInterval> intervals);
 /// alone where it reaches the live peak (as it does on most remat trials).
 uint64_t packedBytes(llvm::ArrayRef<LiveInterval> intervals);
 
+/// Whether packedBytes(intervals) is at most `limit`, answered with fewer
+/// placements: the first placement within the limit answers, and the
+/// placements that are not whole stop once they pass it.
+bool packsWithin(llvm::ArrayRef<LiveInterval> intervals, uint64_t limit);
+
 /// The most bytes live at one position: no packing is smaller.
 uint64_t peakLiveBytes(llvm::ArrayRef<LiveInterval> intervals);
 

@@ -47,6 +47,10 @@ public:
   /// given order, without the offsets: faster, for searches that only
   /// compare arena sizes (tg-remat's trials).
   static uint64_t computeTotal(const MemorySimulator::Layout &layout);
+  /// Whether computeTotal(layout) is at most `limit` (packsWithin): for
+  /// searches that only test a fit.
+  static bool fitsWithin(const MemorySimulator::Layout &layout,
+                         uint64_t limit);
 
   /// The arena offset of `value`, if it lives in the arena.
   std::optional<uint64_t> offset(mlir::Value value) const;

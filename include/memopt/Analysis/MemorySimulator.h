@@ -109,8 +109,24 @@ public:
     llvm::SmallVector<unsigned> inPlaceOperand;
     /// Position in the order of each op, last use of each value.
     llvm::SmallVector<unsigned> position, lastUse;
+    /// Per arena value: the index of its buffer.
+    llvm::SmallVector<unsigned> bufferOf;
   };
   Layout layout(llvm::ArrayRef<unsigned> order) const;
+
+  /// The most bytes live over any range of positions of an order, each
+  /// in constant time (a sparse table of range maxima, built in
+  /// O(n log n)): peakWithout's many queries on one order.
+  class LiveMax {
+  public:
+    explicit LiveMax(llvm::ArrayRef<uint64_t> live);
+    /// The most of `live` in positions [from, to]; 0 for an empty range.
+    uint64_t max(unsigned from, unsigned to) const;
+
+  private:
+    /// levels[k][i]: the most of live[i, i + 2^k).
+    llvm::SmallVector<llvm::SmallVector<uint64_t>> levels;
+  };
 
   /// The queries below take the layout of an order, computed once: a
   /// search that asks them of many values reuses it (tg-remat's trials).
@@ -128,6 +144,9 @@ public:
   /// buffer leave where no other value of the buffer spans the point; the
   /// sharing decisions of the full order are kept.
   uint64_t peakWithout(const Layout &layout, llvm::ArrayRef<uint64_t> live,
+                       unsigned value, unsigned from, unsigned to) const;
+  /// peakWithout, with the range maxima of `live` built once.
+  uint64_t peakWithout(const Layout &layout, const LiveMax &live,
                        unsigned value, unsigned from, unsigned to) const;
 
 private:
