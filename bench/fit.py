@@ -26,13 +26,14 @@ allocator's fragmentation), so PyTorch's true largest is at most this.
 
 Models: resnet34-unet, unet (the classic U-Net, base 64), densenet121
 (torchvision's, 1-channel stem, 10 classes; the classification loss is
-MSE against a 10-vector) and unet3d (the registry's 3-D U-Net; sizes are
-cube sides). Devices: rtx2060 (8 GB), a
+MSE against a 10-vector) and nnunet3d (nnU-Net's 3-D full-resolution
+U-Net topology from the registry; sizes are cube sides; `unet3d`, the
+test-scale one, also works). Devices: rtx2060 (8 GB), a
 16 GB profile (rtx2060,memory=16GiB: a V100-16GB-class memory on the
 same rates) and a100-40g (40 GB).
 
     PYTHONPATH=python /usr/bin/python3 bench/fit.py \\
-        [--bin build/bin] [--models resnet34-unet,unet,densenet121,unet3d] \\
+        [--bin build/bin] [--models resnet34-unet,unet,densenet121,nnunet3d] \\
         [--devices rtx2060,rtx2060-16g,a100-40g] [--sizes MODEL=S1,S2;...] \\
         [--fit-size 1024] [--no-exhaustive] [--no-maximize] [--workdir DIR]
 """
@@ -59,7 +60,8 @@ DEVICES = {"rtx2060": ("rtx2060", 8 << 30),
            "rtx2060-16g": ("rtx2060,memory=16GiB", 16 << 30),
            "a100-40g": ("a100-40g", 40 << 30)}
 SIZES = {"resnet34-unet": (2048, 4192), "unet": (1024, 2048),
-         "densenet121": (512, 1024), "unet3d": (64, 128)}
+         "densenet121": (512, 1024), "unet3d": (64, 128),
+         "nnunet3d": (128, 192)}
 COMMON = ["--plan-only", "--target=cuda", "--optimizer=sgd",
           "--momentum=0.9", "--loss=mse"]
 # fitReserveBytes on CUDA (include/memopt/Pipeline/Fit.h).
@@ -217,7 +219,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--bin", default="build/bin")
     parser.add_argument("--models", default="resnet34-unet,unet,densenet121,"
-                        "unet3d")
+                        "nnunet3d")
     parser.add_argument("--devices", default=",".join(DEVICES))
     parser.add_argument("--sizes", default="",
                         help="MODEL=S1,S2;... (default: per model)")
