@@ -496,6 +496,15 @@ LogicalResult GraphImporter::convertIf() {
   if (graph.output_size() != node->output_size())
     return nodeError() << "its " << taken << " has " << graph.output_size()
                        << " outputs, the node " << node->output_size();
+  // A branch's own initializers are constants of the branch.
+  for (const onnx::TensorProto &init : graph.initializer()) {
+    HostTensor tensor;
+    std::string error;
+    if (!readTensorProto(init, tensor, error))
+      return nodeError() << "its " << taken << " initializer '" << init.name()
+                         << "': " << error;
+    slots[init.name()].constant = std::move(tensor);
+  }
   const onnx::NodeProto *ifNode = node;
   Location ifLoc = loc;
   for (auto [index, n] : llvm::enumerate(graph.node()))

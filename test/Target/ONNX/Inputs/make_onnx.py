@@ -688,8 +688,8 @@ def _squeeze_if(condition):
     If(Equal(size, 1), Squeeze(x, -1), Identity(x)); `condition` computes
     the If's condition input "cond" from x's shape."""
     then_branch = helper.make_graph(
-        [int_const("axes", [-1]), node("Squeeze", ["x", "axes"], ["sq"])],
-        "then", [], [out("sq", 2)])
+        [node("Squeeze", ["x", "axes"], ["sq"])],
+        "then", [], [out("sq", 2)], initializer=[ints("axes", [-1])])
     else_branch = helper.make_graph(
         [node("Identity", ["x"], ["same"])], "else", [], [out("same", 3)])
     return model(
