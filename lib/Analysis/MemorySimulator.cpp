@@ -291,9 +291,10 @@ uint64_t MemorySimulator::peakWithout(const Layout &shared,
   return peakWithout(shared, LiveMax(live), value, from, to);
 }
 
-uint64_t MemorySimulator::peakWithout(const Layout &shared,
-                                      const LiveMax &live, unsigned value,
-                                      unsigned from, unsigned to) const {
+uint64_t MemorySimulator::absentRanges(
+    const Layout &shared, Absence absence,
+    SmallVectorImpl<std::pair<unsigned, unsigned>> &ranges) const {
+  auto [value, from, to] = absence;
   const Buffer &buffer = shared.buffers[shared.bufferOf[value]];
   // The span of the buffer's other values: the plan keeps the buffer over
   // it whatever happens to `value`.
@@ -304,19 +305,30 @@ uint64_t MemorySimulator::peakWithout(const Layout &shared,
       last = std::max(last, shared.lastUse[other]);
     }
   // The value is absent over [lo, hi] less [first, last]: at most two
-  // ranges, each lowered by the buffer's bytes; the rest keep theirs.
+  // ranges.
   unsigned lo = std::max(from, buffer.first), hi = std::min(to, buffer.last);
   if (lo > hi || (first <= lo && hi <= last))
-    return live.max(0, ~0u);
-  SmallVector<std::pair<unsigned, unsigned>, 2> absent;
+    return buffer.bytes;
   if (first > last || hi < first || lo > last) {
-    absent.push_back({lo, hi});
+    ranges.push_back({lo, hi});
   } else {
     if (lo < first)
-      absent.push_back({lo, first - 1});
+      ranges.push_back({lo, first - 1});
     if (hi > last)
-      absent.push_back({last + 1, hi});
+      ranges.push_back({last + 1, hi});
   }
+  return buffer.bytes;
+}
+
+uint64_t MemorySimulator::peakWithout(const Layout &shared,
+                                      const LiveMax &live, unsigned value,
+                                      unsigned from, unsigned to) const {
+  SmallVector<std::pair<unsigned, unsigned>, 2> absent;
+  uint64_t bytes = absentRanges(shared, {value, from, to}, absent);
+  if (absent.empty())
+    return live.max(0, ~0u);
+  // Each absent range is lowered by the buffer's bytes; the rest keep
+  // theirs.
   uint64_t peak = 0;
   unsigned next = 0; // the first position after the last absent range
   for (auto [begin, end] : absent) {
@@ -324,8 +336,36 @@ uint64_t MemorySimulator::peakWithout(const Layout &shared,
       peak = std::max(peak, live.max(next, begin - 1));
     // The buffer's bytes are live there.
     uint64_t most = live.max(begin, end);
-    peak = std::max(peak, most > buffer.bytes ? most - buffer.bytes : 0);
+    peak = std::max(peak, most > bytes ? most - bytes : 0);
     next = end + 1;
+  }
+  return std::max(peak, live.max(next, ~0u));
+}
+
+uint64_t MemorySimulator::peakWithout(const Layout &shared,
+                                      const LiveMax &live,
+                                      ArrayRef<Absence> absences) const {
+  // The bytes absent change only at the ranges' ends: between two ends
+  // the peak is the range maximum less what is absent there.
+  SmallVector<std::pair<unsigned, int64_t>> changes; // position, +/- bytes
+  for (Absence absence : absences) {
+    SmallVector<std::pair<unsigned, unsigned>, 2> absent;
+    uint64_t bytes = absentRanges(shared, absence, absent);
+    for (auto [begin, end] : absent) {
+      changes.push_back({begin, static_cast<int64_t>(bytes)});
+      changes.push_back({end + 1, -static_cast<int64_t>(bytes)});
+    }
+  }
+  llvm::sort(changes);
+  uint64_t peak = 0, absentBytes = 0;
+  unsigned next = 0; // the first position not yet covered
+  for (auto [at, delta] : changes) {
+    if (at > next) {
+      uint64_t most = live.max(next, at - 1);
+      peak = std::max(peak, most > absentBytes ? most - absentBytes : 0);
+      next = at;
+    }
+    absentBytes += delta;
   }
   return std::max(peak, live.max(next, ~0u));
 }

@@ -236,30 +236,79 @@ public:
   /// The bytes that recomputing `candidate` removes from the peak, net of
   /// the bytes of the values it keeps alive; 0 when it removes nothing.
   /// `atPeak`: with no single-value gain (several points at the peak), the
-  /// bytes it removes from the first of them.
-  uint64_t gain(const Candidate &candidate, bool atPeak) const {
-    Value copied = mapping.lookup(candidate.values.front());
-    unsigned index = simulator->valueIndex(copied);
-    if (index == MemorySimulator::kNone)
-      return 0;
-    const MemorySimulator::ArenaValue &value = simulator->values()[index];
-    unsigned from = value.def, to = order.size();
-    for (unsigned user : value.users) {
-      if (forwardOps.contains(simulator->ops()[user].op))
-        from = std::max(from, user);
-      else
-        to = std::min(to, user);
+  /// bytes it removes from the first of them. With the microbatches'
+  /// copies of its values (`ties`) recomputed too.
+  uint64_t gain(const Candidate &candidate, bool atPeak,
+                const MicrobatchTies &ties) const {
+    SmallVector<MemorySimulator::Absence, 4> absences;
+    for (Value original : ties.copiesOf(candidate.values.front())) {
+      unsigned index = simulator->valueIndex(mapping.lookup(original));
+      if (index == MemorySimulator::kNone)
+        return 0;
+      const MemorySimulator::ArenaValue &value = simulator->values()[index];
+      unsigned from = value.def, to = order.size();
+      for (unsigned user : value.users) {
+        if (forwardOps.contains(simulator->ops()[user].op))
+          from = std::max(from, user);
+        else
+          to = std::min(to, user);
+      }
+      if (value.liveOut)
+        return 0;
+      absences.push_back({index, from, to});
     }
-    if (value.liveOut)
-      return 0;
-    uint64_t removed = removedBetween(index, from, to, atPeak);
+    uint64_t removed = removedBetween(absences, atPeak);
     uint64_t kept = 0;
-    for (Value extended : candidate.kept) {
-      unsigned keptIndex = simulator->valueIndex(mapping.lookup(extended));
-      if (keptIndex != MemorySimulator::kNone)
-        kept += simulator->values()[keptIndex].bytes;
-    }
+    for (Value extended : candidate.kept)
+      for (Value copy : ties.copiesOf(extended)) {
+        unsigned keptIndex = simulator->valueIndex(mapping.lookup(copy));
+        if (keptIndex != MemorySimulator::kNone)
+          kept += simulator->values()[keptIndex].bytes;
+      }
     return removed > kept ? removed - kept : 0;
+  }
+
+  /// The live peak of this trial's order if recomputed `originals` were
+  /// stored instead, each live from its last forward use to its first
+  /// backward reader: an estimate (the order stays, and the clones and the
+  /// values they keep alive are not taken off), for prune to skip a store
+  /// that cannot fit.
+  uint64_t peakIfStored(ArrayRef<Value> originals) const {
+    if (positionOfOp.empty())
+      for (auto [at, index] : llvm::enumerate(order))
+        positionOfOp[simulator->ops()[index].op] = at;
+    if (!liveMax)
+      liveMax.emplace(live);
+    SmallVector<std::pair<unsigned, int64_t>> changes; // position, bytes
+    for (Value original : originals) {
+      unsigned index = simulator->valueIndex(mapping.lookup(original));
+      if (index == MemorySimulator::kNone)
+        continue;
+      unsigned from = layout.lastUse[index] + 1, to = order.size();
+      for (Operation *user : original.getUsers()) {
+        Operation *copied = mapping.lookup(user);
+        if (forwardOps.contains(copied))
+          continue;
+        if (auto it = positionOfOp.find(copied); it != positionOfOp.end())
+          to = std::min(to, it->second);
+      }
+      if (from >= to)
+        continue;
+      auto bytes = static_cast<int64_t>(simulator->values()[index].bytes);
+      changes.push_back({from, bytes});
+      changes.push_back({to, -bytes});
+    }
+    llvm::sort(changes);
+    uint64_t most = peak, added = 0;
+    unsigned next = 0; // the first position not yet covered
+    for (auto [at, delta] : changes) {
+      if (at > next) {
+        most = std::max(most, liveMax->max(next, at - 1) + added);
+        next = at;
+      }
+      added += delta;
+    }
+    return most;
   }
 
   /// Lean workspaces for the ops of `leanable` (originals) that run at
@@ -478,6 +527,30 @@ private:
                : 0;
   }
 
+  /// removedBetween for several values at once, each absent strictly
+  /// between its own `from` and `to` (the copies of a tie).
+  uint64_t removedBetween(ArrayRef<MemorySimulator::Absence> absences,
+                          bool atPeak) const {
+    if (absences.size() == 1)
+      return removedBetween(absences.front().value, absences.front().from,
+                            absences.front().to, atPeak);
+    SmallVector<MemorySimulator::Absence, 4> strictly;
+    for (auto [index, from, to] : absences)
+      if (from + 1 < to)
+        strictly.push_back({index, from + 1, to - 1});
+    if (strictly.empty())
+      return 0;
+    if (!atPeak)
+      return peak - simulator->peakWithout(layout, *liveMax, strictly);
+    unsigned at = std::find(live.begin(), live.end(), peak) - live.begin();
+    SmallVector<unsigned> liveThere = simulator->liveAt(layout, at);
+    uint64_t bytes = 0;
+    for (auto [index, from, to] : strictly)
+      if (from <= at && at <= to && llvm::is_contained(liveThere, index))
+        bytes += simulator->values()[index].bytes;
+    return bytes;
+  }
+
   DenseMap<Operation *, unsigned> positionOf;
   ClonePolicy policy;
   /// Forward op (of the copy) -> the clone its backward readers share.
@@ -496,8 +569,12 @@ private:
   /// The order's layout, computed once for every query of the round.
   MemorySimulator::Layout layout;
   SmallVector<uint64_t> live;
-  /// Range maxima of `live`, for removedBetween's queries.
-  std::optional<MemorySimulator::LiveMax> liveMax;
+  /// Range maxima of `live`, for removedBetween's queries (and
+  /// peakIfStored's, built on its first).
+  mutable std::optional<MemorySimulator::LiveMax> liveMax;
+  /// Each op's position in the order, for peakIfStored (built on its
+  /// first query).
+  mutable DenseMap<Operation *, unsigned> positionOfOp;
   SmallVector<Operation *> clones;
   /// Compute seconds before each position of the order (no stalls).
   SmallVector<double> startTime;
@@ -599,15 +676,16 @@ struct Exchange {
 /// may be needless once later ones are recomputed. Stores them again (and
 /// gives lean workspaces back their full size), the most expensive first
 /// (`perByte`: the most seconds per byte stored first), while the arena
-/// still fits (one trial each); those of `keep` (an exchange's start,
-/// pruned already) stay.
+/// still fits (one trial each, a value with its microbatches' copies:
+/// options.ties); those of `keep` (an exchange's start, pruned already)
+/// stay.
 void prune(func::FuncOp function, ArrayRef<Operation *> forward, bool inPlace,
            uint64_t arenaTarget, const CostModel &cost,
            const AutoOptions &options, DenseSet<Value> &chosen,
            DenseSet<Value> &nested, Cuts &cuts, DenseSet<Value> &offloaded,
            DenseSet<Value> &synchronous, DenseSet<Operation *> &lean,
            uint64_t &arenaBytes, const AutoPlan *keep = nullptr,
-           bool perByte = false) {
+           bool perByte = false, bool skipHopeless = false) {
   // A value, or a lean op (null value).
   struct Choice {
     double seconds;
@@ -619,15 +697,25 @@ void prune(func::FuncOp function, ArrayRef<Operation *> forward, bool inPlace,
   auto per = [&](double seconds, uint64_t bytes) {
     return perByte ? seconds / std::max<double>(bytes, 1) : seconds;
   };
+  const MicrobatchTies none;
+  const MicrobatchTies &ties = options.ties ? *options.ties : none;
+  // A value stands for the copies of it in `set`: the first of them.
+  auto standsFor = [&](const DenseSet<Value> &set, Value value) {
+    return *llvm::find_if(ties.copiesOf(value), [&](Value copy) {
+      return set.contains(copy);
+    }) == value;
+  };
   SmallVector<Choice> byCost;
   for (Value value : chosen)
-    if (!keep || !keep->recomputed.contains(value))
+    if ((!keep || !keep->recomputed.contains(value)) &&
+        standsFor(chosen, value))
       byCost.push_back({per(cost.cost(value.getDefiningOp()).seconds,
                             tensorBytes(value)),
                         value,
                         {}});
   for (Value value : offloaded)
-    if (!keep || !keep->offloaded.contains(value))
+    if ((!keep || !keep->offloaded.contains(value)) &&
+        standsFor(offloaded, value))
       byCost.push_back({per(2 * static_cast<double>(tensorBytes(value)) /
                                 options.linkBandwidth,
                             tensorBytes(value)),
@@ -663,6 +751,18 @@ void prune(func::FuncOp function, ArrayRef<Operation *> forward, bool inPlace,
     lastFit = std::move(trial);
     return true;
   };
+  // The trial of the choices now (skipHopeless): the last that fit, or
+  // the choices prune started from.
+  std::unique_ptr<Trial> start;
+  auto current = [&]() -> const Trial & {
+    if (lastFit)
+      return *lastFit;
+    if (!start)
+      start = std::make_unique<Trial>(function, forward, inPlace, chosen,
+                                      nested, cuts, offloaded, synchronous,
+                                      lean, options, cost, Timed::No);
+    return *start;
+  };
   for (auto [seconds, value, leanOp] : byCost) {
     if (leanOp) {
       lean.erase(leanOp);
@@ -671,22 +771,41 @@ void prune(func::FuncOp function, ArrayRef<Operation *> forward, bool inPlace,
       continue;
     }
     DenseSet<Value> &set = chosen.contains(value) ? chosen : offloaded;
-    bool wasSynchronous = synchronous.erase(value);
-    bool wasNested = nested.erase(value);
-    // A stored value's cuts go with it.
-    SmallVector<unsigned, 2> itsCuts = cuts.lookup(value);
-    cuts.erase(value);
-    set.erase(value);
+    // A recomputed value whose bytes would lift the live peak above the
+    // target stays recomputed, untested (an estimate: see peakIfStored).
+    if (skipHopeless && &set == &chosen) {
+      SmallVector<Value, 4> copies;
+      for (Value copy : ties.copiesOf(value))
+        if (chosen.contains(copy))
+          copies.push_back(copy);
+      if (current().peakIfStored(copies) > arenaTarget)
+        continue;
+    }
+    // The value and its copies in `set`, with what goes with them.
+    SmallVector<Value, 4> stored, wereSynchronous, wereNested;
+    Cuts theirCuts; // a stored value's cuts go with it
+    for (Value copy : ties.copiesOf(value)) {
+      if (!set.erase(copy))
+        continue;
+      stored.push_back(copy);
+      if (synchronous.erase(copy))
+        wereSynchronous.push_back(copy);
+      if (nested.erase(copy))
+        wereNested.push_back(copy);
+      if (auto it = cuts.find(copy); it != cuts.end()) {
+        theirCuts[copy] = std::move(it->second);
+        cuts.erase(it);
+      }
+    }
     if (fits())
       continue;
-    set.insert(value);
-    if (!itsCuts.empty())
-      cuts[value] = std::move(itsCuts);
-    if (wasSynchronous)
-      synchronous.insert(value);
-    // Still recomputed: perhaps it need not be nested.
-    if (wasNested && !fits())
-      nested.insert(value);
+    set.insert(stored.begin(), stored.end());
+    for (auto &[copy, positions] : theirCuts)
+      cuts[copy] = std::move(positions);
+    synchronous.insert(wereSynchronous.begin(), wereSynchronous.end());
+    // Still recomputed: perhaps they need not be nested.
+    if (!wereNested.empty() && !fits())
+      nested.insert(wereNested.begin(), wereNested.end());
   }
   if (lastFit)
     arenaBytes = lastFit->arenaBytes();
@@ -815,9 +934,25 @@ private:
   bool withCuts;
   const Exchange *exchange;
   DenseSet<Operation *> forwardOps;
+  /// The microbatches' copies of the forward values (options.ties): a
+  /// recomputation or offload is chosen for all copies at once; nesting,
+  /// cuts and synchronous copies (which repair or refine the copies'
+  /// clones and copies one at a time) for one copy.
+  MicrobatchTies noTies;
+  const MicrobatchTies &ties;
   /// Candidates: forward values that the backward reads, recomputable or
-  /// offloadable as the options allow.
-  SmallVector<Value> readLater;
+  /// offloadable as the options allow, one per tie; `everyCopy` with
+  /// all copies.
+  SmallVector<Value> readLater, everyCopy;
+  /// Inserts `value`'s copies into `set`, or erases them.
+  void insertCopies(DenseSet<Value> &set, Value value) const {
+    for (Value copy : ties.copiesOf(value))
+      set.insert(copy);
+  }
+  void eraseCopies(DenseSet<Value> &set, Value value) const {
+    for (Value copy : ties.copiesOf(value))
+      set.erase(copy);
+  }
 
   AutoPlan plan;
   DenseSet<Value> chosen, nested, offloaded, synchronous, rejected,
@@ -860,7 +995,8 @@ Greedy::Greedy(func::FuncOp function, ArrayRef<Operation *> forward,
     : function(function), forward(forward), inPlace(inPlace),
       arenaTarget(arenaTarget), cost(cost), options(options),
       withCuts(withCuts), exchange(exchange),
-      forwardOps(forward.begin(), forward.end()) {
+      forwardOps(forward.begin(), forward.end()),
+      ties(options.ties ? *options.ties : noTies) {
   auto isForwardOp = [&](Operation *op) { return isForward(op); };
   for (Operation *op : forward)
     for (OpResult result : op->getResults()) {
@@ -871,8 +1007,11 @@ Greedy::Greedy(func::FuncOp function, ArrayRef<Operation *> forward,
             return !forwardOps.contains(user);
           });
       if (recomputable ||
-          (options.offload && offload::isOffloadable(result, isForwardOp)))
-        readLater.push_back(result);
+          (options.offload && offload::isOffloadable(result, isForwardOp))) {
+        everyCopy.push_back(result);
+        if (ties.representative(result))
+          readLater.push_back(result);
+      }
     }
   if (withLean)
     for (Operation &op : function.getBody().front())
@@ -891,9 +1030,10 @@ Greedy::Greedy(func::FuncOp function, ArrayRef<Operation *> forward,
     lean = from.lean;
     for (Operation *op : lean)
       leanable.erase(op);
-    chosen.erase(exchange->stored);
-    nested.erase(exchange->stored);
-    cuts.erase(exchange->stored);
+    eraseCopies(chosen, exchange->stored);
+    eraseCopies(nested, exchange->stored);
+    for (Value copy : ties.copiesOf(exchange->stored))
+      cuts.erase(copy);
     rejected.insert(exchange->stored);
   }
 }
@@ -982,7 +1122,7 @@ void Greedy::undoLastPick() {
     for (Value value : repairs)
       nested.erase(value);
     for (Value value : repairing->values)
-      chosen.erase(value);
+      eraseCopies(chosen, value);
     rejected.insert(repairing->values.front());
     repairing.reset();
     repairs.clear();
@@ -1003,14 +1143,19 @@ void Greedy::undoLastPick() {
       cuts.erase(last->values.front());
     rejectedCuts.insert({last->values.front(), last->cutAt});
   } else if (last->offload) {
-    if (!last->upgrade)
-      offloaded.erase(last->values.front());
-    synchronous.erase(last->values.front());
+    // An upgrade to synchronous copies is one copy's; an offload is the
+    // tie's.
+    if (last->upgrade) {
+      synchronous.erase(last->values.front());
+    } else {
+      eraseCopies(offloaded, last->values.front());
+      eraseCopies(synchronous, last->values.front());
+    }
     (last->synchronous ? rejectedSynchronous : rejectedOffload)
         .insert(last->values.front());
   } else {
     for (Value value : last->values)
-      chosen.erase(value);
+      eraseCopies(chosen, value);
     rejected.insert(last->values.front());
   }
   last.reset();
@@ -1044,7 +1189,7 @@ std::optional<uint64_t> Greedy::planArena(const Trial &trial) {
 /// seconds than ranking it by its ratio alone.
 void Greedy::nestCandidates(const Trial &trial, bool atPeak,
                             Consider consider) {
-  for (Value value : readLater) {
+  for (Value value : everyCopy) {
     if (!chosen.contains(value) || nested.contains(value) ||
         rejectedNest.contains(value) || trial.privateClones(value))
       continue;
@@ -1075,7 +1220,7 @@ void Greedy::cutCandidates(const Trial &trial, bool atPeak,
                            Consider consider) {
   if (!withCuts)
     return;
-  for (Value value : readLater) {
+  for (Value value : everyCopy) {
     if (!chosen.contains(value) || nested.contains(value))
       continue;
     Operation *op = value.getDefiningOp();
@@ -1134,7 +1279,7 @@ std::optional<Candidate> Greedy::bestCandidate(const Trial &trial,
       consider(std::move(candidate), bytes);
   }
   auto isForwardOp = [&](Operation *op) { return isForward(op); };
-  for (Value value : readLater) {
+  for (Value value : everyCopy) {
     if (chosen.contains(value) || synchronous.contains(value))
       continue;
     double transfer =
@@ -1154,11 +1299,16 @@ std::optional<Candidate> Greedy::bestCandidate(const Trial &trial,
       }
       continue;
     }
+    // The tie's other copies are chosen with it.
+    if (!ties.representative(value))
+      continue;
+    unsigned copies = ties.copiesOf(value).size();
     auto result = cast<OpResult>(value);
     if (options.recompute && !rejected.contains(value) &&
         isRecomputable(result) && !returned(value)) {
       Candidate candidate = group(value, trial, chosen, forwardOps, cost, memo);
-      uint64_t bytes = trial.gain(candidate, atPeak);
+      candidate.seconds *= copies;
+      uint64_t bytes = trial.gain(candidate, atPeak, ties);
       consider(std::move(candidate), bytes);
     }
     if (!options.offload || !offload::isOffloadable(value, isForwardOp))
@@ -1170,10 +1320,12 @@ std::optional<Candidate> Greedy::bestCandidate(const Trial &trial,
       Candidate candidate;
       candidate.values.push_back(value);
       candidate.offload = true;
-      double stall = trial.offloadStall(value);
+      double stall = 0;
+      for (Value copy : ties.copiesOf(value))
+        stall += trial.offloadStall(copy);
       candidate.cheap = stall == 0;
-      candidate.seconds = stall + 0.01 * transfer;
-      uint64_t bytes = trial.gain(candidate, atPeak);
+      candidate.seconds = stall + 0.01 * transfer * copies;
+      uint64_t bytes = trial.gain(candidate, atPeak, ties);
       consider(std::move(candidate), bytes);
     }
     // Synchronous: both copies stall, the whole window is free.
@@ -1182,8 +1334,8 @@ std::optional<Candidate> Greedy::bestCandidate(const Trial &trial,
       candidate.values.push_back(value);
       candidate.offload = candidate.synchronous = true;
       candidate.cheap = false;
-      candidate.seconds = 2 * transfer;
-      uint64_t bytes = trial.gain(candidate, atPeak);
+      candidate.seconds = 2 * transfer * copies;
+      uint64_t bytes = trial.gain(candidate, atPeak, ties);
       consider(std::move(candidate), bytes);
     }
   }
@@ -1200,13 +1352,15 @@ void Greedy::commit(Candidate pick) {
     nested.insert(pick.values.front());
   } else if (pick.cut) {
     cuts[pick.values.front()].push_back(pick.cutAt);
+  } else if (pick.upgrade) {
+    synchronous.insert(pick.values.front());
   } else if (pick.offload) {
-    offloaded.insert(pick.values.front());
+    insertCopies(offloaded, pick.values.front());
     if (pick.synchronous)
-      synchronous.insert(pick.values.front());
+      insertCopies(synchronous, pick.values.front());
   } else
     for (Value value : pick.values)
-      chosen.insert(value);
+      insertCopies(chosen, value);
   last = std::move(pick);
 }
 
@@ -1222,7 +1376,8 @@ AutoPlan Greedy::fittedAt(AutoPlan choices, uint64_t arena,
   fitted.arenaBytes = arena;
   prune(function, forward, inPlace, target, cost, options, fitted.recomputed,
         fitted.nested, fitted.cuts, fitted.offloaded, fitted.synchronous,
-        fitted.lean, fitted.arenaBytes, exchange ? exchange->plan : nullptr);
+        fitted.lean, fitted.arenaBytes, exchange ? exchange->plan : nullptr,
+        /*perByte=*/false, /*skipHopeless=*/options.ties != nullptr);
   Trial final(function, forward, inPlace, fitted.recomputed, fitted.nested,
               fitted.cuts, fitted.offloaded, fitted.synchronous, fitted.lean,
               options, cost);
@@ -1296,7 +1451,7 @@ static AutoPlan overshoot(func::FuncOp function, ArrayRef<Operation *> forward,
   prune(function, forward, inPlace, arenaTarget, cost, options,
         plan.recomputed, plan.nested, plan.cuts, plan.offloaded,
         plan.synchronous, plan.lean, plan.arenaBytes, /*keep=*/nullptr,
-        /*perByte=*/true);
+        /*perByte=*/true, /*skipHopeless=*/options.ties != nullptr);
   Trial last(function, forward, inPlace, plan.recomputed, plan.nested,
              plan.cuts, plan.offloaded, plan.synchronous, plan.lean, options,
              cost);
@@ -1394,9 +1549,13 @@ static AutoPlan planFamilies(func::FuncOp function,
   // goes on from there without it for at most kExchangeRounds rounds; a
   // plan that fits faster replaces the plan. kExchanges in all, in
   // batches of kExchangeBatch side by side, the fastest of a batch taken:
-  // the same plan on any number of threads.
-  constexpr unsigned kExchangeBatch = 4, kExchangeRounds = 12,
-                     kExchanges = 32;
+  // the same plan on any number of threads. Where the microbatches'
+  // copies are tied, an exchange stores a value of every microbatch: a
+  // Mth as many exchanges try as many of the network's values as untied
+  // ones did.
+  constexpr unsigned kExchangeBatch = 4, kExchangeRounds = 12;
+  unsigned copies = options.ties ? options.ties->copies() : 1;
+  const unsigned kExchanges = std::max(kExchangeBatch, 32 / copies);
   DenseMap<Operation *, unsigned> position;
   for (auto [at, op] : llvm::enumerate(function.getBody().front()))
     position[&op] = at;
@@ -1415,9 +1574,11 @@ static AutoPlan planFamilies(func::FuncOp function,
     DenseSet<Value> tried;
     for (unsigned exchanges = 0; exchanges < kExchanges;) {
       SmallVector<Value> expensive;
+      // One value per tie: the exchange stores its copies with it.
       for (Value value : plan.recomputed)
         if (!isCheapToRecompute(value.getDefiningOp()) &&
-            !tried.contains(value))
+            !tried.contains(value) &&
+            (!options.ties || options.ties->representative(value)))
           expensive.push_back(value);
       llvm::sort(expensive, byCost);
       expensive.truncate(
@@ -1495,10 +1656,12 @@ static AutoPlan planClones(func::FuncOp function,
   return plan;
 }
 
-AutoPlan memopt::remat::planAuto(func::FuncOp function,
-                                 ArrayRef<Operation *> forward, bool inPlace,
-                                 uint64_t arenaTarget, const CostModel &cost,
-                                 const AutoOptions &options) {
+/// planAuto under `options`, tied or not.
+static AutoPlan planJointly(func::FuncOp function,
+                            ArrayRef<Operation *> forward, bool inPlace,
+                            uint64_t arenaTarget, const CostModel &cost,
+                            const AutoOptions &options, AutoOptions &chosen) {
+  chosen = options;
   AutoPlan plan =
       planClones(function, forward, inPlace, arenaTarget, cost, options);
   if (!options.recompute || !options.offload)
@@ -1511,9 +1674,97 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
       planClones(function, forward, inPlace, arenaTarget, cost, alone);
   if (recomputeOnly.fits
           ? !plan.fits || recomputeOnly.seconds < plan.seconds
-          : !plan.fits && recomputeOnly.arenaBytes < plan.arenaBytes)
+          : !plan.fits && recomputeOnly.arenaBytes < plan.arenaBytes) {
+    chosen = alone;
     return recomputeOnly;
+  }
   return plan;
+}
+
+/// The untied greedy of tied plan `tied`'s family (chosen under
+/// `options`), from nothing.
+static AutoPlan untiedGreedy(func::FuncOp function,
+                             ArrayRef<Operation *> forward, bool inPlace,
+                             uint64_t arenaTarget, const CostModel &cost,
+                             AutoOptions options, const AutoPlan &tied) {
+  options.ties = nullptr;
+  options.privateAncestors = tied.privateClones;
+  AutoPlan plan = Greedy(function, forward, inPlace, arenaTarget, cost,
+                         options, options.recompute && options.cuts,
+                         options.leanWorkspaces || !tied.lean.empty(),
+                         /*exchange=*/nullptr)
+                      .run();
+  plan.privateClones = tied.privateClones;
+  return plan;
+}
+
+/// Tied plan `plan` (which fits, chosen under `options`) pruned one copy
+/// at a time: each copy of an expensive recomputed value, and each
+/// offloaded copy, is stored again where the arena still fits (prune).
+/// Cheap values (a copy of a BatchNorm or ReLU saves little time) and lean
+/// workspaces stay as the tied prune left them: each test is a trial of
+/// the whole microbatched step.
+static AutoPlan untiedPrune(func::FuncOp function,
+                            ArrayRef<Operation *> forward, bool inPlace,
+                            uint64_t arenaTarget, const CostModel &cost,
+                            AutoOptions options, AutoPlan plan) {
+  options.ties = nullptr;
+  options.privateAncestors = plan.privateClones;
+  AutoPlan keep;
+  for (Value value : plan.recomputed)
+    if (isCheapToRecompute(value.getDefiningOp()))
+      keep.recomputed.insert(value);
+  keep.lean = plan.lean;
+  prune(function, forward, inPlace, arenaTarget, cost, options,
+        plan.recomputed, plan.nested, plan.cuts, plan.offloaded,
+        plan.synchronous, plan.lean, plan.arenaBytes, &keep,
+        /*perByte=*/false, /*skipHopeless=*/true);
+  Trial final(function, forward, inPlace, plan.recomputed, plan.nested,
+              plan.cuts, plan.offloaded, plan.synchronous, plan.lean, options,
+              cost);
+  plan.seconds = final.seconds;
+  plan.secondsAdded = final.secondsAdded(cost);
+  return plan;
+}
+
+AutoPlan memopt::remat::planAuto(func::FuncOp function,
+                                 ArrayRef<Operation *> forward, bool inPlace,
+                                 uint64_t arenaTarget, const CostModel &cost,
+                                 const AutoOptions &options) {
+  // A microbatched step is planned with its copies tied, then untied
+  // (docs/planning.md#microbatch-ties).
+  MicrobatchTies ties(function, forward);
+  AutoOptions tiedOptions = options, chosen;
+  if (!ties.empty())
+    tiedOptions.ties = &ties;
+  AutoPlan tied = planJointly(function, forward, inPlace, arenaTarget, cost,
+                              tiedOptions, chosen);
+  if (ties.empty())
+    return tied;
+  // The copies are not all alike: the gradients summed over the
+  // microbatches are live in the later ones, a 1F1B stage holds more
+  // microbatches in flight in its middle than at its ends. A tied plan
+  // that fits is pruned one copy at a time (untiedPrune); the faster plan
+  // is taken.
+  if (tied.fits) {
+    AutoPlan plan = untiedPrune(function, forward, inPlace, arenaTarget, cost,
+                                chosen, tied);
+    auto seconds = [&](const AutoPlan &p) {
+      return options.linkBandwidth > 0 ? p.seconds : p.secondsAdded;
+    };
+    return seconds(plan) < seconds(tied) ? plan : tied;
+  }
+  // Where it does not fit, the tie's path may end above the untied
+  // greedy's (by up to 7 % on the ResNet-34 U-Net's pipelined stages):
+  // the untied greedy of its family runs from nothing. Where that fits
+  // (the target lies between the two), the untied search runs in full,
+  // for the fastest plan; else the smaller arena is taken.
+  AutoPlan fresh =
+      untiedGreedy(function, forward, inPlace, arenaTarget, cost, chosen, tied);
+  if (!fresh.fits)
+    return tied.arenaBytes <= fresh.arenaBytes ? tied : fresh;
+  return planJointly(function, forward, inPlace, arenaTarget, cost, options,
+                     chosen);
 }
 
 uint64_t memopt::remat::bytesBesideArena(func::FuncOp function, bool cuda) {

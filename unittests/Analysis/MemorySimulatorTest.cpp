@@ -104,6 +104,33 @@ TEST_F(MemorySimulatorTest, PeakIfAValueWereAbsent) {
   EXPECT_EQ(simulator.peakWithout(layout, live, a, 3, 4), 9216u);
 }
 
+TEST_F(MemorySimulatorTest, PeakIfSeveralValuesWereAbsent) {
+  // tg-remat's ties: values absent at once, each over its own positions
+  // (live bytes 4096, 8192, 9216, 6144, 2048).
+  func::FuncOp function = parse(kPoolLate);
+  MemorySimulator simulator(function, /*inPlace=*/true);
+  MemorySimulator::Layout layout = simulator.layout(simulator.givenOrder());
+  MemorySimulator::LiveMax live(
+      simulator.liveBytes(simulator.givenOrder(), layout));
+  unsigned a = simulator.valueIndex(function.getBody().front().front()
+                                        .getResult(0));
+  unsigned b = a + 1;
+  // One absence: peakWithout's answer.
+  EXPECT_EQ(simulator.peakWithout(layout, live, {{b, 2, 2}}),
+            simulator.peakWithout(layout, live, b, 2, 2));
+  EXPECT_EQ(simulator.peakWithout(layout, live, {{b, 2, 2}}), 8192u);
+  // %a absent at op 1, %b at op 2: 4096 and 5120 there; op 3's 6144
+  // is the peak.
+  EXPECT_EQ(simulator.peakWithout(layout, live, {{a, 1, 1}, {b, 2, 2}}),
+            6144u);
+  // Overlapping absences add up where they overlap (op 1: 0 bytes).
+  EXPECT_EQ(simulator.peakWithout(layout, live, {{a, 1, 1}, {b, 1, 3}}),
+            5120u);
+  // Outside their lives values free nothing.
+  EXPECT_EQ(simulator.peakWithout(layout, live, {{a, 3, 4}, {b, 4, 4}}),
+            9216u);
+}
+
 TEST(MemorySimulatorLiveMaxTest, RangeMaximaAreTheScansOnes) {
   // peakWithout's range maxima against a scan of every range, on arrays
   // of every length up to 40 (the sparse table's levels at and between

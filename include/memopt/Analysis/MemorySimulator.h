@@ -148,8 +148,22 @@ public:
   /// peakWithout, with the range maxima of `live` built once.
   uint64_t peakWithout(const Layout &layout, const LiveMax &live,
                        unsigned value, unsigned from, unsigned to) const;
+  /// One arena value absent from position `from` to `to` (inclusive).
+  struct Absence {
+    unsigned value, from, to;
+  };
+  /// peakWithout with several values absent at once, each over its own
+  /// positions (tg-remat's ties: the microbatches' copies of a value).
+  uint64_t peakWithout(const Layout &layout, const LiveMax &live,
+                       llvm::ArrayRef<Absence> absences) const;
 
 private:
+  /// The positions where `absence` takes its buffer's bytes away (at most
+  /// two ranges), appended to `ranges`; returns the buffer's bytes.
+  uint64_t absentRanges(
+      const Layout &layout, Absence absence,
+      llvm::SmallVectorImpl<std::pair<unsigned, unsigned>> &ranges) const;
+
   llvm::SmallVector<Op> opInfo;
   llvm::SmallVector<ArenaValue> valueInfo;
   llvm::DenseMap<mlir::Value, unsigned> indexOf;

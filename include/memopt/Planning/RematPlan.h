@@ -12,6 +12,7 @@
 #define MEMOPT_PLANNING_REMATPLAN_H
 
 #include "memopt/Analysis/CostModel.h"
+#include "memopt/Planning/MicrobatchTies.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"
@@ -126,6 +127,9 @@ struct AutoOptions {
   /// Give a backward convolution its lean workspace (makeLean) where that
   /// lowers the peak, priced by CostModel::leanSeconds.
   bool leanWorkspaces = false;
+  /// The microbatches' copies of the step's forward values, decided for
+  /// at once (MicrobatchTies.h); planAuto finds them (null: none).
+  const MicrobatchTies *ties = nullptr;
 };
 
 /// Plans `op` with its lean workspace (its `memopt.lean_workspace_bytes`
