@@ -911,6 +911,15 @@ private:
   /// the bytes they remove from the live peak (`atPeak` false) or at its
   /// first point.
   std::optional<Candidate> bestCandidate(const Trial &trial, bool atPeak);
+  /// The fewest bytes a value must hold to be offloaded: 1/2^14 of the
+  /// live peak. A copy's launch latency is not priced, and on a large step
+  /// hundreds of small values (a BatchNorm's saved statistics) each took
+  /// a round, a trial of the whole step, to lower a peak of gigabytes by
+  /// bytes: half the rounds of the ResNet-34 U-Net's offload plans at
+  /// 4192x4192 (docs/planning.md#planning-time).
+  uint64_t leastOffloadBytes(const Trial &trial) const {
+    return trial.peak >> 14;
+  }
 
   // Commit: the choices change.
   void commit(Candidate pick);
@@ -1311,7 +1320,8 @@ std::optional<Candidate> Greedy::bestCandidate(const Trial &trial,
       uint64_t bytes = trial.gain(candidate, atPeak, ties);
       consider(std::move(candidate), bytes);
     }
-    if (!options.offload || !offload::isOffloadable(value, isForwardOp))
+    if (!options.offload || tensorBytes(value) < leastOffloadBytes(trial) ||
+        !offload::isOffloadable(value, isForwardOp))
       continue;
     // Overlapped: priced by its predicted stall; one the compute hides
     // costs a hundredth of its copy time (the link it takes from
