@@ -1562,10 +1562,12 @@ static AutoPlan planFamilies(func::FuncOp function,
   // the same plan on any number of threads. Where the microbatches'
   // copies are tied, an exchange stores a value of every microbatch: a
   // Mth as many exchanges try as many of the network's values as untied
-  // ones did.
+  // ones did, and a Mth as many rounds (each picks M copies) make as many
+  // picks.
   constexpr unsigned kExchangeBatch = 4, kExchangeRounds = 12;
   unsigned copies = options.ties ? options.ties->copies() : 1;
   const unsigned kExchanges = std::max(kExchangeBatch, 32 / copies);
+  const unsigned exchangeRounds = std::max(3u, kExchangeRounds / copies);
   DenseMap<Operation *, unsigned> position;
   for (auto [at, op] : llvm::enumerate(function.getBody().front()))
     position[&op] = at;
@@ -1602,7 +1604,7 @@ static AutoPlan planFamilies(func::FuncOp function,
       mlir::parallelFor(function.getContext(), 0, expensive.size(),
                         [&](size_t i) {
                           Exchange exchange{&plan, expensive[i],
-                                            kExchangeRounds};
+                                            exchangeRounds};
                           attempts[i] = runGreedy(
                               function, forward, inPlace, arenaTarget, cost,
                               options, cutsAllowed, lean, &exchange);
