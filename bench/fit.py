@@ -114,7 +114,7 @@ def plan(args, onnx_path, flags, report):
         return json.load(f), seconds, ""
 
 
-def exhaustive(args, onnx_path, device_name, work):
+def exhaustive(args, onnx_path, shape, device_name, work):
     """The fastest fitting plan of every flag combination: (flags, seconds,
     plans, wall seconds)."""
     device, memory = DEVICES[device_name]
@@ -129,7 +129,7 @@ def exhaustive(args, onnx_path, device_name, work):
                  "--remat=" + remat, "--offload=" + offload]
         if lean:
             flags.append("--workspaces=lean")
-        report, seconds, _ = plan(args, onnx_path, flags,
+        report, seconds, _ = plan(args, onnx_path, flags + shape,
                                   os.path.join(work, "exhaustive.json"))
         wall += seconds
         plans += 1
@@ -141,13 +141,25 @@ def exhaustive(args, onnx_path, device_name, work):
     return best, plans, wall
 
 
-def fit_row(args, name, size, device_name, work):
-    onnx_path = os.path.join(work, "%s-%d.onnx" % (name, size))
+def exported(name, size, work):
+    """(ONNX path, flags): the model exported at `size`, or, above what the
+    exporter takes (16 M input elements), at 1024 and compiled at `size`
+    (memopt-compile's --input-shape)."""
+    dims = models.spatial_dims(name) if name != "densenet121" else 2
+    side = size if name == "densenet121" or size ** dims <= 1 << 24 else 1024
+    onnx_path = os.path.join(work, "%s-%d.onnx" % (name, side))
     if not os.path.exists(onnx_path):
-        export(name, onnx_path, size)
+        export(name, onnx_path, side)
+    if side == size:
+        return onnx_path, []
+    return onnx_path, ["--input-shape=1," + ",".join([str(size)] * dims)]
+
+
+def fit_row(args, name, size, device_name, work):
+    onnx_path, shape = exported(name, size, work)
     device = DEVICES[device_name][0]
     report, wall, error = plan(args, onnx_path,
-                               ["--fit=" + device, "--amp=auto"],
+                               ["--fit=" + device, "--amp=auto"] + shape,
                                os.path.join(work, "fit.json"))
     row = {"model": name, "size": size, "device": device_name,
            "fit_wall": wall}
@@ -159,7 +171,8 @@ def fit_row(args, name, size, device_name, work):
         row.update(fit=won["flags"], fit_seconds=won["predicted_seconds"],
                    fit_plans=fit["planned"])
     if args.exhaustive:
-        best, plans, seconds = exhaustive(args, onnx_path, device_name, work)
+        best, plans, seconds = exhaustive(args, onnx_path, shape, device_name,
+                                          work)
         row.update(exhaustive_plans=plans, exhaustive_wall=seconds)
         if best:
             row.update(exhaustive=best[0], exhaustive_seconds=best[1])

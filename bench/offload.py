@@ -79,7 +79,14 @@ def plan(args, onnx_path, work, technique, size):
         smallest = re.search(r"--budget=(\d+)[);]", done.stderr)
         if not smallest:
             raise SystemExit(done.stderr)
-        again = subprocess.run(command + ["--budget=" + smallest.group(1)],
+        # The smallest peak may exceed the device's memory: the device's
+        # rates with that much memory (the report is all that is read).
+        device = ",".join(part for part in args.device.split(",")
+                          if not part.startswith("memory="))
+        larger = [part if not part.startswith("--device=") else
+                  "--device=%s,memory=%s" % (device, smallest.group(1))
+                  for part in command]
+        again = subprocess.run(larger + ["--budget=" + smallest.group(1)],
                                stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, text=True)
         if again.returncode:
