@@ -916,7 +916,7 @@ private:
   /// hundreds of small values (a BatchNorm's saved statistics) each took
   /// a round, a trial of the whole step, to lower a peak of gigabytes by
   /// bytes: half the rounds of the ResNet-34 U-Net's offload plans at
-  /// 4192x4192 (docs/planning.md#planning-time).
+  /// 4192x4192 (docs/planning.md#small-values-are-not-offloaded).
   uint64_t leastOffloadBytes(const Trial &trial) const {
     return trial.peak >> 14;
   }
