@@ -310,8 +310,14 @@ SmallVector<FitCandidate> Search::groups() const {
 void Search::run() {
   // First every group's first rung (the plain plan: one cheap planner
   // run each), then the ladders of the groups that did not fit, fastest
-  // first, each stopped once its last plan is no faster than a plan that
-  // fits (the rungs above only add time).
+  // first. No rung's plan is faster than its group's plain plan, so a
+  // group is skipped once that is no faster than a plan that fits. The
+  // top rung plans all the lower ones do (tg-remat plans recomputation
+  // alone beside the joint plan, and plans without lean workspaces beside
+  // those with, and keeps the fastest that fits), but it is the slowest to
+  // plan: a group climbs to its first rung that fits, and then, where its
+  // plain plan is still faster than every fit, plans its top rung (which
+  // may fit faster: offloading a value can cost less than recomputing it).
   struct Open {
     SmallVector<FitCandidate> ladder;
     /// Its plain plan's seconds: a lower bound of every rung's (0 when it
@@ -338,18 +344,26 @@ void Search::run() {
     return a.order < b.order;
   });
   for (Open &group : open) {
-    double bound = group.bound;
-    for (const FitCandidate &rung : llvm::drop_begin(group.ladder)) {
-      if (fastest && bound >= fastest->seconds) {
-        ++result.pruned;
-        continue;
-      }
-      size_t before = result.candidates.size();
-      if (evaluate(rung))
+    auto slower = [&] { return fastest && group.bound >= fastest->seconds; };
+    ArrayRef<FitCandidate> above = ArrayRef(group.ladder).drop_front();
+    for (auto [at, rung] : llvm::enumerate(above)) {
+      if (slower()) {
+        result.pruned += above.size() - at;
         break;
-      if (result.candidates.size() > before &&
-          result.candidates.back().planned)
-        bound = std::max(bound, result.candidates.back().seconds);
+      }
+      if (!evaluate(rung))
+        continue;
+      // Fits: the rungs between it and the top are planned within the
+      // top's plan.
+      size_t between = above.size() - at - 1;
+      if (between == 0)
+        break;
+      result.pruned += between - 1;
+      if (slower())
+        ++result.pruned;
+      else
+        evaluate(above.back());
+      break;
     }
   }
 }
@@ -585,7 +599,8 @@ void FitResult::printTable(llvm::raw_ostream &os) const {
       os << "x" << size;
   }
   os << llvm::formatv("; {0} candidate(s), {1} plan(s) in all, {2} "
-                      "skipped as slower than a fit, {3:f1} s\n",
+                      "skipped (no faster than a fit, or planned within a "
+                      "higher rung), {3:f1} s\n",
                       candidates.size(), plannedTotal, pruned, searchSeconds);
   os << llvm::formatv("  {0,-2} {1,-60} {2,14} {3,12} {4,-5} {5,7} {6}\n", "",
                       "plan", "peak", "seconds", "fits", "plan s", "note");

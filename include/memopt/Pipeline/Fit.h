@@ -12,9 +12,11 @@
 // pruned: each group (precision x stages x microbatches) first plans its
 // plain setting; then the groups that did not fit climb their ladder --
 // recomputation, then recomputation with offload, then lean workspaces --
-// fastest group first, each stopped at the first rung that fits or once
-// its plans are no faster than a plan that fits (every rung only adds
-// time); gpipe is never tried (1f1b holds fewer microbatches at the same
+// fastest group first, each skipped once its plain plan (a lower bound of
+// every rung's time) is no faster than a plan that fits; a group that
+// fits on a rung below the top plans its top rung too (which plans all the
+// lower ones do and may fit faster: offloading a value can cost less than
+// recomputing it) and skips those between; gpipe is never tried (1f1b holds fewer microbatches at the same
 // predicted time); each setting is planned at most once.
 //
 //===----------------------------------------------------------------------===//
@@ -128,8 +130,9 @@ struct FitResult {
   std::optional<size_t> winner, runnerUp;
   /// Settings planned over all sizes or batches tried (maximize).
   size_t plannedTotal = 0;
-  /// Settings not planned because a plan of their group without their
-  /// techniques was already no faster than one that fits.
+  /// Settings not planned: their group's plain plan was already no faster
+  /// than one that fits, or they lie between a rung that fits and the top
+  /// rung (which plans what they would).
   size_t pruned = 0;
   double searchSeconds = 0;
   /// The winner's training step (after buildTrainingStepPipeline) and its
