@@ -10,13 +10,11 @@
 // on a clone of the training step, then estimated (estimatePlannedModule);
 // options the user gave are constraints, never searched. The search is
 // pruned: each group (precision x stages x microbatches) first plans its
-// plain setting; then the groups that did not fit climb their ladder --
-// recomputation, then recomputation with offload, then lean workspaces --
-// fastest group first, each skipped once its plain plan (a lower bound of
-// every rung's time) is no faster than a plan that fits; a group that
-// fits on a rung below the top plans its top rung too (which plans all the
-// lower ones do and may fit faster: offloading a value can cost less than
-// recomputing it) and skips those between; gpipe is never tried (1f1b holds fewer microbatches at the same
+// plain setting; then the groups that did not fit plan the top of their
+// ladder (recomputation, then with offload, then lean workspaces: the top
+// plans all the lower rungs do and keeps the fastest that fits), fastest
+// group first, each skipped once its plain plan (a lower bound of every
+// rung's time) is no faster than a plan that fits; gpipe is never tried (1f1b holds fewer microbatches at the same
 // predicted time); each setting is planned at most once.
 //
 //===----------------------------------------------------------------------===//
@@ -131,8 +129,8 @@ struct FitResult {
   /// Settings planned over all sizes or batches tried (maximize).
   size_t plannedTotal = 0;
   /// Settings not planned: their group's plain plan was already no faster
-  /// than one that fits, or they lie between a rung that fits and the top
-  /// rung (which plans what they would).
+  /// than one that fits, or they lie below the top rung (which plans what
+  /// they would).
   size_t pruned = 0;
   double searchSeconds = 0;
   /// The winner's training step (after buildTrainingStepPipeline) and its
