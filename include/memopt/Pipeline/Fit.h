@@ -14,8 +14,9 @@
 // ladder (recomputation, then with offload, then lean workspaces: the top
 // plans all the lower rungs do and keeps the fastest that fits), fastest
 // group first, each skipped once its plain plan (a lower bound of every
-// rung's time) is no faster than a plan that fits; gpipe is never tried (1f1b holds fewer microbatches at the same
-// predicted time); each setting is planned at most once.
+// rung's time) is no faster than a plan that fits; gpipe is never tried
+// (1f1b holds fewer microbatches at the same predicted time); each setting
+// is planned at most once.
 //
 //===----------------------------------------------------------------------===//
 
