@@ -528,32 +528,48 @@ uint64_t memopt::peakLiveBytes(ArrayRef<LiveInterval> intervals) {
 
 namespace {
 
-/// The last packedBytes answers, by their intervals. A planner asks for
-/// the same packing again and again: remat's greedy variants run side by
-/// side and walk the same first rounds, the overshoot variant retraces the
-/// greedy with cuts, and auto-fit plans one step under several settings.
-/// Above the live peak one packing is about five best-fit passes (on a
-/// microbatched ResNet-34 U-Net stage, 3000 blocks: half of a plan's
-/// time), so an answer is kept rather than packed again. The key is the
-/// intervals themselves (compared whole, not only by hash); the answers
-/// are the packer's, so plans are the same with or without the memo.
+/// The last packedBytes and packsWithin answers, by their intervals. A
+/// planner asks for the same packing again and again: remat's greedy
+/// variants run side by side and walk the same first rounds, the
+/// overshoot variant retraces the greedy with cuts, the prunes of the
+/// variants and of their exchanges test the same stores back (on a
+/// microbatched ResNet-34 U-Net stage, half of packsWithin's questions
+/// were asked before), and auto-fit plans one step under several
+/// settings. Above the live peak one packing is about five best-fit
+/// passes and a promotion of up to sixteen (3000 blocks: half of a plan's
+/// time), so what is known of an answer is kept rather than packed
+/// again: the arena itself (packedBytes), or a bound on it (packsWithin:
+/// at most a limit, or above one). The key is the intervals themselves
+/// (compared whole, not only by hash); the answers are the packer's, so
+/// plans are the same with or without the memo.
 class PackedBytesMemo {
 public:
-  std::optional<uint64_t> lookup(ArrayRef<LiveInterval> intervals,
-                                 llvm::hash_code hash) {
+  /// What is known of packedBytes(intervals): it lies in [least, most].
+  struct Known {
+    uint64_t least = 0;
+    uint64_t most = std::numeric_limits<uint64_t>::max();
+  };
+
+  std::optional<Known> lookup(ArrayRef<LiveInterval> intervals,
+                              llvm::hash_code hash) {
     std::lock_guard<std::mutex> lock(mutex);
-    for (const Entry &entry : entries)
-      if (entry.hash == hash && equal(entry.intervals, intervals))
-        return entry.total;
+    if (Entry *entry = find(intervals, hash))
+      return entry->known;
     return std::nullopt;
   }
 
+  /// Narrows what is known of the intervals' arena to [least, most].
   void insert(ArrayRef<LiveInterval> intervals, llvm::hash_code hash,
-              uint64_t total) {
+              Known known) {
     std::lock_guard<std::mutex> lock(mutex);
+    if (Entry *entry = find(intervals, hash)) {
+      entry->known.least = std::max(entry->known.least, known.least);
+      entry->known.most = std::min(entry->known.most, known.most);
+      return;
+    }
     if (entries.size() == kEntries)
       entries.pop_front();
-    entries.push_back({hash, {intervals.begin(), intervals.end()}, total});
+    entries.push_back({hash, {intervals.begin(), intervals.end()}, known});
   }
 
 private:
@@ -562,8 +578,14 @@ private:
   struct Entry {
     llvm::hash_code hash;
     std::vector<LiveInterval> intervals;
-    uint64_t total;
+    Known known;
   };
+  Entry *find(ArrayRef<LiveInterval> intervals, llvm::hash_code hash) {
+    for (Entry &entry : entries)
+      if (entry.hash == hash && equal(entry.intervals, intervals))
+        return &entry;
+    return nullptr;
+  }
   static bool equal(ArrayRef<LiveInterval> a, ArrayRef<LiveInterval> b) {
     return a.size() == b.size() &&
            std::equal(a.begin(), a.end(), b.begin(),
@@ -625,10 +647,11 @@ PackedBytesMemo &packedBytesMemo() {
 uint64_t memopt::packedBytes(ArrayRef<LiveInterval> intervals) {
   PackedBytesMemo &memo = packedBytesMemo();
   llvm::hash_code hash = hashIntervals(intervals);
-  if (std::optional<uint64_t> total = memo.lookup(intervals, hash))
-    return *total;
+  std::optional<PackedBytesMemo::Known> known = memo.lookup(intervals, hash);
+  if (known && known->least == known->most)
+    return known->most;
   uint64_t total = packBytes(intervals);
-  memo.insert(intervals, hash, total);
+  memo.insert(intervals, hash, {total, total});
   return total;
 }
 
@@ -694,12 +717,10 @@ Packing memopt::packIntervals(ArrayRef<LiveInterval> intervals) {
   return packOrders(BestFit(intervals), std::nullopt);
 }
 
-bool memopt::packsWithin(ArrayRef<LiveInterval> intervals, uint64_t limit) {
-  if (peakLiveBytes(intervals) > limit)
-    return false;
-  llvm::hash_code hash = hashIntervals(intervals);
-  if (std::optional<uint64_t> total = packedBytesMemo().lookup(intervals, hash))
-    return *total <= limit;
+namespace {
+
+/// packsWithin, where the memo knows nothing that answers it.
+bool packsWithinUnknown(ArrayRef<LiveInterval> intervals, uint64_t limit) {
   // packIntervals' placements, in its order of trying them, until one is
   // within the limit: its arena is the least of them, so it is within the
   // limit exactly when one of them is. The first orders stop once they
@@ -715,4 +736,25 @@ bool memopt::packsWithin(ArrayRef<LiveInterval> intervals, uint64_t limit) {
       return true;
   promoteToFront(placer, limit, breadth.order, breadth.offsets, breadth.total);
   return breadth.total <= limit;
+}
+
+} // namespace
+
+bool memopt::packsWithin(ArrayRef<LiveInterval> intervals, uint64_t limit) {
+  if (peakLiveBytes(intervals) > limit)
+    return false;
+  PackedBytesMemo &memo = packedBytesMemo();
+  llvm::hash_code hash = hashIntervals(intervals);
+  std::optional<PackedBytesMemo::Known> known = memo.lookup(intervals, hash);
+  if (known && known->most <= limit)
+    return true;
+  if (known && known->least > limit)
+    return false;
+  bool within = packsWithinUnknown(intervals, limit);
+  memo.insert(intervals, hash,
+              within ? PackedBytesMemo::Known{0, limit}
+                     : PackedBytesMemo::Known{limit + 1,
+                                              std::numeric_limits<
+                                                  uint64_t>::max()});
+  return within;
 }

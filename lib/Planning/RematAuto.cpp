@@ -45,6 +45,8 @@
 #include "mlir/IR/Threading.h"
 
 #include <algorithm>
+#include <mutex>
+#include <set>
 #include <limits>
 #include <numeric>
 
@@ -663,6 +665,81 @@ Candidate group(Value value, const Trial &trial, const DenseSet<Value> &chosen,
   return candidate;
 }
 
+} // namespace
+
+/// The choices prune found not to fit, per target and clone policy. The
+/// prunes of planAuto's searches (each greedy variant's, its overshoot's,
+/// its exchanges', the untied prune's) store back the same values from
+/// the same choices again and again: on a microbatched ResNet-34 U-Net
+/// stage, half of the fit tests had been made before, each a trial of
+/// the whole step and a packing. A trial is a function of its choices,
+/// so a test that failed would fail again and is not repeated (one that
+/// passed is: prune goes on from its trial).
+class memopt::remat::PruneMemo {
+public:
+  /// The target, the clone policy and the choices as sorted addresses.
+  using Key = std::vector<uintptr_t>;
+
+  static Key key(uint64_t target, bool privateAncestors,
+                 const DenseSet<Value> &chosen, const DenseSet<Value> &nested,
+                 const Cuts &cuts, const DenseSet<Value> &offloaded,
+                 const DenseSet<Value> &synchronous,
+                 const DenseSet<Operation *> &lean) {
+    Key key{static_cast<uintptr_t>(target), privateAncestors};
+    // Each set as its size, then its sorted elements.
+    auto append = [&](auto &&addresses) {
+      size_t at = key.size();
+      key.push_back(0);
+      for (uintptr_t address : addresses)
+        key.push_back(address);
+      std::sort(key.begin() + at + 1, key.end());
+      key[at] = key.size() - at - 1;
+    };
+    auto ofValues = [](const DenseSet<Value> &set) {
+      return llvm::map_range(set, [](Value value) {
+        return reinterpret_cast<uintptr_t>(value.getAsOpaquePointer());
+      });
+    };
+    append(ofValues(chosen));
+    append(ofValues(nested));
+    append(ofValues(offloaded));
+    append(ofValues(synchronous));
+    append(llvm::map_range(lean, [](Operation *op) {
+      return reinterpret_cast<uintptr_t>(op);
+    }));
+    SmallVector<std::pair<uintptr_t, ArrayRef<unsigned>>> cut;
+    for (const auto &[value, positions] : cuts)
+      cut.push_back({reinterpret_cast<uintptr_t>(value.getAsOpaquePointer()),
+                     positions});
+    llvm::sort(cut, [](const auto &a, const auto &b) {
+      return a.first < b.first;
+    });
+    key.push_back(cut.size());
+    for (const auto &[value, positions] : cut) {
+      key.push_back(value);
+      key.push_back(positions.size());
+      key.insert(key.end(), positions.begin(), positions.end());
+    }
+    return key;
+  }
+
+  bool missed(const Key &key) {
+    std::lock_guard<std::mutex> lock(mutex);
+    return misses.count(key) != 0;
+  }
+
+  void insert(Key key) {
+    std::lock_guard<std::mutex> lock(mutex);
+    misses.insert(std::move(key));
+  }
+
+private:
+  std::mutex mutex;
+  std::set<Key> misses;
+};
+
+namespace {
+
 /// An exchange (planAuto's local search): the greedy restarted from a
 /// plan that fits, with one of its recomputed values stored again and
 /// never chosen again, for at most `maxRounds` rounds.
@@ -742,12 +819,23 @@ void prune(func::FuncOp function, ArrayRef<Operation *> forward, bool inPlace,
   // whose arena is computed once, at the end (each fit test only asks
   // whether an arena is within the target).
   std::unique_ptr<Trial> lastFit;
+  bool privateAncestors = options.privateAncestors.value_or(!inPlace);
   auto fits = [&] {
+    std::optional<PruneMemo::Key> key;
+    if (options.pruneMemo) {
+      key = PruneMemo::key(arenaTarget, privateAncestors, chosen, nested,
+                           cuts, offloaded, synchronous, lean);
+      if (options.pruneMemo->missed(*key))
+        return false;
+    }
     auto trial = std::make_unique<Trial>(function, forward, inPlace, chosen,
                                          nested, cuts, offloaded, synchronous,
                                          lean, options, cost, Timed::No);
-    if (!trial->arenaFits(arenaTarget))
+    if (!trial->arenaFits(arenaTarget)) {
+      if (key)
+        options.pruneMemo->insert(std::move(*key));
       return false;
+    }
     lastFit = std::move(trial);
     return true;
   };
@@ -1746,7 +1834,10 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
   // A microbatched step is planned with its copies tied, then untied
   // (docs/planning.md#microbatch-ties).
   MicrobatchTies ties(function, forward);
-  AutoOptions tiedOptions = options, chosen;
+  PruneMemo pruneMemo;
+  AutoOptions untiedOptions = options;
+  untiedOptions.pruneMemo = &pruneMemo;
+  AutoOptions tiedOptions = untiedOptions, chosen;
   if (!ties.empty())
     tiedOptions.ties = &ties;
   AutoPlan tied = planJointly(function, forward, inPlace, arenaTarget, cost,
@@ -1775,8 +1866,8 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
       untiedGreedy(function, forward, inPlace, arenaTarget, cost, chosen, tied);
   if (!fresh.fits)
     return tied.arenaBytes <= fresh.arenaBytes ? tied : fresh;
-  return planJointly(function, forward, inPlace, arenaTarget, cost, options,
-                     chosen);
+  return planJointly(function, forward, inPlace, arenaTarget, cost,
+                     untiedOptions, chosen);
 }
 
 uint64_t memopt::remat::bytesBesideArena(func::FuncOp function, bool cuda) {

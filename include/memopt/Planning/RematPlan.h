@@ -105,6 +105,8 @@ Rewrite recompute(llvm::ArrayRef<mlir::Operation *> later,
                   const llvm::DenseSet<mlir::Value> &recomputed,
                   const ClonePolicy &policy = {});
 
+class PruneMemo;
+
 /// What the `auto` greedy may do with a forward value the backward reads,
 /// besides keeping it.
 struct AutoOptions {
@@ -130,6 +132,9 @@ struct AutoOptions {
   /// The microbatches' copies of the step's forward values, decided for
   /// at once (MicrobatchTies.h); planAuto finds them (null: none).
   const MicrobatchTies *ties = nullptr;
+  /// The choices the prunes of one planAuto found not to fit (RematAuto's
+  /// PruneMemo); planAuto makes it (null: none).
+  PruneMemo *pruneMemo = nullptr;
 };
 
 /// Plans `op` with its lean workspace (its `memopt.lean_workspace_bytes`
