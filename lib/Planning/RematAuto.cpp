@@ -45,10 +45,10 @@
 #include "mlir/IR/Threading.h"
 
 #include <algorithm>
-#include <mutex>
-#include <set>
 #include <limits>
+#include <mutex>
 #include <numeric>
+#include <set>
 
 using namespace mlir;
 using namespace memopt;
