@@ -753,8 +753,6 @@ bool memopt::packsWithin(ArrayRef<LiveInterval> intervals, uint64_t limit) {
   bool within = packsWithinUnknown(intervals, limit);
   memo.insert(intervals, hash,
               within ? PackedBytesMemo::Known{0, limit}
-                     : PackedBytesMemo::Known{limit + 1,
-                                              std::numeric_limits<
-                                                  uint64_t>::max()});
+                     : PackedBytesMemo::Known{limit + 1});
   return within;
 }

@@ -140,4 +140,30 @@ TEST(ArenaPackingTest, PacksWithinIsPackedBytesAtMost) {
   }
 }
 
+TEST(ArenaPackingTest, RememberedBoundsKeepTheAnswers) {
+  // packsWithin keeps each answer as a bound on the arena (at most its
+  // limit, or above it) in the memo packedBytes shares: asked first, in
+  // any order of limits, the bounds must answer as the packing does, and
+  // packedBytes after them must still be the whole packing's total.
+  std::mt19937 random(29);
+  for (unsigned set = 0; set < 100; ++set) {
+    llvm::SmallVector<LiveInterval> intervals;
+    unsigned count = 8 + random() % 64;
+    for (unsigned i = 0; i < count; ++i) {
+      unsigned first = random() % 16;
+      intervals.push_back({first, first + unsigned(random() % 8),
+                           1 + uint64_t(random() % 9) + 1000 * set});
+    }
+    uint64_t total = packIntervals(intervals).total;
+    uint64_t peak = peakLiveBytes(intervals);
+    for (uint64_t limit : {total + 1, peak, total - 1, (peak + total) / 2,
+                           total, total + 1, total - 1})
+      EXPECT_EQ(packsWithin(intervals, limit), total <= limit)
+          << "set " << set << ", limit " << limit;
+    EXPECT_EQ(packedBytes(intervals), total) << "set " << set;
+    EXPECT_EQ(packsWithin(intervals, total), true) << "set " << set;
+    EXPECT_EQ(packsWithin(intervals, total - 1), false) << "set " << set;
+  }
+}
+
 } // namespace
