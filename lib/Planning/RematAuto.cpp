@@ -29,6 +29,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "memopt/Planning/OffloadPlan.h"
+#include "memopt/Planning/PlannerThreads.h"
 #include "memopt/Planning/RematPlan.h"
 #include "memopt/Planning/PredictedPeak.h"
 #include "memopt/Planning/ScheduleOrder.h"
@@ -42,7 +43,6 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/IR/Threading.h"
 
 #include <algorithm>
 #include <limits>
@@ -1568,7 +1568,7 @@ static AutoPlan planFamilies(func::FuncOp function,
   // Cuts and lean workspaces change the greedy's path, not only its last
   // rounds, and no path is the faster on every budget
   // (docs/passes/remat.md#cuts): each allowed combination runs, side by
-  // side on the context's threads (each rewrites copies of the step; the
+  // side on the planners' threads (planInParallel; each rewrites copies of the step; the
   // step itself is only read). The plans form families, without lean
   // workspaces and (where allowed) with them; each family's greedies also
   // run past the target and are pruned back to it (overshoot, at
@@ -1614,7 +1614,7 @@ static AutoPlan planFamilies(func::FuncOp function,
       alsoAtTarget[overshooting - variants.begin()] = i;
   }
   SmallVector<AutoPlan> plans(variants.size());
-  mlir::parallelFor(function.getContext(), 0, runs.size(), [&](size_t r) {
+  planInParallel(function.getContext(), runs.size(), [&](size_t r) {
     size_t i = runs[r];
     const Variant &variant = variants[i];
     if (variant.overshoot == 1) {
@@ -1689,7 +1689,7 @@ static AutoPlan planFamilies(func::FuncOp function,
       exchanges += expensive.size();
       tried.insert(expensive.begin(), expensive.end());
       SmallVector<AutoPlan> attempts(expensive.size());
-      mlir::parallelFor(function.getContext(), 0, expensive.size(),
+      planInParallel(function.getContext(), expensive.size(),
                         [&](size_t i) {
                           Exchange exchange{&plan, expensive[i],
                                             exchangeRounds};
@@ -1835,9 +1835,8 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
   // (docs/planning.md#microbatch-ties).
   MicrobatchTies ties(function, forward);
   PruneMemo pruneMemo;
-  AutoOptions untiedOptions = options;
-  untiedOptions.pruneMemo = &pruneMemo;
-  AutoOptions tiedOptions = untiedOptions, chosen;
+  AutoOptions tiedOptions = options, chosen;
+  tiedOptions.pruneMemo = &pruneMemo;
   if (!ties.empty())
     tiedOptions.ties = &ties;
   AutoPlan tied = planJointly(function, forward, inPlace, arenaTarget, cost,
@@ -1860,14 +1859,19 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
   // Where it does not fit, the tie's path may end above the untied
   // greedy's (by up to 7 % on the ResNet-34 U-Net's pipelined stages):
   // the untied greedy of its family runs from nothing. Where that fits
-  // (the target lies between the two), the untied search runs in full,
-  // for the fastest plan; else the smaller arena is taken.
+  // (the target lies between the two), the untied search of that family
+  // runs in full, for the fastest plan; else the smaller arena is taken.
+  // The other family lost the tied search, and its untied search (half
+  // the time of planning such a step: a recompute-only greedy of a
+  // microbatched step takes 200 rounds untied) found no faster plan on
+  // any case measured (docs/planning.md#microbatch-ties).
   AutoPlan fresh =
       untiedGreedy(function, forward, inPlace, arenaTarget, cost, chosen, tied);
   if (!fresh.fits)
     return tied.arenaBytes <= fresh.arenaBytes ? tied : fresh;
-  return planJointly(function, forward, inPlace, arenaTarget, cost,
-                     untiedOptions, chosen);
+  AutoOptions untied = chosen;
+  untied.ties = nullptr;
+  return planClones(function, forward, inPlace, arenaTarget, cost, untied);
 }
 
 uint64_t memopt::remat::bytesBesideArena(func::FuncOp function, bool cuda) {
