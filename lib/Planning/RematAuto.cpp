@@ -46,9 +46,11 @@
 
 #include <algorithm>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <numeric>
 #include <set>
+#include <utility>
 
 using namespace mlir;
 using namespace memopt;
@@ -968,6 +970,17 @@ public:
   /// no round fits it, the smallest arena run() finds (the same then).
   void alsoPlanAt(uint64_t target) { checkpointTarget = target; }
   std::optional<AutoPlan> takeCheckpoint() { return std::move(checkpoint); }
+  /// After run() returned `fit` (a plan that fits its target): the next
+  /// run() goes on from that round toward `lower`, as a greedy run from
+  /// nothing toward `lower` with alsoPlanAt(the target) would (the same
+  /// picks, `fit` its checkpoint), without repeating the rounds so far.
+  void lowerTarget(uint64_t lower, AutoPlan fit) {
+    checkpointTarget = arenaTarget;
+    checkpoint = std::move(fit);
+    arenaTarget = lower;
+  }
+  bool cutsAmongCandidates() const { return withCuts; }
+  bool leanAmongCandidates() const { return withLean; }
 
 private:
   bool isForward(Operation *op) const { return forwardOps.contains(op); }
@@ -1028,7 +1041,7 @@ private:
   uint64_t arenaTarget;
   const CostModel &cost;
   const AutoOptions &options;
-  bool withCuts;
+  bool withCuts, withLean;
   const Exchange *exchange;
   DenseSet<Operation *> forwardOps;
   /// The microbatches' copies of the forward values (options.ties): a
@@ -1081,6 +1094,10 @@ private:
   SmallVector<Value> repairs;
   std::optional<uint64_t> checkpointTarget;
   std::optional<AutoPlan> checkpoint;
+  /// The trial of the round whose arena (`heldArena`) fitted when run()
+  /// returned, for lowerTarget to go on from.
+  std::unique_ptr<Trial> held;
+  uint64_t heldArena = 0;
 };
 
 } // namespace
@@ -1091,7 +1108,7 @@ Greedy::Greedy(func::FuncOp function, ArrayRef<Operation *> forward,
                const Exchange *exchange)
     : function(function), forward(forward), inPlace(inPlace),
       arenaTarget(arenaTarget), cost(cost), options(options),
-      withCuts(withCuts), exchange(exchange),
+      withCuts(withCuts), withLean(withLean), exchange(exchange),
       forwardOps(forward.begin(), forward.end()),
       ties(options.ties ? *options.ties : noTies) {
   auto isForwardOp = [&](Operation *op) { return isForward(op); };
@@ -1148,28 +1165,40 @@ AutoPlan Greedy::choices() const {
 
 AutoPlan Greedy::run() {
   for (;; ++plan.rounds) {
-    if (exchange && plan.rounds > exchange->maxRounds)
-      return plan; // does not fit
-    Trial trial(function, forward, inPlace, chosen, nested, cuts, offloaded,
-                synchronous, lean, options, cost);
-    if (lastPickFailed(trial)) {
-      if (!repair(trial))
-        undoLastPick();
-      continue; // after a repair, lastPeak stays the peak before the pick
+    // The round run() returned at, when lowerTarget goes on from it.
+    std::unique_ptr<Trial> trial = std::move(held);
+    std::optional<uint64_t> arena;
+    if (trial) {
+      arena = heldArena;
+    } else {
+      if (exchange && plan.rounds > exchange->maxRounds)
+        return plan; // does not fit
+      trial = std::make_unique<Trial>(function, forward, inPlace, chosen,
+                                      nested, cuts, offloaded, synchronous,
+                                      lean, options, cost);
+      if (lastPickFailed(*trial)) {
+        if (!repair(*trial))
+          undoLastPick();
+        continue; // after a repair, lastPeak stays the peak before the pick
+      }
+      repairing.reset();
+      repairs.clear();
+      lastPeak = trial->peak;
+      arena = planArena(*trial);
+      takeCheckpointAt(*trial, arena);
     }
-    repairing.reset();
-    repairs.clear();
-    lastPeak = trial.peak;
-    std::optional<uint64_t> arena = planArena(trial);
-    takeCheckpointAt(trial, arena);
-    if (arena && *arena <= arenaTarget)
-      return fitted(*arena);
+    if (arena && *arena <= arenaTarget) {
+      AutoPlan fit = fitted(*arena);
+      held = std::move(trial);
+      heldArena = *arena;
+      return fit;
+    }
     // With no single value lowering the peak, the bytes at its first point.
     std::optional<Candidate> pick;
     bool atPeak = false;
     for (bool at : {false, true}) {
       atPeak = at;
-      if ((pick = bestCandidate(trial, atPeak)))
+      if ((pick = bestCandidate(*trial, atPeak)))
         break;
     }
     if (!pick)
@@ -1560,11 +1589,21 @@ static AutoPlan overshoot(func::FuncOp function, ArrayRef<Operation *> forward,
   return plan;
 }
 
-/// planAuto under one clone policy (`options.privateAncestors`).
+/// A greedy that fitted at the target, for planFamilies to go on from
+/// (Greedy::lowerTarget) where one of its greedies would walk its path.
+struct Resumable {
+  Greedy *greedy;
+  AutoPlan fit;
+  bool privateClones;
+};
+
+/// planAuto under one clone policy (`options.privateAncestors`); the
+/// overshooting greedy with `resume`'s candidates goes on from it.
 static AutoPlan planFamilies(func::FuncOp function,
                              ArrayRef<Operation *> forward, bool inPlace,
                              uint64_t arenaTarget, const CostModel &cost,
-                             const AutoOptions &options) {
+                             const AutoOptions &options,
+                             std::optional<Resumable> resume = std::nullopt) {
   // Cuts and lean workspaces change the greedy's path, not only its last
   // rounds, and no path is the faster on every budget
   // (docs/passes/remat.md#cuts): each allowed combination runs, side by
@@ -1622,14 +1661,25 @@ static AutoPlan planFamilies(func::FuncOp function,
                            options, variant.cuts, variant.lean);
       return;
     }
-    Greedy greedy(function, forward, inPlace,
-                  static_cast<uint64_t>(variant.overshoot * arenaTarget), cost,
-                  options, variant.cuts, variant.lean, /*exchange=*/nullptr);
-    if (alsoAtTarget[i])
-      greedy.alsoPlanAt(arenaTarget);
-    AutoPlan overshot = greedy.run();
+    auto overshootTarget =
+        static_cast<uint64_t>(variant.overshoot * arenaTarget);
+    std::optional<Greedy> own;
+    Greedy *greedy;
+    if (resume && resume->greedy->cutsAmongCandidates() == variant.cuts &&
+        resume->greedy->leanAmongCandidates() == variant.lean &&
+        alsoAtTarget[i]) {
+      greedy = resume->greedy;
+      greedy->lowerTarget(overshootTarget, std::move(resume->fit));
+    } else {
+      greedy = &own.emplace(function, forward, inPlace, overshootTarget, cost,
+                            options, variant.cuts, variant.lean,
+                            /*exchange=*/nullptr);
+      if (alsoAtTarget[i])
+        greedy->alsoPlanAt(arenaTarget);
+    }
+    AutoPlan overshot = greedy->run();
     if (alsoAtTarget[i]) {
-      std::optional<AutoPlan> atTarget = greedy.takeCheckpoint();
+      std::optional<AutoPlan> atTarget = greedy->takeCheckpoint();
       plans[*alsoAtTarget[i]] = atTarget ? std::move(*atTarget) : overshot;
     }
     plans[i] = overshoot(function, forward, inPlace, arenaTarget,
@@ -1731,11 +1781,18 @@ static AutoPlan planFamilies(func::FuncOp function,
 static AutoPlan planClones(func::FuncOp function,
                            ArrayRef<Operation *> forward, bool inPlace,
                            uint64_t arenaTarget, const CostModel &cost,
-                           const AutoOptions &options) {
+                           const AutoOptions &options,
+                           std::optional<Resumable> resume = std::nullopt) {
+  // `resume` under its own clone policy only.
+  auto resumeUnder = [&](bool privateClones) -> std::optional<Resumable> {
+    if (!resume || resume->privateClones != privateClones)
+      return std::nullopt;
+    return std::exchange(resume, std::nullopt);
+  };
   AutoOptions given = options;
   given.privateAncestors = options.privateAncestors.value_or(!inPlace);
-  AutoPlan plan =
-      planFamilies(function, forward, inPlace, arenaTarget, cost, given);
+  AutoPlan plan = planFamilies(function, forward, inPlace, arenaTarget, cost,
+                               given, resumeUnder(*given.privateAncestors));
   plan.privateClones = *given.privateAncestors;
   // Where the plan writes in place, shared clones reach a peak with fewer
   // FLOPs than private ones, but not the smallest peaks: a recomputed
@@ -1748,8 +1805,8 @@ static AutoPlan planClones(func::FuncOp function,
       plan.privateClones || !options.recompute)
     return plan;
   given.privateAncestors = true;
-  AutoPlan other =
-      planFamilies(function, forward, inPlace, arenaTarget, cost, given);
+  AutoPlan other = planFamilies(function, forward, inPlace, arenaTarget, cost,
+                                given, resumeUnder(true));
   other.privateClones = true;
   if (other.fits || other.arenaBytes < plan.arenaBytes)
     return other;
@@ -1778,23 +1835,6 @@ static AutoPlan planJointly(func::FuncOp function,
     chosen = alone;
     return recomputeOnly;
   }
-  return plan;
-}
-
-/// The untied greedy of tied plan `tied`'s family (chosen under
-/// `options`), from nothing.
-static AutoPlan untiedGreedy(func::FuncOp function,
-                             ArrayRef<Operation *> forward, bool inPlace,
-                             uint64_t arenaTarget, const CostModel &cost,
-                             AutoOptions options, const AutoPlan &tied) {
-  options.ties = nullptr;
-  options.privateAncestors = tied.privateClones;
-  AutoPlan plan = Greedy(function, forward, inPlace, arenaTarget, cost,
-                         options, options.recompute && options.cuts,
-                         options.leanWorkspaces || !tied.lean.empty(),
-                         /*exchange=*/nullptr)
-                      .run();
-  plan.privateClones = tied.privateClones;
   return plan;
 }
 
@@ -1864,14 +1904,22 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
   // The other family lost the tied search, and its untied search (half
   // the time of planning such a step: a recompute-only greedy of a
   // microbatched step takes 200 rounds untied) found no faster plan on
-  // any case measured (docs/planning.md#microbatch-ties).
-  AutoPlan fresh =
-      untiedGreedy(function, forward, inPlace, arenaTarget, cost, chosen, tied);
+  // any case measured (docs/planning.md#microbatch-ties). The search's
+  // overshooting greedy with the same candidates walks the untied
+  // greedy's path first, and goes on from where it stopped.
+  AutoOptions untied = chosen, freshOptions = chosen;
+  untied.ties = freshOptions.ties = nullptr;
+  freshOptions.privateAncestors = tied.privateClones;
+  Greedy greedy(function, forward, inPlace, arenaTarget, cost, freshOptions,
+                freshOptions.recompute && freshOptions.cuts,
+                freshOptions.leanWorkspaces || !tied.lean.empty(),
+                /*exchange=*/nullptr);
+  AutoPlan fresh = greedy.run();
+  fresh.privateClones = tied.privateClones;
   if (!fresh.fits)
     return tied.arenaBytes <= fresh.arenaBytes ? tied : fresh;
-  AutoOptions untied = chosen;
-  untied.ties = nullptr;
-  return planClones(function, forward, inPlace, arenaTarget, cost, untied);
+  return planClones(function, forward, inPlace, arenaTarget, cost, untied,
+                    Resumable{&greedy, std::move(fresh), tied.privateClones});
 }
 
 uint64_t memopt::remat::bytesBesideArena(func::FuncOp function, bool cuda) {
