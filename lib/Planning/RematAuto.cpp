@@ -30,8 +30,8 @@
 
 #include "memopt/Planning/OffloadPlan.h"
 #include "memopt/Planning/PlannerThreads.h"
-#include "memopt/Planning/RematPlan.h"
 #include "memopt/Planning/PredictedPeak.h"
+#include "memopt/Planning/RematPlan.h"
 #include "memopt/Planning/ScheduleOrder.h"
 
 #include "memopt/Analysis/ArenaPlan.h"
@@ -1607,8 +1607,8 @@ static AutoPlan planFamilies(func::FuncOp function,
   // Cuts and lean workspaces change the greedy's path, not only its last
   // rounds, and no path is the faster on every budget
   // (docs/passes/remat.md#cuts): each allowed combination runs, side by
-  // side on the planners' threads (planInParallel; each rewrites copies of the step; the
-  // step itself is only read). The plans form families, without lean
+  // side on the planners' threads (planInParallel; each rewrites copies of the
+  // step; the step itself is only read). The plans form families, without lean
   // workspaces and (where allowed) with them; each family's greedies also
   // run past the target and are pruned back to it (overshoot, at
   // kOvershoots), its fastest plan that fits (the smallest arena where
@@ -1739,14 +1739,11 @@ static AutoPlan planFamilies(func::FuncOp function,
       exchanges += expensive.size();
       tried.insert(expensive.begin(), expensive.end());
       SmallVector<AutoPlan> attempts(expensive.size());
-      planInParallel(function.getContext(), expensive.size(),
-                        [&](size_t i) {
-                          Exchange exchange{&plan, expensive[i],
-                                            exchangeRounds};
-                          attempts[i] = runGreedy(
-                              function, forward, inPlace, arenaTarget, cost,
-                              options, cutsAllowed, lean, &exchange);
-                        });
+      planInParallel(function.getContext(), expensive.size(), [&](size_t i) {
+        Exchange exchange{&plan, expensive[i], exchangeRounds};
+        attempts[i] = runGreedy(function, forward, inPlace, arenaTarget, cost,
+                                options, cutsAllowed, lean, &exchange);
+      });
       std::optional<unsigned> faster;
       for (auto [i, attempt] : llvm::enumerate(attempts))
         if (attempt.fits &&
@@ -1778,10 +1775,9 @@ static AutoPlan planFamilies(func::FuncOp function,
 
 /// planAuto under one set of candidates: shared clones, and where they do
 /// not fit, private ones.
-static AutoPlan planClones(func::FuncOp function,
-                           ArrayRef<Operation *> forward, bool inPlace,
-                           uint64_t arenaTarget, const CostModel &cost,
-                           const AutoOptions &options,
+static AutoPlan planClones(func::FuncOp function, ArrayRef<Operation *> forward,
+                           bool inPlace, uint64_t arenaTarget,
+                           const CostModel &cost, const AutoOptions &options,
                            std::optional<Resumable> resume = std::nullopt) {
   // `resume` under its own clone policy only.
   auto resumeUnder = [&](bool privateClones) -> std::optional<Resumable> {

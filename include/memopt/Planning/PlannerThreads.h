@@ -1,4 +1,4 @@
-//===- PlannerThreads.h - The planners' own worker threads -------*- C++ -*-===//
+//===- PlannerThreads.h - The planners' own threads -------------*- C++ -*-===//
 //
 // Part of the planning library (docs/planning.md#planner-threads): the
 // runs of a planner (auto's greedies and exchanges) side by side, on

@@ -1,0 +1,73 @@
+//===- PlannerThreadsTest.cpp - The planners' own threads -----------------===//
+//
+// planInParallel runs every index once, one after the other where the
+// context has threading disabled, and never on the calling thread where it
+// has not: a pass-manager thread that waits for its runs must not take
+// other work meanwhile (docs/planning.md#planner-threads).
+//
+//===----------------------------------------------------------------------===//
+
+#include "memopt/Planning/PlannerThreads.h"
+
+#include "mlir/IR/Threading.h"
+
+#include "gtest/gtest.h"
+
+#include <atomic>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+using namespace memopt;
+
+namespace {
+
+TEST(PlannerThreadsTest, EveryIndexOnce) {
+  mlir::MLIRContext context;
+  std::vector<std::atomic<int>> runs(100);
+  planInParallel(&context, runs.size(), [&](size_t i) { ++runs[i]; });
+  for (const std::atomic<int> &count : runs)
+    EXPECT_EQ(count.load(), 1);
+  planInParallel(&context, 0, [&](size_t) { FAIL() << "nothing to run"; });
+}
+
+TEST(PlannerThreadsTest, InOrderWithoutThreads) {
+  mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
+  std::vector<size_t> order;
+  std::thread::id caller = std::this_thread::get_id();
+  planInParallel(&context, 5, [&](size_t i) {
+    EXPECT_EQ(std::this_thread::get_id(), caller);
+    order.push_back(i);
+  });
+  EXPECT_EQ(order, (std::vector<size_t>{0, 1, 2, 3, 4}));
+}
+
+TEST(PlannerThreadsTest, CallersOnTheContextsPoolOnlyWait) {
+  mlir::MLIRContext context;
+  // Two callers on the context's pool, as the pass manager plans two
+  // stages; each one's runs, and runs nested in them, complete, and none
+  // of them runs on a caller's thread.
+  std::mutex mutex;
+  std::vector<std::thread::id> callers, bodies;
+  std::atomic<int> nested{0};
+  mlir::parallelFor(&context, 0, 2, [&](size_t) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      callers.push_back(std::this_thread::get_id());
+    }
+    planInParallel(&context, 8, [&](size_t) {
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        bodies.push_back(std::this_thread::get_id());
+      }
+      planInParallel(&context, 3, [&](size_t) { ++nested; });
+    });
+  });
+  EXPECT_EQ(bodies.size(), 16u);
+  EXPECT_EQ(nested.load(), 48);
+  for (std::thread::id body : bodies)
+    for (std::thread::id caller : callers)
+      EXPECT_NE(body, caller);
+}
+
+} // namespace
