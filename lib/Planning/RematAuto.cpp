@@ -981,6 +981,14 @@ public:
   }
   bool cutsAmongCandidates() const { return withCuts; }
   bool leanAmongCandidates() const { return withLean; }
+  /// Whether no cut was committed before the checkpoint (in the whole
+  /// run, where none was taken): a greedy without cuts toward the
+  /// checkpoint's target, from nothing, would have made the same picks
+  /// (a cut that never won a round changes no other pick) and returned
+  /// the checkpoint (where none was taken, the same smallest arena).
+  bool walkedWithoutCuts() const { return !cutBeforeCheckpoint; }
+  /// Whether a lean workspace was committed (in the whole run).
+  bool committedLean() const { return leanCommitted; }
 
 private:
   bool isForward(Operation *op) const { return forwardOps.contains(op); }
@@ -1094,6 +1102,8 @@ private:
   SmallVector<Value> repairs;
   std::optional<uint64_t> checkpointTarget;
   std::optional<AutoPlan> checkpoint;
+  bool cutBeforeCheckpoint = false;
+  bool leanCommitted = false;
   /// The trial of the round whose arena (`heldArena`) fitted when run()
   /// returned, for lowerTarget to go on from.
   std::unique_ptr<Trial> held;
@@ -1471,6 +1481,7 @@ std::optional<Candidate> Greedy::bestCandidate(const Trial &trial,
 
 void Greedy::commit(Candidate pick) {
   if (!pick.lean.empty()) {
+    leanCommitted = true;
     for (Operation *op : pick.lean) {
       lean.insert(op);
       leanable.erase(op);
@@ -1479,6 +1490,7 @@ void Greedy::commit(Candidate pick) {
     nested.insert(pick.values.front());
   } else if (pick.cut) {
     cuts[pick.values.front()].push_back(pick.cutAt);
+    cutBeforeCheckpoint |= !checkpoint;
   } else if (pick.upgrade) {
     synchronous.insert(pick.values.front());
   } else if (pick.offload) {
@@ -1635,30 +1647,42 @@ static AutoPlan planFamilies(func::FuncOp function,
   }
   // An overshoot's greedy walks the path of the greedy at the target with
   // the same cuts and lean workspaces, and goes on from where that one
-  // stops: one greedy gives both plans (Greedy::alsoPlanAt).
-  SmallVector<std::optional<size_t>> alsoAtTarget(variants.size());
-  SmallVector<size_t> runs;
+  // stops: one greedy gives both plans (Greedy::alsoPlanAt). And a greedy
+  // walks the path of one with fewer candidates for as long as it commits
+  // none of the others (a candidate that never won a round changed no
+  // pick): the greedy with cuts that of the greedy without them, up to
+  // its checkpoint (Greedy::walkedWithoutCuts), the greedy with lean
+  // workspaces that of the family without them (committedLean). So the
+  // family with the most candidates overshoots first, and the greedies
+  // with fewer run only where it left their path; the others take its
+  // plans (measured: the families often commit no cut, or no lean
+  // workspace, and a microbatched step's greedies are its costliest).
+  struct Family {
+    std::optional<size_t> withoutCuts; // the greedy at the target
+    size_t atTarget = 0, overshooting = 0;
+  };
+  SmallVector<Family, 2> byFamily(families.size());
   for (auto [i, variant] : llvm::enumerate(variants)) {
-    if (variant.overshoot < 1) {
-      runs.push_back(i);
-      continue;
-    }
-    auto overshooting = llvm::find_if(variants, [&](const Variant &other) {
-      return other.overshoot < 1 && other.cuts == variant.cuts &&
-             other.lean == variant.lean;
-    });
-    if (overshooting == variants.end())
-      runs.push_back(i);
+    Family &family = byFamily[variant.lean ? families.size() - 1 : 0];
+    if (variant.overshoot < 1)
+      family.overshooting = i;
+    else if (variant.cuts == cutsAllowed)
+      family.atTarget = i;
     else
-      alsoAtTarget[overshooting - variants.begin()] = i;
+      family.withoutCuts = i;
   }
   SmallVector<AutoPlan> plans(variants.size());
-  planInParallel(function.getContext(), runs.size(), [&](size_t r) {
-    size_t i = runs[r];
+  // Of each run: whether it committed no cut before its checkpoint, and
+  // whether it committed a lean workspace.
+  SmallVector<char> walkedWithoutCuts(variants.size(), false),
+      committedLean(variants.size(), false);
+  auto run = [&](size_t i) {
     const Variant &variant = variants[i];
     if (variant.overshoot == 1) {
-      plans[i] = runGreedy(function, forward, inPlace, arenaTarget, cost,
-                           options, variant.cuts, variant.lean);
+      Greedy greedy(function, forward, inPlace, arenaTarget, cost, options,
+                    variant.cuts, variant.lean, /*exchange=*/nullptr);
+      plans[i] = greedy.run();
+      committedLean[i] = greedy.committedLean();
       return;
     }
     auto overshootTarget =
@@ -1666,25 +1690,61 @@ static AutoPlan planFamilies(func::FuncOp function,
     std::optional<Greedy> own;
     Greedy *greedy;
     if (resume && resume->greedy->cutsAmongCandidates() == variant.cuts &&
-        resume->greedy->leanAmongCandidates() == variant.lean &&
-        alsoAtTarget[i]) {
+        resume->greedy->leanAmongCandidates() == variant.lean) {
       greedy = resume->greedy;
       greedy->lowerTarget(overshootTarget, std::move(resume->fit));
     } else {
       greedy = &own.emplace(function, forward, inPlace, overshootTarget, cost,
                             options, variant.cuts, variant.lean,
                             /*exchange=*/nullptr);
-      if (alsoAtTarget[i])
-        greedy->alsoPlanAt(arenaTarget);
+      greedy->alsoPlanAt(arenaTarget);
     }
     AutoPlan overshot = greedy->run();
-    if (alsoAtTarget[i]) {
-      std::optional<AutoPlan> atTarget = greedy->takeCheckpoint();
-      plans[*alsoAtTarget[i]] = atTarget ? std::move(*atTarget) : overshot;
-    }
+    walkedWithoutCuts[i] = greedy->walkedWithoutCuts();
+    committedLean[i] = greedy->committedLean();
+    std::optional<AutoPlan> atTarget = greedy->takeCheckpoint();
+    Family &family = byFamily[variant.lean ? families.size() - 1 : 0];
+    plans[family.atTarget] = atTarget ? std::move(*atTarget) : overshot;
     plans[i] = overshoot(function, forward, inPlace, arenaTarget,
                          std::move(overshot), cost, options);
-  });
+  };
+  auto runAll = [&](ArrayRef<size_t> runs) {
+    planInParallel(function.getContext(), runs.size(),
+                   [&](size_t r) { run(runs[r]); });
+  };
+  // A run's plans, taken by the family without lean workspaces.
+  auto takeWithoutLean = [&](size_t from, size_t to) {
+    plans[to] = plans[from];
+    walkedWithoutCuts[to] = walkedWithoutCuts[from];
+  };
+  Family &most = byFamily.back(), &fewest = byFamily.front();
+  runAll({most.overshooting});
+  SmallVector<size_t, 2> second;
+  bool twoFamilies = byFamily.size() == 2;
+  if (twoFamilies) {
+    if (committedLean[most.overshooting]) {
+      second.push_back(fewest.overshooting);
+    } else {
+      takeWithoutLean(most.overshooting, fewest.overshooting);
+      takeWithoutLean(most.atTarget, fewest.atTarget);
+    }
+  }
+  if (most.withoutCuts) {
+    if (walkedWithoutCuts[most.overshooting])
+      plans[*most.withoutCuts] = plans[most.atTarget];
+    else
+      second.push_back(*most.withoutCuts);
+  }
+  runAll(second);
+  if (twoFamilies && fewest.withoutCuts) {
+    if (walkedWithoutCuts[fewest.overshooting])
+      plans[*fewest.withoutCuts] = plans[fewest.atTarget];
+    else if (!committedLean[*most.withoutCuts] &&
+             llvm::is_contained(second, *most.withoutCuts))
+      plans[*fewest.withoutCuts] = plans[*most.withoutCuts];
+    else
+      runAll({*fewest.withoutCuts});
+  }
   auto seconds = [&](const AutoPlan &p) {
     return options.linkBandwidth > 0 ? p.seconds : p.secondsAdded;
   };
