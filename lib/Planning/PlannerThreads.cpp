@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <thread>
 
 using namespace mlir;
 using namespace memopt;
@@ -39,4 +40,17 @@ void memopt::planInParallel(MLIRContext *context, size_t count,
         body(i);
     });
   group.wait();
+}
+
+void memopt::searchSideBySide(MLIRContext *context,
+                              llvm::function_ref<void()> first,
+                              llvm::function_ref<void()> second) {
+  if (!context->isMultithreadingEnabled()) {
+    first();
+    second();
+    return;
+  }
+  std::thread other([&] { second(); });
+  first();
+  other.join();
 }

@@ -1875,16 +1875,25 @@ static AutoPlan planJointly(func::FuncOp function,
                             uint64_t arenaTarget, const CostModel &cost,
                             const AutoOptions &options, AutoOptions &chosen) {
   chosen = options;
-  AutoPlan plan =
-      planClones(function, forward, inPlace, arenaTarget, cost, options);
   if (!options.recompute || !options.offload)
-    return plan;
+    return planClones(function, forward, inPlace, arenaTarget, cost, options);
   // One greedy over both is no proof of the least time: recomputing
-  // alone may fit where the joint choice does not, or fit faster.
+  // alone may fit where the joint choice does not, or fit faster. The two
+  // searches run side by side (each one's greedies then fill the threads
+  // the other's leave idle).
   AutoOptions alone = options;
   alone.offload = false;
-  AutoPlan recomputeOnly =
-      planClones(function, forward, inPlace, arenaTarget, cost, alone);
+  AutoPlan plan, recomputeOnly;
+  searchSideBySide(
+      function.getContext(),
+      [&] {
+        plan =
+            planClones(function, forward, inPlace, arenaTarget, cost, options);
+      },
+      [&] {
+        recomputeOnly =
+            planClones(function, forward, inPlace, arenaTarget, cost, alone);
+      });
   if (recomputeOnly.fits
           ? !plan.fits || recomputeOnly.seconds < plan.seconds
           : !plan.fits && recomputeOnly.arenaBytes < plan.arenaBytes) {

@@ -17,9 +17,10 @@
 namespace memopt {
 
 /// Calls `body(i)` for every i in [0, count), side by side on the
-/// planners' threads (as many as `context`'s pool has), and returns once
-/// all have returned; one after the other where `context` has
-/// multithreading disabled. Which thread runs which i is not fixed: each
+/// planners' threads (as many as `context`'s pool has; a single one too,
+/// so that no more threads compute than the pool has), and returns once
+/// all have returned; one after the other, on the caller's thread, where
+/// `context` has multithreading disabled. Which thread runs which i is not fixed: each
 /// body writes its own result.
 ///
 /// The context's pool runs the pass manager's functions (a pipelined
@@ -32,6 +33,16 @@ namespace memopt {
 /// order they were asked for.
 void planInParallel(mlir::MLIRContext *context, size_t count,
                     llvm::function_ref<void(size_t)> body);
+
+/// Runs two searches (each a caller of planInParallel) side by side:
+/// `second` on a thread of its own, not one of the planners' (a thread of
+/// the pool that waits takes any queued run, perhaps a whole search; the
+/// searches' threads only wait, so every greedy runs on the planners'
+/// threads in the order asked). One after the other where `context` has
+/// multithreading disabled.
+void searchSideBySide(mlir::MLIRContext *context,
+                      llvm::function_ref<void()> first,
+                      llvm::function_ref<void()> second);
 
 } // namespace memopt
 
