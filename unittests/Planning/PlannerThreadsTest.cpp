@@ -3,7 +3,8 @@
 // planInParallel runs every index once, one after the other where the
 // context has threading disabled, and never on the calling thread where it
 // has not: a pass-manager thread that waits for its runs must not take
-// other work meanwhile (docs/planning.md#planner-threads).
+// other work meanwhile (docs/planning.md#planner-threads). searchSideBySide
+// runs both searches, in order without threads.
 //
 //===----------------------------------------------------------------------===//
 
@@ -68,6 +69,21 @@ TEST(PlannerThreadsTest, CallersOnTheContextsPoolOnlyWait) {
   for (std::thread::id body : bodies)
     for (std::thread::id caller : callers)
       EXPECT_NE(body, caller);
+}
+
+TEST(PlannerThreadsTest, SearchesSideBySide) {
+  mlir::MLIRContext context;
+  std::atomic<int> runs{0};
+  auto search = [&] {
+    planInParallel(&context, 4, [&](size_t) { ++runs; });
+  };
+  searchSideBySide(&context, search, search);
+  EXPECT_EQ(runs.load(), 8);
+  mlir::MLIRContext serial(mlir::MLIRContext::Threading::DISABLED);
+  std::vector<int> order;
+  searchSideBySide(
+      &serial, [&] { order.push_back(1); }, [&] { order.push_back(2); });
+  EXPECT_EQ(order, (std::vector<int>{1, 2}));
 }
 
 } // namespace

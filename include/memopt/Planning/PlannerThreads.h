@@ -17,10 +17,9 @@
 namespace memopt {
 
 /// Calls `body(i)` for every i in [0, count), side by side on the
-/// planners' threads (as many as `context`'s pool has; a single one too,
-/// so that no more threads compute than the pool has), and returns once
-/// all have returned; one after the other, on the caller's thread, where
-/// `context` has multithreading disabled. Which thread runs which i is not fixed: each
+/// planners' threads (as many as `context`'s pool has), and returns once
+/// all have returned; on the caller's thread where there is one body, or
+/// `context` has multithreading disabled (then one after the other). Which thread runs which i is not fixed: each
 /// body writes its own result.
 ///
 /// The context's pool runs the pass manager's functions (a pipelined
