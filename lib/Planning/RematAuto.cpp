@@ -1561,13 +1561,13 @@ AutoPlan Greedy::smallest() {
   return best;
 }
 
-/// planAuto's greedy, with or without cuts (and lean workspaces, where
+/// An exchange's greedy, with or without cuts (and lean workspaces, where
 /// the options allow them) among its candidates.
 static AutoPlan runGreedy(func::FuncOp function, ArrayRef<Operation *> forward,
                           bool inPlace, uint64_t arenaTarget,
                           const CostModel &cost, const AutoOptions &options,
                           bool withCuts, bool withLean,
-                          const Exchange *exchange = nullptr) {
+                          const Exchange *exchange) {
   return Greedy(function, forward, inPlace, arenaTarget, cost, options,
                 withCuts, withLean, exchange)
       .run();
