@@ -7,6 +7,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
 #include <thread>
 
 using namespace mlir;
@@ -40,6 +43,46 @@ void memopt::planInParallel(MLIRContext *context, size_t count,
         body(i);
     });
   group.wait();
+}
+
+void memopt::planAlongside(MLIRContext *context, size_t count,
+                           llvm::function_ref<void(size_t)> body) {
+  size_t helpers = 0;
+  if (count > 1 && context->isMultithreadingEnabled())
+    helpers =
+        std::min<size_t>(count, plannerPool(context).getMaxConcurrency()) - 1;
+  // What a helper reads after the caller has returned: it outlives the
+  // call, and `body` is called only by helpers that joined before the
+  // caller closed it.
+  struct Shared {
+    std::atomic<size_t> next{0};
+    std::mutex mutex;
+    std::condition_variable done;
+    unsigned running = 0;
+    bool closed = false;
+  };
+  auto shared = std::make_shared<Shared>();
+  auto takeIndices = [&shared = *shared, count, body] {
+    for (size_t i; (i = shared.next.fetch_add(1)) < count;)
+      body(i);
+  };
+  for (size_t helper = 0; helper < helpers; ++helper)
+    plannerPool(context).async([shared, takeIndices] {
+      {
+        std::lock_guard<std::mutex> lock(shared->mutex);
+        if (shared->closed)
+          return;
+        ++shared->running;
+      }
+      takeIndices();
+      std::lock_guard<std::mutex> lock(shared->mutex);
+      if (--shared->running == 0)
+        shared->done.notify_all();
+    });
+  takeIndices();
+  std::unique_lock<std::mutex> lock(shared->mutex);
+  shared->closed = true;
+  shared->done.wait(lock, [&] { return shared->running == 0; });
 }
 
 void memopt::searchSideBySide(MLIRContext *context,

@@ -4,7 +4,9 @@
 // context has threading disabled, and never on the calling thread where it
 // has not: a pass-manager thread that waits for its runs must not take
 // other work meanwhile (docs/planning.md#planner-threads). searchSideBySide
-// runs both searches, in order without threads.
+// runs both searches, in order without threads. planAlongside runs every
+// index once, in order on the caller's thread without threads, and does
+// not wait for planners' threads that are busy.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +17,7 @@
 #include "gtest/gtest.h"
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -84,6 +87,55 @@ TEST(PlannerThreadsTest, SearchesSideBySide) {
   searchSideBySide(
       &serial, [&] { order.push_back(1); }, [&] { order.push_back(2); });
   EXPECT_EQ(order, (std::vector<int>{1, 2}));
+}
+
+TEST(PlannerThreadsTest, AlongsideEveryIndexOnce) {
+  mlir::MLIRContext context;
+  std::vector<std::atomic<int>> runs(100);
+  planAlongside(&context, runs.size(), [&](size_t i) { ++runs[i]; });
+  for (const std::atomic<int> &count : runs)
+    EXPECT_EQ(count.load(), 1);
+  // From the planners' own threads too (a greedy's prune).
+  std::atomic<int> nested{0};
+  planInParallel(&context, 4, [&](size_t) {
+    planAlongside(&context, 5, [&](size_t) { ++nested; });
+  });
+  EXPECT_EQ(nested.load(), 20);
+  mlir::MLIRContext serial(mlir::MLIRContext::Threading::DISABLED);
+  std::vector<size_t> order;
+  std::thread::id caller = std::this_thread::get_id();
+  planAlongside(&serial, 4, [&](size_t i) {
+    EXPECT_EQ(std::this_thread::get_id(), caller);
+    order.push_back(i);
+  });
+  EXPECT_EQ(order, (std::vector<size_t>{0, 1, 2, 3}));
+}
+
+TEST(PlannerThreadsTest, AlongsideWaitsForNoBusyThread) {
+  mlir::MLIRContext context;
+  // Every planner's thread busy until released: planAlongside still runs
+  // all its indices, on the caller's thread.
+  unsigned threads = context.getThreadPool().getMaxConcurrency();
+  std::atomic<unsigned> busy{0};
+  std::atomic<bool> release{false};
+  std::thread occupant([&] {
+    planInParallel(&context, threads, [&](size_t) {
+      ++busy;
+      while (!release.load())
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    });
+  });
+  while (threads > 1 && busy.load() < threads)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  std::thread::id caller = std::this_thread::get_id();
+  int runs = 0;
+  planAlongside(&context, 6, [&](size_t) {
+    EXPECT_EQ(std::this_thread::get_id(), caller);
+    ++runs;
+  });
+  EXPECT_EQ(runs, 6);
+  release = true;
+  occupant.join();
 }
 
 } // namespace

@@ -33,6 +33,18 @@ namespace memopt {
 void planInParallel(mlir::MLIRContext *context, size_t count,
                     llvm::function_ref<void(size_t)> body);
 
+/// Calls `body(i)` for i in [0, count) in order on the caller's thread,
+/// while planners' threads that are idle take the next indices alongside
+/// it; returns once every index has been taken and every body taken has
+/// returned. A planner's thread that is busy is not waited for: a helper
+/// that starts after the caller took the last index does nothing. For
+/// work that is cheap to have done in vain (a prune's fit tests, tried
+/// ahead of the one that decides: docs/planning.md#planner-threads), run
+/// from any thread, a planner's included, without taking another
+/// planner's queued run meanwhile.
+void planAlongside(mlir::MLIRContext *context, size_t count,
+                   llvm::function_ref<void(size_t)> body);
+
 /// Runs two searches (each a caller of planInParallel) side by side:
 /// `second` on a thread of its own, not one of the planners' (a thread of
 /// the pool that waits takes any queued run, perhaps a whole search; the
