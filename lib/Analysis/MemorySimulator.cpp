@@ -11,6 +11,7 @@
 #include "memopt/Analysis/ArenaPlan.h"
 #include "memopt/Analysis/StepMemory.h"
 #include "memopt/Analysis/Workspace.h"
+#include "memopt/Dialect/TG/IR/TGOps.h"
 
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
@@ -104,6 +105,12 @@ MemorySimulator::MemorySimulator(func::FuncOp function, bool inPlace) {
   // Users in the given order, whatever the use-list order was.
   for (ArenaValue &value : valueInfo)
     llvm::sort(value.users);
+  if (inPlace)
+    sliceDependsOnOrder = llvm::any_of(valueInfo, [&](const ArenaValue &v) {
+      return llvm::count_if(v.users, [&](unsigned user) {
+               return isa<tg::ConcatOp>(opInfo[user].op);
+             }) > 1;
+    });
 }
 
 unsigned MemorySimulator::valueIndex(mlir::Value value) const {

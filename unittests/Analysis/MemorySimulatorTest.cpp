@@ -187,4 +187,52 @@ TEST_F(MemorySimulatorTest, InPlaceWritesAndWorkspacesCountOnce) {
             4096u);
 }
 
+/// The buffers of a layout as (first, last, bytes), in the plan's order.
+SmallVector<std::tuple<unsigned, unsigned, uint64_t>>
+intervals(const MemorySimulator::Layout &layout) {
+  SmallVector<std::tuple<unsigned, unsigned, uint64_t>> buffers;
+  for (const MemorySimulator::Buffer &buffer : layout.buffers)
+    buffers.push_back({buffer.first, buffer.last, buffer.bytes});
+  return buffers;
+}
+
+TEST_F(MemorySimulatorTest, AnOrdersLayoutIsTheReorderedStepsLayout) {
+  // tg-remat's fit tests take the layout of the scheduled order from the
+  // graph before the reordering.
+  func::FuncOp function = parse(kPoolLate);
+  MemorySimulator before(function, /*inPlace=*/true);
+  ASSERT_FALSE(before.layoutDependsOnGivenOrder());
+  SmallVector<unsigned> early = {0, 2, 1, 3, 4};
+  MemorySimulator::Layout ofEarly = before.layout(early);
+  Block &body = function.getBody().front();
+  SmallVector<Operation *> ops =
+      llvm::to_vector(llvm::make_pointer_range(body.without_terminator()));
+  for (unsigned index : early)
+    ops[index]->moveBefore(body.getTerminator());
+  MemorySimulator after(function, /*inPlace=*/true);
+  SmallVector<unsigned> given = after.givenOrder();
+  EXPECT_EQ(intervals(after.layout(given)), intervals(ofEarly));
+  EXPECT_EQ(after.liveBytes(given), before.liveBytes(early));
+}
+
+/// %x read by two concats: the slice it is computed in is the first
+/// concat's in the block.
+constexpr StringLiteral kTwoConcats = R"mlir(
+func.func @f(%x: tensor<1x1x4x4xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) {
+  %a = tg.relu %x : tensor<1x1x4x4xf32>
+  %b = tg.sigmoid %x : tensor<1x1x4x4xf32>
+  %c = tg.concat %a, %b {axis = 1 : i64} : (tensor<1x1x4x4xf32>, tensor<1x1x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %d = tg.concat %b, %a {axis = 1 : i64} : (tensor<1x1x4x4xf32>, tensor<1x1x4x4xf32>) -> tensor<1x2x4x4xf32>
+  return %c, %d : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
+}
+)mlir";
+
+TEST_F(MemorySimulatorTest, ALayoutWithSharedConcatOperandsFollowsTheOrder) {
+  func::FuncOp function = parse(kTwoConcats);
+  EXPECT_TRUE(
+      MemorySimulator(function, /*inPlace=*/true).layoutDependsOnGivenOrder());
+  EXPECT_FALSE(
+      MemorySimulator(function, /*inPlace=*/false).layoutDependsOnGivenOrder());
+}
+
 } // namespace

@@ -82,6 +82,12 @@ public:
   unsigned valueIndex(mlir::Value value) const;
   /// The given order: 0, 1, ..., n - 1.
   llvm::SmallVector<unsigned> givenOrder() const;
+  /// Whether layout(order) can differ from the layout of the given order
+  /// on a simulator of the function with its ops reordered to `order`:
+  /// only where a value is an operand of two concats, whose slice it is
+  /// computed in goes to the first concat of the block. Elsewhere the
+  /// graph is the same, and so is every buffer of the layout.
+  bool layoutDependsOnGivenOrder() const { return sliceDependsOnOrder; }
 
   /// Live bytes while each op of `order` (a permutation of the op indices)
   /// runs.
@@ -167,6 +173,7 @@ private:
   llvm::SmallVector<Op> opInfo;
   llvm::SmallVector<ArenaValue> valueInfo;
   llvm::DenseMap<mlir::Value, unsigned> indexOf;
+  bool sliceDependsOnOrder = false;
 };
 
 } // namespace memopt
