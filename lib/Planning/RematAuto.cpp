@@ -1773,98 +1773,42 @@ static AutoPlan planFamilies(func::FuncOp function,
     plans[i] = overshoot(function, forward, inPlace, arenaTarget,
                          std::move(overshot), cost, options);
   };
+  auto runAll = [&](ArrayRef<size_t> runs) {
+    planInParallel(function.getContext(), runs.size(),
+                   [&](size_t r) { run(runs[r]); });
+  };
   // A run's plans, taken by the family without lean workspaces.
   auto takeWithoutLean = [&](size_t from, size_t to) {
     plans[to] = plans[from];
     walkedWithoutCuts[to] = walkedWithoutCuts[from];
   };
   Family &most = byFamily.back(), &fewest = byFamily.front();
+  runAll({most.overshooting});
+  SmallVector<size_t, 2> second;
   bool twoFamilies = byFamily.size() == 2;
-  // The runs, each after those whose plans it may take. One decides
-  // whether the next are needed, which an idle planner's thread runs
-  // meanwhile (planAlongside), before it is decided; a run that is
-  // decided needless when it would begin is skipped. The runs that
-  // turn out needless are dropped below, so the plans are the same.
-  // In waves: the runs of a wave are decided by those before it.
-  SmallVector<SmallVector<size_t, 2>, 3> waves{{most.overshooting}, {}, {}};
-  if (twoFamilies)
-    waves[1].push_back(fewest.overshooting);
-  if (most.withoutCuts)
-    waves[1].push_back(*most.withoutCuts);
-  if (twoFamilies && fewest.withoutCuts)
-    waves[2].push_back(*fewest.withoutCuts);
-  SmallVector<size_t, 4> runs;
-  for (ArrayRef<size_t> wave : waves)
-    runs.append(wave.begin(), wave.end());
-  std::mutex finishedMutex;
-  SmallVector<char> finished(variants.size(), false);
-  // Whether run `i` is needed, once the runs that decide it have
-  // finished (with finishedMutex held).
-  auto needed = [&](size_t i) -> std::optional<bool> {
-    if (i == most.overshooting)
-      return true;
-    if (!finished[most.overshooting])
-      return std::nullopt;
-    bool fewestRuns = twoFamilies && committedLean[most.overshooting];
-    if (twoFamilies && i == fewest.overshooting)
-      return fewestRuns;
-    bool mostWithoutCutsRuns =
-        most.withoutCuts && !walkedWithoutCuts[most.overshooting];
-    if (most.withoutCuts && i == *most.withoutCuts)
-      return mostWithoutCutsRuns;
-    // The family without lean workspaces, without cuts.
-    if ((fewestRuns && !finished[fewest.overshooting]) ||
-        (mostWithoutCutsRuns && !finished[*most.withoutCuts]))
-      return std::nullopt;
-    bool walked =
-        walkedWithoutCuts[fewestRuns ? fewest.overshooting : most.overshooting];
-    return !walked &&
-           !(mostWithoutCutsRuns && !committedLean[*most.withoutCuts]);
-  };
-  auto runOrSkip = [&](size_t i) {
-    {
-      std::lock_guard<std::mutex> lock(finishedMutex);
-      if (std::optional<bool> need = needed(i); need && !*need)
-        return;
+  if (twoFamilies) {
+    if (committedLean[most.overshooting]) {
+      second.push_back(fewest.overshooting);
+    } else {
+      takeWithoutLean(most.overshooting, fewest.overshooting);
+      takeWithoutLean(most.atTarget, fewest.atTarget);
     }
-    run(i);
-    std::lock_guard<std::mutex> lock(finishedMutex);
-    finished[i] = true;
-  };
-  if (options.ties) {
-    // Each tied stage plans with its peers side by side; no thread is
-    // idle to run ahead. The runs go in waves, each of the runs that the
-    // last decided needed.
-    for (ArrayRef<size_t> wave : waves) {
-      SmallVector<size_t, 2> now;
-      for (size_t i : wave) {
-        std::lock_guard<std::mutex> lock(finishedMutex);
-        if (needed(i).value_or(false))
-          now.push_back(i);
-      }
-      planInParallel(function.getContext(), now.size(),
-                     [&](size_t k) { runOrSkip(now[k]); });
-    }
-  } else {
-    planAlongside(function.getContext(), runs.size(),
-                  [&](size_t r) { runOrSkip(runs[r]); });
-  }
-  bool mostWithoutCutsRan = false;
-  if (twoFamilies && !committedLean[most.overshooting]) {
-    takeWithoutLean(most.overshooting, fewest.overshooting);
-    takeWithoutLean(most.atTarget, fewest.atTarget);
   }
   if (most.withoutCuts) {
     if (walkedWithoutCuts[most.overshooting])
       plans[*most.withoutCuts] = plans[most.atTarget];
     else
-      mostWithoutCutsRan = true;
+      second.push_back(*most.withoutCuts);
   }
+  runAll(second);
   if (twoFamilies && fewest.withoutCuts) {
     if (walkedWithoutCuts[fewest.overshooting])
       plans[*fewest.withoutCuts] = plans[fewest.atTarget];
-    else if (mostWithoutCutsRan && !committedLean[*most.withoutCuts])
+    else if (!committedLean[*most.withoutCuts] &&
+             llvm::is_contained(second, *most.withoutCuts))
       plans[*fewest.withoutCuts] = plans[*most.withoutCuts];
+    else
+      runAll({*fewest.withoutCuts});
   }
   auto seconds = [&](const AutoPlan &p) {
     return options.linkBandwidth > 0 ? p.seconds : p.secondsAdded;
