@@ -1783,29 +1783,47 @@ static AutoPlan planFamilies(func::FuncOp function,
     walkedWithoutCuts[to] = walkedWithoutCuts[from];
   };
   Family &most = byFamily.back(), &fewest = byFamily.front();
-  runAll({most.overshooting});
-  SmallVector<size_t, 2> second;
   bool twoFamilies = byFamily.size() == 2;
+  SmallVector<size_t, 3> first{most.overshooting};
+  // A resumed greedy has committed lean workspaces, or a cut before its
+  // checkpoint (the plan it resumes from), in its rounds so far already:
+  // the runs that this decides run beside it, not after it.
+  const Variant &mostVariant = variants[most.overshooting];
+  if (resume && resume->greedy->cutsAmongCandidates() == mostVariant.cuts &&
+      resume->greedy->leanAmongCandidates() == mostVariant.lean) {
+    if (twoFamilies && resume->greedy->committedLean())
+      first.push_back(fewest.overshooting);
+    if (most.withoutCuts && !resume->greedy->walkedWithoutCuts())
+      first.push_back(*most.withoutCuts);
+  }
+  runAll(first);
+  SmallVector<size_t, 2> second;
+  auto runSecond = [&](size_t i) {
+    if (!llvm::is_contained(first, i))
+      second.push_back(i);
+  };
   if (twoFamilies) {
     if (committedLean[most.overshooting]) {
-      second.push_back(fewest.overshooting);
+      runSecond(fewest.overshooting);
     } else {
       takeWithoutLean(most.overshooting, fewest.overshooting);
       takeWithoutLean(most.atTarget, fewest.atTarget);
     }
   }
+  bool mostWithoutCutsRan = false;
   if (most.withoutCuts) {
-    if (walkedWithoutCuts[most.overshooting])
+    if (walkedWithoutCuts[most.overshooting]) {
       plans[*most.withoutCuts] = plans[most.atTarget];
-    else
-      second.push_back(*most.withoutCuts);
+    } else {
+      runSecond(*most.withoutCuts);
+      mostWithoutCutsRan = true;
+    }
   }
   runAll(second);
   if (twoFamilies && fewest.withoutCuts) {
     if (walkedWithoutCuts[fewest.overshooting])
       plans[*fewest.withoutCuts] = plans[fewest.atTarget];
-    else if (!committedLean[*most.withoutCuts] &&
-             llvm::is_contained(second, *most.withoutCuts))
+    else if (mostWithoutCutsRan && !committedLean[*most.withoutCuts])
       plans[*fewest.withoutCuts] = plans[*most.withoutCuts];
     else
       runAll({*fewest.withoutCuts});
