@@ -135,9 +135,8 @@ public:
       MemorySimulator given(copy, inPlace);
       SmallVector<unsigned> scheduled = chooseSchedule(given).order;
       // A fit test without copies to place needs only the layout of the
-      // order, which the graph before the reordering gives as it is (a
-      // sixth of a microbatched prune's time went to building the graph
-      // again).
+      // order, which the graph before the reordering gives as it is:
+      // neither the reordering nor a second graph is built.
       if (timed == Timed::No && offloaded.empty() &&
           !given.layoutDependsOnGivenOrder()) {
         simulator.emplace(std::move(given));
@@ -1741,6 +1740,11 @@ static AutoPlan planFamilies(func::FuncOp function,
   // whether it committed a lean workspace.
   SmallVector<char> walkedWithoutCuts(variants.size(), false),
       committedLean(variants.size(), false);
+  // Whether `resume` is the overshooting greedy of `variant`'s family.
+  auto resumes = [&](const Variant &variant) {
+    return resume && resume->greedy->cutsAmongCandidates() == variant.cuts &&
+           resume->greedy->leanAmongCandidates() == variant.lean;
+  };
   auto run = [&](size_t i) {
     const Variant &variant = variants[i];
     if (variant.overshoot == 1) {
@@ -1754,8 +1758,7 @@ static AutoPlan planFamilies(func::FuncOp function,
         static_cast<uint64_t>(variant.overshoot * arenaTarget);
     std::optional<Greedy> own;
     Greedy *greedy;
-    if (resume && resume->greedy->cutsAmongCandidates() == variant.cuts &&
-        resume->greedy->leanAmongCandidates() == variant.lean) {
+    if (resumes(variant)) {
       greedy = resume->greedy;
       greedy->lowerTarget(overshootTarget, std::move(resume->fit));
     } else {
@@ -1788,9 +1791,7 @@ static AutoPlan planFamilies(func::FuncOp function,
   // A resumed greedy has committed lean workspaces, or a cut before its
   // checkpoint (the plan it resumes from), in its rounds so far already:
   // the runs that this decides run beside it, not after it.
-  const Variant &mostVariant = variants[most.overshooting];
-  if (resume && resume->greedy->cutsAmongCandidates() == mostVariant.cuts &&
-      resume->greedy->leanAmongCandidates() == mostVariant.lean) {
+  if (resumes(variants[most.overshooting])) {
     if (twoFamilies && resume->greedy->committedLean())
       first.push_back(fewest.overshooting);
     if (most.withoutCuts && !resume->greedy->walkedWithoutCuts())

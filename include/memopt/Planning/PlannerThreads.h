@@ -19,8 +19,9 @@ namespace memopt {
 /// Calls `body(i)` for every i in [0, count), side by side on the
 /// planners' threads (as many as `context`'s pool has), and returns once
 /// all have returned; on the caller's thread where there is one body, or
-/// `context` has multithreading disabled (then one after the other). Which thread runs which i is not fixed: each
-/// body writes its own result.
+/// `context` has multithreading disabled (then one after the other).
+/// Which thread runs which i is not fixed: each body writes its own
+/// result.
 ///
 /// The context's pool runs the pass manager's functions (a pipelined
 /// step's stages, planned side by side), and a worker of an LLVM pool
