@@ -92,6 +92,23 @@ TEST(ArenaPackingTest, DeterministicAndDisjointOnAMixedStep) {
   EXPECT_GE(first.total, peakLiveBytes(intervals));
 }
 
+TEST(ArenaPackingTest, DisjointAcrossManyChunksOfPlacedBlocks) {
+  // Thousands of blocks, most pairs live together: the placed blocks span
+  // many chunks (at most 256 each, split as they fill), and each block's
+  // gaps are found across all of them in offset order.
+  std::mt19937 random(3);
+  llvm::SmallVector<LiveInterval> intervals;
+  for (unsigned i = 0; i < 3000; ++i) {
+    unsigned first = random() % 64;
+    intervals.push_back(
+        {first, first + unsigned(random() % 48), 64 * (1 + random() % 4)});
+  }
+  Packing packing = packIntervals(intervals);
+  EXPECT_EQ(packing.offsets, packIntervals(intervals).offsets);
+  EXPECT_TRUE(disjoint(intervals, packing));
+  EXPECT_GE(packing.total, peakLiveBytes(intervals));
+}
+
 TEST(ArenaPackingTest, PackedBytesIsPackIntervalsTotal) {
   // packedBytes takes a shortcut where the breadth order reaches the live
   // peak; on random interval sets, some of which no order packs at the
