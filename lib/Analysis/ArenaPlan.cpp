@@ -16,9 +16,8 @@
 using namespace mlir;
 using namespace memopt;
 
-/// The live interval of each of `layout`'s buffers.
-static SmallVector<LiveInterval>
-intervalsOf(const MemorySimulator::Layout &layout) {
+SmallVector<LiveInterval>
+ArenaPlan::liveIntervals(const MemorySimulator::Layout &layout) {
   SmallVector<LiveInterval> intervals;
   for (const MemorySimulator::Buffer &buffer : layout.buffers)
     intervals.push_back({buffer.first, buffer.last, buffer.bytes});
@@ -26,12 +25,12 @@ intervalsOf(const MemorySimulator::Layout &layout) {
 }
 
 uint64_t ArenaPlan::computeTotal(const MemorySimulator::Layout &layout) {
-  return packedBytes(intervalsOf(layout));
+  return packedBytes(liveIntervals(layout));
 }
 
 bool ArenaPlan::fitsWithin(const MemorySimulator::Layout &layout,
                            uint64_t limit) {
-  return packsWithin(intervalsOf(layout), limit);
+  return packsWithin(liveIntervals(layout), limit);
 }
 
 ArenaPlan ArenaPlan::compute(const MemorySimulator &simulator) {
@@ -51,7 +50,7 @@ ArenaPlan ArenaPlan::compute(const MemorySimulator &simulator) {
           concat->getOperands().begin());
     }
 
-  Packing packing = packIntervals(intervalsOf(layout));
+  Packing packing = packIntervals(liveIntervals(layout));
 
   plan.total = packing.total;
   for (auto [buffer, offset] : llvm::zip(layout.buffers, packing.offsets)) {

@@ -209,7 +209,7 @@ std::optional<uint64_t> Greedy::planArena(const Trial &trial) {
   // time) matters only if no round fits, as a candidate for the
   // smallest one; it is kept for then.
   if (trial.peak > arenaTarget) {
-    unplanned.push_back({trial.peak, plan.rounds, choices()});
+    keepUnplanned(trial);
     return std::nullopt;
   }
   uint64_t arena = trial.arenaBytes();
@@ -219,6 +219,23 @@ std::optional<uint64_t> Greedy::planArena(const Trial &trial) {
     bestRound = plan.rounds;
   }
   return arena;
+}
+
+void Greedy::keepUnplanned(const Trial &trial) {
+  unplanned.push_back({trial.peak, plan.rounds, choices(), std::nullopt});
+  if (intervalsKept == kIntervalsKept) {
+    // The kept round of the highest peak gives its place to a lower one.
+    Unplanned *highest = nullptr;
+    for (Unplanned &round : unplanned)
+      if (round.intervals && (!highest || round.peak > highest->peak))
+        highest = &round;
+    if (highest->peak <= trial.peak)
+      return;
+    highest->intervals.reset();
+    --intervalsKept;
+  }
+  unplanned.back().intervals = trial.arenaIntervals();
+  ++intervalsKept;
 }
 
 /// Nested recomputation: a chosen value whose shared clone other clones
@@ -450,10 +467,18 @@ AutoPlan Greedy::smallest() {
   for (Unplanned &round : unplanned) {
     if (round.peak > best.arenaBytes)
       break;
-    const AutoPlan &c = round.choices;
-    Trial trial(function, forward, inPlace, c.recomputed, c.nested, c.cuts,
-                c.offloaded, c.synchronous, c.lean, options, cost, Timed::No);
-    uint64_t arena = trial.arenaBytes();
+    // The round's own trial had the layout an untimed trial of its
+    // choices has (the same step in the same order): its intervals, where
+    // kept, are packed without making the trial again.
+    uint64_t arena;
+    if (round.intervals) {
+      arena = packedBytes(*round.intervals);
+    } else {
+      const AutoPlan &c = round.choices;
+      Trial trial(function, forward, inPlace, c.recomputed, c.nested, c.cuts,
+                  c.offloaded, c.synchronous, c.lean, options, cost, Timed::No);
+      arena = trial.arenaBytes();
+    }
     if (arena < best.arenaBytes ||
         (arena == best.arenaBytes && round.round < bestRound)) {
       best = std::move(round.choices);

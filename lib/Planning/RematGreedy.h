@@ -147,13 +147,22 @@ private:
   AutoPlan best;
   unsigned bestRound = ~0u;
   /// The choices of a round whose arena was not planned (its live peak is
-  /// above the target).
+  /// above the target), and what its arena packs, where kept.
   struct Unplanned {
     uint64_t peak;
     unsigned round;
     AutoPlan choices;
+    std::optional<SmallVector<LiveInterval>> intervals;
   };
   std::vector<Unplanned> unplanned;
+  /// smallest() packs the rounds of the lowest peaks: the intervals of the
+  /// kIntervalsKept lowest so far are kept (about 100 KB each on a
+  /// microbatched stage), the others' trials are made again there.
+  static constexpr unsigned kIntervalsKept = 64;
+  unsigned intervalsKept = 0;
+  /// Adds a round to `unplanned`, with `trial`'s intervals where its peak
+  /// is among the kIntervalsKept lowest.
+  void keepUnplanned(const Trial &trial);
   uint64_t lastPeak = std::numeric_limits<uint64_t>::max();
   std::optional<Candidate> last;
   bool lastAtPeak = false;

@@ -78,6 +78,10 @@ public:
   }
 
   uint64_t arenaBytes() const { return ArenaPlan::computeTotal(layout); }
+  /// What arenaBytes() packs.
+  SmallVector<LiveInterval> arenaIntervals() const {
+    return ArenaPlan::liveIntervals(layout);
+  }
 
   /// Whether arenaBytes() is at most `limit`, with less packing.
   bool arenaFits(uint64_t limit) const {

@@ -14,6 +14,7 @@
 #ifndef MEMOPT_ANALYSIS_ARENAPLAN_H
 #define MEMOPT_ANALYSIS_ARENAPLAN_H
 
+#include "memopt/Analysis/ArenaPacking.h"
 #include "memopt/Analysis/MemorySimulator.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -47,6 +48,10 @@ public:
   /// given order, without the offsets: faster, for searches that only
   /// compare arena sizes (tg-remat's trials).
   static uint64_t computeTotal(const MemorySimulator::Layout &layout);
+  /// The live interval of each of `layout`'s buffers, which computeTotal
+  /// packs (kept by a search that packs them later).
+  static llvm::SmallVector<LiveInterval>
+  liveIntervals(const MemorySimulator::Layout &layout);
   /// Whether computeTotal(layout) is at most `limit` (packsWithin): for
   /// searches that only test a fit.
   static bool fitsWithin(const MemorySimulator::Layout &layout,
