@@ -77,6 +77,16 @@ SmallVector<Copy> memopt::offload::placeOffloads(
     const DenseSet<Value> &synchronous,
     function_ref<bool(Operation *)> isForward, const CostModel &cost,
     double linkBandwidth) {
+  return placeOffloads(
+      function, values, synchronous, isForward,
+      [&](Operation *op) { return cost.cost(op).seconds; }, linkBandwidth);
+}
+
+SmallVector<Copy>
+memopt::offload::placeOffloads(func::FuncOp function, ArrayRef<Value> values,
+                               const DenseSet<Value> &synchronous,
+                               function_ref<bool(Operation *)> isForward,
+                               OpSeconds opSeconds, double linkBandwidth) {
   Block &body = function.getBody().front();
   SmallVector<Operation *> ops;
   DenseMap<Operation *, unsigned> position;
@@ -84,7 +94,7 @@ SmallVector<Copy> memopt::offload::placeOffloads(
   for (Operation &op : body.without_terminator()) {
     position[&op] = ops.size();
     ops.push_back(&op);
-    startTime.push_back(startTime.back() + cost.cost(&op).seconds);
+    startTime.push_back(startTime.back() + opSeconds(&op));
   }
   unsigned n = ops.size();
 
@@ -208,6 +218,14 @@ SmallVector<Copy> memopt::offload::placeOffloads(
 Timing memopt::offload::predictTiming(func::FuncOp function,
                                       const CostModel &cost,
                                       double linkBandwidth) {
+  return predictTiming(
+      function, [&](Operation *op) { return cost.cost(op).seconds; },
+      linkBandwidth);
+}
+
+Timing memopt::offload::predictTiming(func::FuncOp function,
+                                      OpSeconds opSeconds,
+                                      double linkBandwidth) {
   Timing timing;
   double now = 0, d2hFree = 0, h2dFree = 0;
   DenseMap<Value, double> done; // host handle or prefetched tensor
@@ -243,7 +261,7 @@ Timing memopt::offload::predictTiming(func::FuncOp function,
     } else if (auto wait = dyn_cast<tg::PrefetchWaitOp>(op)) {
       waitFor(wait.getOutput());
     } else {
-      double seconds = cost.cost(&op).seconds;
+      double seconds = opSeconds(&op);
       now += seconds;
       timing.computeSeconds += seconds;
     }

@@ -495,8 +495,12 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
   // (docs/planning.md#microbatch-ties).
   MicrobatchTies ties(function, forward);
   PruneMemo pruneMemo;
+  DenseMap<Operation *, double> opSeconds;
+  for (Operation &op : function.getBody().front().without_terminator())
+    opSeconds[&op] = cost.cost(&op).seconds;
   AutoOptions tiedOptions = options, chosen;
   tiedOptions.pruneMemo = &pruneMemo;
+  tiedOptions.opSeconds = &opSeconds;
   if (!ties.empty())
     tiedOptions.ties = &ties;
   AutoPlan tied = planJointly(function, forward, inPlace, arenaTarget, cost,

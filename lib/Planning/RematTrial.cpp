@@ -78,6 +78,20 @@ Trial::Trial(func::FuncOp function, ArrayRef<Operation *> forward, bool inPlace,
     }
     applyOrder(given, scheduled, copy.getBody().front().getTerminator());
   }
+  // Each op's seconds, once per trial: the copies of the function's ops
+  // take theirs from the table where there is one (their lean workspaces
+  // change the price of the lean ones), the clones and copies are priced.
+  DenseMap<Operation *, double> secondsOf;
+  if (options.opSeconds && (!offloaded.empty() || timed == Timed::Yes))
+    for (auto [op, seconds] : *options.opSeconds)
+      if (!lean.contains(op))
+        secondsOf[mapping.lookup(op)] = seconds;
+  auto opSeconds = [&](Operation *op) {
+    auto [it, inserted] = secondsOf.try_emplace(op, 0.0);
+    if (inserted)
+      it->second = cost.cost(op).seconds;
+    return it->second;
+  };
   // Then the copies, where tg-offload (after tg-schedule) puts them.
   if (!offloaded.empty()) {
     SmallVector<Value> values;
@@ -89,10 +103,11 @@ Trial::Trial(func::FuncOp function, ArrayRef<Operation *> forward, bool inPlace,
     }
     copies = offload::placeOffloads(
         copy, values, waitAtOnce,
-        [&](Operation *op) { return forwardOps.contains(op); }, cost, link);
+        [&](Operation *op) { return forwardOps.contains(op); }, opSeconds,
+        link);
   }
   if (timed == Timed::Yes && link > 0) {
-    offload::Timing timing = offload::predictTiming(copy, cost, link);
+    offload::Timing timing = offload::predictTiming(copy, opSeconds, link);
     seconds = timing.computeSeconds + timing.stallSeconds;
   }
   simulator.emplace(copy, inPlace);
@@ -103,7 +118,7 @@ Trial::Trial(func::FuncOp function, ArrayRef<Operation *> forward, bool inPlace,
   startTime.push_back(0);
   for (const MemorySimulator::Op &op : simulator->ops()) {
     positionOf[op.op] = startTime.size() - 1;
-    startTime.push_back(startTime.back() + cost.cost(op.op).seconds);
+    startTime.push_back(startTime.back() + opSeconds(op.op));
   }
 }
 

@@ -64,10 +64,23 @@ placeOffloads(mlir::func::FuncOp function, llvm::ArrayRef<mlir::Value> values,
               llvm::function_ref<bool(mlir::Operation *)> isForward,
               const CostModel &cost, double linkBandwidth);
 
+/// An op's CostModel seconds, where the caller knows them already.
+using OpSeconds = llvm::function_ref<double(mlir::Operation *)>;
+
+/// placeOffloads with each op's seconds from `seconds`.
+llvm::SmallVector<Copy>
+placeOffloads(mlir::func::FuncOp function, llvm::ArrayRef<mlir::Value> values,
+              const llvm::DenseSet<mlir::Value> &synchronous,
+              llvm::function_ref<bool(mlir::Operation *)> isForward,
+              OpSeconds seconds, double linkBandwidth);
+
 /// Walks `function`'s block in order: kernels take their CostModel seconds,
 /// copies take bytes / `linkBandwidth` on their direction's link from the
 /// op that starts them, and a wait stalls until its copy is done.
 Timing predictTiming(mlir::func::FuncOp function, const CostModel &cost,
+                     double linkBandwidth);
+/// predictTiming with each kernel's seconds from `seconds`.
+Timing predictTiming(mlir::func::FuncOp function, OpSeconds seconds,
                      double linkBandwidth);
 
 } // namespace memopt::offload

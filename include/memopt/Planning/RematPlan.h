@@ -135,6 +135,10 @@ struct AutoOptions {
   /// The choices the prunes of one planAuto found not to fit (RematAuto's
   /// PruneMemo); planAuto makes it (null: none).
   PruneMemo *pruneMemo = nullptr;
+  /// The CostModel seconds of the function's ops, which the trials' copies
+  /// of them take rather than pricing every op again; planAuto makes it
+  /// (null: each trial prices its ops).
+  const llvm::DenseMap<mlir::Operation *, double> *opSeconds = nullptr;
 };
 
 /// Plans `op` with its lean workspace (its `memopt.lean_workspace_bytes`
