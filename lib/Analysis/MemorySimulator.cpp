@@ -26,6 +26,13 @@ MemorySimulator::MemorySimulator(func::FuncOp function, bool inPlace) {
   Block &body = function.getBody().front();
   DenseMap<Value, unsigned> resultBuffers = resultBufferPlacements(function);
   DenseMap<Operation *, unsigned> index;
+  // Sized once: a planner builds this graph for every trial of a step of
+  // thousands of ops, and growing the maps rehashed them each time.
+  size_t ops = body.getOperations().size();
+  index.reserve(ops);
+  opInfo.reserve(ops);
+  indexOf.reserve(ops);
+  valueInfo.reserve(ops);
   for (Operation &op : body.without_terminator()) {
     index[&op] = opInfo.size();
     opInfo.push_back({&op});
