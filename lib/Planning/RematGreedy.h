@@ -13,7 +13,6 @@
 #include "RematTrial.h"
 
 namespace memopt::remat::detail {
-using namespace mlir;
 
 /// planAuto's greedy: the choices so far and the rounds over them. Each
 /// round tries the choices on a copy of the step (trial: a pick that the

@@ -56,7 +56,6 @@ private:
 } // namespace memopt::remat
 
 namespace memopt::remat::detail {
-using namespace mlir;
 
 /// An exchange (planAuto's local search): the greedy restarted from a
 /// plan that fits, with one of its recomputed values stored again and

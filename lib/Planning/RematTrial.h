@@ -22,7 +22,16 @@
 #include <optional>
 
 namespace memopt::remat::detail {
-using namespace mlir;
+// The MLIR and LLVM names the planner's code uses unqualified.
+using mlir::ArrayRef;
+using mlir::DenseMap;
+using mlir::DenseSet;
+using mlir::function_ref;
+using mlir::IRMapping;
+using mlir::Operation;
+using mlir::SmallVector;
+using mlir::Value;
+namespace func = mlir::func;
 
 /// A recomputation to consider: a value the backward reads, with the
 /// forward values that are read only in the forward and that its clone
