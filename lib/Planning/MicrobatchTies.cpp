@@ -13,6 +13,7 @@
 #include "memopt/Planning/MicrobatchTies.h"
 
 #include "memopt/Dialect/Memopt/IR/MemoptDialect.h"
+#include "memopt/Dialect/TG/IR/TGOps.h"
 
 #include "llvm/ADT/MapVector.h"
 
@@ -21,8 +22,20 @@
 using namespace mlir;
 using namespace memopt;
 
+/// The attributes that tg-microbatch's copies of `op` share: all but a
+/// received value's tag, which it offsets by the copy's microbatch.
+static DictionaryAttr copyInvariantAttrs(Operation *op) {
+  auto recv = dyn_cast<tg::RecvOp>(op);
+  if (!recv)
+    return op->getAttrDictionary();
+  NamedAttrList attrs(op->getAttrDictionary());
+  attrs.erase(recv.getTagAttrName());
+  return attrs.getDictionary(op->getContext());
+}
+
 MicrobatchTies::MicrobatchTies(func::FuncOp function,
-                               ArrayRef<Operation *> forward) {
+                               ArrayRef<Operation *> forward,
+                               Transfers transfers) {
   MicrobatchAttr microbatch = getDecision<MicrobatchAttr>(function);
   if (!microbatch || microbatch.getMicrobatches() < 2)
     return;
@@ -31,9 +44,10 @@ MicrobatchTies::MicrobatchTies(func::FuncOp function,
   using Key = std::tuple<OperationName, Location, DictionaryAttr, TypeRange>;
   llvm::MapVector<Key, SmallVector<Operation *>> byKey;
   for (Operation *op : forward)
-    byKey[Key{op->getName(), op->getLoc(), op->getAttrDictionary(),
-              op->getResultTypes()}]
-        .push_back(op);
+    if (transfers == Transfers::Tied || !isa<tg::RecvOp>(op))
+      byKey[Key{op->getName(), op->getLoc(), copyInvariantAttrs(op),
+                op->getResultTypes()}]
+          .push_back(op);
   for (auto &[key, ops] : byKey) {
     if (ops.size() < m || ops.size() % m)
       continue;

@@ -507,6 +507,26 @@ AutoPlan memopt::remat::planAuto(func::FuncOp function,
                               tiedOptions, chosen);
   if (ties.empty())
     return tied;
+  // Where the tie does not fit, the received activations are tied too
+  // (docs/planning.md#microbatch-ties): the tied search runs again before
+  // the untied one, which takes four to eight times its rounds. Tying them
+  // charges a recomputation that keeps a received value alive into the
+  // backward for every copy of it, which steers the greedy off clones of
+  // concats at the peak on the ResNet-34 U-Net's last stages; where the
+  // first tie fits it is taken as it was (the plans it finds are faster
+  // there). Where neither fits, the untied search goes on from the first.
+  MicrobatchTies withTransfers(function, forward,
+                               MicrobatchTies::Transfers::Tied);
+  if (!tied.fits && withTransfers.size() > ties.size()) {
+    AutoOptions transferOptions = tiedOptions, transferChosen;
+    transferOptions.ties = &withTransfers;
+    AutoPlan transfers = planJointly(function, forward, inPlace, arenaTarget,
+                                     cost, transferOptions, transferChosen);
+    if (transfers.fits) {
+      tied = std::move(transfers);
+      chosen = transferChosen;
+    }
+  }
   // The copies are not all alike: the gradients summed over the
   // microbatches are live in the later ones, a 1F1B stage holds more
   // microbatches in flight in its middle than at its ends. A tied plan

@@ -8,7 +8,9 @@
 // microbatch's unit reaches the same peak. tg-remat's auto strategy
 // decides for all copies of a value at once (a tie), so that a choice
 // lowers every one of these peaks together, in one round and one prune
-// test rather than M.
+// test rather than M. The values a stage receives from the one before it
+// (tg.recv, whose copies differ in their tags) are tied only where asked
+// (Transfers::Tied).
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,11 +25,16 @@ namespace memopt {
 
 class MicrobatchTies {
 public:
+  /// Which values are tied: the stage's own, or also what it receives
+  /// from another stage (tg.recv), whose copies differ in their tags.
+  enum class Transfers { Untied, Tied };
+
   /// The ties of `function`'s `forward` ops: none where tg-microbatch did
   /// not run it per microbatch (no memopt.microbatch decision, or one
   /// microbatch).
   MicrobatchTies(mlir::func::FuncOp function,
-                 llvm::ArrayRef<mlir::Operation *> forward);
+                 llvm::ArrayRef<mlir::Operation *> forward,
+                 Transfers transfers = Transfers::Untied);
   /// No ties (a step that is not microbatched).
   MicrobatchTies() = default;
 
@@ -40,6 +47,8 @@ public:
     return copiesOf(value).front() == value;
   }
   bool empty() const { return ties.empty(); }
+  /// The number of ties.
+  size_t size() const { return ties.size(); }
   /// The copies per tie (the microbatches); 1 without ties.
   unsigned copies() const { return ties.empty() ? 1 : ties.front().size(); }
 
